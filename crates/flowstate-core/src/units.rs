@@ -379,8 +379,10 @@ impl Mul<TimeDelta> for Bitrate {
     /// The data moved at this rate in `rhs` (rounded down to whole bytes; zero for a
     /// negative duration; saturating for an infinite rate).
     fn mul(self, rhs: TimeDelta) -> DataSize {
-        let secs = rhs.as_secs_f64().max(0.0);
-        let bytes = self.0 * secs / 8.0;
+        // bit/s * us / (8 bit/B * 1e6 us/s): exact for integral rates, unlike a
+        // detour through fractional seconds (0.2 s is not representable).
+        let micros = rhs.0.max(0) as f64;
+        let bytes = self.0 * micros / 8e6;
         if bytes.is_nan() {
             DataSize::ZERO
         } else {
@@ -442,6 +444,12 @@ mod tests {
         assert_eq!(Bitrate::bps(f64::NAN), Bitrate::ZERO);
         assert_eq!(Bitrate::bps(-5.0), Bitrate::ZERO);
         assert_eq!(Bitrate::kbps(1.0) - Bitrate::kbps(2.0), Bitrate::ZERO);
+    }
+
+    #[test]
+    fn rate_times_duration_is_exact_for_round_numbers() {
+        // 0.5 Mbit/s * 200 ms = 12 500 B exactly (not 12 499 from 0.2 s rounding).
+        assert_eq!(Bitrate::kbps(500.0) * TimeDelta::millis(200), DataSize::bytes(12_500));
     }
 
     #[test]

@@ -1,6 +1,38 @@
-//! Coupling managers: the Flow State Exchange family.
-mod error;
-mod flow;
+//! Coupling managers: the Flow State Exchange (FSE) family.
+//!
+//! A [`CouplingManager`] keeps flow groups (flows that share a bottleneck, keyed by a
+//! [`GroupKey`]); flows register with a [`FlowSpec`], report every new value of their
+//! congestion controller with a [`FlowReport`], and get back an [`Allocation`] for every
+//! flow of their group, which the caller applies to each flow's controller.
+//!
+//! | mechanism | source | file |
+//! |---|---|---|
+//! | FSE (and paper 004's simple variant) | RFC 8699 5.2 alg. 1; paper 000 Alg. 1; paper 004 Alg. 1 | [`fse`] |
+//! | conservative FSE | RFC 8699 5.2 alg. 2; paper 004 Alg. 2 | [`conservative`] |
+//! | FSE-NG | paper 000 Algs. 2-3 | [`fse_ng`] |
+//! | Extended FSE-NG | paper 000 Algs. 4-5 | [`ext_fse_ng`] |
+//! | FSEv2 | paper 000 Alg. 6 | [`fse_v2`] |
+//!
+//! All five share one allocation routine, weighted water-filling with caps in closed
+//! form ([`waterfill`]), and differ in how the aggregate S_CR moves. Every deviation from
+//! a paper is an option of the mechanism's config struct; docs/ALGORITHMS.md lists them.
 
+pub mod conservative;
+mod error;
+pub mod ext_fse_ng;
+mod flow;
+pub mod fse;
+pub mod fse_ng;
+pub mod fse_v2;
+mod group;
+mod manager;
+pub mod waterfill;
+
+pub use conservative::ConservativeConfig;
 pub use error::CouplingError;
+pub use ext_fse_ng::ExtendedFseNgConfig;
 pub use flow::{Allocation, Allowance, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
+pub use fse::{Distribution, FseConfig};
+pub use fse_ng::FseNgConfig;
+pub use fse_v2::{window_allowance, FseV2Config};
+pub use manager::{rate_from_bps, CouplingManager, DeregisterPolicy, FlowInfo, Mechanism};

@@ -1,0 +1,120 @@
+//! The conservative active FSE: RFC 8699 section 5.2, algorithm 2 (paper 004 Alg. 2).
+//!
+//! Only the aggregate update differs from the FSE (RFC 8699 5.2 alg. 2, step a):
+//!
+//! ```text
+//! if Timer has expired or was not set:
+//!     DELTA = CC_R(f) - FSE_R(f)
+//!     if DELTA < 0:  S_CR = S_CR * CC_R(f) / FSE_R(f)   (reduce proportionally)
+//!                    set Timer for 2 RTTs (of f)
+//!     else:          S_CR = S_CR + DELTA
+//! ```
+//!
+//! Paper 004 (section 3) adds two rules its pseudo-code omits; both are options, on by
+//! default:
+//! - the aggregate's growth is limited to I/N for N flows ("to better emulate the
+//!   behavior of a single flow"): an increase DELTA adds DELTA / N to S_CR;
+//! - while the timer runs, "flows other than the flow that just reduced its rate" may
+//!   not change the aggregate; the reducing flow still may (the pseudo-code lets no
+//!   flow change it).
+
+use super::error::CouplingError;
+use super::flow::{Allocation, FlowId};
+use super::fse::{distribute, Distribution};
+use super::group::FlowGroup;
+use crate::units::{TimeDelta, Timestamp};
+
+/// Options of the conservative FSE.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConservativeConfig {
+    /// RFC 8699 distributes with the leftover loop; paper 004's Alg. 2 with
+    /// `min(DR, P * S_CR / S_P)`.
+    pub distribution: Distribution,
+    /// Limit increases of the aggregate to I/N (paper 004 text). Default on.
+    pub increase_limit_per_flow_count: bool,
+    /// While the timer runs, the flow that reduced may still change the aggregate
+    /// (paper 004 text). Off = the pseudo-code: nobody changes it. Default on.
+    pub reducer_may_update_during_timer: bool,
+    /// The timer lasts this many RTTs of the reducing flow (2 in RFC 8699 and paper 004).
+    pub timer_rtts: i64,
+    /// Set S_CR to the sum of allocations after distributing (as in [`super::FseConfig`]).
+    pub reset_aggregate_to_allocated: bool,
+}
+
+impl Default for ConservativeConfig {
+    fn default() -> Self {
+        ConservativeConfig {
+            distribution: Distribution::WaterFilling,
+            increase_limit_per_flow_count: true,
+            reducer_may_update_during_timer: true,
+            timer_rtts: 2,
+            reset_aggregate_to_allocated: true,
+        }
+    }
+}
+
+pub(crate) const CONSERVATIVE_NAME: &str = "conservative FSE";
+
+/// The group timer: set when a flow reduces, for `timer_rtts` of its RTTs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ReductionTimer {
+    expires: Timestamp,
+    reducer: FlowId,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ConservativeFse {
+    pub config: ConservativeConfig,
+    timer: Option<ReductionTimer>,
+}
+
+impl ConservativeFse {
+    pub fn new(config: ConservativeConfig) -> Self {
+        ConservativeFse { config, timer: None }
+    }
+
+    /// The time the group timer expires, if it is running at `now`.
+    pub fn timer_expiry(&self, now: Timestamp) -> Option<Timestamp> {
+        self.timer.filter(|t| now < t.expires).map(|t| t.expires)
+    }
+
+    pub fn update(
+        &mut self,
+        now: Timestamp,
+        group: &mut FlowGroup,
+        idx: usize,
+        cc_r: f64,
+        rtt: Option<TimeDelta>,
+        out: &mut Vec<Allocation>,
+    ) -> Result<(), CouplingError> {
+        let flow = &group.flows[idx];
+        let running = self.timer.filter(|t| now < t.expires);
+        let may_change = match running {
+            None => true,
+            Some(t) => self.config.reducer_may_update_during_timer && t.reducer == flow.id,
+        };
+        if may_change {
+            let fse_r = flow.fse_r;
+            let delta = cc_r - fse_r;
+            if delta < 0.0 {
+                let rtt = rtt.ok_or(CouplingError::MissingRtt {
+                    mechanism: CONSERVATIVE_NAME,
+                    flow: flow.id,
+                })?;
+                // fse_r > cc_r >= 0 here, so the ratio is finite and in [0, 1).
+                group.s_cr *= cc_r / fse_r;
+                self.timer = Some(ReductionTimer {
+                    expires: now + rtt * self.config.timer_rtts,
+                    reducer: flow.id,
+                });
+            } else {
+                let n = group.flows.len() as f64;
+                let increase =
+                    if self.config.increase_limit_per_flow_count { delta / n } else { delta };
+                group.add_to_aggregate(increase);
+            }
+        }
+        distribute(group, self.config.distribution, self.config.reset_aggregate_to_allocated, out);
+        Ok(())
+    }
+}

@@ -1,0 +1,124 @@
+//! A flow group (FG): the flows that share one bottleneck, their aggregate S_CR, and
+//! the bookkeeping every mechanism needs (RFC 8699 section 5.1).
+
+use super::flow::{Allocation, Allowance, FlowId, FlowKind};
+use super::waterfill::{Claim, WaterFill};
+use crate::units::{Bitrate, DataSize, TimeDelta};
+
+/// What the manager remembers about a window flow (SCTP, TCP).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WindowState {
+    pub mtu: DataSize,
+    /// CWND_max before coupling (`None` = uncapped); FSE-NG restores it when the last
+    /// rate flow leaves.
+    pub initial_max_cwnd: Option<DataSize>,
+    pub cwnd: DataSize,
+    pub ssthresh: DataSize,
+    pub desired_cwnd: Option<DataSize>,
+    /// The newest non-zero RTT sample this flow reported.
+    pub last_rtt: Option<TimeDelta>,
+}
+
+/// One registered flow.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FlowEntry {
+    pub id: FlowId,
+    pub priority: f64,
+    /// DR(f) in bit/s; infinity when unset. Only rate flows have one.
+    pub desired_rate: f64,
+    /// FSE_R(f) in bit/s: the rate most recently allocated to (or, for some mechanisms,
+    /// reported by) the flow.
+    pub fse_r: f64,
+    /// Present iff the flow is a window flow.
+    pub window: Option<WindowState>,
+}
+
+impl FlowEntry {
+    pub fn kind(&self) -> FlowKind {
+        if self.window.is_some() {
+            FlowKind::Window
+        } else {
+            FlowKind::Rate
+        }
+    }
+    pub fn is_rate(&self) -> bool {
+        self.window.is_none()
+    }
+    /// The FSE-NG application-limited test for one rate flow: FSE_R(f) >= DR(f).
+    pub fn is_app_limited(&self) -> bool {
+        self.fse_r >= self.desired_rate
+    }
+    pub fn rate_allocation(&self) -> Allocation {
+        let rate = Bitrate::bps(self.fse_r);
+        Allocation { flow: self.id, rate, allowance: Allowance::Rate(rate) }
+    }
+}
+
+/// The flows of one group and its aggregate S_CR.
+#[derive(Debug, Clone)]
+pub(crate) struct FlowGroup {
+    /// In registration order (the order the papers' loops visit flows in).
+    pub flows: Vec<FlowEntry>,
+    /// S_CR in bit/s, never negative.
+    pub s_cr: f64,
+    water: WaterFill,
+    claims: Vec<Claim>,
+    shares: Vec<f64>,
+}
+
+impl FlowGroup {
+    pub fn new() -> Self {
+        FlowGroup {
+            flows: Vec::new(),
+            s_cr: 0.0,
+            water: WaterFill::new(),
+            claims: Vec::new(),
+            shares: Vec::new(),
+        }
+    }
+
+    pub fn index_of(&self, id: FlowId) -> Option<usize> {
+        self.flows.iter().position(|f| f.id == id)
+    }
+
+    pub fn has_rate_flows(&self) -> bool {
+        self.flows.iter().any(FlowEntry::is_rate)
+    }
+
+    pub fn has_window_flows(&self) -> bool {
+        self.flows.iter().any(|f| !f.is_rate())
+    }
+
+    /// S_P over every flow of the group.
+    pub fn priority_sum(&self) -> f64 {
+        self.flows.iter().map(|f| f.priority).sum()
+    }
+
+    /// Paper 000 Alg. 2 (`AllAppLimited`), as its text and the reference code read it:
+    /// true iff every rate flow has FSE_R(f) >= DR(f); vacuously true without rate flows.
+    pub fn all_rate_flows_app_limited(&self) -> bool {
+        self.flows.iter().filter(|f| f.is_rate()).all(FlowEntry::is_app_limited)
+    }
+
+    /// S_CR += delta, never below zero (guard: FSE-NG's double-counted change can
+    /// otherwise drive the aggregate negative; see docs/ALGORITHMS.md).
+    pub fn add_to_aggregate(&mut self, delta: f64) {
+        if delta.is_finite() {
+            self.s_cr = (self.s_cr + delta).max(0.0);
+        }
+    }
+
+    /// Water-fills S_CR over every flow, with each flow's claim given by `claim_of`,
+    /// stores the result in each FSE_R and returns the sum allocated.
+    pub fn water_fill(&mut self, claim_of: impl Fn(&FlowEntry) -> Claim) -> f64 {
+        self.claims.clear();
+        self.claims.extend(self.flows.iter().map(claim_of));
+        self.shares.clear();
+        self.shares.resize(self.flows.len(), 0.0);
+        let sum = self.water.allocate(self.s_cr, &self.claims, &mut self.shares);
+        for (flow, share) in self.flows.iter_mut().zip(&self.shares) {
+            flow.fse_r = *share;
+        }
+        sum
+    }
+}
