@@ -31,15 +31,26 @@ fn window_flow(priority: f64, cwnd: u64, rtt_ms: i64) -> FlowSpec {
 }
 
 fn rate_report(mbps: f64) -> FlowReport {
-    FlowReport::Rate { rate: Bitrate::mbps(mbps), rtt: Some(TimeDelta::millis(100)) }
+    FlowReport::Rate {
+        rate: Bitrate::mbps(mbps),
+        rtt: Some(TimeDelta::millis(100)),
+    }
 }
 
 fn mbps_of(allocations: &[Allocation], flow: FlowId) -> f64 {
-    allocations.iter().find(|a| a.flow == flow).expect("flow has an allocation").rate.as_mbps()
+    allocations
+        .iter()
+        .find(|a| a.flow == flow)
+        .expect("flow has an allocation")
+        .rate
+        .as_mbps()
 }
 
 fn assert_close(actual: f64, expected: f64) {
-    assert!((actual - expected).abs() < 1e-9, "expected {expected}, got {actual}");
+    assert!(
+        (actual - expected).abs() < 1e-9,
+        "expected {expected}, got {actual}"
+    );
 }
 
 #[test]
@@ -52,12 +63,19 @@ fn priorities_1_3_1_get_one_three_one_fifths() {
         let b = m.register(G, rate_flow(3.0, 1.0, None)).unwrap();
         let c = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
         // S_CR = 3 + (3 - 1) = 5 Mbit/s (conservative FSE: + 2/3 with the I/N limit).
-        let alloc = m.update(Timestamp::ZERO, b, rate_report(3.0)).unwrap().to_vec();
+        let alloc = m
+            .update(Timestamp::ZERO, b, rate_report(3.0))
+            .unwrap()
+            .to_vec();
         let total = m.aggregate(G).unwrap().as_mbps();
         assert_close(mbps_of(&alloc, a), total / 5.0);
         assert_close(mbps_of(&alloc, b), total * 3.0 / 5.0);
         assert_close(mbps_of(&alloc, c), total / 5.0);
-        let expected_total = if name == "conservative-fse" { 3.0 + 2.0 / 3.0 } else { 5.0 };
+        let expected_total = if name == "conservative-fse" {
+            3.0 + 2.0 / 3.0
+        } else {
+            5.0
+        };
         assert_close(total, expected_total);
     }
 }
@@ -69,7 +87,10 @@ fn desired_rate_leftover_goes_to_the_other_flow() {
         let mut m = manager(name);
         let f1 = m.register(G, rate_flow(1.0, 1.0, Some(0.75))).unwrap();
         let f2 = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
-        let alloc = m.update(Timestamp::ZERO, f2, rate_report(1.0)).unwrap().to_vec();
+        let alloc = m
+            .update(Timestamp::ZERO, f2, rate_report(1.0))
+            .unwrap()
+            .to_vec();
         assert_close(mbps_of(&alloc, f1), 0.75);
         assert_close(mbps_of(&alloc, f2), 1.25);
     }
@@ -81,7 +102,10 @@ fn simple_fse_does_not_redistribute_leftover() {
     let mut m = manager("fse-simple");
     let f1 = m.register(G, rate_flow(1.0, 1.0, Some(0.75))).unwrap();
     let f2 = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
-    let alloc = m.update(Timestamp::ZERO, f2, rate_report(1.0)).unwrap().to_vec();
+    let alloc = m
+        .update(Timestamp::ZERO, f2, rate_report(1.0))
+        .unwrap()
+        .to_vec();
     assert_close(mbps_of(&alloc, f1), 0.75);
     assert_close(mbps_of(&alloc, f2), 1.0);
 }
@@ -93,14 +117,20 @@ fn priorities_2_to_1_give_two_thirds_and_one_third() {
     let mut m = manager("fsev2");
     let gcc = m.register(G, rate_flow(2.0, 2.0, None)).unwrap();
     let sctp = m.register(G, window_flow(1.0, 12_000, 96)).unwrap();
-    let alloc = m.update(Timestamp::ZERO, gcc, rate_report(2.0)).unwrap().to_vec();
+    let alloc = m
+        .update(Timestamp::ZERO, gcc, rate_report(2.0))
+        .unwrap()
+        .to_vec();
     assert_close(mbps_of(&alloc, gcc), 2.0);
     assert_close(mbps_of(&alloc, sctp), 1.0);
     // FSE-NG: S_P over both flows: GCC gets 2/3 of S_CR, SCTP the rest.
     let mut m = manager("fse-ng");
     let gcc = m.register(G, rate_flow(2.0, 3.0, None)).unwrap();
     let sctp = m.register(G, window_flow(1.0, 12_000, 96)).unwrap();
-    let alloc = m.update(Timestamp::ZERO, gcc, rate_report(3.0)).unwrap().to_vec();
+    let alloc = m
+        .update(Timestamp::ZERO, gcc, rate_report(3.0))
+        .unwrap()
+        .to_vec();
     assert_close(mbps_of(&alloc, gcc), 2.0);
     assert_close(mbps_of(&alloc, sctp), 1.0);
 }
@@ -113,7 +143,10 @@ fn priorities_1_5_1_5_1_give_three_eighths_and_two_eighths() {
         let g1 = m.register(G, rate_flow(1.5, 2.0, None)).unwrap();
         let g2 = m.register(G, rate_flow(1.5, 2.0, None)).unwrap();
         let sctp = m.register(G, window_flow(1.0, 12_000, 100)).unwrap();
-        let alloc = m.update(Timestamp::ZERO, g1, rate_report(2.0)).unwrap().to_vec();
+        let alloc = m
+            .update(Timestamp::ZERO, g1, rate_report(2.0))
+            .unwrap()
+            .to_vec();
         let total = m.aggregate(G).unwrap().as_mbps();
         assert!(total > 0.0, "{name}: empty aggregate");
         assert_close(mbps_of(&alloc, g1) / total, 3.0 / 8.0);
@@ -128,7 +161,16 @@ fn fsev2_window_allocation_is_a_cwnd_in_whole_mtus() {
     let gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
     let sctp = m.register(G, window_flow(1.0, 12_000, 100)).unwrap();
     // S_CR = 1 + 0.96 = 1.96 -> each 0.98 Mbit/s -> 0.98e6 * 0.1 / 8 = 12 250 B -> 12 000 B.
-    let alloc = m.update(Timestamp::ZERO, gcc, rate_report(1.0)).unwrap().to_vec();
+    let alloc = m
+        .update(Timestamp::ZERO, gcc, rate_report(1.0))
+        .unwrap()
+        .to_vec();
     let window = alloc.iter().find(|a| a.flow == sctp).unwrap();
-    assert_eq!(window.allowance, Allowance::Window { cwnd: DataSize::bytes(12_000), ssthresh: None });
+    assert_eq!(
+        window.allowance,
+        Allowance::Window {
+            cwnd: DataSize::bytes(12_000),
+            ssthresh: None
+        }
+    );
 }

@@ -31,7 +31,10 @@ fn window_flow(cwnd: u64, rtt_ms: i64, initial_max_cwnd: Option<u64>) -> FlowSpe
 }
 
 fn rate(mbps: f64, rtt_ms: i64) -> FlowReport {
-    FlowReport::Rate { rate: Bitrate::mbps(mbps), rtt: Some(TimeDelta::millis(rtt_ms)) }
+    FlowReport::Rate {
+        rate: Bitrate::mbps(mbps),
+        rtt: Some(TimeDelta::millis(rtt_ms)),
+    }
 }
 
 fn window(cwnd: u64, rtt_ms: i64, ssthresh: u64) -> FlowReport {
@@ -48,17 +51,25 @@ fn s_cr(m: &CouplingManager) -> f64 {
 }
 
 fn find(allocations: &[Allocation], flow: FlowId) -> Allocation {
-    *allocations.iter().find(|a| a.flow == flow).expect("flow has an allocation")
+    *allocations
+        .iter()
+        .find(|a| a.flow == flow)
+        .expect("flow has an allocation")
 }
 
 fn assert_close(actual: f64, expected: f64) {
-    assert!((actual - expected).abs() < 1e-9, "expected {expected}, got {actual}");
+    assert!(
+        (actual - expected).abs() < 1e-9,
+        "expected {expected}, got {actual}"
+    );
 }
 
 // ---------------------------------------------------------------- FSE-NG
 
 fn fse_ng(count_twice: bool) -> CouplingManager {
-    CouplingManager::new(Mechanism::FseNg(FseNgConfig { count_change_twice: count_twice }))
+    CouplingManager::new(Mechanism::FseNg(FseNgConfig {
+        count_change_twice: count_twice,
+    }))
 }
 
 #[test]
@@ -67,13 +78,16 @@ fn fse_ng_counts_a_rate_change_twice_while_sctp_is_present() {
     let gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
     let sctp = m.register(G, window_flow(12_000, 100, None)).unwrap();
     assert_close(s_cr(&m), 1.0); // SCTP registration leaves S_CR alone.
-    // change = 1.2 - 1.0 = 0.2, counted twice: S_CR = 1.4.
+                                 // change = 1.2 - 1.0 = 0.2, counted twice: S_CR = 1.4.
     let alloc = m.update(T0, gcc, rate(1.2, 100)).unwrap().to_vec();
     assert_close(s_cr(&m), 1.4);
     assert_close(find(&alloc, gcc).rate.as_mbps(), 0.7);
     assert_close(find(&alloc, sctp).rate.as_mbps(), 0.7);
     // CWND_max = 0.7 Mbit/s * 100 ms = 8 750 bytes.
-    assert_eq!(find(&alloc, sctp).allowance, Allowance::MaxWindow(Some(DataSize::bytes(8_750))));
+    assert_eq!(
+        find(&alloc, sctp).allowance,
+        Allowance::MaxWindow(Some(DataSize::bytes(8_750)))
+    );
     // Next: 0.8 against FSE_R 0.7: +0.1 twice -> 1.6.
     m.update(T0, gcc, rate(0.8, 100)).unwrap();
     assert_close(s_cr(&m), 1.6);
@@ -116,12 +130,18 @@ fn fse_ng_rtt_base_is_the_minimum_rtt_of_rate_flows() {
     // GCC's default 200 ms RTT first (the start-up spike of paper 000 Fig. 11).
     let alloc = m.update(T0, gcc, rate(1.0, 200)).unwrap().to_vec();
     // SCTP share 0.5 Mbit/s * 200 ms = 12 500 B.
-    assert_eq!(find(&alloc, sctp).allowance, Allowance::MaxWindow(Some(DataSize::bytes(12_500))));
+    assert_eq!(
+        find(&alloc, sctp).allowance,
+        Allowance::MaxWindow(Some(DataSize::bytes(12_500)))
+    );
     // GCC now reports its allocation (0.5) back, so S_CR stays 1.0; RTT_base = 100 ms.
     m.update(T0, gcc, rate(0.5, 100)).unwrap();
     let alloc = m.update(T0, gcc, rate(0.5, 150)).unwrap().to_vec();
     assert_close(s_cr(&m), 1.0);
-    assert_eq!(find(&alloc, sctp).allowance, Allowance::MaxWindow(Some(DataSize::bytes(6_250))));
+    assert_eq!(
+        find(&alloc, sctp).allowance,
+        Allowance::MaxWindow(Some(DataSize::bytes(6_250)))
+    );
 }
 
 #[test]
@@ -141,12 +161,20 @@ fn fse_ng_resets_sctp_caps_when_the_last_rate_flow_leaves() {
     let mut m = fse_ng(true);
     let g1 = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
     let g2 = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
-    let sctp = m.register(G, window_flow(12_000, 100, Some(64_000))).unwrap();
+    let sctp = m
+        .register(G, window_flow(12_000, 100, Some(64_000)))
+        .unwrap();
     m.update(T0, g1, rate(1.0, 100)).unwrap();
-    assert!(m.deregister(g1).unwrap().is_empty(), "a rate flow remains: no reset");
+    assert!(
+        m.deregister(g1).unwrap().is_empty(),
+        "a rate flow remains: no reset"
+    );
     let alloc = m.deregister(g2).unwrap().to_vec();
     assert_eq!(alloc.len(), 1);
-    assert_eq!(find(&alloc, sctp).allowance, Allowance::MaxWindow(Some(DataSize::bytes(64_000))));
+    assert_eq!(
+        find(&alloc, sctp).allowance,
+        Allowance::MaxWindow(Some(DataSize::bytes(64_000)))
+    );
 }
 
 #[test]
@@ -155,7 +183,10 @@ fn fse_ng_max_cwnd_never_below_one_mtu() {
     let gcc = m.register(G, rate_flow(1.0, 0.001, None)).unwrap();
     let sctp = m.register(G, window_flow(12_000, 100, None)).unwrap();
     let alloc = m.update(T0, gcc, rate(0.001, 10)).unwrap().to_vec();
-    assert_eq!(find(&alloc, sctp).allowance, Allowance::MaxWindow(Some(MTU)));
+    assert_eq!(
+        find(&alloc, sctp).allowance,
+        Allowance::MaxWindow(Some(MTU))
+    );
 }
 
 // ---------------------------------------------------------------- Extended FSE-NG
@@ -224,14 +255,20 @@ fn fsev2_sums_both_kinds_and_resets_the_aggregate() {
     let gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
     let sctp = m.register(G, window_flow(24_000, 100, None)).unwrap();
     assert_close(s_cr(&m), 2.92); // 1 + 24 000 B / 100 ms
-    // SCTP reports 36 000 B (2.88 Mbit/s) against FSE_R 1.92: S_CR = 3.88, halves.
-    let alloc = m.update(T0, sctp, window(36_000, 100, 12_000)).unwrap().to_vec();
+                                  // SCTP reports 36 000 B (2.88 Mbit/s) against FSE_R 1.92: S_CR = 3.88, halves.
+    let alloc = m
+        .update(T0, sctp, window(36_000, 100, 12_000))
+        .unwrap()
+        .to_vec();
     assert_close(s_cr(&m), 3.88);
     assert_close(find(&alloc, gcc).rate.as_mbps(), 1.94);
     // 1.94 Mbit/s * 100 ms = 24 250 B -> 24 000 B; CA (36 000 > 12 000), 24 000 > 12 000.
     assert_eq!(
         find(&alloc, sctp).allowance,
-        Allowance::Window { cwnd: DataSize::bytes(24_000), ssthresh: None }
+        Allowance::Window {
+            cwnd: DataSize::bytes(24_000),
+            ssthresh: None
+        }
     );
 }
 
@@ -249,7 +286,10 @@ fn fsev2_ssthresh_rule_keeps_sctp_out_of_slow_start() {
     assert!(expected <= DataSize::bytes(20_000));
     assert_eq!(
         find(&alloc, sctp).allowance,
-        Allowance::Window { cwnd: expected, ssthresh: Some(expected - MTU) }
+        Allowance::Window {
+            cwnd: expected,
+            ssthresh: Some(expected - MTU)
+        }
     );
 }
 
@@ -273,7 +313,10 @@ fn fsev2_cwnd_never_below_one_mtu() {
     let gcc = m.register(G, rate_flow(1000.0, 0.0, None)).unwrap();
     let sctp = m.register(G, window_flow(1_200, 100, None)).unwrap();
     m.update(T0, gcc, rate(0.0, 100)).unwrap();
-    let alloc = m.update(T0, sctp, window(1_200, 1_000, 1_000_000)).unwrap().to_vec();
+    let alloc = m
+        .update(T0, sctp, window(1_200, 1_000, 1_000_000))
+        .unwrap()
+        .to_vec();
     match find(&alloc, sctp).allowance {
         Allowance::Window { cwnd, .. } => assert_eq!(cwnd, MTU),
         other => panic!("expected a window allowance, got {other:?}"),
@@ -290,7 +333,10 @@ fn fsev2_uses_the_newest_nonzero_sctp_rtt() {
     m.update(T0, sctp, window(12_000, 50, 1_000_000)).unwrap();
     assert_close(s_cr(&m), 2.92);
     // A zero sample is ignored: CC_R is still 1.92, S_CR = 2.92 + 1.92 - 1.46 = 3.38.
-    let alloc = m.update(T0, sctp, window(12_000, 0, 1_000_000)).unwrap().to_vec();
+    let alloc = m
+        .update(T0, sctp, window(12_000, 0, 1_000_000))
+        .unwrap()
+        .to_vec();
     assert_close(s_cr(&m), 3.38);
     assert_close(find(&alloc, sctp).rate.as_mbps(), 1.69);
     assert_close(find(&alloc, gcc).rate.as_mbps(), 1.69);
@@ -335,7 +381,10 @@ fn fsev2_desired_cwnd_caps_an_app_limited_sctp_flow() {
     assert_close(find(&alloc, gcc).rate.as_mbps(), 3.5);
     assert_eq!(
         find(&alloc, sctp).allowance,
-        Allowance::Window { cwnd: DataSize::bytes(6_000), ssthresh: None }
+        Allowance::Window {
+            cwnd: DataSize::bytes(6_000),
+            ssthresh: None
+        }
     );
 }
 
@@ -355,15 +404,23 @@ fn conservative_fse_timer_blocks_other_flows_for_two_rtts() {
     assert_close(s_cr(&m), 1.0);
     assert_eq!(m.timer_expiry(G, T0), Some(Timestamp::from_millis(200)));
     // b tries to grow at 50 ms: blocked by the timer, S_CR unchanged, shares 0.5/0.5.
-    let alloc = m.update(Timestamp::from_millis(50), b, rate(2.0, 100)).unwrap().to_vec();
+    let alloc = m
+        .update(Timestamp::from_millis(50), b, rate(2.0, 100))
+        .unwrap()
+        .to_vec();
     assert_close(s_cr(&m), 1.0);
     assert_close(find(&alloc, b).rate.as_mbps(), 0.5);
     // a, the reducer, may reduce again at 100 ms: S_CR = 1.0 * 0.25 / 0.5; timer re-armed.
-    m.update(Timestamp::from_millis(100), a, rate(0.25, 100)).unwrap();
+    m.update(Timestamp::from_millis(100), a, rate(0.25, 100))
+        .unwrap();
     assert_close(s_cr(&m), 0.5);
-    assert_eq!(m.timer_expiry(G, Timestamp::from_millis(100)), Some(Timestamp::from_millis(300)));
+    assert_eq!(
+        m.timer_expiry(G, Timestamp::from_millis(100)),
+        Some(Timestamp::from_millis(300))
+    );
     // After expiry, b's increase of 1.0 is limited to I/N = 1.0 / 2.
-    m.update(Timestamp::from_millis(300), b, rate(1.25, 100)).unwrap();
+    m.update(Timestamp::from_millis(300), b, rate(1.25, 100))
+        .unwrap();
     assert_close(s_cr(&m), 1.0);
     assert_eq!(m.timer_expiry(G, Timestamp::from_millis(300)), None);
 }
@@ -378,10 +435,12 @@ fn conservative_fse_pseudo_code_variant_blocks_everyone() {
     let a = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
     let b = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
     m.update(T0, a, rate(0.5, 100)).unwrap();
-    m.update(Timestamp::from_millis(100), a, rate(0.25, 100)).unwrap();
+    m.update(Timestamp::from_millis(100), a, rate(0.25, 100))
+        .unwrap();
     assert_close(s_cr(&m), 1.0); // the reducer is blocked too
-    // After expiry the full increase counts: 0.5 + (1.5 - 0.5) = 2.0.
-    m.update(Timestamp::from_millis(200), b, rate(1.5, 100)).unwrap();
+                                 // After expiry the full increase counts: 0.5 + (1.5 - 0.5) = 2.0.
+    m.update(Timestamp::from_millis(200), b, rate(1.5, 100))
+        .unwrap();
     assert_close(s_cr(&m), 2.0);
 }
 
@@ -401,9 +460,10 @@ fn fse_drops_leftover_only_with_the_reset_option() {
 
 #[test]
 fn deregister_policy_keep_or_subtract() {
-    for (policy, expected) in
-        [(DeregisterPolicy::KeepAggregate, 2.0), (DeregisterPolicy::SubtractAllocation, 1.0)]
-    {
+    for (policy, expected) in [
+        (DeregisterPolicy::KeepAggregate, 2.0),
+        (DeregisterPolicy::SubtractAllocation, 1.0),
+    ] {
         let mut m = CouplingManager::new(Mechanism::from_name("fse").unwrap())
             .with_deregister_policy(policy);
         let a = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
@@ -423,7 +483,11 @@ fn groups_are_independent() {
     let a = m.register(GroupKey(1), rate_flow(1.0, 1.0, None)).unwrap();
     let b = m.register(GroupKey(2), rate_flow(1.0, 1.0, None)).unwrap();
     let alloc = m.update(T0, a, rate(4.0, 100)).unwrap().to_vec();
-    assert_eq!(alloc.len(), 1, "only the updating flow's group is allocated");
+    assert_eq!(
+        alloc.len(),
+        1,
+        "only the updating flow's group is allocated"
+    );
     assert_close(m.aggregate(GroupKey(2)).unwrap().as_mbps(), 1.0);
     m.deregister(a).unwrap();
     assert_eq!(m.groups(), vec![GroupKey(2)]);

@@ -70,7 +70,10 @@ pub(crate) struct ConservativeFse {
 
 impl ConservativeFse {
     pub fn new(config: ConservativeConfig) -> Self {
-        ConservativeFse { config, timer: None }
+        ConservativeFse {
+            config,
+            timer: None,
+        }
     }
 
     /// The time the group timer expires, if it is running at `now`.
@@ -109,12 +112,20 @@ impl ConservativeFse {
                 });
             } else {
                 let n = group.flows.len() as f64;
-                let increase =
-                    if self.config.increase_limit_per_flow_count { delta / n } else { delta };
+                let increase = if self.config.increase_limit_per_flow_count {
+                    delta / n
+                } else {
+                    delta
+                };
                 group.add_to_aggregate(increase);
             }
         }
-        distribute(group, self.config.distribution, self.config.reset_aggregate_to_allocated, out);
+        distribute(
+            group,
+            self.config.distribution,
+            self.config.reset_aggregate_to_allocated,
+            out,
+        );
         Ok(())
     }
 }

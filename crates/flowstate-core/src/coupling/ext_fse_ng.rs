@@ -40,7 +40,10 @@ pub(crate) struct ExtendedFseNg {
 
 impl ExtendedFseNg {
     pub fn new(config: ExtendedFseNgConfig) -> Self {
-        ExtendedFseNg { config, rtt_base: None }
+        ExtendedFseNg {
+            config,
+            rtt_base: None,
+        }
     }
 
     /// Alg. 4: S_CR += CC_R - FSE_R(f) (once), then the rate-led distribution.
@@ -68,7 +71,11 @@ impl ExtendedFseNg {
         rtt_sample: Option<TimeDelta>,
     ) {
         self.rtt_base = min_rtt(self.rtt_base, rtt_sample);
-        let rtt = group.flows[idx].window.as_ref().and_then(|w| w.last_rtt).or(self.rtt_base);
+        let rtt = group.flows[idx]
+            .window
+            .as_ref()
+            .and_then(|w| w.last_rtt)
+            .or(self.rtt_base);
         let cc_r = match rtt {
             Some(rtt) => (cwnd / rtt).as_bps(),
             None => 0.0,

@@ -38,14 +38,20 @@ pub struct FseConfig {
 impl Default for FseConfig {
     /// RFC 8699 algorithm 1 as paper 000 implemented it.
     fn default() -> Self {
-        FseConfig { distribution: Distribution::WaterFilling, reset_aggregate_to_allocated: true }
+        FseConfig {
+            distribution: Distribution::WaterFilling,
+            reset_aggregate_to_allocated: true,
+        }
     }
 }
 
 impl FseConfig {
     /// Paper 004's first, simplest FSE: proportional shares, no leftover loop, no reset.
     pub fn simple() -> Self {
-        FseConfig { distribution: Distribution::Proportional, reset_aggregate_to_allocated: false }
+        FseConfig {
+            distribution: Distribution::Proportional,
+            reset_aggregate_to_allocated: false,
+        }
     }
 }
 
@@ -62,7 +68,12 @@ impl Fse {
     pub fn update(&self, group: &mut FlowGroup, idx: usize, cc_r: f64, out: &mut Vec<Allocation>) {
         let delta = cc_r - group.flows[idx].fse_r;
         group.add_to_aggregate(delta);
-        distribute(group, self.config.distribution, self.config.reset_aggregate_to_allocated, out);
+        distribute(
+            group,
+            self.config.distribution,
+            self.config.reset_aggregate_to_allocated,
+            out,
+        );
     }
 }
 
@@ -75,14 +86,18 @@ pub(crate) fn distribute(
     out: &mut Vec<Allocation>,
 ) {
     let assigned = match distribution {
-        Distribution::WaterFilling => {
-            group.water_fill(|f| Claim { priority: f.priority, cap: f.desired_rate })
-        }
+        Distribution::WaterFilling => group.water_fill(|f| Claim {
+            priority: f.priority,
+            cap: f.desired_rate,
+        }),
         Distribution::Proportional => {
             let (s_cr, s_p) = (group.s_cr, group.priority_sum());
             let mut sum = 0.0;
             for flow in &mut group.flows {
-                let claim = Claim { priority: flow.priority, cap: flow.desired_rate };
+                let claim = Claim {
+                    priority: flow.priority,
+                    cap: flow.desired_rate,
+                };
                 flow.fse_r = proportional_share(s_cr, s_p, claim);
                 sum += flow.fse_r;
             }

@@ -33,7 +33,9 @@ pub struct FseNgConfig {
 
 impl Default for FseNgConfig {
     fn default() -> Self {
-        FseNgConfig { count_change_twice: true }
+        FseNgConfig {
+            count_change_twice: true,
+        }
     }
 }
 
@@ -48,7 +50,10 @@ pub(crate) struct FseNg {
 
 impl FseNg {
     pub fn new(config: FseNgConfig) -> Self {
-        FseNg { config, rtt_base: None }
+        FseNg {
+            config,
+            rtt_base: None,
+        }
     }
 
     pub fn rate_update(
@@ -90,18 +95,30 @@ pub(crate) fn distribute_rate_led(
     let s_cr = group.s_cr;
     let mut s_rate_cr = 0.0;
     for flow in group.flows.iter_mut().filter(|f| f.is_rate()) {
-        let claim = Claim { priority: flow.priority, cap: flow.desired_rate };
+        let claim = Claim {
+            priority: flow.priority,
+            cap: flow.desired_rate,
+        };
         flow.fse_r = proportional_share(s_cr, s_p, claim);
         s_rate_cr += flow.fse_r;
     }
     let s_cwnd_cr = (s_cr - s_rate_cr).max(0.0);
-    let s_cwnd_p: f64 = group.flows.iter().filter(|f| !f.is_rate()).map(|f| f.priority).sum();
+    let s_cwnd_p: f64 = group
+        .flows
+        .iter()
+        .filter(|f| !f.is_rate())
+        .map(|f| f.priority)
+        .sum();
     for flow in group.flows.iter_mut() {
         let Some(window) = &flow.window else {
             out.push(flow.rate_allocation());
             continue;
         };
-        flow.fse_r = if s_cwnd_p > 0.0 { flow.priority * s_cwnd_cr / s_cwnd_p } else { 0.0 };
+        flow.fse_r = if s_cwnd_p > 0.0 {
+            flow.priority * s_cwnd_cr / s_cwnd_p
+        } else {
+            0.0
+        };
         let rate = Bitrate::bps(flow.fse_r);
         // CWND_max = FSE_R * RTT_base, never below one MTU (usrsctp's floor). Without any
         // RTT yet there is nothing to convert with: the flow keeps its initial cap.
@@ -109,7 +126,11 @@ pub(crate) fn distribute_rate_led(
             Some(rtt) => Some((rate * rtt).max(window.mtu)),
             None => window.initial_max_cwnd,
         };
-        out.push(Allocation { flow: flow.id, rate, allowance: Allowance::MaxWindow(max_cwnd) });
+        out.push(Allocation {
+            flow: flow.id,
+            rate,
+            allowance: Allowance::MaxWindow(max_cwnd),
+        });
     }
     if !group.has_window_flows() {
         group.s_cr = s_rate_cr;

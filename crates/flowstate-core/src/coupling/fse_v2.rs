@@ -36,7 +36,10 @@ pub struct FseV2Config {
 
 impl Default for FseV2Config {
     fn default() -> Self {
-        FseV2Config { rate_priority_boost: None, honour_desired_cwnd: true }
+        FseV2Config {
+            rate_priority_boost: None,
+            honour_desired_cwnd: true,
+        }
     }
 }
 
@@ -51,7 +54,10 @@ pub(crate) struct FseV2 {
 
 impl FseV2 {
     pub fn new(config: FseV2Config) -> Self {
-        FseV2 { config, last_rtt: None }
+        FseV2 {
+            config,
+            last_rtt: None,
+        }
     }
 
     /// Remembers a window flow's RTT sample and converts its cwnd to CC_R.
@@ -73,13 +79,19 @@ impl FseV2 {
         let last_rtt = self.last_rtt;
         let honour = self.config.honour_desired_cwnd;
         let assigned = group.water_fill(|f| match &f.window {
-            None => Claim { priority: f.priority * boost, cap: f.desired_rate },
+            None => Claim {
+                priority: f.priority * boost,
+                cap: f.desired_rate,
+            },
             Some(w) => {
                 let cap = match (w.desired_cwnd, last_rtt) {
                     (Some(desired), Some(rtt)) if honour => (desired / rtt).as_bps(),
                     _ => f64::INFINITY,
                 };
-                Claim { priority: f.priority, cap }
+                Claim {
+                    priority: f.priority,
+                    cap,
+                }
             }
         });
         group.s_cr = assigned;
@@ -98,7 +110,11 @@ impl FseV2 {
             if let Some(s) = ssthresh {
                 window.ssthresh = s;
             }
-            out.push(Allocation { flow: flow.id, rate, allowance: Allowance::Window { cwnd, ssthresh } });
+            out.push(Allocation {
+                flow: flow.id,
+                rate,
+                allowance: Allowance::Window { cwnd, ssthresh },
+            });
         }
     }
 }

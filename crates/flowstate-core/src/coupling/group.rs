@@ -50,7 +50,11 @@ impl FlowEntry {
     }
     pub fn rate_allocation(&self) -> Allocation {
         let rate = Bitrate::bps(self.fse_r);
-        Allocation { flow: self.id, rate, allowance: Allowance::Rate(rate) }
+        Allocation {
+            flow: self.id,
+            rate,
+            allowance: Allowance::Rate(rate),
+        }
     }
 }
 
@@ -97,7 +101,10 @@ impl FlowGroup {
     /// Paper 000 Alg. 2 (`AllAppLimited`), as its text and the reference code read it:
     /// true iff every rate flow has FSE_R(f) >= DR(f); vacuously true without rate flows.
     pub fn all_rate_flows_app_limited(&self) -> bool {
-        self.flows.iter().filter(|f| f.is_rate()).all(FlowEntry::is_app_limited)
+        self.flows
+            .iter()
+            .filter(|f| f.is_rate())
+            .all(FlowEntry::is_app_limited)
     }
 
     /// S_CR += delta, never below zero (guard: FSE-NG's double-counted change can
@@ -115,7 +122,9 @@ impl FlowGroup {
         self.claims.extend(self.flows.iter().map(claim_of));
         self.shares.clear();
         self.shares.resize(self.flows.len(), 0.0);
-        let sum = self.water.allocate(self.s_cr, &self.claims, &mut self.shares);
+        let sum = self
+            .water
+            .allocate(self.s_cr, &self.claims, &mut self.shares);
         for (flow, share) in self.flows.iter_mut().zip(&self.shares) {
             flow.fse_r = *share;
         }

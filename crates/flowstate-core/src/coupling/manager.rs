@@ -44,8 +44,14 @@ impl Mechanism {
     }
 
     /// Every name [`Mechanism::from_name`] accepts.
-    pub const NAMES: [&'static str; 6] =
-        ["fse", "fse-simple", "conservative-fse", "fse-ng", "ext-fse-ng", "fsev2"];
+    pub const NAMES: [&'static str; 6] = [
+        "fse",
+        "fse-simple",
+        "conservative-fse",
+        "fse-ng",
+        "ext-fse-ng",
+        "fsev2",
+    ];
 
     /// A human-readable name.
     pub fn display_name(&self) -> &'static str {
@@ -68,7 +74,9 @@ impl Mechanism {
     fn new_coupler(&self) -> Coupler {
         match *self {
             Mechanism::Fse(config) => Coupler::Fse(Fse { config }),
-            Mechanism::ConservativeFse(config) => Coupler::Conservative(ConservativeFse::new(config)),
+            Mechanism::ConservativeFse(config) => {
+                Coupler::Conservative(ConservativeFse::new(config))
+            }
             Mechanism::FseNg(config) => Coupler::FseNg(FseNg::new(config)),
             Mechanism::ExtendedFseNg(config) => Coupler::ExtFseNg(ExtendedFseNg::new(config)),
             Mechanism::FseV2(config) => Coupler::FseV2(FseV2::new(config)),
@@ -200,10 +208,10 @@ impl CouplingManager {
             });
         }
         let mechanism = self.mechanism;
-        let group = self
-            .groups
-            .entry(key)
-            .or_insert_with(|| Group { flows: FlowGroup::new(), coupler: mechanism.new_coupler() });
+        let group = self.groups.entry(key).or_insert_with(|| Group {
+            flows: FlowGroup::new(),
+            coupler: mechanism.new_coupler(),
+        });
         group.flows.flows.push(entry);
         let idx = group.flows.flows.len() - 1;
         register_in_group(group, idx, &spec);
@@ -221,9 +229,18 @@ impl CouplingManager {
         report: FlowReport,
     ) -> Result<&[Allocation], CouplingError> {
         self.out.clear();
-        let key = *self.flow_groups.get(&flow).ok_or(CouplingError::UnknownFlow(flow))?;
-        let group = self.groups.get_mut(&key).ok_or(CouplingError::UnknownFlow(flow))?;
-        let idx = group.flows.index_of(flow).ok_or(CouplingError::UnknownFlow(flow))?;
+        let key = *self
+            .flow_groups
+            .get(&flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let group = self
+            .groups
+            .get_mut(&key)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let idx = group
+            .flows
+            .index_of(flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
         let registered = group.flows.flows[idx].kind();
         match report {
             FlowReport::Rate { rate, rtt } => {
@@ -234,7 +251,12 @@ impl CouplingManager {
                 let rtt = checked_rtt("reported RTT", rtt)?;
                 rate_update(group, now, idx, cc_r, rtt, &mut self.out)?;
             }
-            FlowReport::Window { cwnd, rtt, ssthresh, desired_cwnd } => {
+            FlowReport::Window {
+                cwnd,
+                rtt,
+                ssthresh,
+                desired_cwnd,
+            } => {
                 if registered != FlowKind::Window {
                     return Err(mismatch(flow, registered, FlowKind::Window));
                 }
@@ -258,7 +280,10 @@ impl CouplingManager {
     /// leaves). An emptied group is forgotten.
     pub fn deregister(&mut self, flow: FlowId) -> Result<&[Allocation], CouplingError> {
         self.out.clear();
-        let key = self.flow_groups.remove(&flow).ok_or(CouplingError::UnknownFlow(flow))?;
+        let key = self
+            .flow_groups
+            .remove(&flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
         let Some(group) = self.groups.get_mut(&key) else {
             return Err(CouplingError::UnknownFlow(flow));
         };
@@ -318,9 +343,18 @@ impl CouplingManager {
 
     /// One flow's state.
     pub fn flow(&self, flow: FlowId) -> Result<FlowInfo, CouplingError> {
-        let key = *self.flow_groups.get(&flow).ok_or(CouplingError::UnknownFlow(flow))?;
-        let group = self.groups.get(&key).ok_or(CouplingError::UnknownFlow(flow))?;
-        let idx = group.flows.index_of(flow).ok_or(CouplingError::UnknownFlow(flow))?;
+        let key = *self
+            .flow_groups
+            .get(&flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let group = self
+            .groups
+            .get(&key)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let idx = group
+            .flows
+            .index_of(flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
         Ok(flow_info(key, &group.flows.flows[idx]))
     }
 
@@ -339,9 +373,18 @@ impl CouplingManager {
     }
 
     fn entry_mut(&mut self, flow: FlowId) -> Result<&mut FlowEntry, CouplingError> {
-        let key = *self.flow_groups.get(&flow).ok_or(CouplingError::UnknownFlow(flow))?;
-        let group = self.groups.get_mut(&key).ok_or(CouplingError::UnknownFlow(flow))?;
-        let idx = group.flows.index_of(flow).ok_or(CouplingError::UnknownFlow(flow))?;
+        let key = *self
+            .flow_groups
+            .get(&flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let group = self
+            .groups
+            .get_mut(&key)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let idx = group
+            .flows
+            .index_of(flow)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
         Ok(&mut group.flows.flows[idx])
     }
 }
@@ -352,7 +395,10 @@ fn flow_info(key: GroupKey, f: &FlowEntry) -> FlowInfo {
         group: key,
         kind: f.kind(),
         priority: f.priority,
-        desired_rate: f.desired_rate.is_finite().then(|| Bitrate::bps(f.desired_rate)),
+        desired_rate: f
+            .desired_rate
+            .is_finite()
+            .then(|| Bitrate::bps(f.desired_rate)),
         allocated_rate: Bitrate::bps(f.fse_r),
     }
 }
@@ -369,11 +415,25 @@ fn register_in_group(group: &mut Group, idx: usize, spec: &FlowSpec) {
         // FSE-NG: a window flow only stores its initial cap; S_CR is untouched.
         (FlowSpec::Window { .. }, Coupler::FseNg(_)) => {}
         // Extended FSE-NG: registration is the window flow's first update (paper 000 VI-D2a).
-        (FlowSpec::Window { initial_cwnd, initial_rtt, .. }, Coupler::ExtFseNg(ext)) => {
+        (
+            FlowSpec::Window {
+                initial_cwnd,
+                initial_rtt,
+                ..
+            },
+            Coupler::ExtFseNg(ext),
+        ) => {
             ext.window_update(flows, idx, *initial_cwnd, *initial_rtt);
         }
         // FSEv2: CC_R = initial cwnd / initial RTT, added to S_CR (paper 000 VII-B2b).
-        (FlowSpec::Window { initial_cwnd, initial_rtt, .. }, Coupler::FseV2(v2)) => {
+        (
+            FlowSpec::Window {
+                initial_cwnd,
+                initial_rtt,
+                ..
+            },
+            Coupler::FseV2(v2),
+        ) => {
             let cc_r = v2.window_rate(*initial_cwnd, *initial_rtt);
             flows.flows[idx].fse_r = cc_r;
             flows.add_to_aggregate(cc_r);
@@ -424,7 +484,11 @@ fn window_update(
 }
 
 fn mismatch(flow: FlowId, registered: FlowKind, reported: FlowKind) -> CouplingError {
-    CouplingError::ReportKindMismatch { flow, registered, reported }
+    CouplingError::ReportKindMismatch {
+        flow,
+        registered,
+        reported,
+    }
 }
 
 fn checked_priority(priority: f64) -> Result<f64, CouplingError> {
@@ -451,11 +515,17 @@ fn checked_desired(desired: Option<Bitrate>) -> Result<f64, CouplingError> {
     }
 }
 
-/// Negative RTTs are errors; zero means "no sample".
-fn checked_rtt(what: &'static str, rtt: Option<TimeDelta>) -> Result<Option<TimeDelta>, CouplingError> {
+/// Negative RTTs are errors. A zero RTT passes: mechanisms that keep RTT samples
+/// ignore it (no information), the conservative FSE arms a zero-length timer with it.
+fn checked_rtt(
+    what: &'static str,
+    rtt: Option<TimeDelta>,
+) -> Result<Option<TimeDelta>, CouplingError> {
     match rtt {
-        Some(r) if r.as_micros() < 0 => Err(CouplingError::InvalidRtt { what, value_us: r.as_micros() }),
-        Some(r) if r.as_micros() == 0 => Ok(None),
+        Some(r) if r.as_micros() < 0 => Err(CouplingError::InvalidRtt {
+            what,
+            value_us: r.as_micros(),
+        }),
         other => Ok(other),
     }
 }
@@ -463,7 +533,11 @@ fn checked_rtt(what: &'static str, rtt: Option<TimeDelta>) -> Result<Option<Time
 fn validate_spec(id: FlowId, spec: &FlowSpec) -> Result<FlowEntry, CouplingError> {
     let priority = checked_priority(spec.priority())?;
     match spec {
-        FlowSpec::Rate { initial_rate, desired_rate, .. } => {
+        FlowSpec::Rate {
+            initial_rate,
+            desired_rate,
+            ..
+        } => {
             checked_rate("initial rate", *initial_rate)?;
             Ok(FlowEntry {
                 id,
@@ -473,7 +547,13 @@ fn validate_spec(id: FlowId, spec: &FlowSpec) -> Result<FlowEntry, CouplingError
                 window: None,
             })
         }
-        FlowSpec::Window { initial_cwnd, initial_rtt, initial_max_cwnd, mtu, .. } => {
+        FlowSpec::Window {
+            initial_cwnd,
+            initial_rtt,
+            initial_max_cwnd,
+            mtu,
+            ..
+        } => {
             if mtu.as_bytes() == 0 {
                 return Err(CouplingError::InvalidMtu);
             }
@@ -489,7 +569,7 @@ fn validate_spec(id: FlowId, spec: &FlowSpec) -> Result<FlowEntry, CouplingError
                     cwnd: *initial_cwnd,
                     ssthresh: DataSize::MAX,
                     desired_cwnd: None,
-                    last_rtt: initial_rtt,
+                    last_rtt: initial_rtt.filter(|r| r.is_positive()),
                 }),
             })
         }

@@ -36,7 +36,10 @@ pub struct Claim {
 
 impl Claim {
     pub fn uncapped(priority: f64) -> Self {
-        Claim { priority, cap: f64::INFINITY }
+        Claim {
+            priority,
+            cap: f64::INFINITY,
+        }
     }
     /// Sort key: the water level at which this flow becomes capped.
     fn saturation_level(&self) -> f64 {
@@ -65,7 +68,11 @@ impl WaterFill {
         if n == 0 {
             return 0.0;
         }
-        let total = if total.is_finite() && total > 0.0 { total } else { 0.0 };
+        let total = if total.is_finite() && total > 0.0 {
+            total
+        } else {
+            0.0
+        };
         self.refresh_order(&claims[..n]);
 
         let mut remaining_total = total;
@@ -92,7 +99,11 @@ impl WaterFill {
         // subtraction (keeps the shares of uncapped flows exactly proportional).
         let rest = &self.order[first_uncapped..];
         let priority_sum: f64 = rest.iter().map(|&i| claims[i as usize].priority).sum();
-        let level = if priority_sum > 0.0 { remaining_total / priority_sum } else { 0.0 };
+        let level = if priority_sum > 0.0 {
+            remaining_total / priority_sum
+        } else {
+            0.0
+        };
         for &idx in rest {
             out[idx as usize] = claims[idx as usize].priority * level;
         }
@@ -124,8 +135,16 @@ impl WaterFill {
 /// redistribution. `priority_sum` is S_P, which FSE-NG takes over all flows of the
 /// group while allocating only to some of them.
 pub fn proportional_share(total: f64, priority_sum: f64, claim: Claim) -> f64 {
-    let total = if total.is_finite() && total > 0.0 { total } else { 0.0 };
-    let share = if priority_sum > 0.0 { claim.priority * total / priority_sum } else { 0.0 };
+    let total = if total.is_finite() && total > 0.0 {
+        total
+    } else {
+        0.0
+    };
+    let share = if priority_sum > 0.0 {
+        claim.priority * total / priority_sum
+    } else {
+        0.0
+    };
     share.min(claim.cap)
 }
 
@@ -146,20 +165,48 @@ mod tests {
     #[test]
     fn priorities_one_three_one_give_fifths() {
         // Paper 000 section IV-A: priorities 1, 3, 1 -> 1/5, 3/5, 1/5 of the total.
-        let out = fill(5e6, &[Claim::uncapped(1.0), Claim::uncapped(3.0), Claim::uncapped(1.0)]);
-        assert!(close(out[0], 1e6) && close(out[1], 3e6) && close(out[2], 1e6), "{out:?}");
+        let out = fill(
+            5e6,
+            &[
+                Claim::uncapped(1.0),
+                Claim::uncapped(3.0),
+                Claim::uncapped(1.0),
+            ],
+        );
+        assert!(
+            close(out[0], 1e6) && close(out[1], 3e6) && close(out[2], 1e6),
+            "{out:?}"
+        );
     }
 
     #[test]
     fn desired_rate_leftover_goes_to_the_other_flow() {
         // Paper 000 Fig. 6: 2 Mbit/s, flow 1 DR 0.75 Mbit/s -> 0.75 / 1.25.
-        let out = fill(2e6, &[Claim { priority: 1.0, cap: 0.75e6 }, Claim::uncapped(1.0)]);
+        let out = fill(
+            2e6,
+            &[
+                Claim {
+                    priority: 1.0,
+                    cap: 0.75e6,
+                },
+                Claim::uncapped(1.0),
+            ],
+        );
         assert!(close(out[0], 0.75e6) && close(out[1], 1.25e6), "{out:?}");
     }
 
     #[test]
     fn cap_above_share_does_not_bind() {
-        let out = fill(2e6, &[Claim { priority: 1.0, cap: 1.5e6 }, Claim::uncapped(1.0)]);
+        let out = fill(
+            2e6,
+            &[
+                Claim {
+                    priority: 1.0,
+                    cap: 1.5e6,
+                },
+                Claim::uncapped(1.0),
+            ],
+        );
         assert!(close(out[0], 1e6) && close(out[1], 1e6), "{out:?}");
     }
 
@@ -168,8 +215,14 @@ mod tests {
         // 10 Mbit/s over caps 1, 2 and two uncapped flows of priority 1:
         // level 2.5 caps flow 0 (1), level 3 caps flow 1 (2), the rest share 7 -> 3.5 each.
         let claims = [
-            Claim { priority: 1.0, cap: 2e6 },
-            Claim { priority: 1.0, cap: 1e6 },
+            Claim {
+                priority: 1.0,
+                cap: 2e6,
+            },
+            Claim {
+                priority: 1.0,
+                cap: 1e6,
+            },
             Claim::uncapped(1.0),
             Claim::uncapped(1.0),
         ];
@@ -180,7 +233,16 @@ mod tests {
 
     #[test]
     fn all_capped_leaves_leftover_unassigned() {
-        let claims = [Claim { priority: 1.0, cap: 1e6 }, Claim { priority: 2.0, cap: 0.5e6 }];
+        let claims = [
+            Claim {
+                priority: 1.0,
+                cap: 1e6,
+            },
+            Claim {
+                priority: 2.0,
+                cap: 0.5e6,
+            },
+        ];
         let mut out = vec![0.0; 2];
         let assigned = WaterFill::new().allocate(5e6, &claims, &mut out);
         assert_eq!(out, vec![1e6, 0.5e6]);
@@ -189,7 +251,16 @@ mod tests {
 
     #[test]
     fn zero_desired_rate_gets_nothing_and_frees_its_priority() {
-        let out = fill(3e6, &[Claim { priority: 1.0, cap: 0.0 }, Claim::uncapped(1.0)]);
+        let out = fill(
+            3e6,
+            &[
+                Claim {
+                    priority: 1.0,
+                    cap: 0.0,
+                },
+                Claim::uncapped(1.0),
+            ],
+        );
         assert_eq!(out[0], 0.0);
         assert!(close(out[1], 3e6));
     }
@@ -206,16 +277,46 @@ mod tests {
     fn cached_order_is_resorted_when_caps_change() {
         let mut wf = WaterFill::new();
         let mut out = vec![0.0; 2];
-        wf.allocate(2e6, &[Claim { priority: 1.0, cap: 0.5e6 }, Claim::uncapped(1.0)], &mut out);
+        wf.allocate(
+            2e6,
+            &[
+                Claim {
+                    priority: 1.0,
+                    cap: 0.5e6,
+                },
+                Claim::uncapped(1.0),
+            ],
+            &mut out,
+        );
         assert!(close(out[0], 0.5e6) && close(out[1], 1.5e6));
-        wf.allocate(2e6, &[Claim::uncapped(1.0), Claim { priority: 1.0, cap: 0.5e6 }], &mut out);
+        wf.allocate(
+            2e6,
+            &[
+                Claim::uncapped(1.0),
+                Claim {
+                    priority: 1.0,
+                    cap: 0.5e6,
+                },
+            ],
+            &mut out,
+        );
         assert!(close(out[0], 1.5e6) && close(out[1], 0.5e6), "{out:?}");
     }
 
     #[test]
     fn proportional_share_ignores_leftover() {
         // Paper 004 Alg. 1: min(DR, P * S_CR / S_P); the capped flow's leftover is lost.
-        assert_eq!(proportional_share(2e6, 2.0, Claim { priority: 1.0, cap: 0.5e6 }), 0.5e6);
+        assert_eq!(
+            proportional_share(
+                2e6,
+                2.0,
+                Claim {
+                    priority: 1.0,
+                    cap: 0.5e6
+                }
+            ),
+            0.5e6
+        );
         assert_eq!(proportional_share(2e6, 2.0, Claim::uncapped(1.0)), 1e6);
         assert_eq!(proportional_share(2e6, 0.0, Claim::uncapped(1.0)), 0.0);
     }
