@@ -11,6 +11,8 @@ pub enum CouplingError {
     InvalidRate { what: &'static str, value: f64 },
     #[error("{what} must be positive, got {value_us} us")]
     InvalidRtt { what: &'static str, value_us: i64 },
+    #[error("{what} must be a finite, non-negative number of seconds, got {value}")]
+    InvalidTime { what: &'static str, value: f64 },
     #[error("{0} is not registered")]
     UnknownFlow(FlowId),
     #[error("{0} is already registered")]

@@ -585,3 +585,22 @@ pub fn rate_from_bps(what: &'static str, bps: f64) -> Result<Bitrate, CouplingEr
         Err(CouplingError::InvalidRate { what, value: bps })
     }
 }
+
+/// Validates an RTT given in seconds (for bindings and file formats): NaN, infinite
+/// and negative values are errors naming `what`.
+pub fn rtt_from_secs(what: &'static str, secs: f64) -> Result<TimeDelta, CouplingError> {
+    if (0.0..1e9).contains(&secs) {
+        Ok(TimeDelta::from_secs_f64(secs))
+    } else {
+        Err(CouplingError::InvalidTime { what, value: secs })
+    }
+}
+
+/// Validates a point in time given in seconds since the caller's epoch.
+pub fn timestamp_from_secs(what: &'static str, secs: f64) -> Result<Timestamp, CouplingError> {
+    if (0.0..1e12).contains(&secs) {
+        Ok(Timestamp::from_micros((secs * 1e6).round() as u64))
+    } else {
+        Err(CouplingError::InvalidTime { what, value: secs })
+    }
+}

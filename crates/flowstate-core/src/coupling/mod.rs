@@ -26,6 +26,7 @@ pub mod fse_ng;
 pub mod fse_v2;
 mod group;
 mod manager;
+pub mod options;
 pub mod waterfill;
 
 pub use conservative::ConservativeConfig;
@@ -35,4 +36,8 @@ pub use flow::{Allocation, Allowance, FlowId, FlowKind, FlowReport, FlowSpec, Gr
 pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
 pub use fse_v2::{window_allowance, FseV2Config};
-pub use manager::{rate_from_bps, CouplingManager, DeregisterPolicy, FlowInfo, Mechanism};
+pub use manager::{
+    rate_from_bps, rtt_from_secs, timestamp_from_secs, CouplingManager, DeregisterPolicy, FlowInfo,
+    Mechanism,
+};
+pub use options::{mechanism_with_options, OptionError, OptionValue};

@@ -1,0 +1,223 @@
+//! Building a [`Mechanism`] from a name and loosely typed options, as scenario files,
+//! the CLI and the Python bindings supply them. Every option a mechanism's config
+//! struct has can be set by its snake_case field name; an unknown name or a value of the
+//! wrong type is an error that names the option.
+
+use super::conservative::ConservativeConfig;
+use super::fse::{Distribution, FseConfig};
+use super::manager::Mechanism;
+
+/// A loosely typed option value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OptionValue {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+/// Why a mechanism could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OptionError {
+    #[error("unknown coupling mechanism '{0}' (expected one of: none, {names})", names = Mechanism::NAMES.join(", "))]
+    UnknownMechanism(String),
+    #[error("unknown option '{option}' for {mechanism} (expected one of: {expected})")]
+    UnknownOption {
+        mechanism: String,
+        option: String,
+        expected: String,
+    },
+    #[error("option '{option}' expects {expected}, got {got}")]
+    WrongType {
+        option: String,
+        expected: &'static str,
+        got: String,
+    },
+}
+
+fn describe(value: &OptionValue) -> String {
+    match value {
+        OptionValue::Bool(b) => format!("{b}"),
+        OptionValue::Number(n) => format!("{n}"),
+        OptionValue::Text(t) => format!("'{t}'"),
+    }
+}
+
+fn as_bool(option: &str, value: &OptionValue) -> Result<bool, OptionError> {
+    match value {
+        OptionValue::Bool(b) => Ok(*b),
+        other => Err(OptionError::WrongType {
+            option: option.to_string(),
+            expected: "true or false",
+            got: describe(other),
+        }),
+    }
+}
+
+fn as_positive(option: &str, value: &OptionValue) -> Result<f64, OptionError> {
+    match value {
+        OptionValue::Number(n) if n.is_finite() && *n > 0.0 => Ok(*n),
+        other => Err(OptionError::WrongType {
+            option: option.to_string(),
+            expected: "a number > 0",
+            got: describe(other),
+        }),
+    }
+}
+
+fn as_distribution(option: &str, value: &OptionValue) -> Result<Distribution, OptionError> {
+    match value {
+        OptionValue::Text(t) if t == "water-filling" => Ok(Distribution::WaterFilling),
+        OptionValue::Text(t) if t == "proportional" => Ok(Distribution::Proportional),
+        other => Err(OptionError::WrongType {
+            option: option.to_string(),
+            expected: "'water-filling' or 'proportional'",
+            got: describe(other),
+        }),
+    }
+}
+
+/// The option names each mechanism accepts.
+pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
+    match mechanism {
+        Mechanism::Fse(_) => &["distribution", "reset_aggregate_to_allocated"],
+        Mechanism::ConservativeFse(_) => &[
+            "distribution",
+            "increase_limit_per_flow_count",
+            "reducer_may_update_during_timer",
+            "timer_rtts",
+            "reset_aggregate_to_allocated",
+        ],
+        Mechanism::FseNg(_) | Mechanism::ExtendedFseNg(_) => &["count_change_twice"],
+        Mechanism::FseV2(_) => &["rate_priority_boost", "honour_desired_cwnd"],
+    }
+}
+
+/// The mechanism called `name` with `options` applied over its defaults.
+pub fn mechanism_with_options<'a>(
+    name: &str,
+    options: impl IntoIterator<Item = (&'a str, &'a OptionValue)>,
+) -> Result<Mechanism, OptionError> {
+    let mut mechanism = Mechanism::from_name(name)
+        .ok_or_else(|| OptionError::UnknownMechanism(name.to_string()))?;
+    for (option, value) in options {
+        apply(&mut mechanism, name, option, value)?;
+    }
+    Ok(mechanism)
+}
+
+fn apply(
+    mechanism: &mut Mechanism,
+    name: &str,
+    option: &str,
+    value: &OptionValue,
+) -> Result<(), OptionError> {
+    let unknown = |m: &Mechanism| OptionError::UnknownOption {
+        mechanism: name.to_string(),
+        option: option.to_string(),
+        expected: option_names(m).join(", "),
+    };
+    match mechanism {
+        Mechanism::Fse(FseConfig {
+            distribution,
+            reset_aggregate_to_allocated,
+        }) => match option {
+            "distribution" => *distribution = as_distribution(option, value)?,
+            "reset_aggregate_to_allocated" => {
+                *reset_aggregate_to_allocated = as_bool(option, value)?
+            }
+            _ => return Err(unknown(mechanism)),
+        },
+        Mechanism::ConservativeFse(ConservativeConfig {
+            distribution,
+            increase_limit_per_flow_count,
+            reducer_may_update_during_timer,
+            timer_rtts,
+            reset_aggregate_to_allocated,
+        }) => match option {
+            "distribution" => *distribution = as_distribution(option, value)?,
+            "increase_limit_per_flow_count" => {
+                *increase_limit_per_flow_count = as_bool(option, value)?
+            }
+            "reducer_may_update_during_timer" => {
+                *reducer_may_update_during_timer = as_bool(option, value)?
+            }
+            "timer_rtts" => *timer_rtts = as_positive(option, value)?.round() as i64,
+            "reset_aggregate_to_allocated" => {
+                *reset_aggregate_to_allocated = as_bool(option, value)?
+            }
+            _ => return Err(unknown(mechanism)),
+        },
+        Mechanism::FseNg(config) => match option {
+            "count_change_twice" => config.count_change_twice = as_bool(option, value)?,
+            _ => return Err(unknown(mechanism)),
+        },
+        Mechanism::ExtendedFseNg(config) => match option {
+            "count_change_twice" => config.count_change_twice = as_bool(option, value)?,
+            _ => return Err(unknown(mechanism)),
+        },
+        Mechanism::FseV2(config) => match option {
+            "rate_priority_boost" => config.rate_priority_boost = Some(as_positive(option, value)?),
+            "honour_desired_cwnd" => config.honour_desired_cwnd = as_bool(option, value)?,
+            _ => return Err(unknown(mechanism)),
+        },
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coupling::{FseNgConfig, FseV2Config};
+
+    #[test]
+    fn options_override_defaults() {
+        let off = OptionValue::Bool(false);
+        let m = mechanism_with_options("fse-ng", [("count_change_twice", &off)]).unwrap();
+        assert_eq!(
+            m,
+            Mechanism::FseNg(FseNgConfig {
+                count_change_twice: false
+            })
+        );
+        let boost = OptionValue::Number(1.1);
+        let m = mechanism_with_options("fsev2", [("rate_priority_boost", &boost)]).unwrap();
+        assert_eq!(
+            m,
+            Mechanism::FseV2(FseV2Config {
+                rate_priority_boost: Some(1.1),
+                ..Default::default()
+            })
+        );
+        let prop = OptionValue::Text("proportional".into());
+        let m = mechanism_with_options("fse", [("distribution", &prop)]).unwrap();
+        assert!(matches!(
+            m,
+            Mechanism::Fse(FseConfig {
+                distribution: Distribution::Proportional,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn unknown_names_and_wrong_types_are_named() {
+        let err = mechanism_with_options("fsev3", []).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("unknown coupling mechanism 'fsev3'"),
+            "{err}"
+        );
+        let yes = OptionValue::Bool(true);
+        let err = mechanism_with_options("fse", [("count_change_twice", &yes)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown option 'count_change_twice' for fse (expected one of: distribution, reset_aggregate_to_allocated)"
+        );
+        let text = OptionValue::Text("yes".into());
+        let err = mechanism_with_options("fse-ng", [("count_change_twice", &text)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "option 'count_change_twice' expects true or false, got 'yes'"
+        );
+    }
+}
