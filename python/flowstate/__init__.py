@@ -1,0 +1,25 @@
+"""flowstate: coupled congestion control for real-time media and data.
+
+The coupling managers of the Flow State Exchange family, embeddable in any Python
+WebRTC stack (e.g. aiortc)::
+
+    from flowstate import CouplingManager
+
+    fse = CouplingManager("fsev2")
+    video = fse.register_rate(group=1, priority=1.0, initial_rate_bps=300_000)
+    data = fse.register_window(group=1, priority=1.0, initial_cwnd=4800, initial_rtt_s=0.1)
+    for a in fse.update_rate(now_s=0.0, flow=video, rate_bps=1_000_000):
+        ...  # apply a.rate_bps to GCC, or a.cwnd / a.ssthresh to SCTP
+
+Units: rates in bit/s, sizes in bytes, times in seconds.
+"""
+
+from flowstate._native import (
+    MECHANISMS,
+    Allocation,
+    CouplingError,
+    CouplingManager,
+    __version__,
+)
+
+__all__ = ["MECHANISMS", "Allocation", "CouplingError", "CouplingManager", "__version__"]

@@ -1,0 +1,5 @@
+import sys
+
+from flowstate.cli import main
+
+sys.exit(main())

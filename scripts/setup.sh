@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs everything flowstate needs into ./.venv and builds the native extension.
+# Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "setup: '$1' not found: $2" >&2; exit 1; }; }
+need cargo "install the Rust toolchain (rustup, stable >= 1.80) first"
+need python3 "install Python >= 3.9 first"
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+export VIRTUAL_ENV="$PWD/.venv"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
+python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" -r requirements.txt
+# Release build: the simulator and the benchmarks run through this extension.
+maturin develop --quiet --release --extras test 2>&1 | grep -vE "^(📦|🔗|🐍|💻|✏️|🛠|📖|⚠️ +Warning: .*RECORD)" || true
+python -c "import flowstate" || { echo "setup: the flowstate extension did not build" >&2; exit 1; }
