@@ -9,33 +9,9 @@ use flowstate_core::coupling::{
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use proptest::prelude::*;
 
-/// The leftover loop of RFC 8699 5.2 / paper 000 Alg. 1 lines 8-24, verbatim except for
-/// the tolerance the reference implementation also needed to stop on a float residue.
-fn leftover_loop(total: f64, claims: &[Claim]) -> Vec<f64> {
-    let mut fse_r = vec![0.0; claims.len()];
-    let mut s_p: f64 = claims.iter().map(|c| c.priority).sum();
-    let mut tlo = total;
-    let mut ar = 0.0;
-    let tolerance = 1e-9 * total.max(1.0);
-    let mut passes = 0;
-    while tlo - ar > tolerance && s_p > 0.0 && passes < 10 * claims.len() + 10 {
-        passes += 1;
-        ar = 0.0;
-        for (i, c) in claims.iter().enumerate() {
-            if fse_r[i] < c.cap {
-                if tlo * c.priority / s_p >= c.cap {
-                    tlo -= c.cap;
-                    fse_r[i] = c.cap;
-                    s_p -= c.priority;
-                } else {
-                    fse_r[i] = tlo * c.priority / s_p;
-                    ar += fse_r[i];
-                }
-            }
-        }
-    }
-    fse_r
-}
+#[path = "support/leftover_loop.rs"]
+mod leftover_loop;
+use leftover_loop::leftover_loop;
 
 fn claim_strategy() -> impl Strategy<Value = Claim> {
     (0.1f64..10.0, prop::option::of(1e3f64..1e7)).prop_map(|(priority, cap)| Claim {

@@ -12,12 +12,12 @@
 //! sum_f FSE_R(f) = S_CR             (or every flow sits at its DR)
 //! ```
 //!
-//! Sorting the flows by DR(f)/P(f) lets us find L in one pass: walk the flows in
-//! ascending DR/P; a flow is capped iff DR(f) <= P(f) * (remaining total / remaining
-//! priority). That is O(N log N) for the sort and O(N) afterwards. The order is cached
-//! between calls and only re-sorted when a check in O(N) finds it no longer sorted
-//! (desired rates and priorities change rarely, the aggregate on every update), so a
-//! steady-state update costs O(N).
+//! Sorted by DR(f)/P(f), the capped flows form a prefix: flow j is capped iff
+//! DR(f_j) <= P(f_j) * (remaining total / remaining priority) after capping the flows
+//! before it. With prefix sums of caps and priorities in that order, the number of
+//! capped flows is found by binary search. Sorting costs O(N log N) and happens only
+//! when priorities or desired rates change (they change rarely, the aggregate on every
+//! update); a steady-state allocation costs O(log N) plus O(N) to write the shares.
 //!
 //! Unlike the loop, the closed form cannot spin on a floating-point residue (the
 //! reference implementation needed a 1 bit/s tolerance to stop) and treats DR = 0
@@ -47,10 +47,22 @@ impl Claim {
     }
 }
 
-/// Weighted water-filling with caps, with the flow order cached between calls.
+/// Weighted water-filling with caps.
+///
+/// Between calls it caches the claims it last saw, their order by saturation level and
+/// the prefix sums of caps and priorities in that order. When the claims are unchanged
+/// (the common case: only the aggregate moves), an allocation is a binary search for
+/// the number of capped flows plus one pass to write the shares; otherwise the cache is
+/// rebuilt in O(N log N).
 #[derive(Debug, Clone, Default)]
 pub struct WaterFill {
+    claims: Vec<Claim>,
+    /// Indices into `claims`, ascending by saturation level.
     order: Vec<u32>,
+    /// `cap_prefix[k]` = sum of the caps of the first k flows in `order`.
+    cap_prefix: Vec<f64>,
+    /// `priority_suffix[k]` = sum of the priorities of flows k.. in `order`.
+    priority_suffix: Vec<f64>,
 }
 
 impl WaterFill {
@@ -73,59 +85,72 @@ impl WaterFill {
         } else {
             0.0
         };
-        self.refresh_order(&claims[..n]);
-
-        let mut remaining_total = total;
-        let mut remaining_priority: f64 = claims[..n].iter().map(|c| c.priority).sum();
-        let mut first_uncapped = n;
-        for (pos, &idx) in self.order.iter().enumerate() {
-            let claim = claims[idx as usize];
-            // Capped iff its share at the current level reaches its cap (the loop's
-            // `TLO * P(f) / S_P >= DR(f)`, multiplied out to avoid a division).
-            let capped = claim.cap.is_finite()
-                && claim.cap * remaining_priority <= remaining_total * claim.priority;
-            if !capped {
-                first_uncapped = pos;
-                break;
-            }
-            out[idx as usize] = claim.cap;
-            remaining_total = (remaining_total - claim.cap).max(0.0);
-            remaining_priority -= claim.priority;
+        if self.claims.as_slice() != &claims[..n] {
+            self.rebuild(&claims[..n]);
         }
-        if first_uncapped == n {
-            return total - remaining_total;
+        let capped = self.capped_count(total);
+        for &idx in &self.order[..capped] {
+            out[idx as usize] = self.claims[idx as usize].cap;
         }
-        // Recompute the remaining priority exactly rather than trusting repeated
-        // subtraction (keeps the shares of uncapped flows exactly proportional).
-        let rest = &self.order[first_uncapped..];
-        let priority_sum: f64 = rest.iter().map(|&i| claims[i as usize].priority).sum();
-        let level = if priority_sum > 0.0 {
-            remaining_total / priority_sum
-        } else {
-            0.0
-        };
-        for &idx in rest {
-            out[idx as usize] = claims[idx as usize].priority * level;
+        if capped == n {
+            return self.cap_prefix[n];
+        }
+        let level = (total - self.cap_prefix[capped]).max(0.0) / self.priority_suffix[capped];
+        for &idx in &self.order[capped..] {
+            out[idx as usize] = self.claims[idx as usize].priority * level;
         }
         total
     }
 
-    /// Keeps `order` a permutation of `0..n` sorted by saturation level; re-sorts only
-    /// when the O(N) check finds it unsorted.
-    fn refresh_order(&mut self, claims: &[Claim]) {
-        if self.order.len() != claims.len() {
-            self.order.clear();
-            self.order.extend(0..claims.len() as u32);
+    /// The number k of flows (a prefix of `order`) that the water level caps.
+    ///
+    /// Flow j (0-based, in order) is capped iff its share at the level left after
+    /// capping the first j flows reaches its cap: the loop's `TLO * P(f) / S_P >= DR(f)`
+    /// with TLO = total - cap_prefix[j] and S_P = priority_suffix[j], multiplied out.
+    /// Sorted by saturation level, the capped flows form a prefix, so the predicate is
+    /// true up to some j and false after: binary search.
+    fn capped_count(&self, total: f64) -> usize {
+        let is_capped = |j: usize| {
+            let claim = self.claims[self.order[j] as usize];
+            let remaining = total - self.cap_prefix[j];
+            claim.cap.is_finite()
+                && remaining >= 0.0
+                && claim.cap * self.priority_suffix[j] <= remaining * claim.priority
+        };
+        let (mut lo, mut hi) = (0, self.order.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if is_capped(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
-        let sorted = self.order.windows(2).all(|w| {
-            claims[w[0] as usize].saturation_level() <= claims[w[1] as usize].saturation_level()
-        });
-        if !sorted {
-            self.order.sort_unstable_by(|&a, &b| {
-                claims[a as usize]
-                    .saturation_level()
-                    .total_cmp(&claims[b as usize].saturation_level())
-            });
+        lo
+    }
+
+    fn rebuild(&mut self, claims: &[Claim]) {
+        let n = claims.len();
+        self.claims.clear();
+        self.claims.extend_from_slice(claims);
+        let keys: Vec<f64> = claims.iter().map(Claim::saturation_level).collect();
+        self.order.clear();
+        self.order.extend(0..n as u32);
+        self.order
+            .sort_unstable_by(|&a, &b| keys[a as usize].total_cmp(&keys[b as usize]));
+        self.cap_prefix.clear();
+        self.cap_prefix.push(0.0);
+        let mut sum = 0.0;
+        for &idx in &self.order {
+            // Infinite caps only ever sit after every finite one; their prefix is unused.
+            sum += claims[idx as usize].cap;
+            self.cap_prefix.push(sum);
+        }
+        self.priority_suffix.clear();
+        self.priority_suffix.resize(n + 1, 0.0);
+        for k in (0..n).rev() {
+            self.priority_suffix[k] =
+                self.priority_suffix[k + 1] + claims[self.order[k] as usize].priority;
         }
     }
 }
