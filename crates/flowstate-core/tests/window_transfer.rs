@@ -422,3 +422,119 @@ fn tcp_on_off_sends_only_in_on_periods() {
     assert!((1_000_000..=3_600_000).contains(&d), "delivered {d}");
     assert!(tx.is_idle());
 }
+
+#[test]
+fn sctp_max_cwnd_limits_rate_to_cap_over_rtt() {
+    use flowstate_core::coupling::Allowance;
+    // Cap 10 packets (12 000 B) on a 40 ms RTT path: at most 12 kB per ~41 ms = ~2.3
+    // Mbit/s on a 4 Mbit/s link; the transfer of 1 MB must take at least 3.4 s, and the
+    // queue never fills (no retransmissions).
+    let total = 1_000_000;
+    let (mut tx, mut rx) = sctp_pair(total, 65_536);
+    tx.apply_allowance(
+        Timestamp::ZERO,
+        Allowance::MaxWindow(Some(DataSize::bytes(12_000))),
+    );
+    let end = run(
+        &mut tx,
+        &mut rx,
+        LinkConfig::clean(),
+        1,
+        Timestamp::from_secs(60),
+        |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
+    );
+    check_sctp_delivery(&mut rx, total, 65_536);
+    assert!(end > Timestamp::from_millis(3_400), "cap ignored: {end}");
+    assert!(end < Timestamp::from_millis(6_000), "too slow: {end}");
+    assert_eq!(tx.stats().bytes_retransmitted, 0);
+    assert!(tx.cwnd() <= DataSize::bytes(12_000));
+}
+
+mod fuzz {
+    use super::*;
+    use flowstate_core::endpoint::sctp::{DataChunk, Sack};
+    use flowstate_core::endpoint::tcp::{Segment, TcpAck};
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum In {
+        Sack {
+            cum: u64,
+            blocks: Vec<(u32, u32)>,
+            rwnd: u64,
+        },
+        Tick(u64),
+    }
+
+    fn input() -> impl Strategy<Value = In> {
+        prop_oneof![
+            (
+                0u64..60,
+                proptest::collection::vec((0u32..80, 0u32..80), 0..4),
+                0u64..2_000_000
+            )
+                .prop_map(|(cum, blocks, rwnd)| In::Sack { cum, blocks, rwnd }),
+            (0u64..3000).prop_map(In::Tick),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Arbitrary (even nonsensical) SACKs and timer firings never panic the SCTP
+        /// sender, and its flight never exceeds what it sent.
+        #[test]
+        fn sctp_sender_survives_arbitrary_sacks(ins in proptest::collection::vec(input(), 0..80)) {
+            let (mut tx, _) = sctp_pair(200_000, 30_000);
+            let mut now = Timestamp::ZERO;
+            for i in ins {
+                match i {
+                    In::Sack { cum, blocks, rwnd } => tx.handle_input(now, Sack { cum_tsn: cum, a_rwnd: rwnd, gap_blocks: blocks, dup_tsns: vec![cum] }),
+                    In::Tick(ms) => {
+                        now += TimeDelta::millis(ms as i64);
+                        if tx.poll_timeout().is_some_and(|t| t <= now) { tx.handle_timeout(now); }
+                    }
+                }
+                while tx.poll_transmit(now).is_some() {}
+                while tx.poll_cc_report().is_some() {}
+                prop_assert!(tx.bytes_in_flight().as_bytes() <= tx.stats().bytes_sent);
+                prop_assert!(tx.cwnd() >= DataSize::bytes(1200));
+            }
+        }
+
+        /// Arbitrary DATA chunks never panic the SCTP receiver.
+        #[test]
+        fn sctp_receiver_survives_arbitrary_chunks(chunks in proptest::collection::vec((0u64..100, 0u64..5, 0u32..1300, any::<bool>(), any::<bool>()), 0..100)) {
+            let mut rx = SctpReceiver::new(SctpReceiverConfig { rwnd: DataSize::bytes(20_000), ..Default::default() });
+            for (k, (tsn, id, len, b, e)) in chunks.into_iter().enumerate() {
+                let now = Timestamp::from_millis(k as u64);
+                rx.handle_input(now, DataChunk { tsn, message_id: id, stream_offset: tsn * 1000, payload_len: len, begin: b, end: e });
+                rx.handle_timeout(now);
+                while let Some(s) = rx.poll_transmit(now) {
+                    prop_assert!(s.message.a_rwnd <= 20_000);
+                }
+            }
+        }
+
+        /// Arbitrary acks and segments never panic the TCP endpoints.
+        #[test]
+        fn tcp_endpoints_survive_arbitrary_input(acks in proptest::collection::vec((0u64..200_000, 0u64..3_000_000, 0u64..2000), 0..80),
+                                                 segs in proptest::collection::vec((0u64..100_000, 0u32..3000), 0..80)) {
+            for cc in tcp_kinds() {
+                let (mut tx, mut rx) = tcp_pair(150_000, cc);
+                let mut now = Timestamp::ZERO;
+                for &(a, w, ms) in &acks {
+                    now += TimeDelta::millis(ms as i64);
+                    tx.handle_input(now, TcpAck { ack: a, rwnd: w });
+                    if tx.poll_timeout().is_some_and(|t| t <= now) { tx.handle_timeout(now); }
+                    while tx.poll_transmit(now).is_some() {}
+                    prop_assert!(tx.cwnd() >= DataSize::bytes(1460));
+                }
+                for &(seq, len) in &segs {
+                    rx.handle_input(now, Segment { seq, len });
+                    while rx.poll_transmit(now).is_some() {}
+                }
+            }
+        }
+    }
+}
