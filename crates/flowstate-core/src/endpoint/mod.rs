@@ -43,3 +43,7 @@ pub trait Endpoint {
     /// Time has advanced to `now` (at or after the instant `poll_timeout` named).
     fn handle_timeout(&mut self, now: Timestamp);
 }
+
+pub mod data_source;
+pub mod sctp;
+pub mod tcp;

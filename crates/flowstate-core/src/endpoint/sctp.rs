@@ -1,0 +1,1119 @@
+//! A sans-I/O reliable transfer modelled on SCTP (RFC 9260), as used by the WebRTC data
+//! channel: one association, one ordered stream, one destination address.
+//!
+//! [`SctpSender`] sends DATA chunks (one per packet, no bundling) with TSNs, keeps a
+//! retransmission queue, runs the T3-rtx timer (RFC 9260 6.3), counts miss indications
+//! for fast retransmit (7.2.4), respects the peer's receiver window (6.2.1) and Max.Burst
+//! (6.1), and drives [`SctpCongestionControl`]. [`SctpReceiver`] reassembles ordered
+//! messages and sends SACKs with gap-ack blocks and duplicate TSNs, delayed (200 ms or
+//! every second packet, 6.2) but immediate on gaps and duplicates (6.7).
+//!
+//! Coupling: [`SctpSender::poll_cc_report`] yields a [`FlowReport::Window`] on every
+//! cwnd change; [`SctpSender::apply_allowance`] applies a manager's answer.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::data_source::{DataSource, SourceKind};
+use super::{Endpoint, Transmit};
+use crate::coupling::{Allowance, FlowReport};
+use crate::units::{DataSize, TimeDelta, Timestamp};
+use crate::window::{
+    AckEvent, RtoConfig, RttEstimator, SctpCcConfig, SctpCongestionControl, WindowController,
+};
+
+/// SCTP common header (RFC 9260 3.1).
+pub const COMMON_HEADER: u64 = 12;
+/// DATA chunk header (RFC 9260 3.3.1).
+pub const DATA_CHUNK_HEADER: u64 = 16;
+/// SACK chunk header without gap blocks / duplicate TSNs (RFC 9260 3.3.4).
+pub const SACK_CHUNK_HEADER: u64 = 16;
+
+/// One DATA chunk (carried alone in a packet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataChunk {
+    /// Transmission sequence number (starts at 1; 64-bit, never wraps).
+    pub tsn: u64,
+    /// The message this chunk belongs to (the stream sequence number).
+    pub message_id: u64,
+    /// Offset of this chunk's first payload byte in the whole byte stream (for checking
+    /// exactly-once in-order delivery; not an SCTP field).
+    pub stream_offset: u64,
+    /// User data bytes in this chunk.
+    pub payload_len: u32,
+    /// B bit: first chunk of a message.
+    pub begin: bool,
+    /// E bit: last chunk of a message.
+    pub end: bool,
+}
+
+/// A SACK chunk (RFC 9260 3.3.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sack {
+    pub cum_tsn: u64,
+    /// Advertised receiver window credit, bytes.
+    pub a_rwnd: u64,
+    /// Gap-ack blocks as (start, end) offsets from `cum_tsn`, inclusive.
+    pub gap_blocks: Vec<(u32, u32)>,
+    pub dup_tsns: Vec<u64>,
+}
+
+impl Sack {
+    /// Wire size of the packet carrying this SACK.
+    pub fn wire_size(&self, lower_layer_overhead: DataSize) -> DataSize {
+        DataSize::bytes(
+            COMMON_HEADER
+                + SACK_CHUNK_HEADER
+                + 4 * self.gap_blocks.len() as u64
+                + 4 * self.dup_tsns.len() as u64,
+        ) + lower_layer_overhead
+    }
+}
+
+/// Wire size of a packet with one DATA chunk of `payload` bytes (padded to 4 bytes).
+pub fn data_packet_size(payload: u32, lower_layer_overhead: DataSize) -> DataSize {
+    let padded = (payload as u64).div_ceil(4) * 4;
+    DataSize::bytes(COMMON_HEADER + DATA_CHUNK_HEADER + padded) + lower_layer_overhead
+}
+
+/// Sender configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SctpSenderConfig {
+    pub cc: SctpCcConfig,
+    /// RTO constants; default [`RtoConfig::webrtc`] (a named deviation from RFC 9260's
+    /// 1 s / 1 s / 60 s, which [`RtoConfig::default`] gives).
+    pub rto: RtoConfig,
+    pub source: SourceKind,
+    /// Bytes below the SCTP packet on the wire (DTLS/UDP/IP), charged in `Transmit::size`
+    /// but not counted in the MTU. Default 0: the SCTP packet is the unit.
+    pub lower_layer_overhead: DataSize,
+    /// Max.Burst: at most this many packets per sending opportunity (RFC 9260 6.1, 16).
+    pub max_burst: u32,
+    /// Miss indications that trigger fast retransmit (RFC 9260 7.2.4: 3).
+    pub fast_retransmit_threshold: u32,
+    /// The receiver window the peer announced at association setup (RFC 9260 6.2.1 A).
+    pub initial_peer_rwnd: DataSize,
+}
+
+impl Default for SctpSenderConfig {
+    fn default() -> Self {
+        SctpSenderConfig {
+            cc: SctpCcConfig::default(),
+            rto: RtoConfig::webrtc(),
+            source: SourceKind::paper_greedy(),
+            lower_layer_overhead: DataSize::ZERO,
+            max_burst: 4,
+            fast_retransmit_threshold: 3,
+            initial_peer_rwnd: DataSize::bytes(1 << 20),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Outstanding {
+    chunk: DataChunk,
+    wire: DataSize,
+    sent_at: Timestamp,
+    transmissions: u32,
+    gap_acked: bool,
+    in_flight: bool,
+    marked: bool,
+    misses: u32,
+    fast_retransmitted: bool,
+}
+
+#[derive(Debug, Clone)]
+struct PendingMessage {
+    id: u64,
+    remaining: u64,
+    started: bool,
+}
+
+/// Sender statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SctpSenderStats {
+    /// Wire bytes of all DATA packets sent (first transmissions and retransmissions).
+    pub bytes_sent: u64,
+    /// Wire bytes of retransmitted DATA packets.
+    pub bytes_retransmitted: u64,
+    /// Payload bytes cumulatively acknowledged by the peer.
+    pub bytes_delivered: u64,
+    pub packets_sent: u64,
+    pub packets_retransmitted: u64,
+    pub fast_retransmits: u64,
+    pub t3_expiries: u64,
+    pub sacks_received: u64,
+}
+
+/// The sending side of the data channel.
+#[derive(Debug, Clone)]
+pub struct SctpSender {
+    config: SctpSenderConfig,
+    cc: SctpCongestionControl,
+    rtt: RttEstimator,
+    source: DataSource,
+    queue: VecDeque<PendingMessage>,
+    buffered: u64,
+    next_tsn: u64,
+    cum_ack: u64,
+    stream_offset: u64,
+    outstanding: BTreeMap<u64, Outstanding>,
+    rtx: BTreeSet<u64>,
+    peer_rwnd: u64,
+    t3: Option<Timestamp>,
+    rtt_probe: Option<(u64, Timestamp)>,
+    last_send: Option<Timestamp>,
+    last_now: Timestamp,
+    burst_left: u32,
+    fast_rtx_once: bool,
+    reports: VecDeque<FlowReport>,
+    stats: SctpSenderStats,
+}
+
+impl SctpSender {
+    pub fn new(config: SctpSenderConfig) -> Self {
+        let mut cc_config = config.cc;
+        cc_config.initial_ssthresh = config.initial_peer_rwnd;
+        SctpSender {
+            cc: SctpCongestionControl::new(cc_config),
+            rtt: RttEstimator::new(config.rto),
+            source: DataSource::new(config.source.clone()),
+            queue: VecDeque::new(),
+            buffered: 0,
+            next_tsn: 1,
+            cum_ack: 0,
+            stream_offset: 0,
+            outstanding: BTreeMap::new(),
+            rtx: BTreeSet::new(),
+            peer_rwnd: config.initial_peer_rwnd.as_bytes(),
+            t3: None,
+            rtt_probe: None,
+            last_send: None,
+            last_now: Timestamp::ZERO,
+            burst_left: config.max_burst.max(1),
+            fast_rtx_once: false,
+            reports: VecDeque::new(),
+            stats: SctpSenderStats::default(),
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &SctpSenderConfig {
+        &self.config
+    }
+    pub fn congestion_control(&self) -> &SctpCongestionControl {
+        &self.cc
+    }
+    pub fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn stats(&self) -> SctpSenderStats {
+        self.stats
+    }
+    pub fn cwnd(&self) -> DataSize {
+        self.cc.cwnd()
+    }
+    pub fn bytes_in_flight(&self) -> DataSize {
+        self.cc.bytes_in_flight()
+    }
+    /// Bytes the application wrote that were not yet transmitted (bufferedAmount).
+    pub fn buffered_amount(&self) -> DataSize {
+        DataSize::bytes(self.buffered)
+    }
+    /// Payload bytes the application has written so far.
+    pub fn bytes_written(&self) -> DataSize {
+        self.source.written()
+    }
+    /// True when everything written has been acknowledged.
+    pub fn is_idle(&self) -> bool {
+        self.queue.is_empty() && self.outstanding.is_empty()
+    }
+
+    /// The next coupling report (queued on every cwnd change).
+    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.reports.pop_front()
+    }
+
+    /// Apply a coupling manager's answer: `MaxWindow` caps cwnd (FSE-NG), `Window` sets
+    /// it (FSEv2). `Rate` is for rate flows and is ignored.
+    pub fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
+        self.last_now = self.last_now.max(now);
+        match allowance {
+            Allowance::MaxWindow(max) => self.cc.set_max_cwnd(max),
+            Allowance::Window { cwnd, ssthresh } => self.cc.set_cwnd(cwnd, ssthresh),
+            Allowance::Rate(_) => {}
+        }
+        self.collect_reports();
+    }
+
+    /// The cwnd the flow would need when it cannot use its window: application-limited
+    /// (nothing queued) or receiver-window-limited (peer rwnd exhausted). `None` when
+    /// the flow is congestion-window-limited.
+    pub fn desired_cwnd(&self) -> Option<DataSize> {
+        let flight = self.cc.bytes_in_flight().max(self.cc.mtu());
+        let app_limited = self.queue.is_empty() && self.rtx.is_empty();
+        let rwnd_limited = !self.queue.is_empty() && self.peer_rwnd == 0;
+        if app_limited || rwnd_limited {
+            Some(flight)
+        } else {
+            None
+        }
+    }
+
+    fn collect_reports(&mut self) {
+        while let Some(change) = self.cc.poll_cwnd_change() {
+            self.reports.push_back(FlowReport::Window {
+                cwnd: change.cwnd,
+                rtt: change.rtt,
+                ssthresh: change.ssthresh,
+                desired_cwnd: self.desired_cwnd(),
+            });
+        }
+    }
+
+    fn max_payload(&self) -> u64 {
+        self.cc
+            .mtu()
+            .as_bytes()
+            .saturating_sub(COMMON_HEADER + DATA_CHUNK_HEADER)
+            .max(4)
+            / 4
+            * 4
+    }
+
+    fn pull_source(&mut self, now: Timestamp) {
+        let idle = self.is_idle();
+        let mut guard = 0;
+        while let Some(size) = self
+            .source
+            .poll_message(now, DataSize::bytes(self.buffered), idle)
+        {
+            self.queue.push_back(PendingMessage {
+                id: self.source.messages() - 1,
+                remaining: size.as_bytes(),
+                started: false,
+            });
+            self.buffered += size.as_bytes();
+            guard += 1;
+            if guard >= 1024 {
+                break;
+            }
+        }
+    }
+
+    fn outstanding_payload(&self) -> u64 {
+        self.outstanding
+            .values()
+            .filter(|o| !o.gap_acked)
+            .map(|o| o.chunk.payload_len as u64)
+            .sum()
+    }
+
+    fn start_t3_if_stopped(&mut self, now: Timestamp) {
+        if self.t3.is_none() {
+            self.t3 = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn send_retransmission(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
+        let tsn = *self.rtx.iter().next()?;
+        self.rtx.remove(&tsn);
+        let o = self.outstanding.get_mut(&tsn)?;
+        o.marked = false;
+        o.in_flight = true;
+        o.sent_at = now;
+        o.transmissions += 1;
+        let (wire, chunk) = (o.wire, o.chunk);
+        if self.rtt_probe.is_some_and(|(p, _)| p == tsn) {
+            self.rtt_probe = None; // Karn: no sample from a retransmitted chunk (6.3.1 C4)
+        }
+        self.cc.on_sent(now, wire);
+        self.stats.bytes_sent += wire.as_bytes();
+        self.stats.bytes_retransmitted += wire.as_bytes();
+        self.stats.packets_sent += 1;
+        self.stats.packets_retransmitted += 1;
+        self.start_t3_if_stopped(now);
+        Some(Transmit {
+            size: wire,
+            message: chunk,
+        })
+    }
+
+    fn send_new(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
+        let max_payload = self.max_payload();
+        let msg = self.queue.front_mut()?;
+        let payload = msg.remaining.min(max_payload);
+        let begin = !msg.started;
+        msg.started = true;
+        msg.remaining -= payload;
+        let end = msg.remaining == 0;
+        let id = msg.id;
+        if end {
+            self.queue.pop_front();
+        }
+        self.buffered = self.buffered.saturating_sub(payload);
+        let payload = payload as u32;
+        let chunk = DataChunk {
+            tsn: self.next_tsn,
+            message_id: id,
+            stream_offset: self.stream_offset,
+            payload_len: payload,
+            begin,
+            end,
+        };
+        self.next_tsn += 1;
+        self.stream_offset += payload as u64;
+        let wire = data_packet_size(payload, self.config.lower_layer_overhead);
+        self.outstanding.insert(
+            chunk.tsn,
+            Outstanding {
+                chunk,
+                wire,
+                sent_at: now,
+                transmissions: 1,
+                gap_acked: false,
+                in_flight: true,
+                marked: false,
+                misses: 0,
+                fast_retransmitted: false,
+            },
+        );
+        // 6.2.1 B: rwnd is reduced by the data sent.
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(payload as u64);
+        if self.rtt_probe.is_none() {
+            self.rtt_probe = Some((chunk.tsn, now));
+        }
+        self.cc.on_sent(now, wire);
+        self.stats.bytes_sent += wire.as_bytes();
+        self.stats.packets_sent += 1;
+        self.start_t3_if_stopped(now);
+        Some(Transmit {
+            size: wire,
+            message: chunk,
+        })
+    }
+
+    fn on_sack(&mut self, now: Timestamp, sack: Sack) {
+        // 6.2.1 D i): a SACK whose cumulative TSN is below the ack point is stale; one
+        // acking a TSN never sent is invalid.
+        if sack.cum_tsn < self.cum_ack || sack.cum_tsn >= self.next_tsn {
+            return;
+        }
+        self.stats.sacks_received += 1;
+        let mut newly = DataSize::ZERO;
+        let mut removed = DataSize::ZERO;
+        let mut highest_newly: Option<u64> = None;
+        let mut rtt_sample = None;
+        if let Some((probe, sent)) = self.rtt_probe {
+            if probe <= sack.cum_tsn {
+                rtt_sample = Some(now - sent);
+                self.rtt_probe = None;
+            }
+        }
+        // Cumulative ack.
+        let cum_advanced = sack.cum_tsn > self.cum_ack;
+        let acked: Vec<u64> = self
+            .outstanding
+            .range(..=sack.cum_tsn)
+            .map(|(t, _)| *t)
+            .collect();
+        for tsn in acked {
+            if let Some(o) = self.outstanding.remove(&tsn) {
+                self.rtx.remove(&tsn);
+                self.stats.bytes_delivered += o.chunk.payload_len as u64;
+                if !o.gap_acked {
+                    newly += o.wire;
+                    highest_newly = Some(tsn);
+                    if o.in_flight {
+                        removed += o.wire;
+                    }
+                }
+            }
+        }
+        self.cum_ack = sack.cum_tsn;
+        // Gap-ack blocks.
+        let mut highest_gap: Option<u64> = None;
+        for &(start, end) in &sack.gap_blocks {
+            if end < start || start == 0 {
+                continue;
+            }
+            let lo = sack.cum_tsn + start as u64;
+            let hi = sack.cum_tsn + end as u64;
+            highest_gap = Some(highest_gap.map_or(hi, |h| h.max(hi)));
+            for (tsn, o) in self.outstanding.range_mut(lo..=hi) {
+                if o.gap_acked {
+                    continue;
+                }
+                o.gap_acked = true;
+                newly += o.wire;
+                highest_newly = Some(highest_newly.map_or(*tsn, |h| h.max(*tsn)));
+                if o.in_flight {
+                    o.in_flight = false;
+                    removed += o.wire;
+                }
+                if o.marked {
+                    o.marked = false;
+                    self.rtx.remove(tsn);
+                }
+                if self.rtt_probe.is_some_and(|(p, _)| p == *tsn) {
+                    rtt_sample = self.rtt_probe.map(|(_, sent)| now - sent);
+                    self.rtt_probe = None;
+                }
+            }
+        }
+        if let Some(r) = rtt_sample {
+            self.rtt.on_sample(r);
+        }
+        // 7.2.4: miss indications. HTNA: only TSNs below the highest TSN newly acked;
+        // in Fast Recovery with the cum ack advancing, all TSNs reported missing.
+        let strike_below = if self.cc.in_recovery() && cum_advanced {
+            highest_gap
+        } else {
+            highest_newly
+        };
+        let mut lost = DataSize::ZERO;
+        let mut new_marks = false;
+        if let Some(limit) = strike_below {
+            let threshold = self.config.fast_retransmit_threshold.max(1);
+            for (tsn, o) in self.outstanding.range_mut(..limit) {
+                if o.gap_acked || o.marked || o.fast_retransmitted {
+                    continue;
+                }
+                o.misses += 1;
+                if o.misses >= threshold {
+                    o.marked = true;
+                    o.fast_retransmitted = true;
+                    if o.in_flight {
+                        o.in_flight = false;
+                        lost += o.wire;
+                    }
+                    self.rtx.insert(*tsn);
+                    new_marks = true;
+                }
+            }
+        }
+        let ack = AckEvent {
+            newly_acked: newly,
+            removed_from_flight: removed,
+            cum_ack: sack.cum_tsn,
+            cum_ack_advanced: cum_advanced,
+            rtt: rtt_sample,
+        };
+        self.cc.on_ack(now, &ack);
+        if new_marks {
+            let highest_outstanding = self.next_tsn.saturating_sub(1);
+            if self.cc.on_fast_retransmit(now, highest_outstanding) {
+                self.stats.fast_retransmits += 1;
+                // 7.2.4 (3): the first retransmission goes out regardless of cwnd.
+                self.fast_rtx_once = true;
+            }
+        }
+        self.cc.on_lost(lost);
+        // 6.2.1 D iv): rwnd = a_rwnd - bytes still outstanding.
+        self.peer_rwnd = sack.a_rwnd.saturating_sub(self.outstanding_payload());
+        // 6.3.2 R2 / R3: stop T3 when nothing is outstanding; restart it when the
+        // earliest outstanding TSN is acked.
+        if self.outstanding.values().all(|o| o.gap_acked) {
+            self.t3 = None;
+        } else if cum_advanced {
+            self.t3 = Some(now + self.rtt.rto());
+        }
+        self.collect_reports();
+    }
+
+    fn on_t3_expiry(&mut self, now: Timestamp) {
+        self.stats.t3_expiries += 1;
+        // 6.3.3 E1: ssthresh / cwnd; E2: back off the RTO; E3: mark everything
+        // outstanding for retransmission.
+        self.cc.on_rto_timeout(now);
+        self.rtt.backoff();
+        let mut lost = DataSize::ZERO;
+        for (tsn, o) in self.outstanding.iter_mut() {
+            if o.gap_acked {
+                continue;
+            }
+            if o.in_flight {
+                o.in_flight = false;
+                lost += o.wire;
+            }
+            o.marked = true;
+            o.misses = 0;
+            self.rtx.insert(*tsn);
+        }
+        self.cc.on_lost(lost);
+        self.rtt_probe = None;
+        self.fast_rtx_once = false;
+        self.t3 = None;
+        self.collect_reports();
+    }
+}
+
+impl Endpoint for SctpSender {
+    type Outgoing = DataChunk;
+    type Incoming = Sack;
+
+    fn handle_input(&mut self, now: Timestamp, message: Sack) {
+        self.last_now = self.last_now.max(now);
+        self.burst_left = self.config.max_burst.max(1);
+        self.on_sack(now, message);
+        self.pull_source(now);
+    }
+
+    fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
+        if now > self.last_now {
+            self.burst_left = self.config.max_burst.max(1);
+        }
+        self.last_now = self.last_now.max(now);
+        self.pull_source(now);
+        if self.burst_left == 0 {
+            return None;
+        }
+        let has_rtx = !self.rtx.is_empty();
+        if !has_rtx && self.queue.is_empty() {
+            return None;
+        }
+        // 7.2.1: decay cwnd after an idle period of at least one RTO.
+        if self.outstanding.is_empty() {
+            if let Some(last) = self.last_send {
+                self.cc.on_idle(now.saturating_since(last), self.rtt.rto());
+                self.collect_reports();
+            }
+        }
+        let tx = if has_rtx {
+            // 6.1 C: retransmissions before new data, within cwnd (except the first fast
+            // retransmission, 7.2.4 (3)).
+            if !(self.fast_rtx_once || self.cc.can_send()) {
+                return None;
+            }
+            self.fast_rtx_once = false;
+            self.send_retransmission(now)
+        } else {
+            // 6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
+            let rwnd_ok = self.peer_rwnd > 0 || self.outstanding.is_empty();
+            if !(self.cc.can_send() && rwnd_ok) {
+                return None;
+            }
+            self.send_new(now)
+        };
+        if tx.is_some() {
+            self.burst_left -= 1;
+            self.last_send = Some(now);
+        }
+        tx
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        let source = self.source.next_wakeup(self.last_now);
+        match (self.t3, source) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.last_now = self.last_now.max(now);
+        self.burst_left = self.config.max_burst.max(1);
+        if self.t3.is_some_and(|t| t <= now) {
+            self.on_t3_expiry(now);
+        }
+        self.pull_source(now);
+    }
+}
+
+/// Receiver configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SctpReceiverConfig {
+    /// Receive buffer (the a_rwnd announced when empty).
+    pub rwnd: DataSize,
+    /// Send a SACK for at least every this many packets (RFC 9260 6.2: 2).
+    pub sack_every: u32,
+    /// Delayed-SACK timer (RFC 9260 6.2: 200 ms, at most 500 ms).
+    pub sack_delay: TimeDelta,
+    /// Most gap-ack blocks per SACK.
+    pub max_gap_blocks: usize,
+    /// Most duplicate TSNs reported per SACK.
+    pub max_dup_tsns: usize,
+    pub lower_layer_overhead: DataSize,
+    /// Keep a log of delivered messages (for tests / metrics via `poll_delivered`).
+    pub keep_delivery_log: bool,
+}
+
+impl Default for SctpReceiverConfig {
+    fn default() -> Self {
+        SctpReceiverConfig {
+            rwnd: DataSize::bytes(1 << 20),
+            sack_every: 2,
+            sack_delay: TimeDelta::millis(200),
+            max_gap_blocks: 64,
+            max_dup_tsns: 32,
+            lower_layer_overhead: DataSize::ZERO,
+            keep_delivery_log: false,
+        }
+    }
+}
+
+/// A message handed to the application, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveredMessage {
+    pub message_id: u64,
+    pub size: u64,
+    /// Stream offset of the message's first byte.
+    pub first_offset: u64,
+    pub at: Timestamp,
+}
+
+/// Receiver statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SctpReceiverStats {
+    pub packets_received: u64,
+    /// Payload bytes handed to the application.
+    pub bytes_delivered: u64,
+    pub messages_delivered: u64,
+    pub duplicate_chunks: u64,
+    /// Chunks dropped for lack of receive buffer.
+    pub dropped_chunks: u64,
+    /// Chunks whose stream offset did not continue the stream (must stay 0).
+    pub order_errors: u64,
+    pub sacks_sent: u64,
+}
+
+/// The receiving side of the data channel.
+#[derive(Debug, Clone)]
+pub struct SctpReceiver {
+    config: SctpReceiverConfig,
+    cum_tsn: u64,
+    ooo: BTreeMap<u64, DataChunk>,
+    ooo_bytes: u64,
+    next_offset: u64,
+    partial: Option<(u64, u64, u64)>,
+    dups: Vec<u64>,
+    unacked_packets: u32,
+    sack_deadline: Option<Timestamp>,
+    sack_now: bool,
+    delivered: VecDeque<DeliveredMessage>,
+    stats: SctpReceiverStats,
+}
+
+impl SctpReceiver {
+    pub fn new(config: SctpReceiverConfig) -> Self {
+        SctpReceiver {
+            config,
+            cum_tsn: 0,
+            ooo: BTreeMap::new(),
+            ooo_bytes: 0,
+            next_offset: 0,
+            partial: None,
+            dups: Vec::new(),
+            unacked_packets: 0,
+            sack_deadline: None,
+            sack_now: false,
+            delivered: VecDeque::new(),
+            stats: SctpReceiverStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> SctpReceiverStats {
+        self.stats
+    }
+    pub fn bytes_delivered(&self) -> DataSize {
+        DataSize::bytes(self.stats.bytes_delivered)
+    }
+    pub fn messages_delivered(&self) -> u64 {
+        self.stats.messages_delivered
+    }
+    /// The next delivered message (only with `keep_delivery_log`).
+    pub fn poll_delivered(&mut self) -> Option<DeliveredMessage> {
+        self.delivered.pop_front()
+    }
+
+    fn buffered(&self) -> u64 {
+        self.ooo_bytes + self.partial.map_or(0, |(_, _, b)| b)
+    }
+
+    fn a_rwnd(&self) -> u64 {
+        self.config.rwnd.as_bytes().saturating_sub(self.buffered())
+    }
+
+    fn deliver_in_order(&mut self, now: Timestamp, chunk: DataChunk) {
+        if chunk.stream_offset != self.next_offset {
+            self.stats.order_errors += 1;
+        }
+        self.next_offset = chunk.stream_offset + chunk.payload_len as u64;
+        let (id, first, bytes) = match self.partial {
+            Some(p) if !chunk.begin => p,
+            _ => (chunk.message_id, chunk.stream_offset, 0),
+        };
+        if id != chunk.message_id {
+            self.stats.order_errors += 1;
+        }
+        let bytes = bytes + chunk.payload_len as u64;
+        if chunk.end {
+            self.partial = None;
+            self.stats.bytes_delivered += bytes;
+            self.stats.messages_delivered += 1;
+            if self.config.keep_delivery_log {
+                self.delivered.push_back(DeliveredMessage {
+                    message_id: id,
+                    size: bytes,
+                    first_offset: first,
+                    at: now,
+                });
+            }
+        } else {
+            self.partial = Some((id, first, bytes));
+        }
+    }
+
+    fn build_sack(&mut self) -> Sack {
+        let mut gap_blocks: Vec<(u32, u32)> = Vec::new();
+        let mut run: Option<(u64, u64)> = None;
+        for &tsn in self.ooo.keys() {
+            run = match run {
+                Some((s, e)) if tsn == e + 1 => Some((s, tsn)),
+                Some((s, e)) => {
+                    gap_blocks.push(self.block(s, e));
+                    Some((tsn, tsn))
+                }
+                None => Some((tsn, tsn)),
+            };
+            if gap_blocks.len() >= self.config.max_gap_blocks {
+                run = None;
+                break;
+            }
+        }
+        if let Some((s, e)) = run {
+            gap_blocks.push(self.block(s, e));
+        }
+        let mut dups = std::mem::take(&mut self.dups);
+        dups.truncate(self.config.max_dup_tsns);
+        Sack {
+            cum_tsn: self.cum_tsn,
+            a_rwnd: self.a_rwnd(),
+            gap_blocks,
+            dup_tsns: dups,
+        }
+    }
+
+    fn block(&self, start: u64, end: u64) -> (u32, u32) {
+        let s = start.saturating_sub(self.cum_tsn).min(u32::MAX as u64) as u32;
+        let e = end.saturating_sub(self.cum_tsn).min(u32::MAX as u64) as u32;
+        (s, e)
+    }
+}
+
+impl Endpoint for SctpReceiver {
+    type Outgoing = Sack;
+    type Incoming = DataChunk;
+
+    fn handle_input(&mut self, now: Timestamp, chunk: DataChunk) {
+        self.stats.packets_received += 1;
+        let had_gap = !self.ooo.is_empty();
+        if chunk.tsn <= self.cum_tsn || self.ooo.contains_key(&chunk.tsn) {
+            // 6.7: duplicates are reported, and a SACK goes out at once.
+            self.stats.duplicate_chunks += 1;
+            if self.dups.len() < self.config.max_dup_tsns {
+                self.dups.push(chunk.tsn);
+            }
+            self.sack_now = true;
+            return;
+        }
+        let fits = self.buffered() + chunk.payload_len as u64 <= self.config.rwnd.as_bytes();
+        if chunk.tsn != self.cum_tsn + 1 && !fits {
+            self.stats.dropped_chunks += 1;
+            self.sack_now = true;
+            return;
+        }
+        self.ooo_bytes += chunk.payload_len as u64;
+        self.ooo.insert(chunk.tsn, chunk);
+        while let Some(next) = self.ooo.remove(&(self.cum_tsn + 1)) {
+            self.ooo_bytes -= next.payload_len as u64;
+            self.cum_tsn += 1;
+            self.deliver_in_order(now, next);
+        }
+        // 6.7: SACK immediately when there is a gap or a gap was (partly) filled;
+        // otherwise every second packet or after the delayed-SACK timer (6.2).
+        self.unacked_packets += 1;
+        if had_gap || !self.ooo.is_empty() || self.unacked_packets >= self.config.sack_every {
+            self.sack_now = true;
+        } else if self.sack_deadline.is_none() {
+            self.sack_deadline = Some(now + self.config.sack_delay);
+        }
+    }
+
+    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<Sack>> {
+        if !self.sack_now {
+            return None;
+        }
+        self.sack_now = false;
+        self.sack_deadline = None;
+        self.unacked_packets = 0;
+        let sack = self.build_sack();
+        self.stats.sacks_sent += 1;
+        Some(Transmit {
+            size: sack.wire_size(self.config.lower_layer_overhead),
+            message: sack,
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.sack_deadline
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        if self.sack_deadline.is_some_and(|t| t <= now) {
+            self.sack_now = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> Timestamp {
+        Timestamp::from_millis(ms)
+    }
+
+    fn sender(total: u64) -> SctpSender {
+        SctpSender::new(SctpSenderConfig {
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(total),
+                buffer_limit: DataSize::bytes(1 << 30),
+                total: Some(DataSize::bytes(total)),
+            },
+            ..Default::default()
+        })
+    }
+
+    fn drain(s: &mut SctpSender, now: Timestamp) -> Vec<DataChunk> {
+        std::iter::from_fn(|| s.poll_transmit(now).map(|t| t.message)).collect()
+    }
+
+    fn sack(cum: u64, gaps: Vec<(u32, u32)>) -> Sack {
+        Sack {
+            cum_tsn: cum,
+            a_rwnd: 1 << 20,
+            gap_blocks: gaps,
+            dup_tsns: vec![],
+        }
+    }
+
+    fn chunk(tsn: u64) -> DataChunk {
+        DataChunk {
+            tsn,
+            message_id: 0,
+            stream_offset: (tsn - 1) * 1172,
+            payload_len: 1172,
+            begin: tsn == 1,
+            end: false,
+        }
+    }
+
+    #[test]
+    fn data_packet_is_mtu_sized() {
+        // 1200 - 12 - 16 = 1172 payload bytes per chunk.
+        let mut s = sender(100_000);
+        let first = s.poll_transmit(t(0)).expect("data");
+        assert_eq!(first.size, DataSize::bytes(1200));
+        assert_eq!(first.message.payload_len, 1172);
+        assert!(first.message.begin && !first.message.end);
+    }
+
+    #[test]
+    fn initial_window_limits_first_flight_rfc9260_7_2_1() {
+        // cwnd 4380: packets go out while flight < cwnd: 0, 1200, 2400, 3600 -> 4 packets.
+        let mut s = sender(100_000);
+        assert_eq!(drain(&mut s, t(0)).len(), 4);
+        assert_eq!(s.bytes_in_flight(), DataSize::bytes(4800));
+    }
+
+    #[test]
+    fn max_burst_limits_packets_per_opportunity_rfc9260_6_1() {
+        let mut s = SctpSender::new(SctpSenderConfig {
+            cc: SctpCcConfig {
+                initial_cwnd: Some(DataSize::bytes(100_000)),
+                ..Default::default()
+            },
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(100_000),
+                buffer_limit: DataSize::bytes(1 << 30),
+                total: None,
+            },
+            ..Default::default()
+        });
+        assert_eq!(drain(&mut s, t(0)).len(), 4);
+        assert_eq!(drain(&mut s, t(1)).len(), 4);
+    }
+
+    #[test]
+    fn fast_retransmit_after_three_miss_indications_rfc9260_7_2_4() {
+        let mut s = SctpSender::new(SctpSenderConfig {
+            cc: SctpCcConfig {
+                initial_cwnd: Some(DataSize::bytes(12_000)),
+                ..Default::default()
+            },
+            max_burst: 100,
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(50_000),
+                buffer_limit: DataSize::bytes(1 << 30),
+                total: Some(DataSize::bytes(50_000)),
+            },
+            ..Default::default()
+        });
+        let sent = drain(&mut s, t(0));
+        assert_eq!(sent.len(), 10);
+        // TSN 1 lost; SACKs report 2, 2-3, 2-4 received.
+        for (i, end) in [1u32, 2, 3].iter().enumerate() {
+            s.handle_input(t(50 + i as u64), sack(0, vec![(2, 1 + end)]));
+            if i < 2 {
+                assert_eq!(s.stats().fast_retransmits, 0);
+            }
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // ssthresh = max(12000/2, 4800) = 6000 = cwnd.
+        assert_eq!(s.cwnd(), DataSize::bytes(6000));
+        // The retransmission goes out first, regardless of cwnd.
+        let next = s.poll_transmit(t(60)).expect("retransmission");
+        assert_eq!(next.message.tsn, 1);
+        assert_eq!(s.stats().packets_retransmitted, 1);
+    }
+
+    #[test]
+    fn t3_expiry_retransmits_earliest_and_backs_off_rfc9260_6_3_3() {
+        let mut s = sender(100_000);
+        drain(&mut s, t(0));
+        // WebRTC preset: RTO.Initial 500 ms.
+        assert_eq!(s.poll_timeout(), Some(t(500)));
+        s.handle_timeout(t(500));
+        assert_eq!(s.cwnd(), DataSize::bytes(1200));
+        assert_eq!(s.rtt_estimator().rto(), TimeDelta::millis(1000));
+        let out = drain(&mut s, t(500));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].tsn, 1);
+        assert_eq!(s.poll_timeout(), Some(t(1500)));
+    }
+
+    #[test]
+    fn sack_stops_timer_and_samples_rtt_rfc9260_6_3() {
+        let mut s = sender(2000);
+        let out = drain(&mut s, t(0));
+        assert_eq!(out.len(), 2);
+        s.handle_input(t(80), sack(2, vec![]));
+        assert!(s.is_idle());
+        assert_eq!(s.poll_timeout(), None);
+        assert_eq!(s.rtt_estimator().latest(), Some(TimeDelta::millis(80)));
+        assert_eq!(s.stats().bytes_delivered, 2000);
+    }
+
+    #[test]
+    fn stale_and_invalid_sacks_are_ignored() {
+        let mut s = sender(100_000);
+        drain(&mut s, t(0));
+        s.handle_input(t(10), sack(2, vec![]));
+        let cwnd = s.cwnd();
+        s.handle_input(t(11), sack(1, vec![(1, 100)]));
+        s.handle_input(t(12), sack(1000, vec![]));
+        s.handle_input(t(13), sack(2, vec![(0, 0), (5, 2), (u32::MAX, u32::MAX)]));
+        assert_eq!(s.cwnd(), cwnd);
+        assert_eq!(s.stats().sacks_received, 2);
+    }
+
+    #[test]
+    fn reports_every_cwnd_change_with_rtt() {
+        let mut s = sender(100_000);
+        drain(&mut s, t(0));
+        assert_eq!(s.poll_cc_report(), None);
+        s.handle_input(t(100), sack(2, vec![]));
+        match s.poll_cc_report() {
+            Some(FlowReport::Window {
+                cwnd,
+                rtt,
+                desired_cwnd,
+                ..
+            }) => {
+                assert_eq!(cwnd, DataSize::bytes(4380 + 1200));
+                assert_eq!(rtt, Some(TimeDelta::millis(100)));
+                assert_eq!(desired_cwnd, None);
+            }
+            other => panic!("expected a window report, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn allowances_cap_and_set_cwnd() {
+        let mut s = sender(100_000);
+        s.apply_allowance(t(0), Allowance::MaxWindow(Some(DataSize::bytes(2400))));
+        assert_eq!(s.cwnd(), DataSize::bytes(2400));
+        assert_eq!(drain(&mut s, t(0)).len(), 2);
+        s.apply_allowance(t(1), Allowance::MaxWindow(None));
+        s.apply_allowance(
+            t(1),
+            Allowance::Window {
+                cwnd: DataSize::ZERO,
+                ssthresh: None,
+            },
+        );
+        assert_eq!(s.cwnd(), DataSize::bytes(1200));
+    }
+
+    #[test]
+    fn app_limited_sender_reports_desired_cwnd() {
+        // Exactly 4 full chunks: the first flight (4800 >= cwnd 4380) sends everything.
+        let mut s = sender(4 * 1172);
+        assert_eq!(drain(&mut s, t(0)).len(), 4);
+        s.handle_input(t(50), sack(2, vec![]));
+        match s.poll_cc_report() {
+            Some(FlowReport::Window {
+                cwnd, desired_cwnd, ..
+            }) => {
+                assert_eq!(cwnd, DataSize::bytes(5580));
+                // Nothing left to send: desired = the flight in use, 2 packets.
+                assert_eq!(desired_cwnd, Some(DataSize::bytes(2400)));
+            }
+            other => panic!("expected a window report, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn receiver_sacks_every_second_packet_rfc9260_6_2() {
+        let mut r = SctpReceiver::new(SctpReceiverConfig::default());
+        r.handle_input(t(0), chunk(1));
+        assert!(r.poll_transmit(t(0)).is_none());
+        assert_eq!(r.poll_timeout(), Some(t(200)));
+        r.handle_input(t(1), chunk(2));
+        let s = r.poll_transmit(t(1)).expect("sack").message;
+        assert_eq!(s.cum_tsn, 2);
+        assert_eq!(r.poll_timeout(), None);
+    }
+
+    #[test]
+    fn receiver_delayed_sack_after_200ms_rfc9260_6_2() {
+        let mut r = SctpReceiver::new(SctpReceiverConfig::default());
+        r.handle_input(t(0), chunk(1));
+        r.handle_timeout(t(199));
+        assert!(r.poll_transmit(t(199)).is_none());
+        r.handle_timeout(t(200));
+        assert_eq!(r.poll_transmit(t(200)).expect("sack").message.cum_tsn, 1);
+    }
+
+    #[test]
+    fn receiver_reports_gaps_and_duplicates_immediately_rfc9260_6_7() {
+        let mut r = SctpReceiver::new(SctpReceiverConfig::default());
+        r.handle_input(t(0), chunk(1));
+        r.handle_input(t(0), chunk(3));
+        let s = r.poll_transmit(t(0)).expect("sack on gap").message;
+        assert_eq!(s.cum_tsn, 1);
+        assert_eq!(s.gap_blocks, vec![(2, 2)]);
+        r.handle_input(t(1), chunk(5));
+        r.handle_input(t(1), chunk(6));
+        let s = r.poll_transmit(t(1)).expect("sack").message;
+        assert_eq!(s.gap_blocks, vec![(2, 2), (4, 5)]);
+        // a_rwnd = 1 MiB - 4 buffered chunks: 3 out of order, and TSN 1, which starts a
+        // message not yet complete (held until its last chunk arrives).
+        assert_eq!(s.a_rwnd, (1 << 20) - 4 * 1172);
+        r.handle_input(t(2), chunk(1));
+        let s = r.poll_transmit(t(2)).expect("sack on duplicate").message;
+        assert_eq!(s.dup_tsns, vec![1]);
+        let sz = s.wire_size(DataSize::ZERO);
+        assert_eq!(sz, DataSize::bytes(12 + 16 + 8 + 4));
+    }
+}

@@ -1,0 +1,754 @@
+//! A sans-I/O TCP-like bulk transfer for cross traffic: byte sequence numbers,
+//! cumulative acks without SACK, delayed acks (RFC 5681 4.2), fast retransmit and
+//! NewReno loss recovery (RFC 6582), and the RFC 6298 retransmission timer, driving a
+//! NewReno or CUBIC window ([`TcpCongestionControl`]).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::data_source::{DataSource, SourceKind};
+use super::{Endpoint, Transmit};
+use crate::coupling::{Allowance, FlowReport};
+use crate::units::{DataSize, TimeDelta, Timestamp};
+use crate::window::{
+    AckEvent, Cubic, CubicConfig, CwndChange, NewReno, NewRenoConfig, RtoConfig, RttEstimator,
+    WindowController,
+};
+
+/// IPv4 + TCP headers without options.
+pub const TCP_IP_HEADER: u64 = 40;
+
+/// A data segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// Sequence number of the first payload byte (starts at 0, never wraps).
+    pub seq: u64,
+    pub len: u32,
+}
+
+/// A cumulative acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpAck {
+    /// The next byte expected.
+    pub ack: u64,
+    /// Receive window, bytes.
+    pub rwnd: u64,
+}
+
+/// Which congestion controller a TCP sender runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TcpCcKind {
+    NewReno(NewRenoConfig),
+    Cubic(CubicConfig),
+}
+
+/// NewReno or CUBIC behind one type.
+#[derive(Debug, Clone)]
+pub enum TcpCongestionControl {
+    NewReno(NewReno),
+    Cubic(Cubic),
+}
+
+impl TcpCongestionControl {
+    pub fn new(kind: TcpCcKind) -> Self {
+        match kind {
+            TcpCcKind::NewReno(c) => TcpCongestionControl::NewReno(NewReno::new(c)),
+            TcpCcKind::Cubic(c) => TcpCongestionControl::Cubic(Cubic::new(c)),
+        }
+    }
+    fn inner(&self) -> &dyn WindowController {
+        match self {
+            TcpCongestionControl::NewReno(c) => c,
+            TcpCongestionControl::Cubic(c) => c,
+        }
+    }
+    fn inner_mut(&mut self) -> &mut dyn WindowController {
+        match self {
+            TcpCongestionControl::NewReno(c) => c,
+            TcpCongestionControl::Cubic(c) => c,
+        }
+    }
+}
+
+impl WindowController for TcpCongestionControl {
+    fn mtu(&self) -> DataSize {
+        self.inner().mtu()
+    }
+    fn cwnd(&self) -> DataSize {
+        self.inner().cwnd()
+    }
+    fn ssthresh(&self) -> DataSize {
+        self.inner().ssthresh()
+    }
+    fn bytes_in_flight(&self) -> DataSize {
+        self.inner().bytes_in_flight()
+    }
+    fn in_recovery(&self) -> bool {
+        self.inner().in_recovery()
+    }
+    fn on_sent(&mut self, now: Timestamp, bytes: DataSize) {
+        self.inner_mut().on_sent(now, bytes)
+    }
+    fn on_ack(&mut self, now: Timestamp, ack: &AckEvent) {
+        self.inner_mut().on_ack(now, ack)
+    }
+    fn on_lost(&mut self, bytes: DataSize) {
+        self.inner_mut().on_lost(bytes)
+    }
+    fn on_dup_ack(&mut self, now: Timestamp) {
+        self.inner_mut().on_dup_ack(now)
+    }
+    fn on_fast_retransmit(&mut self, now: Timestamp, recovery_point: u64) -> bool {
+        self.inner_mut().on_fast_retransmit(now, recovery_point)
+    }
+    fn on_rto_timeout(&mut self, now: Timestamp) {
+        self.inner_mut().on_rto_timeout(now)
+    }
+    fn on_idle(&mut self, idle: TimeDelta, rto: TimeDelta) {
+        self.inner_mut().on_idle(idle, rto)
+    }
+    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
+        self.inner_mut().set_max_cwnd(max_cwnd)
+    }
+    fn max_cwnd(&self) -> Option<DataSize> {
+        self.inner().max_cwnd()
+    }
+    fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
+        self.inner_mut().set_cwnd(cwnd, ssthresh)
+    }
+    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
+        self.inner_mut().poll_cwnd_change()
+    }
+}
+
+/// Sender configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpSenderConfig {
+    pub cc: TcpCcKind,
+    /// RTO constants: RFC 6298 by default (1 s initial, 1 s min, 60 s max).
+    pub rto: RtoConfig,
+    pub source: SourceKind,
+    /// Header bytes per segment / ack on the wire.
+    pub header_bytes: u64,
+    /// Duplicate acks that trigger fast retransmit (RFC 5681 3.2: 3).
+    pub dupack_threshold: u32,
+    /// The receive window before the first ack.
+    pub initial_peer_rwnd: u64,
+    /// RFC 6582 section 4, "Impatient" variant (default true): during fast recovery the
+    /// retransmission timer is restarted only on the first partial ack, so that many
+    /// losses in one window (repaired one per RTT without SACK) end in a timeout and
+    /// go-back-N instead of a recovery lasting one RTT per hole. `false` is the
+    /// "Slow-but-Steady" variant (restart on every partial ack).
+    pub impatient_recovery: bool,
+}
+
+impl Default for TcpSenderConfig {
+    fn default() -> Self {
+        TcpSenderConfig {
+            cc: TcpCcKind::Cubic(CubicConfig::default()),
+            rto: RtoConfig::default(),
+            source: SourceKind::Greedy {
+                message_size: DataSize::kibibytes(64),
+                buffer_limit: DataSize::kibibytes(256),
+                total: None,
+            },
+            header_bytes: TCP_IP_HEADER,
+            dupack_threshold: 3,
+            initial_peer_rwnd: 4 << 20,
+            impatient_recovery: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct SentSegment {
+    len: u32,
+    sent_at: Timestamp,
+    transmissions: u32,
+    in_flight: bool,
+}
+
+/// Sender statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TcpSenderStats {
+    /// Wire bytes of all segments sent, retransmissions included.
+    pub bytes_sent: u64,
+    pub bytes_retransmitted: u64,
+    /// Payload bytes cumulatively acknowledged.
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+}
+
+/// The sending side of a TCP-like flow.
+#[derive(Debug, Clone)]
+pub struct TcpSender {
+    config: TcpSenderConfig,
+    cc: TcpCongestionControl,
+    rtt: RttEstimator,
+    source: DataSource,
+    buffered: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    segments: BTreeMap<u64, SentSegment>,
+    rtx: BTreeSet<u64>,
+    rtx_now: bool,
+    dupacks: u32,
+    partial_acks: u32,
+    recover: Option<u64>,
+    peer_rwnd: u64,
+    rto_deadline: Option<Timestamp>,
+    last_now: Timestamp,
+    reports: VecDeque<FlowReport>,
+    stats: TcpSenderStats,
+}
+
+impl TcpSender {
+    pub fn new(config: TcpSenderConfig) -> Self {
+        TcpSender {
+            cc: TcpCongestionControl::new(config.cc),
+            rtt: RttEstimator::new(config.rto),
+            source: DataSource::new(config.source.clone()),
+            buffered: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            segments: BTreeMap::new(),
+            rtx: BTreeSet::new(),
+            rtx_now: false,
+            dupacks: 0,
+            partial_acks: 0,
+            recover: None,
+            peer_rwnd: config.initial_peer_rwnd,
+            rto_deadline: None,
+            last_now: Timestamp::ZERO,
+            reports: VecDeque::new(),
+            stats: TcpSenderStats::default(),
+            config,
+        }
+    }
+
+    pub fn stats(&self) -> TcpSenderStats {
+        self.stats
+    }
+    pub fn congestion_control(&self) -> &TcpCongestionControl {
+        &self.cc
+    }
+    pub fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn cwnd(&self) -> DataSize {
+        self.cc.cwnd()
+    }
+    pub fn bytes_written(&self) -> DataSize {
+        self.source.written()
+    }
+    /// Files started (short-flow sources).
+    pub fn files_started(&self) -> u64 {
+        self.source.files_started()
+    }
+    /// Everything written has been acknowledged.
+    pub fn is_idle(&self) -> bool {
+        self.buffered == 0 && self.segments.is_empty()
+    }
+    /// A window report, queued on every cwnd change (for coupling TCP, if wanted).
+    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.reports.pop_front()
+    }
+    /// Apply a coupling allowance (`MaxWindow` caps, `Window` sets; `Rate` ignored).
+    pub fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
+        match allowance {
+            Allowance::MaxWindow(m) => self.cc.set_max_cwnd(m),
+            Allowance::Window { cwnd, ssthresh } => self.cc.set_cwnd(cwnd, ssthresh),
+            Allowance::Rate(_) => {}
+        }
+        self.collect_reports();
+    }
+
+    fn collect_reports(&mut self) {
+        let app_limited = self.buffered == 0;
+        while let Some(c) = self.cc.poll_cwnd_change() {
+            self.reports.push_back(FlowReport::Window {
+                cwnd: c.cwnd,
+                rtt: c.rtt,
+                ssthresh: c.ssthresh,
+                desired_cwnd: app_limited.then(|| self.cc.bytes_in_flight().max(self.cc.mtu())),
+            });
+        }
+    }
+
+    fn pull_source(&mut self, now: Timestamp) {
+        let idle = self.is_idle();
+        for _ in 0..1024 {
+            match self
+                .source
+                .poll_message(now, DataSize::bytes(self.buffered), idle)
+            {
+                Some(size) => self.buffered += size.as_bytes(),
+                None => break,
+            }
+        }
+    }
+
+    fn wire(&self, len: u32) -> DataSize {
+        DataSize::bytes(len as u64 + self.config.header_bytes)
+    }
+
+    fn mark_lost(&mut self, seq: u64) -> DataSize {
+        let mut lost = DataSize::ZERO;
+        if let Some(s) = self.segments.get_mut(&seq) {
+            if s.in_flight {
+                s.in_flight = false;
+                lost = DataSize::bytes(s.len as u64);
+            }
+            self.rtx.insert(seq);
+        }
+        lost
+    }
+
+    fn on_ack(&mut self, now: Timestamp, ack: TcpAck) {
+        if ack.ack < self.snd_una || ack.ack > self.snd_nxt {
+            return;
+        }
+        self.peer_rwnd = ack.rwnd;
+        if ack.ack > self.snd_una {
+            let was_in_recovery = self.cc.in_recovery();
+            let mut newly = 0u64;
+            let mut removed = 0u64;
+            let mut sample = None;
+            let acked: Vec<u64> = self
+                .segments
+                .range(..ack.ack)
+                .filter(|(seq, s)| *seq + s.len as u64 <= ack.ack)
+                .map(|(seq, _)| *seq)
+                .collect();
+            for seq in acked {
+                if let Some(s) = self.segments.remove(&seq) {
+                    self.rtx.remove(&seq);
+                    newly += s.len as u64;
+                    if s.in_flight {
+                        removed += s.len as u64;
+                    }
+                    // Karn's algorithm (RFC 6298 section 3): no samples from retransmissions.
+                    if s.transmissions == 1 {
+                        sample = Some(now - s.sent_at);
+                    }
+                }
+            }
+            self.stats.bytes_delivered += ack.ack - self.snd_una;
+            self.snd_una = ack.ack;
+            self.dupacks = 0;
+            if let Some(r) = sample {
+                self.rtt.on_sample(r);
+            }
+            self.cc.on_ack(
+                now,
+                &AckEvent {
+                    newly_acked: DataSize::bytes(newly),
+                    removed_from_flight: DataSize::bytes(removed),
+                    cum_ack: ack.ack,
+                    cum_ack_advanced: true,
+                    rtt: sample,
+                },
+            );
+            let partial = was_in_recovery && self.cc.in_recovery();
+            if partial {
+                // RFC 6582 3.2 step 4: a partial ack retransmits the first unacked segment.
+                self.partial_acks += 1;
+                if let Some(first) = self.segments.keys().next().copied() {
+                    let lost = self.mark_lost(first);
+                    self.cc.on_lost(lost);
+                    self.rtx_now = true;
+                }
+            }
+            // RFC 6298 5.2 / 5.3: stop the timer when all is acked, else restart it
+            // (in recovery, Impatient variant: only on the first partial ack).
+            let restart = !partial || !self.config.impatient_recovery || self.partial_acks == 1;
+            if self.segments.is_empty() {
+                self.rto_deadline = None;
+            } else if restart {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+        } else if !self.segments.is_empty() {
+            self.dupacks += 1;
+            if self.cc.in_recovery() {
+                self.cc.on_dup_ack(now);
+            } else if self.dupacks == self.config.dupack_threshold.max(1)
+                && self.recover.map_or(true, |r| self.snd_una > r)
+            {
+                // RFC 6582 3.2 step 1-2 (with the "ack covers more than recover" check).
+                self.recover = Some(self.snd_nxt);
+                self.partial_acks = 0;
+                if self.cc.on_fast_retransmit(now, self.snd_nxt) {
+                    self.stats.fast_retransmits += 1;
+                }
+                let lost = self.mark_lost(self.snd_una);
+                self.cc.on_lost(lost);
+                self.rtx_now = true;
+            }
+        }
+        self.collect_reports();
+    }
+
+    fn on_rto(&mut self, now: Timestamp) {
+        self.stats.timeouts += 1;
+        // RFC 6298 5.4-5.6 and RFC 5681 equation 4; the window reaction first, while the
+        // flight still counts the outstanding data.
+        self.cc.on_rto_timeout(now);
+        self.rtt.backoff();
+        let seqs: Vec<u64> = self.segments.keys().copied().collect();
+        let mut lost = DataSize::ZERO;
+        for seq in seqs {
+            lost += self.mark_lost(seq);
+        }
+        self.cc.on_lost(lost);
+        // RFC 6582 section 3.2 step 1 note: after a timeout, recover = highest sent.
+        self.recover = Some(self.snd_nxt);
+        self.dupacks = 0;
+        self.rto_deadline = None;
+        self.collect_reports();
+    }
+
+    fn transmit(
+        &mut self,
+        now: Timestamp,
+        seq: u64,
+        len: u32,
+        retransmission: bool,
+    ) -> Transmit<Segment> {
+        let wire = self.wire(len);
+        self.cc.on_sent(now, DataSize::bytes(len as u64));
+        self.stats.bytes_sent += wire.as_bytes();
+        self.stats.segments_sent += 1;
+        if retransmission {
+            self.stats.bytes_retransmitted += wire.as_bytes();
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        Transmit {
+            size: wire,
+            message: Segment { seq, len },
+        }
+    }
+}
+
+impl Endpoint for TcpSender {
+    type Outgoing = Segment;
+    type Incoming = TcpAck;
+
+    fn handle_input(&mut self, now: Timestamp, message: TcpAck) {
+        self.last_now = self.last_now.max(now);
+        self.on_ack(now, message);
+        self.pull_source(now);
+    }
+
+    fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<Segment>> {
+        self.last_now = self.last_now.max(now);
+        self.pull_source(now);
+        if let Some(&seq) = self.rtx.iter().next() {
+            if !(self.rtx_now || self.cc.can_send()) {
+                return None;
+            }
+            self.rtx_now = false;
+            self.rtx.remove(&seq);
+            let s = self.segments.get_mut(&seq)?;
+            s.in_flight = true;
+            s.transmissions += 1;
+            s.sent_at = now;
+            let len = s.len;
+            return Some(self.transmit(now, seq, len, true));
+        }
+        if self.buffered == 0 || !self.cc.can_send() {
+            return None;
+        }
+        let outstanding = self.snd_nxt - self.snd_una;
+        if outstanding >= self.peer_rwnd && !self.segments.is_empty() {
+            return None;
+        }
+        let len = self
+            .buffered
+            .min(self.cc.mtu().as_bytes())
+            .min(u32::MAX as u64) as u32;
+        let seq = self.snd_nxt;
+        self.snd_nxt += len as u64;
+        self.buffered -= len as u64;
+        self.segments.insert(
+            seq,
+            SentSegment {
+                len,
+                sent_at: now,
+                transmissions: 1,
+                in_flight: true,
+            },
+        );
+        Some(self.transmit(now, seq, len, false))
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        match (self.rto_deadline, self.source.next_wakeup(self.last_now)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.last_now = self.last_now.max(now);
+        if self.rto_deadline.is_some_and(|t| t <= now) {
+            self.on_rto(now);
+        }
+        self.pull_source(now);
+    }
+}
+
+/// Receiver configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TcpReceiverConfig {
+    pub rwnd: DataSize,
+    /// Delayed acks (RFC 5681 4.2): ack at least every `ack_every` full segments, or
+    /// after `ack_delay`. `ack_every = 1` disables delaying.
+    pub ack_every: u32,
+    /// Delayed-ack timer (RFC 5681: < 500 ms; Linux: 40 ms minimum, the default here).
+    pub ack_delay: TimeDelta,
+    pub header_bytes: u64,
+}
+
+impl Default for TcpReceiverConfig {
+    fn default() -> Self {
+        TcpReceiverConfig {
+            rwnd: DataSize::bytes(4 << 20),
+            ack_every: 2,
+            ack_delay: TimeDelta::millis(40),
+            header_bytes: TCP_IP_HEADER,
+        }
+    }
+}
+
+/// Receiver statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TcpReceiverStats {
+    pub segments_received: u64,
+    /// Bytes delivered in order to the application (each byte once).
+    pub bytes_delivered: u64,
+    pub duplicate_segments: u64,
+    pub acks_sent: u64,
+}
+
+/// The receiving side of a TCP-like flow.
+#[derive(Debug, Clone)]
+pub struct TcpReceiver {
+    config: TcpReceiverConfig,
+    rcv_nxt: u64,
+    ooo: BTreeMap<u64, u32>,
+    ooo_bytes: u64,
+    unacked: u32,
+    ack_deadline: Option<Timestamp>,
+    ack_now: bool,
+    stats: TcpReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(config: TcpReceiverConfig) -> Self {
+        TcpReceiver {
+            config,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            ooo_bytes: 0,
+            unacked: 0,
+            ack_deadline: None,
+            ack_now: false,
+            stats: TcpReceiverStats::default(),
+        }
+    }
+    pub fn stats(&self) -> TcpReceiverStats {
+        self.stats
+    }
+    pub fn bytes_delivered(&self) -> DataSize {
+        DataSize::bytes(self.stats.bytes_delivered)
+    }
+}
+
+impl Endpoint for TcpReceiver {
+    type Outgoing = TcpAck;
+    type Incoming = Segment;
+
+    fn handle_input(&mut self, now: Timestamp, seg: Segment) {
+        self.stats.segments_received += 1;
+        let end = seg.seq + seg.len as u64;
+        if end <= self.rcv_nxt || self.ooo.contains_key(&seg.seq) {
+            // RFC 5681 4.2: out-of-order (here: duplicate) data is acked at once.
+            self.stats.duplicate_segments += 1;
+            self.ack_now = true;
+            return;
+        }
+        if seg.seq > self.rcv_nxt {
+            if self.ooo_bytes + seg.len as u64 <= self.config.rwnd.as_bytes() {
+                self.ooo.insert(seg.seq, seg.len);
+                self.ooo_bytes += seg.len as u64;
+            }
+            self.ack_now = true;
+            return;
+        }
+        let filled_hole = !self.ooo.is_empty();
+        let before = self.rcv_nxt;
+        self.rcv_nxt = end;
+        while let Some((&s, &l)) = self.ooo.iter().next() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(&s);
+            self.ooo_bytes -= l as u64;
+            self.rcv_nxt = self.rcv_nxt.max(s + l as u64);
+        }
+        self.stats.bytes_delivered += self.rcv_nxt - before;
+        self.unacked += 1;
+        if filled_hole || self.unacked >= self.config.ack_every.max(1) {
+            self.ack_now = true;
+        } else if self.ack_deadline.is_none() {
+            self.ack_deadline = Some(now + self.config.ack_delay);
+        }
+    }
+
+    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<TcpAck>> {
+        if !self.ack_now {
+            return None;
+        }
+        self.ack_now = false;
+        self.unacked = 0;
+        self.ack_deadline = None;
+        self.stats.acks_sent += 1;
+        Some(Transmit {
+            size: DataSize::bytes(self.config.header_bytes),
+            message: TcpAck {
+                ack: self.rcv_nxt,
+                rwnd: self.config.rwnd.as_bytes().saturating_sub(self.ooo_bytes),
+            },
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.ack_deadline
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        if self.ack_deadline.is_some_and(|t| t <= now) {
+            self.ack_now = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> Timestamp {
+        Timestamp::from_millis(ms)
+    }
+    fn sender() -> TcpSender {
+        TcpSender::new(TcpSenderConfig {
+            cc: TcpCcKind::NewReno(NewRenoConfig {
+                smss: DataSize::bytes(1000),
+                ..Default::default()
+            }),
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(100_000),
+                buffer_limit: DataSize::bytes(100_000),
+                total: Some(DataSize::bytes(100_000)),
+            },
+            ..Default::default()
+        })
+    }
+    fn drain(s: &mut TcpSender, now: Timestamp) -> Vec<Segment> {
+        std::iter::from_fn(|| s.poll_transmit(now).map(|t| t.message)).collect()
+    }
+    fn ack(a: u64) -> TcpAck {
+        TcpAck {
+            ack: a,
+            rwnd: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn initial_window_ten_segments_rfc6928() {
+        let mut s = sender();
+        let segs = drain(&mut s, t(0));
+        assert_eq!(segs.len(), 10);
+        assert_eq!(
+            segs[3],
+            Segment {
+                seq: 3000,
+                len: 1000
+            }
+        );
+    }
+
+    #[test]
+    fn third_dup_ack_fast_retransmits_rfc5681_3_2() {
+        let mut s = sender();
+        drain(&mut s, t(0));
+        s.handle_input(t(50), ack(1000));
+        drain(&mut s, t(50));
+        for i in 0..2 {
+            s.handle_input(t(51 + i), ack(1000));
+        }
+        assert_eq!(s.stats().fast_retransmits, 0);
+        s.handle_input(t(53), ack(1000));
+        assert_eq!(s.stats().fast_retransmits, 1);
+        let rtx = s.poll_transmit(t(53)).expect("retransmission").message;
+        assert_eq!(rtx.seq, 1000);
+        // Partial ack (RFC 6582 3.2 step 4): the next hole is retransmitted at once.
+        s.handle_input(t(100), ack(3000));
+        let rtx = s.poll_transmit(t(100)).expect("retransmission").message;
+        assert_eq!(rtx.seq, 3000);
+    }
+
+    #[test]
+    fn rto_retransmits_from_snd_una_rfc6298_5() {
+        let mut s = sender();
+        drain(&mut s, t(0));
+        assert_eq!(s.poll_timeout(), Some(t(1000)));
+        s.handle_timeout(t(1000));
+        assert_eq!(s.cwnd(), DataSize::bytes(1000));
+        assert_eq!(s.rtt_estimator().rto(), TimeDelta::secs(2));
+        let segs = drain(&mut s, t(1000));
+        assert_eq!(segs, vec![Segment { seq: 0, len: 1000 }]);
+    }
+
+    #[test]
+    fn receiver_delays_acks_and_acks_out_of_order_at_once_rfc5681_4_2() {
+        let mut r = TcpReceiver::new(TcpReceiverConfig::default());
+        r.handle_input(t(0), Segment { seq: 0, len: 1000 });
+        assert!(r.poll_transmit(t(0)).is_none());
+        assert_eq!(r.poll_timeout(), Some(t(40)));
+        r.handle_input(
+            t(1),
+            Segment {
+                seq: 1000,
+                len: 1000,
+            },
+        );
+        assert_eq!(r.poll_transmit(t(1)).expect("every 2nd").message.ack, 2000);
+        r.handle_input(
+            t(2),
+            Segment {
+                seq: 3000,
+                len: 1000,
+            },
+        );
+        assert_eq!(r.poll_transmit(t(2)).expect("dup ack").message.ack, 2000);
+        r.handle_input(
+            t(3),
+            Segment {
+                seq: 2000,
+                len: 1000,
+            },
+        );
+        assert_eq!(
+            r.poll_transmit(t(3)).expect("hole filled").message.ack,
+            4000
+        );
+        r.handle_input(t(4), Segment { seq: 0, len: 1000 });
+        assert_eq!(r.poll_transmit(t(4)).expect("duplicate").message.ack, 4000);
+        assert_eq!(r.stats().bytes_delivered, 4000);
+        assert_eq!(r.stats().duplicate_segments, 1);
+    }
+}

@@ -1,0 +1,179 @@
+//! Window-based congestion controllers: SCTP (RFC 9260 section 7), TCP NewReno
+//! (RFC 5681 + RFC 6582) and CUBIC (RFC 9438), plus the RFC 6298 retransmission timer.
+//!
+//! A controller only does the arithmetic of the congestion window. Loss detection (miss
+//! indications, duplicate acks, the T3-rtx / RTO timer) lives in the endpoints
+//! ([`crate::endpoint::sctp`], [`crate::endpoint::tcp`]), which tell the controller what
+//! happened through [`WindowController`]. Bytes in flight are accounted inside the
+//! controller: every byte passed to [`WindowController::on_sent`] leaves the flight exactly
+//! once, either acked ([`AckEvent::removed_from_flight`]) or declared lost / marked for
+//! retransmission ([`WindowController::on_lost`]).
+
+pub mod cubic;
+pub mod new_reno;
+pub mod rto;
+pub mod sctp;
+
+#[cfg(test)]
+mod proptests;
+
+pub use cubic::{Cubic, CubicConfig};
+pub use new_reno::{NewReno, NewRenoConfig};
+pub use rto::{RtoConfig, RttEstimator};
+pub use sctp::{SctpCcConfig, SctpCongestionControl};
+
+use crate::units::{DataSize, TimeDelta, Timestamp};
+
+/// What one acknowledgement (SCTP SACK, TCP ACK) did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AckEvent {
+    /// Bytes of data newly acknowledged by this ack (cumulative and selective), counted
+    /// for window growth.
+    pub newly_acked: DataSize,
+    /// Bytes that leave the flight with this ack (newly acked bytes that were still
+    /// counted in flight, i.e. not already marked lost).
+    pub removed_from_flight: DataSize,
+    /// The cumulative ack point after this ack, in the endpoint's sequence space
+    /// (SCTP: cumulative TSN; TCP: the last byte cumulatively acked).
+    pub cum_ack: u64,
+    /// Whether this ack advanced the cumulative ack point.
+    pub cum_ack_advanced: bool,
+    /// A new RTT sample taken from this ack, if any.
+    pub rtt: Option<TimeDelta>,
+}
+
+/// Emitted by a controller whenever its cwnd (or ssthresh) changes by its own rules:
+/// the (cwnd, max cwnd, latest RTT sample) callback the papers added to usrsctp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CwndChange {
+    pub cwnd: DataSize,
+    pub ssthresh: DataSize,
+    pub max_cwnd: Option<DataSize>,
+    /// The newest RTT sample (not SRTT), if any has been taken.
+    pub rtt: Option<TimeDelta>,
+}
+
+/// A congestion-window controller. All sizes in bytes.
+///
+/// Invariants every implementation keeps (checked by the property tests for all of them):
+/// `cwnd() >= mtu()`, `cwnd() <= max_cwnd()` when a cap is set (the cap is floored at one
+/// MTU), bytes in flight equal bytes sent minus bytes acked or lost (never negative), and
+/// no input sequence panics.
+pub trait WindowController {
+    /// The unit the window moves in (SCTP path MTU, TCP SMSS).
+    fn mtu(&self) -> DataSize;
+    /// The congestion window.
+    fn cwnd(&self) -> DataSize;
+    /// The slow-start threshold.
+    fn ssthresh(&self) -> DataSize;
+    /// Bytes sent and neither acknowledged nor declared lost.
+    fn bytes_in_flight(&self) -> DataSize;
+    /// Whether the controller is in fast recovery.
+    fn in_recovery(&self) -> bool;
+    /// `bytes` were put on the wire (new data or a retransmission).
+    fn on_sent(&mut self, now: Timestamp, bytes: DataSize);
+    /// An acknowledgement arrived.
+    fn on_ack(&mut self, now: Timestamp, ack: &AckEvent);
+    /// `bytes` previously in flight were declared lost / marked for retransmission; they
+    /// leave the flight without a window change (the window reaction is
+    /// [`WindowController::on_fast_retransmit`] or [`WindowController::on_rto_timeout`]).
+    fn on_lost(&mut self, bytes: DataSize);
+    /// A duplicate ack arrived (TCP; SCTP ignores it: its miss indications are counted by
+    /// the endpoint).
+    fn on_dup_ack(&mut self, _now: Timestamp) {}
+    /// Loss detected by fast retransmit. `recovery_point` is the highest sequence number
+    /// outstanding; fast recovery lasts until the cumulative ack reaches it. Returns
+    /// whether fast recovery was entered (false if already in it).
+    fn on_fast_retransmit(&mut self, now: Timestamp, recovery_point: u64) -> bool;
+    /// The retransmission timer expired.
+    fn on_rto_timeout(&mut self, now: Timestamp);
+    /// The sender is about to send after `idle` without sending, with the current `rto`.
+    fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
+    /// Cap the window (FSE-NG; `None` removes the cap). Floored at one MTU.
+    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>);
+    /// The current cap, if any.
+    fn max_cwnd(&self) -> Option<DataSize>;
+    /// Set the window directly (FSEv2). Enforces `cwnd >= mtu` and the max-cwnd cap;
+    /// adopts `ssthresh` when given.
+    fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>);
+    /// The next queued cwnd change, if any.
+    fn poll_cwnd_change(&mut self) -> Option<CwndChange>;
+    /// Whether new data may be sent now (flight below cwnd: a packet may overshoot the
+    /// window by less than one MTU, RFC 9260 section 6.1 rule B).
+    fn can_send(&self) -> bool {
+        self.bytes_in_flight() < self.cwnd()
+    }
+}
+
+/// Bookkeeping shared by the controllers: flight size, cap, queued change reports.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WindowCore {
+    pub mtu: DataSize,
+    pub cwnd: DataSize,
+    pub ssthresh: DataSize,
+    pub flight: DataSize,
+    pub max_cwnd: Option<DataSize>,
+    pub last_rtt: Option<TimeDelta>,
+    reported: Option<(DataSize, DataSize)>,
+    pending: Option<CwndChange>,
+}
+
+impl WindowCore {
+    pub fn new(mtu: DataSize, cwnd: DataSize, ssthresh: DataSize) -> Self {
+        let mtu = mtu.max(DataSize::bytes(1));
+        let mut core = WindowCore {
+            mtu,
+            cwnd: cwnd.max(mtu),
+            ssthresh,
+            ..Default::default()
+        };
+        core.reported = Some((core.cwnd, core.ssthresh));
+        core
+    }
+
+    /// Apply floor and cap: `mtu <= cwnd <= max(max_cwnd, mtu)`.
+    pub fn clamp(&mut self) {
+        if let Some(max) = self.max_cwnd {
+            self.cwnd = self.cwnd.min(max.max(self.mtu));
+        }
+        self.cwnd = self.cwnd.max(self.mtu);
+    }
+
+    pub fn set_max_cwnd(&mut self, max: Option<DataSize>) {
+        self.max_cwnd = max.map(|m| m.max(self.mtu));
+        self.clamp();
+        self.note_change();
+    }
+
+    /// Queue a report if cwnd or ssthresh changed since the last one.
+    pub fn note_change(&mut self) {
+        let now = (self.cwnd, self.ssthresh);
+        if self.reported != Some(now) {
+            self.reported = Some(now);
+            self.pending = Some(CwndChange {
+                cwnd: self.cwnd,
+                ssthresh: self.ssthresh,
+                max_cwnd: self.max_cwnd,
+                rtt: self.last_rtt,
+            });
+        }
+    }
+
+    /// Record an externally set window as already reported (no echo back to the
+    /// coupling manager that set it).
+    pub fn mark_reported(&mut self) {
+        self.reported = Some((self.cwnd, self.ssthresh));
+    }
+
+    pub fn poll_change(&mut self) -> Option<CwndChange> {
+        self.pending.take()
+    }
+
+    pub fn on_sent(&mut self, bytes: DataSize) {
+        self.flight += bytes;
+    }
+
+    pub fn remove_from_flight(&mut self, bytes: DataSize) {
+        self.flight = self.flight.saturating_sub(bytes);
+    }
+}

@@ -1,0 +1,304 @@
+//! TCP NewReno: slow start and congestion avoidance of RFC 5681 section 3.1 (with
+//! byte counting, RFC 3465) and the fast recovery of RFC 6582 section 3.2.
+
+use super::{AckEvent, CwndChange, WindowController, WindowCore};
+use crate::units::{DataSize, TimeDelta, Timestamp};
+
+/// Constants of TCP NewReno.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewRenoConfig {
+    /// Sender maximum segment size (payload bytes per segment).
+    pub smss: DataSize,
+    /// Initial window in segments. Default 10 (RFC 6928, what Linux cross traffic uses);
+    /// RFC 5681 section 3.1 gives 3 for an SMSS of 1095..2190 bytes.
+    pub initial_window_segments: u64,
+    /// Initial ssthresh ("arbitrarily high", RFC 5681 section 3.1).
+    pub initial_ssthresh: DataSize,
+    /// Floor of ssthresh after a loss, in segments: max(FlightSize/2, 2*SMSS)
+    /// (RFC 5681 equation 4).
+    pub min_ssthresh_segments: u64,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig {
+            smss: DataSize::bytes(1460),
+            initial_window_segments: 10,
+            initial_ssthresh: DataSize::bytes(u64::MAX / 4),
+            min_ssthresh_segments: 2,
+        }
+    }
+}
+
+/// The fast-recovery window mechanics of RFC 6582 section 3.2, shared with CUBIC.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TcpRecovery {
+    pub point: Option<u64>,
+}
+
+impl TcpRecovery {
+    /// Step 2: cwnd = ssthresh + 3*SMSS ("inflates" for the three dup acks).
+    pub fn enter(&mut self, core: &mut WindowCore, ssthresh: DataSize, point: u64) {
+        core.ssthresh = ssthresh;
+        core.cwnd = ssthresh + core.mtu * 3;
+        self.point = Some(point);
+    }
+
+    /// Step 3: each further dup ack inflates cwnd by SMSS.
+    pub fn dup_ack(&mut self, core: &mut WindowCore) {
+        if self.point.is_some() {
+            core.cwnd += core.mtu;
+        }
+    }
+
+    /// Steps 4 and 5 for an ack that advanced the cumulative ack while in recovery.
+    /// Returns false if not in recovery. Call after the flight has been reduced.
+    pub fn on_ack(&mut self, core: &mut WindowCore, ack: &AckEvent) -> bool {
+        let Some(point) = self.point else {
+            return false;
+        };
+        if !ack.cum_ack_advanced {
+            return true;
+        }
+        if ack.cum_ack >= point {
+            // Step 5 (full ack), option (1): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+            core.cwnd = core.ssthresh.min(core.flight.max(core.mtu) + core.mtu);
+            self.point = None;
+        } else {
+            // Step 4 (partial ack): deflate by the amount acked, add back one SMSS if at
+            // least one SMSS was acked.
+            core.cwnd = core.cwnd.saturating_sub(ack.newly_acked);
+            if ack.newly_acked >= core.mtu {
+                core.cwnd += core.mtu;
+            }
+        }
+        true
+    }
+}
+
+/// TCP NewReno congestion control.
+#[derive(Debug, Clone)]
+pub struct NewReno {
+    config: NewRenoConfig,
+    core: WindowCore,
+    recovery: TcpRecovery,
+    /// Bytes acked in congestion avoidance since the last increase (RFC 3465 2.1).
+    bytes_acked: DataSize,
+}
+
+impl NewReno {
+    pub fn new(config: NewRenoConfig) -> Self {
+        let smss = config.smss.max(DataSize::bytes(1));
+        let iw = smss * config.initial_window_segments.max(1);
+        NewReno {
+            config,
+            core: WindowCore::new(smss, iw, config.initial_ssthresh),
+            recovery: TcpRecovery::default(),
+            bytes_acked: DataSize::ZERO,
+        }
+    }
+
+    pub fn config(&self) -> &NewRenoConfig {
+        &self.config
+    }
+
+    /// ssthresh = max(FlightSize / 2, 2*SMSS) (RFC 5681 equation 4).
+    fn loss_ssthresh(&self) -> DataSize {
+        (self.core.flight / 2).max(self.core.mtu * self.config.min_ssthresh_segments)
+    }
+}
+
+impl WindowController for NewReno {
+    fn mtu(&self) -> DataSize {
+        self.core.mtu
+    }
+    fn cwnd(&self) -> DataSize {
+        self.core.cwnd
+    }
+    fn ssthresh(&self) -> DataSize {
+        self.core.ssthresh
+    }
+    fn bytes_in_flight(&self) -> DataSize {
+        self.core.flight
+    }
+    fn in_recovery(&self) -> bool {
+        self.recovery.point.is_some()
+    }
+    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
+        self.core.on_sent(bytes);
+    }
+
+    fn on_ack(&mut self, _now: Timestamp, ack: &AckEvent) {
+        self.core.remove_from_flight(ack.removed_from_flight);
+        if let Some(rtt) = ack.rtt {
+            self.core.last_rtt = Some(rtt);
+        }
+        if !self.recovery.on_ack(&mut self.core, ack)
+            && ack.cum_ack_advanced
+            && ack.newly_acked > DataSize::ZERO
+        {
+            let smss = self.core.mtu;
+            if self.core.cwnd < self.core.ssthresh {
+                // RFC 5681 equation 2: cwnd += min(N, SMSS).
+                self.core.cwnd += ack.newly_acked.min(smss);
+            } else {
+                // RFC 5681 section 3.1 / RFC 3465 2.1: cwnd += SMSS per cwnd bytes acked.
+                self.bytes_acked += ack.newly_acked;
+                if self.bytes_acked >= self.core.cwnd {
+                    self.bytes_acked -= self.core.cwnd;
+                    self.core.cwnd += smss;
+                }
+            }
+        }
+        self.core.clamp();
+        self.core.note_change();
+    }
+
+    fn on_lost(&mut self, bytes: DataSize) {
+        self.core.remove_from_flight(bytes);
+    }
+
+    fn on_dup_ack(&mut self, _now: Timestamp) {
+        self.recovery.dup_ack(&mut self.core);
+        self.core.clamp();
+        self.core.note_change();
+    }
+
+    /// RFC 6582 3.2 step 2: ssthresh = max(FlightSize/2, 2*SMSS), cwnd = ssthresh + 3*SMSS.
+    /// Call before removing the lost segment from the flight.
+    fn on_fast_retransmit(&mut self, _now: Timestamp, recovery_point: u64) -> bool {
+        if self.recovery.point.is_some() {
+            return false;
+        }
+        let ssthresh = self.loss_ssthresh();
+        self.recovery
+            .enter(&mut self.core, ssthresh, recovery_point);
+        self.bytes_acked = DataSize::ZERO;
+        self.core.clamp();
+        self.core.note_change();
+        true
+    }
+
+    /// RFC 5681 equations 4 and 5 (and section 3.1): ssthresh = max(FlightSize/2, 2*SMSS),
+    /// cwnd = 1 SMSS (the loss window). Call before marking the flight lost.
+    fn on_rto_timeout(&mut self, _now: Timestamp) {
+        self.core.ssthresh = self.loss_ssthresh();
+        self.core.cwnd = self.core.mtu;
+        self.recovery.point = None;
+        self.bytes_acked = DataSize::ZERO;
+        self.core.clamp();
+        self.core.note_change();
+    }
+
+    fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
+
+    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
+        self.core.set_max_cwnd(max_cwnd);
+    }
+    fn max_cwnd(&self) -> Option<DataSize> {
+        self.core.max_cwnd
+    }
+    fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
+        self.core.cwnd = cwnd;
+        if let Some(s) = ssthresh {
+            self.core.ssthresh = s;
+        }
+        self.core.clamp();
+        self.core.mark_reported();
+    }
+    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
+        self.core.poll_change()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u64 = 1000;
+
+    fn b(v: u64) -> DataSize {
+        DataSize::bytes(v)
+    }
+    fn t0() -> Timestamp {
+        Timestamp::ZERO
+    }
+    fn ack(newly: u64, cum: u64) -> AckEvent {
+        AckEvent {
+            newly_acked: b(newly),
+            removed_from_flight: b(newly),
+            cum_ack: cum,
+            cum_ack_advanced: newly > 0,
+            rtt: None,
+        }
+    }
+    fn reno(iw: u64, ssthresh: u64) -> NewReno {
+        NewReno::new(NewRenoConfig {
+            smss: b(S),
+            initial_window_segments: iw,
+            initial_ssthresh: b(ssthresh),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn initial_window_rfc6928() {
+        assert_eq!(NewReno::new(NewRenoConfig::default()).cwnd(), b(14_600));
+    }
+
+    #[test]
+    fn slow_start_rfc5681_eq2() {
+        let mut r = reno(2, 100_000);
+        r.on_sent(t0(), b(2 * S));
+        r.on_ack(t0(), &ack(2 * S, 2 * S));
+        // cwnd += min(2000, 1000)
+        assert_eq!(r.cwnd(), b(3 * S));
+        r.on_sent(t0(), b(S));
+        r.on_ack(t0(), &ack(400, 2 * S + 400));
+        assert_eq!(r.cwnd(), b(3 * S + 400));
+    }
+
+    #[test]
+    fn congestion_avoidance_one_smss_per_window_rfc5681_3_1() {
+        let mut r = reno(4, 1000);
+        r.on_sent(t0(), b(8 * S));
+        for i in 1..=3 {
+            r.on_ack(t0(), &ack(S, i * S));
+            assert_eq!(r.cwnd(), b(4 * S));
+        }
+        r.on_ack(t0(), &ack(S, 4 * S));
+        assert_eq!(r.cwnd(), b(5 * S));
+    }
+
+    #[test]
+    fn fast_recovery_rfc6582_3_2() {
+        let mut r = reno(10, u64::MAX / 4);
+        r.on_sent(t0(), b(10 * S));
+        // Step 2: ssthresh = 10000/2 = 5000, cwnd = 5000 + 3000.
+        assert!(r.on_fast_retransmit(t0(), 10 * S));
+        assert_eq!(r.ssthresh(), b(5 * S));
+        assert_eq!(r.cwnd(), b(8 * S));
+        // Step 3: dup ack inflates.
+        r.on_dup_ack(t0());
+        assert_eq!(r.cwnd(), b(9 * S));
+        // Step 4: partial ack of 2000: cwnd = 9000 - 2000 + 1000.
+        r.on_ack(t0(), &ack(2 * S, 2 * S));
+        assert_eq!(r.cwnd(), b(8 * S));
+        assert!(r.in_recovery());
+        // Step 5: full ack; flight after = 10000 - 2000 - 7000 = 1000;
+        // cwnd = min(5000, max(1000, 1000) + 1000) = 2000.
+        r.on_ack(t0(), &ack(7 * S, 10 * S));
+        assert!(!r.in_recovery());
+        assert_eq!(r.cwnd(), b(2 * S));
+    }
+
+    #[test]
+    fn rto_sets_loss_window_rfc5681_eq4() {
+        let mut r = reno(10, u64::MAX / 4);
+        r.on_sent(t0(), b(3 * S));
+        r.on_rto_timeout(t0());
+        // max(1500, 2000) = 2000.
+        assert_eq!(r.ssthresh(), b(2 * S));
+        assert_eq!(r.cwnd(), b(S));
+    }
+}
