@@ -7,4 +7,6 @@ pub mod loss_history;
 pub mod rap;
 pub mod rap_history;
 pub mod rtt;
+pub mod tfrc;
 pub mod tfrc_equation;
+pub mod tfrc_receiver;
