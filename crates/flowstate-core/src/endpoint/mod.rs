@@ -43,3 +43,4 @@ pub trait Endpoint {
     /// Time has advanced to `now` (at or after the instant `poll_timeout` named).
     fn handle_timeout(&mut self, now: Timestamp);
 }
+pub mod rap;

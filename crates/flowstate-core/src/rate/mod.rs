@@ -4,6 +4,7 @@
 //! Each controller is sans-I/O and has a matching pair of endpoints in
 //! [`crate::endpoint::rap`] and [`crate::endpoint::tfrc`].
 pub mod loss_history;
+pub mod pacer;
 pub mod rap;
 pub mod rap_history;
 pub mod rtt;

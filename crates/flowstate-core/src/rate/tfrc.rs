@@ -69,7 +69,7 @@ pub struct Feedback {
 
 /// The TFRC sender's rate controller.
 #[derive(Debug, Clone)]
-pub struct TfrcSender {
+pub struct TfrcController {
     cfg: TfrcConfig,
     /// Allowed sending rate X, bytes/s.
     x: f64,
@@ -90,11 +90,11 @@ pub struct TfrcSender {
     report_pending: bool,
 }
 
-impl TfrcSender {
+impl TfrcController {
     pub fn new(cfg: TfrcConfig) -> Self {
         let s = cfg.segment_size.as_bytes() as f64;
         let x0 = s / cfg.initial_interval.as_secs_f64().max(1e-6);
-        let mut me = TfrcSender {
+        let mut me = TfrcController {
             cfg,
             x: 0.0,
             r: None,
@@ -156,7 +156,7 @@ impl TfrcSender {
         w / r.max(1e-6)
     }
 
-    /// The next time [`TfrcSender::on_nofeedback_timer`] must run.
+    /// The next time [`TfrcController::on_nofeedback_timer`] must run.
     pub fn nofeedback_deadline(&self) -> Option<Timestamp> {
         self.nofeedback_at
     }
@@ -266,7 +266,7 @@ impl TfrcSender {
     }
 
     /// 4.4: the nofeedback timer expired (call at or after
-    /// [`TfrcSender::nofeedback_deadline`]).
+    /// [`TfrcController::nofeedback_deadline`]).
     pub fn on_nofeedback_timer(&mut self, now: Timestamp) {
         match self.nofeedback_at {
             Some(t) if now >= t => {}
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn initial_rate_and_first_feedback() {
-        let mut t = TfrcSender::new(TfrcConfig::default());
+        let mut t = TfrcController::new(TfrcConfig::default());
         // 4.2: one 1000-byte packet per second = 8 kbit/s
         assert!((t.rate().as_bps() - 8000.0).abs() < 1e-9);
         t.on_packet_sent(ms(0), false);
@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_once_per_rtt_limited_by_2_x_recv() {
-        let mut t = TfrcSender::new(TfrcConfig::default());
+        let mut t = TfrcController::new(TfrcConfig::default());
         t.on_packet_sent(ms(0), false);
         t.on_feedback(ms(100), fb(0, 1000.0, 0.0)); // X = 40000 B/s
         t.on_packet_sent(ms(110), false);
@@ -377,7 +377,7 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_uses_equation_and_2_x_recv() {
-        let mut t = TfrcSender::new(TfrcConfig::default());
+        let mut t = TfrcController::new(TfrcConfig::default());
         t.on_packet_sent(ms(0), false);
         t.on_feedback(ms(100), fb(0, 1000.0, 0.0));
         t.on_packet_sent(ms(150), false);
@@ -397,7 +397,7 @@ mod tests {
 
     #[test]
     fn nofeedback_before_any_feedback_halves() {
-        let mut t = TfrcSender::new(TfrcConfig::default());
+        let mut t = TfrcController::new(TfrcConfig::default());
         t.on_packet_sent(ms(0), false);
         t.on_packet_sent(ms(1000), false);
         t.on_nofeedback_timer(ms(2000));
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn nofeedback_in_congestion_avoidance_halves_via_update_limits() {
-        let mut t = TfrcSender::new(TfrcConfig::default());
+        let mut t = TfrcController::new(TfrcConfig::default());
         t.on_packet_sent(ms(0), false);
         t.on_feedback(ms(100), fb(0, 1000.0, 0.0));
         t.on_packet_sent(ms(150), false);
@@ -421,7 +421,7 @@ mod tests {
 
     #[test]
     fn min_rate_is_s_over_t_mbi() {
-        let mut t = TfrcSender::new(TfrcConfig::default());
+        let mut t = TfrcController::new(TfrcConfig::default());
         t.set_rate(Bitrate::ZERO);
         // 1000 B / 64 s = 15.625 B/s = 125 bit/s
         assert!((t.rate().as_bps() - 125.0).abs() < 1e-9);
@@ -432,7 +432,7 @@ mod tests {
         fn random_feedback_keeps_x_valid(
             ops in proptest::collection::vec((0u8..4, 0u64..300_000, 0.0f64..1e7, -0.5f64..1.5, 0i64..100_000), 0..150),
         ) {
-            let mut t = TfrcSender::new(TfrcConfig::default());
+            let mut t = TfrcController::new(TfrcConfig::default());
             let mut now = 0u64;
             for (op, dt, xr, p, delay) in ops {
                 now += dt;
