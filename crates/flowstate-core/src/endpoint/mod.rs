@@ -44,3 +44,4 @@ pub trait Endpoint {
     fn handle_timeout(&mut self, now: Timestamp);
 }
 pub mod rap;
+pub mod tfrc;
