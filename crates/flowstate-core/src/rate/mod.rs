@@ -10,4 +10,7 @@ pub mod rap_history;
 pub mod rtt;
 pub mod tfrc;
 pub mod tfrc_equation;
+
+#[cfg(test)]
+mod testbed;
 pub mod tfrc_receiver;
