@@ -132,6 +132,7 @@ pub struct LossHistory {
     discount: VecDeque<f64>,
     events: u64,
     lost: u64,
+    seeded: bool,
 }
 
 impl LossHistory {
@@ -147,6 +148,7 @@ impl LossHistory {
             discount: VecDeque::new(),
             events: 0,
             lost: 0,
+            seeded: false,
         }
     }
 
@@ -181,18 +183,21 @@ impl LossHistory {
     }
 
     /// Set the interval before the first loss event (RFC 5348, 6.3.1: 1/p for the p
-    /// that makes the equation give the receive rate). Ignored unless exactly the first
-    /// loss event has started and nothing was seeded yet; non-finite or < 1 values are
-    /// clamped to 1.
+    /// that makes the equation give the receive rate). Ignored before the first loss
+    /// event and after the first call. The value becomes the oldest interval (one long
+    /// gap may open several events at once); non-finite or < 1 values are clamped to 1.
     pub fn seed_first_interval(&mut self, interval: f64) {
-        if self.events >= 1 && self.closed.is_empty() {
+        if self.events >= 1 && !self.seeded {
+            self.seeded = true;
             let v = if interval.is_finite() {
                 interval.max(1.0)
             } else {
                 1.0
             };
-            self.closed.push_front(v);
-            self.discount.push_front(1.0);
+            if self.closed.len() < self.cfg.n_intervals.max(1) {
+                self.closed.push_back(v);
+                self.discount.push_back(1.0);
+            }
         }
     }
 
@@ -452,6 +457,12 @@ mod tests {
         assert_eq!(h.loss_events(), 3);
         let closed: Vec<f64> = h.closed_intervals().collect();
         assert_eq!(closed, vec![101.0, 101.0]);
+        // the seed becomes the oldest interval, once
+        h.seed_first_interval(1000.0);
+        let closed: Vec<f64> = h.closed_intervals().collect();
+        assert_eq!(closed, vec![101.0, 101.0, 1000.0]);
+        h.seed_first_interval(5.0);
+        assert_eq!(h.closed_intervals().count(), 3);
     }
 
     #[test]
