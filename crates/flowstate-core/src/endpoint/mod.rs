@@ -47,3 +47,5 @@ pub trait Endpoint {
 pub mod data_source;
 pub mod sctp;
 pub mod tcp;
+pub mod rap;
+pub mod tfrc;

@@ -1,0 +1,298 @@
+//! Closed-loop tests: RAP and TFRC endpoints over a small in-test dumbbell (one FIFO
+//! drop-tail bottleneck of fixed rate, fixed propagation delays, an uncongested
+//! return path). Test-only.
+
+use crate::endpoint::rap::{RapReceiver, RapReceiverConfig, RapSender};
+use crate::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
+use crate::endpoint::Endpoint;
+use crate::rate::rap::RapConfig;
+use crate::rate::tfrc::TfrcConfig;
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
+use std::collections::VecDeque;
+
+/// The bottleneck: drop-tail FIFO of `capacity` packets served at `rate`.
+struct Link {
+    rate: Bitrate,
+    capacity: usize,
+    /// Departure times of packets in the system (waiting or in service).
+    departures: VecDeque<Timestamp>,
+    free_at: Timestamp,
+    drops: u64,
+}
+
+impl Link {
+    /// Enqueue at `now`; returns the departure time or `None` if dropped.
+    fn enqueue(&mut self, now: Timestamp, size: DataSize) -> Option<Timestamp> {
+        while self.departures.front().is_some_and(|d| *d <= now) {
+            self.departures.pop_front();
+        }
+        // `capacity` waiting packets plus the one in service.
+        if self.departures.len() > self.capacity {
+            self.drops += 1;
+            return None;
+        }
+        let start = if self.free_at > now {
+            self.free_at
+        } else {
+            now
+        };
+        let dep = start + size / self.rate;
+        self.free_at = dep;
+        self.departures.push_back(dep);
+        Some(dep)
+    }
+}
+
+struct Flow<S: Endpoint, R: Endpoint> {
+    sender: S,
+    receiver: R,
+    /// Acks/feedback in flight on the return path: (arrival, message).
+    back: VecDeque<(Timestamp, R::Outgoing)>,
+    /// Bytes delivered to the receiver inside the measurement window.
+    window_bytes: u64,
+}
+
+struct Net<S: Endpoint, R: Endpoint> {
+    flows: Vec<Flow<S, R>>,
+    link: Link,
+    /// Data in flight after the bottleneck: (arrival, flow, size, message).
+    fwd: VecDeque<(Timestamp, usize, DataSize, S::Outgoing)>,
+    one_way: TimeDelta,
+}
+
+struct Outcome {
+    /// Per-flow throughput in the measurement window, bit/s.
+    throughput: Vec<f64>,
+    drops: u64,
+}
+
+fn run<S, R>(
+    mut flows: Vec<(S, R)>,
+    rate: Bitrate,
+    rtt: TimeDelta,
+    queue: usize,
+    starts: &[TimeDelta],
+    duration: TimeDelta,
+    window_from: TimeDelta,
+) -> Outcome
+where
+    S: Endpoint,
+    R: Endpoint<Incoming = S::Outgoing, Outgoing = S::Incoming>,
+{
+    let mut net = Net {
+        flows: flows
+            .drain(..)
+            .map(|(sender, receiver)| Flow {
+                sender,
+                receiver,
+                back: VecDeque::new(),
+                window_bytes: 0,
+            })
+            .collect(),
+        link: Link {
+            rate,
+            capacity: queue,
+            departures: VecDeque::new(),
+            free_at: Timestamp::ZERO,
+            drops: 0,
+        },
+        fwd: VecDeque::new(),
+        one_way: rtt / 2,
+    };
+    let end = Timestamp::ZERO + duration;
+    let w0 = Timestamp::ZERO + window_from;
+    let start_at: Vec<Timestamp> = (0..net.flows.len())
+        .map(|i| Timestamp::ZERO + starts.get(i).copied().unwrap_or(TimeDelta::ZERO))
+        .collect();
+    let mut now = Timestamp::ZERO;
+    let mut guard = 0u64;
+    while now < end {
+        guard += 1;
+        assert!(guard < 50_000_000, "simulation does not advance");
+        // Deliver data.
+        while net.fwd.front().is_some_and(|p| p.0 <= now) {
+            let Some((_, i, size, msg)) = net.fwd.pop_front() else {
+                break;
+            };
+            if let Some(f) = net.flows.get_mut(i) {
+                if now >= w0 {
+                    f.window_bytes += size.as_bytes();
+                }
+                f.receiver.handle_input(now, msg);
+            }
+        }
+        for (i, f) in net.flows.iter_mut().enumerate() {
+            if now < start_at[i] {
+                continue;
+            }
+            while f.back.front().is_some_and(|p| p.0 <= now) {
+                let Some((_, msg)) = f.back.pop_front() else {
+                    break;
+                };
+                f.sender.handle_input(now, msg);
+            }
+            if f.sender.poll_timeout().is_some_and(|t| t <= now) {
+                f.sender.handle_timeout(now);
+            }
+            if f.receiver.poll_timeout().is_some_and(|t| t <= now) {
+                f.receiver.handle_timeout(now);
+            }
+            while let Some(tx) = f.sender.poll_transmit(now) {
+                if let Some(dep) = net.link.enqueue(now, tx.size) {
+                    net.fwd
+                        .push_back((dep + net.one_way, i, tx.size, tx.message));
+                }
+            }
+            while let Some(tx) = f.receiver.poll_transmit(now) {
+                f.back.push_back((now + net.one_way, tx.message));
+            }
+        }
+        // Next event.
+        let mut next = Timestamp::MAX;
+        if let Some(p) = net.fwd.front() {
+            next = next.min(p.0);
+        }
+        for (i, f) in net.flows.iter().enumerate() {
+            if now < start_at[i] {
+                next = next.min(start_at[i]);
+                continue;
+            }
+            for t in [
+                f.back.front().map(|p| p.0),
+                f.sender.poll_timeout(),
+                f.receiver.poll_timeout(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                next = next.min(t);
+            }
+        }
+        now = next.max(now + TimeDelta::from_micros(1));
+    }
+    let secs = (duration - window_from).as_secs_f64();
+    Outcome {
+        throughput: net
+            .flows
+            .iter()
+            .map(|f| f.window_bytes as f64 * 8.0 / secs)
+            .collect(),
+        drops: net.link.drops,
+    }
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * sq)
+}
+
+const LINK: f64 = 10e6;
+
+fn rap_flow() -> (RapSender, RapReceiver) {
+    (
+        RapSender::new(RapConfig::default()),
+        RapReceiver::new(RapReceiverConfig::default()),
+    )
+}
+
+fn tfrc_flow() -> (TfrcSender, TfrcReceiver) {
+    (
+        TfrcSender::new(TfrcConfig::default()),
+        TfrcReceiver::new(TfrcReceiverEndpointConfig::default()),
+    )
+}
+
+#[test]
+fn jain_index_examples() {
+    // equal shares -> 1; one flow takes all of two -> 1/2
+    assert!((jain(&[3.0, 3.0]) - 1.0).abs() < 1e-12);
+    assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn link_serializes_and_drops_tail() {
+    // 8 Mbit/s: 1000 B take 1 ms; capacity 2 waiting + 1 in service.
+    let mut l = Link {
+        rate: Bitrate::mbps(8.0),
+        capacity: 2,
+        departures: VecDeque::new(),
+        free_at: Timestamp::ZERO,
+        drops: 0,
+    };
+    let s = DataSize::bytes(1000);
+    assert_eq!(
+        l.enqueue(Timestamp::ZERO, s),
+        Some(Timestamp::from_millis(1))
+    );
+    assert_eq!(
+        l.enqueue(Timestamp::ZERO, s),
+        Some(Timestamp::from_millis(2))
+    );
+    assert_eq!(
+        l.enqueue(Timestamp::ZERO, s),
+        Some(Timestamp::from_millis(3))
+    );
+    assert_eq!(l.enqueue(Timestamp::ZERO, s), None);
+    assert_eq!(
+        l.enqueue(Timestamp::from_millis(1), s),
+        Some(Timestamp::from_millis(4))
+    );
+}
+
+/// 10 Mbit/s, 100 ms RTT, half-BDP queue (62 packets, paper 004): one RAP flow uses
+/// more than 80 % of the link over the last 60 of 90 s (its linear start needs ~15 s).
+#[test]
+fn one_rap_flow_utilizes_link() {
+    let o = run(
+        vec![rap_flow()],
+        Bitrate::bps(LINK),
+        TimeDelta::millis(100),
+        62,
+        &[],
+        TimeDelta::secs(90),
+        TimeDelta::secs(30),
+    );
+    let u = o.throughput[0] / LINK;
+    assert!(u > 0.8, "RAP utilization {u:.3} (drops {})", o.drops);
+    assert!(o.drops > 0, "RAP never probed the link");
+}
+
+/// Same dumbbell: one TFRC flow uses more than 80 % of the link over 10..60 s.
+#[test]
+fn one_tfrc_flow_utilizes_link() {
+    let o = run(
+        vec![tfrc_flow()],
+        Bitrate::bps(LINK),
+        TimeDelta::millis(100),
+        62,
+        &[],
+        TimeDelta::secs(60),
+        TimeDelta::secs(10),
+    );
+    let u = o.throughput[0] / LINK;
+    assert!(u > 0.8, "TFRC utilization {u:.3} (drops {})", o.drops);
+}
+
+/// Two RAP flows, the second starting 5 s later, share fairly (Jain > 0.9) over the
+/// last 100 of 160 s.
+#[test]
+fn two_rap_flows_share_fairly() {
+    let o = run(
+        vec![rap_flow(), rap_flow()],
+        Bitrate::bps(LINK),
+        TimeDelta::millis(100),
+        62,
+        &[TimeDelta::ZERO, TimeDelta::secs(5)],
+        TimeDelta::secs(160),
+        TimeDelta::secs(60),
+    );
+    let j = jain(&o.throughput);
+    let total: f64 = o.throughput.iter().sum();
+    assert!(j > 0.9, "Jain {j:.3}, throughputs {:?}", o.throughput);
+    assert!(
+        total / LINK > 0.7,
+        "aggregate utilization {:.3}",
+        total / LINK
+    );
+}
