@@ -19,3 +19,4 @@ pub mod units;
 pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
 pub mod coupling;
 pub mod endpoint;
+pub mod gcc;

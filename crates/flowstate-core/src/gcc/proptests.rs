@@ -1,0 +1,1 @@
+//! Property tests over random arrival sequences.
