@@ -91,6 +91,11 @@ impl Gcc {
         &self.cfg
     }
 
+    fn clamp(&self, r: Bitrate) -> Bitrate {
+        let lo = self.cfg.delay.aimd.min_rate;
+        r.max(lo).min(self.cfg.delay.aimd.max_rate.max(lo))
+    }
+
     fn recompute(&mut self, now: Timestamp) {
         self.loss.set_delay_based_limit(now, self.delay_estimate);
         self.target = self.loss.estimate().min(self.delay_estimate);
@@ -134,6 +139,7 @@ impl Gcc {
         if self.delay.is_some() {
             return;
         }
+        let rate = self.clamp(rate);
         if rate < self.delay_estimate {
             self.remote_decreases = self.remote_decreases.saturating_add(1);
         }
@@ -177,7 +183,7 @@ impl Gcc {
                 d.set_estimate(now, rate);
                 self.delay_estimate = d.estimate();
             }
-            None => self.delay_estimate = rate,
+            None => self.delay_estimate = self.clamp(rate),
         }
         self.loss.set_estimate(self.delay_estimate.min(rate));
         self.target = self.loss.estimate().min(self.delay_estimate);
@@ -225,5 +231,98 @@ impl Gcc {
     /// The sender-side delay-based estimator, if it runs here.
     pub fn delay_based(&self) -> Option<&DelayBasedBwe> {
         self.delay.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::DataSize;
+
+    #[test]
+    fn set_estimates_sets_both_and_getters_report_them() {
+        let mut g = Gcc::from_preset(GccPreset::Chromium);
+        assert_eq!(g.rtt(), TimeDelta::millis(200));
+        g.set_estimates(Timestamp::from_secs(1), Bitrate::kbps(700.0));
+        assert_eq!(g.delay_based_estimate(), Bitrate::kbps(700.0));
+        assert_eq!(g.loss_based_estimate(), Bitrate::kbps(700.0));
+        assert_eq!(g.target_rate(), Bitrate::kbps(700.0));
+        assert!(g.is_app_limited(Bitrate::kbps(700.0)));
+        assert!(!g.is_app_limited(Bitrate::kbps(701.0)));
+        // The loss-based min history was cleared: the next increase starts from 700.
+        g.on_loss_report(Timestamp::from_secs(2), 0.0);
+        assert!(
+            (g.loss_based_estimate().as_kbps() - 700.0).abs() < 1e-9,
+            "capped by A_r"
+        );
+        g.on_rtt(TimeDelta::millis(80));
+        assert_eq!(g.rtt(), TimeDelta::millis(80));
+    }
+
+    #[test]
+    fn target_is_min_of_loss_and_delay_based() {
+        let mut g = Gcc::from_preset(GccPreset::Paper);
+        let t = Timestamp::from_secs;
+        // Paper preset: A_r from REMB.
+        g.on_remb(t(1), Bitrate::kbps(2000.0));
+        // A_s = 300 kbit/s start -> 315 after a loss-free report.
+        g.on_loss_report(t(2), 0.0);
+        assert!((g.target_rate().as_kbps() - 315.0).abs() < 1e-9);
+        assert_eq!(g.poll_target_update(), Some(g.target_rate()));
+        assert_eq!(g.poll_target_update(), None);
+        g.on_remb(t(3), Bitrate::kbps(200.0));
+        assert!((g.target_rate().as_kbps() - 200.0).abs() < 1e-9);
+        assert_eq!(g.delay_based_decreases(), 2);
+        // Heavy loss: 200 * (1 - 0.5*0.5) = 150.
+        g.on_loss_report(t(4), 0.5);
+        assert!((g.target_rate().as_kbps() - 150.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn transport_feedback_drives_sender_side_estimator() {
+        let mut g = Gcc::from_preset(GccPreset::Chromium);
+        let start = g.delay_based_estimate();
+        // 1200 B every 10 ms with constant delay (960 kbit/s), feedback every 100 ms.
+        let mut seq = 0u64;
+        for fb in 1..=50u64 {
+            let mut pkts = Vec::new();
+            while (seq + 1) * 10 <= fb * 100 {
+                seq += 1;
+                let s = Timestamp::from_millis(seq * 10);
+                pkts.push(PacketTiming {
+                    send_time: s,
+                    arrival_time: s + TimeDelta::millis(40),
+                    size: DataSize::bytes(1200),
+                });
+            }
+            g.on_transport_feedback(Timestamp::from_millis(fb * 100 + 40), &pkts);
+        }
+        assert!(g.delay_based_estimate() > start, "no congestion: A_r grows");
+        assert!(g.latest_observation().is_some());
+        assert!(g.poll_observation().is_some());
+        // Now the queue grows 5 ms per 10 ms packet: overuse, decrease.
+        let mut delay = 40u64;
+        for fb in 51..=70u64 {
+            let mut pkts = Vec::new();
+            while (seq + 1) * 10 <= fb * 100 {
+                seq += 1;
+                delay += 5;
+                let s = Timestamp::from_millis(seq * 10);
+                pkts.push(PacketTiming {
+                    send_time: s,
+                    arrival_time: s + TimeDelta::millis(delay as i64),
+                    size: DataSize::bytes(1200),
+                });
+            }
+            g.on_transport_feedback(Timestamp::from_millis(fb * 100 + delay), &pkts);
+        }
+        assert!(g.delay_based_decreases() >= 1);
+        let o = g
+            .latest_observation()
+            .map(|o| o.delay_based_decreases)
+            .unwrap_or(0);
+        assert!(o >= 1);
+        // Arrival rate is 1200 B / 15 ms = 640 kbit/s: 0.85 * that is well below start.
+        assert!(g.delay_based_estimate() < Bitrate::kbps(640.0));
     }
 }
