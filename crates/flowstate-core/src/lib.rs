@@ -20,3 +20,4 @@ pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
 pub mod coupling;
 pub mod endpoint;
 pub mod gcc;
+pub mod source;
