@@ -51,6 +51,7 @@ impl DelayBasedConfig {
         Self {
             inter_arrival: InterArrivalConfig {
                 send_time_reference: SendTimeReference::First,
+                group_by_frame: true,
                 ..InterArrivalConfig::default()
             },
             filter: DelayFilterConfig::Kalman(KalmanConfig::default()),
@@ -94,6 +95,8 @@ pub struct PacketTiming {
     pub send_time: Timestamp,
     pub arrival_time: Timestamp,
     pub size: DataSize,
+    /// The video frame the packet carries (used when grouping by frame).
+    pub frame: Option<u64>,
 }
 
 /// The delay-based estimator state.
@@ -143,7 +146,7 @@ impl DelayBasedBwe {
         self.rate.add(p.arrival_time, p.size);
         let Some(delta) =
             self.inter_arrival
-                .on_packet(p.send_time, p.arrival_time, p.size.as_bytes())
+                .on_packet(p.send_time, p.arrival_time, p.size.as_bytes(), p.frame)
         else {
             return false;
         };

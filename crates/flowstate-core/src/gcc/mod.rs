@@ -293,6 +293,7 @@ mod tests {
                     send_time: s,
                     arrival_time: s + TimeDelta::millis(40),
                     size: DataSize::bytes(1200),
+                    frame: None,
                 });
             }
             g.on_transport_feedback(Timestamp::from_millis(fb * 100 + 40), &pkts);
@@ -312,6 +313,7 @@ mod tests {
                     send_time: s,
                     arrival_time: s + TimeDelta::millis(delay as i64),
                     size: DataSize::bytes(1200),
+                    frame: None,
                 });
             }
             g.on_transport_feedback(Timestamp::from_millis(fb * 100 + delay), &pkts);

@@ -62,6 +62,7 @@ fn run(preset: GccPreset, ops: &[Op]) -> Result<(), TestCaseError> {
                     send_time: send,
                     arrival_time: arrival,
                     size: DataSize::bytes(u64::from(size)),
+                    frame: Some(u64::from(gap % 7)),
                 };
                 now = now.max(arrival);
                 pending.push(p);
