@@ -889,6 +889,11 @@ mod tests {
     }
 
     #[test]
+    fn paper_static_settles_near_capacity_without_growing_queue() {
+        settles(GccPreset::PaperStatic);
+    }
+
+    #[test]
     fn chromium_decreases_within_one_second_of_capacity_halving() {
         halving(GccPreset::Chromium);
     }
