@@ -21,3 +21,5 @@ pub mod coupling;
 pub mod endpoint;
 pub mod window;
 pub mod rate;
+pub mod gcc;
+pub mod source;

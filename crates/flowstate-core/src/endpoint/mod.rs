@@ -11,6 +11,8 @@
 //! blocks), not bytes: flowstate-wire turns them into real packets for the network, and
 //! the simulator moves them as they are, charging `size` bytes on the link.
 
+pub mod media;
+
 use crate::units::{DataSize, Timestamp};
 
 /// A message an endpoint wants sent, and its size on the wire (headers included:

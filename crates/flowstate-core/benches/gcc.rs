@@ -1,0 +1,85 @@
+//! Cost per feedback report of GCC: the Chromium preset's sender processing one
+//! transport-wide feedback message (25 packets = 100 ms at ~2.4 Mbit/s), and the paper
+//! preset's receiver processing the same 25 packets (per-packet estimation) plus the
+//! sender handling one REMB.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use flowstate_core::gcc::{DelayBasedBwe, Gcc, GccPreset, PacketTiming};
+use flowstate_core::units::{Bitrate, DataSize, TimeDelta, Timestamp};
+use std::hint::black_box;
+
+const PER_REPORT: u64 = 25;
+
+/// Packets every 4 ms with a little deterministic jitter, frames of 8 packets.
+fn packets(report: u64) -> Vec<PacketTiming> {
+    (0..PER_REPORT)
+        .map(|i| {
+            let n = report * PER_REPORT + i;
+            let send = Timestamp::from_millis(n * 4);
+            let jitter = TimeDelta::from_micros(((n * 7919) % 500) as i64);
+            PacketTiming {
+                send_time: send,
+                arrival_time: send + TimeDelta::millis(30) + jitter,
+                size: DataSize::bytes(1200),
+                frame: Some(n / 8),
+            }
+        })
+        .collect()
+}
+
+fn warm<F: FnMut(u64)>(mut f: F) {
+    for r in 0..200 {
+        f(r);
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    c.bench_function("gcc_chromium_transport_feedback_25pkts", |b| {
+        let mut g = Gcc::from_preset(GccPreset::Chromium);
+        warm(|r| g.on_transport_feedback(Timestamp::from_millis((r + 1) * 100 + 30), &packets(r)));
+        let mut r = 200u64;
+        b.iter_batched(
+            || {
+                r += 1;
+                (r, packets(r))
+            },
+            |(r, pkts)| {
+                g.on_transport_feedback(
+                    Timestamp::from_millis((r + 1) * 100 + 30),
+                    black_box(&pkts),
+                );
+                black_box(g.target_rate())
+            },
+            BatchSize::SmallInput,
+        );
+    });
+
+    c.bench_function("gcc_paper_receiver_25pkts_plus_remb", |b| {
+        let cfg = GccPreset::Paper.config();
+        let mut rx = DelayBasedBwe::new(cfg.delay.clone());
+        let mut tx = Gcc::new(cfg);
+        warm(|r| {
+            for p in &packets(r) {
+                let _ = rx.on_packets(p.arrival_time, std::iter::once(p));
+            }
+        });
+        let mut r = 200u64;
+        b.iter_batched(
+            || {
+                r += 1;
+                (r, packets(r))
+            },
+            |(r, pkts)| {
+                for p in &pkts {
+                    let _ = rx.on_packets(p.arrival_time, std::iter::once(black_box(p)));
+                }
+                tx.on_remb(Timestamp::from_millis((r + 1) * 100 + 30), rx.estimate());
+                black_box(tx.target_rate().max(Bitrate::ZERO))
+            },
+            BatchSize::SmallInput,
+        );
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,1022 @@
+//! Sans-I/O media endpoints: a [`MediaSender`] (video source + pacer + GCC) and a
+//! [`MediaReceiver`] (arrival recording, transport-wide feedback or receiver-side
+//! estimation with REMB, receiver reports), driven through [`Endpoint`].
+//!
+//! Messages are semantic RTP/RTCP values. Sequence numbers are 64-bit extended sequence
+//! numbers (no 16-bit wrap handling needed). RTT: every feedback message carries an
+//! [`RttEcho`] of the newest packet received (its send time and how long the receiver held
+//! it, like RTCP's LSR/DLSR), so the sender computes `now - send_time - hold`.
+
+use super::{Endpoint, Transmit};
+use crate::coupling::{Allowance, FlowReport};
+use crate::gcc::pacer::{Pacer, PacerConfig};
+use crate::gcc::remb::RembScheduler;
+use crate::gcc::{DelayBasedBwe, EstimationSide, Gcc, GccConfig, GccObservation, PacketTiming};
+use crate::source::{VideoSource, VideoSourceConfig};
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
+use std::collections::{BTreeMap, VecDeque};
+
+/// An RTP packet's header fields (what the receiver and the estimator need).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RtpPacket {
+    pub ssrc: u32,
+    /// Extended RTP sequence number.
+    pub sequence_number: u64,
+    /// Transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-extensions).
+    pub transport_seq: u64,
+    /// When the pacer released the packet (abs-send-time).
+    pub send_time: Timestamp,
+    /// Media payload bytes (the wire size adds the header overhead).
+    pub payload_size: DataSize,
+    pub frame_id: u64,
+    pub frame_capture_time: Timestamp,
+    /// Index of this packet within its frame and the frame's packet count.
+    pub frame_packet_index: u32,
+    pub frame_packet_count: u32,
+    pub keyframe: bool,
+}
+
+/// The echo of the newest received packet, for the sender's RTT computation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RttEcho {
+    /// The echoed packet's send time (sender clock).
+    pub send_time: Timestamp,
+    /// How long the receiver held it before this message.
+    pub hold: TimeDelta,
+}
+
+/// One entry of transport-wide feedback.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PacketArrival {
+    pub transport_seq: u64,
+    pub arrival_time: Timestamp,
+}
+
+/// Receiver -> sender messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MediaFeedback {
+    /// Per-packet arrival times (Chromium preset).
+    TransportFeedback {
+        ssrc: u32,
+        packets: Vec<PacketArrival>,
+        echo: Option<RttEcho>,
+    },
+    /// Receiver Estimated Maximum Bitrate: A_r (paper presets).
+    Remb {
+        ssrc: u32,
+        bitrate: Bitrate,
+        echo: Option<RttEcho>,
+    },
+    /// RTCP receiver report: fraction lost since the previous report.
+    ReceiverReport {
+        ssrc: u32,
+        fraction_lost: f64,
+        cumulative_lost: u64,
+        highest_seq: u64,
+        echo: Option<RttEcho>,
+    },
+}
+
+/// Which estimate the sender reports to a coupling manager (paper 000 V-B3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateReportMode {
+    /// The delay-based estimate A_r (FSE-NG).
+    DelayBased,
+    /// min(A_s, A_r) (FSE, FSEv2).
+    Target,
+}
+
+/// Wire overheads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireSizes {
+    /// IPv4 + UDP + RTP + header extensions: 20 + 8 + 12 + 8 = 48 B.
+    pub rtp_overhead: DataSize,
+    /// Largest packet on the wire (1200 B).
+    pub max_packet: DataSize,
+    /// Transport feedback: fixed part (IP/UDP 28 + RTCP 20) and per packet (2 B).
+    pub feedback_fixed: DataSize,
+    pub feedback_per_packet: DataSize,
+    /// REMB: 28 + 24 B; receiver report: 28 + 32 B.
+    pub remb: DataSize,
+    pub receiver_report: DataSize,
+}
+
+impl Default for WireSizes {
+    fn default() -> Self {
+        Self {
+            rtp_overhead: DataSize::bytes(48),
+            max_packet: DataSize::bytes(1200),
+            feedback_fixed: DataSize::bytes(48),
+            feedback_per_packet: DataSize::bytes(2),
+            remb: DataSize::bytes(52),
+            receiver_report: DataSize::bytes(60),
+        }
+    }
+}
+
+/// Sender configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaSenderConfig {
+    pub ssrc: u32,
+    pub gcc: GccConfig,
+    pub source: VideoSourceConfig,
+    /// Seed of the source's noise.
+    pub seed: u64,
+    pub pacer: PacerConfig,
+    pub wire: WireSizes,
+    pub report_mode: RateReportMode,
+    /// Sent packets remembered for feedback matching (10 s).
+    pub history: TimeDelta,
+}
+
+impl MediaSenderConfig {
+    pub fn new(gcc: GccConfig) -> Self {
+        Self {
+            ssrc: 1,
+            gcc,
+            source: VideoSourceConfig::default(),
+            seed: 1,
+            pacer: PacerConfig::default(),
+            wire: WireSizes::default(),
+            report_mode: RateReportMode::Target,
+            history: TimeDelta::secs(10),
+        }
+    }
+}
+
+impl Default for MediaSenderConfig {
+    fn default() -> Self {
+        Self::new(GccConfig::default())
+    }
+}
+
+/// The sending side of a media flow.
+#[derive(Debug)]
+pub struct MediaSender {
+    cfg: MediaSenderConfig,
+    gcc: Gcc,
+    source: VideoSource,
+    pacer: Pacer<RtpPacket>,
+    desired: Option<Bitrate>,
+    next_seq: u64,
+    next_transport_seq: u64,
+    history: BTreeMap<u64, (Timestamp, DataSize)>,
+    report: Option<FlowReport>,
+    bytes_sent: u64,
+    packets_sent: u64,
+}
+
+impl MediaSender {
+    /// A sender whose first frame is captured at `now`.
+    pub fn new(cfg: MediaSenderConfig, now: Timestamp) -> Self {
+        let gcc = Gcc::new(cfg.gcc.clone());
+        let source = VideoSource::new(&cfg.source, now, cfg.seed);
+        let pacer = Pacer::new(cfg.pacer.clone(), Bitrate::ZERO);
+        let mut s = Self {
+            gcc,
+            source,
+            pacer,
+            desired: None,
+            next_seq: 0,
+            next_transport_seq: 0,
+            history: BTreeMap::new(),
+            report: None,
+            bytes_sent: 0,
+            packets_sent: 0,
+            cfg,
+        };
+        s.apply_target(now);
+        s
+    }
+
+    fn apply_target(&mut self, now: Timestamp) {
+        let target = self.gcc.target_rate();
+        let enc = match self.desired {
+            Some(d) => target.min(d),
+            None => target,
+        };
+        self.source.set_target_rate(now, enc);
+        self.pacer
+            .set_rate(now, target * self.cfg.gcc.pacing_factor);
+    }
+
+    fn after_gcc(&mut self, now: Timestamp) {
+        if self.gcc.poll_target_update().is_some() {
+            let rate = match self.cfg.report_mode {
+                RateReportMode::DelayBased => self.gcc.delay_based_estimate(),
+                RateReportMode::Target => self.gcc.target_rate(),
+            };
+            self.report = Some(FlowReport::Rate {
+                rate,
+                rtt: Some(self.gcc.rtt()),
+            });
+            self.apply_target(now);
+        }
+    }
+
+    fn produce_frames(&mut self, now: Timestamp) {
+        let max_payload = self
+            .cfg
+            .wire
+            .max_packet
+            .saturating_sub(self.cfg.wire.rtp_overhead)
+            .max(DataSize::bytes(1));
+        while let Some(frame) = self.source.poll_frame(now) {
+            let n = frame
+                .size
+                .as_bytes()
+                .div_ceil(max_payload.as_bytes())
+                .max(1);
+            let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+            let base = frame.size.as_bytes() / n;
+            let extra = frame.size.as_bytes() % n;
+            for i in 0..n {
+                let payload = DataSize::bytes(base + u64::from(i < extra));
+                let p = RtpPacket {
+                    ssrc: self.cfg.ssrc,
+                    sequence_number: self.next_seq,
+                    transport_seq: 0,
+                    send_time: now,
+                    payload_size: payload,
+                    frame_id: frame.id,
+                    frame_capture_time: frame.capture_time,
+                    frame_packet_index: u32::try_from(i).unwrap_or(u32::MAX),
+                    frame_packet_count: n32,
+                    keyframe: frame.keyframe,
+                };
+                self.next_seq += 1;
+                self.pacer.enqueue(p, payload + self.cfg.wire.rtp_overhead);
+            }
+        }
+    }
+
+    /// The application's desired rate caps the encoder (`None` = unlimited).
+    pub fn set_desired_rate(&mut self, now: Timestamp, rate: Option<Bitrate>) {
+        self.desired = rate;
+        self.apply_target(now);
+    }
+    pub fn desired_rate(&self) -> Option<Bitrate> {
+        self.desired
+    }
+    /// The newest rate report for a coupling manager (coalesced: only the latest).
+    #[must_use]
+    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.report.take()
+    }
+    /// Apply a coupling manager's allowance: `Rate(r)` sets both GCC estimates.
+    pub fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
+        if let Allowance::Rate(r) = a {
+            self.gcc.set_estimates(now, r);
+            self.apply_target(now);
+        }
+    }
+    /// Whether the target covers the desired rate (unlimited desired rate: false).
+    pub fn is_app_limited(&self) -> bool {
+        self.desired.is_some_and(|d| self.gcc.is_app_limited(d))
+    }
+    pub fn gcc(&self) -> &Gcc {
+        &self.gcc
+    }
+    pub fn target_rate(&self) -> Bitrate {
+        self.gcc.target_rate()
+    }
+    pub fn encoder_rate(&self) -> Bitrate {
+        self.source.encoder_rate()
+    }
+    /// Next GCC internal snapshot (sender side; see also [`MediaReceiver::poll_observation`]).
+    pub fn poll_observation(&mut self) -> Option<GccObservation> {
+        self.gcc.poll_observation()
+    }
+    pub fn bytes_sent(&self) -> u64 {
+        self.bytes_sent
+    }
+    pub fn packets_sent(&self) -> u64 {
+        self.packets_sent
+    }
+    pub fn pacer_queue_bytes(&self) -> DataSize {
+        self.pacer.queued_bytes()
+    }
+
+    fn on_echo(&mut self, now: Timestamp, echo: Option<RttEcho>) {
+        if let Some(e) = echo {
+            let rtt = (now - e.send_time) - e.hold;
+            if rtt >= TimeDelta::ZERO {
+                self.gcc.on_rtt(rtt);
+            }
+        }
+    }
+}
+
+impl Endpoint for MediaSender {
+    type Outgoing = RtpPacket;
+    type Incoming = MediaFeedback;
+
+    fn handle_input(&mut self, now: Timestamp, msg: MediaFeedback) {
+        match msg {
+            MediaFeedback::TransportFeedback { packets, echo, .. } => {
+                self.on_echo(now, echo);
+                let timings: Vec<PacketTiming> = packets
+                    .iter()
+                    .filter_map(|a| {
+                        self.history
+                            .get(&a.transport_seq)
+                            .map(|&(send_time, size)| PacketTiming {
+                                send_time,
+                                arrival_time: a.arrival_time,
+                                size,
+                                frame: None,
+                            })
+                    })
+                    .collect();
+                self.gcc.on_transport_feedback(now, &timings);
+            }
+            MediaFeedback::Remb { bitrate, echo, .. } => {
+                self.on_echo(now, echo);
+                self.gcc.on_remb(now, bitrate);
+            }
+            MediaFeedback::ReceiverReport {
+                fraction_lost,
+                echo,
+                ..
+            } => {
+                self.on_echo(now, echo);
+                self.gcc.on_loss_report(now, fraction_lost);
+            }
+        }
+        self.after_gcc(now);
+    }
+
+    fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<RtpPacket>> {
+        self.produce_frames(now);
+        let (mut p, size) = self.pacer.poll(now)?;
+        p.send_time = now;
+        p.transport_seq = self.next_transport_seq;
+        self.next_transport_seq += 1;
+        self.history.insert(p.transport_seq, (now, size));
+        let horizon = now - self.cfg.history;
+        while let Some((&k, &(t, _))) = self.history.iter().next() {
+            if t < horizon {
+                self.history.remove(&k);
+            } else {
+                break;
+            }
+        }
+        self.bytes_sent += size.as_bytes();
+        self.packets_sent += 1;
+        Some(Transmit { size, message: p })
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        let frame = self.source.next_frame_time();
+        Some(match self.pacer.next_send_time() {
+            Some(t) => t.min(frame),
+            None => frame,
+        })
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.produce_frames(now);
+    }
+}
+
+/// Receiver configuration (the same [`GccConfig`] as the sender: it decides between
+/// transport-wide feedback and receiver-side estimation with REMB).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaReceiverConfig {
+    pub ssrc: u32,
+    pub gcc: GccConfig,
+    pub wire: WireSizes,
+}
+
+impl MediaReceiverConfig {
+    pub fn new(gcc: GccConfig) -> Self {
+        Self {
+            ssrc: 1,
+            gcc,
+            wire: WireSizes::default(),
+        }
+    }
+}
+
+impl Default for MediaReceiverConfig {
+    fn default() -> Self {
+        Self::new(GccConfig::default())
+    }
+}
+
+/// The receiving side of a media flow.
+#[derive(Debug)]
+pub struct MediaReceiver {
+    cfg: MediaReceiverConfig,
+    bwe: Option<DelayBasedBwe>,
+    remb: RembScheduler,
+    out: VecDeque<Transmit<MediaFeedback>>,
+    pending_arrivals: Vec<PacketArrival>,
+    next_feedback: Option<Timestamp>,
+    next_report: Option<Timestamp>,
+    newest: Option<(Timestamp, Timestamp)>,
+    highest_seq: Option<u64>,
+    prev_highest: Option<u64>,
+    received_interval: u64,
+    cumulative_lost: u64,
+    expected_total_base: Option<u64>,
+    received_total: u64,
+    bytes_received: u64,
+    last_delay: Option<TimeDelta>,
+    observations: VecDeque<GccObservation>,
+}
+
+impl MediaReceiver {
+    pub fn new(cfg: MediaReceiverConfig) -> Self {
+        let bwe = match cfg.gcc.side {
+            EstimationSide::Receiver => Some(DelayBasedBwe::new(cfg.gcc.delay.clone())),
+            EstimationSide::Sender => None,
+        };
+        let remb = RembScheduler::new(cfg.gcc.remb.clone());
+        Self {
+            cfg,
+            bwe,
+            remb,
+            out: VecDeque::new(),
+            pending_arrivals: Vec::new(),
+            next_feedback: None,
+            next_report: None,
+            newest: None,
+            highest_seq: None,
+            prev_highest: None,
+            received_interval: 0,
+            cumulative_lost: 0,
+            expected_total_base: None,
+            received_total: 0,
+            bytes_received: 0,
+            last_delay: None,
+            observations: VecDeque::new(),
+        }
+    }
+
+    fn echo(&self, now: Timestamp) -> Option<RttEcho> {
+        self.newest.map(|(send, arrival)| RttEcho {
+            send_time: send,
+            hold: now.saturating_since(arrival),
+        })
+    }
+
+    fn send_remb(&mut self, now: Timestamp, rate: Bitrate) {
+        let echo = self.echo(now);
+        self.out.push_back(Transmit {
+            size: self.cfg.wire.remb,
+            message: MediaFeedback::Remb {
+                ssrc: self.cfg.ssrc,
+                bitrate: rate,
+                echo,
+            },
+        });
+    }
+
+    fn send_feedback(&mut self, now: Timestamp) {
+        let packets = std::mem::take(&mut self.pending_arrivals);
+        let n = packets.len() as u64;
+        let echo = self.echo(now);
+        self.out.push_back(Transmit {
+            size: self.cfg.wire.feedback_fixed + self.cfg.wire.feedback_per_packet * n,
+            message: MediaFeedback::TransportFeedback {
+                ssrc: self.cfg.ssrc,
+                packets,
+                echo,
+            },
+        });
+    }
+
+    fn send_report(&mut self, now: Timestamp) {
+        let Some(high) = self.highest_seq else { return };
+        let expected = match self.prev_highest {
+            Some(p) => high.saturating_sub(p),
+            None => high.saturating_sub(self.expected_total_base.unwrap_or(high)) + 1,
+        };
+        let received = self.received_interval;
+        let lost = expected.saturating_sub(received);
+        let fraction = if expected == 0 {
+            0.0
+        } else {
+            lost as f64 / expected as f64
+        };
+        self.cumulative_lost = self.cumulative_lost.saturating_add(lost);
+        self.prev_highest = Some(high);
+        self.received_interval = 0;
+        let echo = self.echo(now);
+        self.out.push_back(Transmit {
+            size: self.cfg.wire.receiver_report,
+            message: MediaFeedback::ReceiverReport {
+                ssrc: self.cfg.ssrc,
+                fraction_lost: fraction.clamp(0.0, 1.0),
+                cumulative_lost: self.cumulative_lost,
+                highest_seq: high,
+                echo,
+            },
+        });
+    }
+
+    /// Next receiver-side GCC snapshot (paper presets).
+    pub fn poll_observation(&mut self) -> Option<GccObservation> {
+        self.observations.pop_front()
+    }
+    /// The receiver-side estimator (paper presets).
+    pub fn delay_based(&self) -> Option<&DelayBasedBwe> {
+        self.bwe.as_ref()
+    }
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes_received
+    }
+    pub fn packets_received(&self) -> u64 {
+        self.received_total
+    }
+    /// One-way delay of the newest packet.
+    pub fn last_one_way_delay(&self) -> Option<TimeDelta> {
+        self.last_delay
+    }
+}
+
+impl Endpoint for MediaReceiver {
+    type Outgoing = MediaFeedback;
+    type Incoming = RtpPacket;
+
+    fn handle_input(&mut self, now: Timestamp, p: RtpPacket) {
+        let wire = p.payload_size + self.cfg.wire.rtp_overhead;
+        self.bytes_received += wire.as_bytes();
+        self.received_total += 1;
+        self.received_interval += 1;
+        self.last_delay = Some(now - p.send_time);
+        if self.newest.is_none_or_older(p.send_time) {
+            self.newest = Some((p.send_time, now));
+        }
+        self.expected_total_base.get_or_insert(p.sequence_number);
+        self.highest_seq = Some(
+            self.highest_seq
+                .map_or(p.sequence_number, |h| h.max(p.sequence_number)),
+        );
+        if self.next_report.is_none() {
+            self.next_report = Some(now + self.cfg.gcc.receiver_report_interval);
+        }
+        match self.cfg.gcc.side {
+            EstimationSide::Sender => {
+                self.pending_arrivals.push(PacketArrival {
+                    transport_seq: p.transport_seq,
+                    arrival_time: now,
+                });
+                if self.next_feedback.is_none() {
+                    self.next_feedback = Some(now + self.cfg.gcc.feedback_interval);
+                }
+            }
+            EstimationSide::Receiver => {
+                let timing = PacketTiming {
+                    send_time: p.send_time,
+                    arrival_time: now,
+                    size: wire,
+                    frame: Some(p.frame_id),
+                };
+                let updated = self
+                    .bwe
+                    .as_mut()
+                    .and_then(|b| b.on_packets(now, [timing].iter()));
+                if let Some(obs) = self.bwe.as_mut().and_then(|b| b.take_observation()) {
+                    if self.observations.len() >= self.cfg.gcc.observation_capacity.max(1) {
+                        self.observations.pop_front();
+                    }
+                    self.observations.push_back(obs);
+                }
+                if let Some(rate) = updated {
+                    if self.remb.should_send(now, rate) {
+                        self.send_remb(now, rate);
+                    }
+                }
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<MediaFeedback>> {
+        self.out.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        let remb = if self.bwe.is_some() {
+            self.remb.next_periodic()
+        } else {
+            None
+        };
+        [self.next_feedback, self.next_report, remb]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        if self.next_feedback.is_some_and(|t| now >= t) {
+            self.send_feedback(now);
+            self.next_feedback = if self.pending_arrivals.is_empty() {
+                None
+            } else {
+                Some(now + self.cfg.gcc.feedback_interval)
+            };
+        }
+        if self.next_report.is_some_and(|t| now >= t) {
+            self.send_report(now);
+            self.next_report = Some(now + self.cfg.gcc.receiver_report_interval);
+        }
+        if let Some(bwe) = self.bwe.as_ref() {
+            if self.remb.next_periodic().is_some_and(|t| now >= t) {
+                let rate = bwe.estimate();
+                if self.remb.should_send(now, rate) {
+                    self.send_remb(now, rate);
+                }
+            }
+        }
+    }
+}
+
+trait NewestExt {
+    fn is_none_or_older(&self, send: Timestamp) -> bool;
+}
+impl NewestExt for Option<(Timestamp, Timestamp)> {
+    fn is_none_or_older(&self, send: Timestamp) -> bool {
+        self.map_or(true, |(s, _)| send >= s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gcc::GccPreset;
+    use crate::source::{EncoderBounds, StatisticsCodecConfig};
+
+    /// A deterministic bottleneck: FIFO drop-tail queue of `limit` bytes served at `rate`,
+    /// then a fixed propagation delay.
+    struct Link<M> {
+        rate: Bitrate,
+        delay: TimeDelta,
+        limit: DataSize,
+        last_departure: Timestamp,
+        in_flight: VecDeque<(Timestamp, M)>,
+        dropped: u64,
+    }
+
+    impl<M> Link<M> {
+        fn new(rate: Bitrate, delay: TimeDelta, limit: DataSize) -> Self {
+            Self {
+                rate,
+                delay,
+                limit,
+                last_departure: Timestamp::ZERO,
+                in_flight: VecDeque::new(),
+                dropped: 0,
+            }
+        }
+        fn queued(&self, now: Timestamp) -> DataSize {
+            self.rate * self.last_departure.saturating_since(now)
+        }
+        fn send(&mut self, now: Timestamp, t: Transmit<M>) {
+            if self.queued(now) + t.size > self.limit {
+                self.dropped += 1;
+                return;
+            }
+            let start = self.last_departure.max(now);
+            self.last_departure = start + t.size / self.rate;
+            let arrival = self.last_departure + self.delay;
+            self.in_flight.push_back((arrival, t.message));
+        }
+        fn next(&self) -> Option<Timestamp> {
+            self.in_flight.front().map(|(t, _)| *t)
+        }
+        fn pop_due(&mut self, now: Timestamp) -> Option<M> {
+            if self.next().is_some_and(|t| t <= now) {
+                self.in_flight.pop_front().map(|(_, m)| m)
+            } else {
+                None
+            }
+        }
+    }
+
+    struct Sample {
+        time: Timestamp,
+        queue_delay: TimeDelta,
+        bytes: u64,
+    }
+
+    struct Run {
+        samples: Vec<Sample>,
+        targets: Vec<(Timestamp, Bitrate)>,
+        reports: usize,
+        drops: u64,
+    }
+
+    /// Drive one flow through the link; `capacity(t)` gives the bottleneck rate.
+    fn run(
+        preset: GccPreset,
+        secs: u64,
+        capacity: impl Fn(Timestamp) -> Bitrate,
+        statistics: bool,
+    ) -> Run {
+        let gcc = preset.config();
+        let mut scfg = MediaSenderConfig::new(gcc.clone());
+        scfg.source = if statistics {
+            VideoSourceConfig::Statistics(StatisticsCodecConfig::default())
+        } else {
+            VideoSourceConfig::Perfect(EncoderBounds::paper000())
+        };
+        let mut sender = MediaSender::new(scfg, Timestamp::ZERO);
+        let mut receiver = MediaReceiver::new(MediaReceiverConfig::new(gcc));
+        let one_way = TimeDelta::millis(25);
+        // Queue of 300 ms at 1 Mbit/s.
+        let mut fwd: Link<RtpPacket> =
+            Link::new(capacity(Timestamp::ZERO), one_way, DataSize::bytes(37_500));
+        let mut rev: Link<MediaFeedback> = Link::new(Bitrate::mbps(100.0), one_way, DataSize::MAX);
+        let end = Timestamp::from_secs(secs);
+        let mut now = Timestamp::ZERO;
+        let mut out = Run {
+            samples: Vec::new(),
+            targets: Vec::new(),
+            reports: 0,
+            drops: 0,
+        };
+        let mut next_sample = Timestamp::ZERO;
+        let mut guard = 0u64;
+        while now < end {
+            guard += 1;
+            assert!(guard < 50_000_000, "event loop stuck at {now}");
+            fwd.rate = capacity(now);
+            if sender.poll_timeout().is_some_and(|t| t <= now) {
+                sender.handle_timeout(now);
+            }
+            if receiver.poll_timeout().is_some_and(|t| t <= now) {
+                receiver.handle_timeout(now);
+            }
+            while let Some(p) = fwd.pop_due(now) {
+                receiver.handle_input(now, p);
+            }
+            while let Some(m) = rev.pop_due(now) {
+                sender.handle_input(now, m);
+            }
+            while let Some(t) = sender.poll_transmit(now) {
+                fwd.send(now, t);
+            }
+            while let Some(t) = receiver.poll_transmit(now) {
+                rev.send(now, t);
+            }
+            if std::env::var("GCC_TRACE").is_ok() {
+                while let Some(o) = receiver
+                    .poll_observation()
+                    .or_else(|| sender.poll_observation())
+                {
+                    eprintln!(
+                        "{:.2} m={:.3} mod={:.2} g={:.2} {:?} {:?} Ar={:.0} As={:?} R={:?} n_dd={} tgt={:.0}",
+                        o.time.as_secs_f64(), o.delay_estimate, o.modified_estimate, o.threshold, o.signal, o.state,
+                        o.delay_based_rate.as_kbps(), o.loss_based_rate.map(|b| b.as_kbps() as i64),
+                        o.incoming_rate.map(|b| b.as_kbps() as i64), o.delay_based_decreases, sender.target_rate().as_kbps()
+                    );
+                }
+            }
+            if sender.poll_cc_report().is_some() {
+                out.reports += 1;
+            }
+            if now >= next_sample {
+                let q = receiver.last_one_way_delay().unwrap_or(one_way) - one_way;
+                out.samples.push(Sample {
+                    time: now,
+                    queue_delay: q,
+                    bytes: receiver.bytes_received(),
+                });
+                out.targets.push((now, sender.target_rate()));
+                next_sample = now + TimeDelta::millis(100);
+            }
+            let next = [
+                sender.poll_timeout(),
+                receiver.poll_timeout(),
+                fwd.next(),
+                rev.next(),
+                Some(next_sample),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(end);
+            now = next.max(now + TimeDelta::from_micros(1));
+        }
+        out.drops = fwd.dropped;
+        out
+    }
+
+    fn goodput(r: &Run, from: u64, to: u64) -> Bitrate {
+        let at = |s: u64| {
+            r.samples
+                .iter()
+                .rev()
+                .find(|x| x.time <= Timestamp::from_secs(s))
+                .map_or(0, |x| x.bytes)
+        };
+        DataSize::bytes(at(to).saturating_sub(at(from))) / TimeDelta::secs((to - from) as i64)
+    }
+
+    fn mean_queue_ms(r: &Run, from: u64, to: u64) -> f64 {
+        let v: Vec<f64> = r
+            .samples
+            .iter()
+            .filter(|s| s.time >= Timestamp::from_secs(from) && s.time < Timestamp::from_secs(to))
+            .map(|s| s.queue_delay.as_millis_f64())
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    }
+
+    fn target_at(r: &Run, ms: u64) -> Bitrate {
+        r.targets
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= Timestamp::from_millis(ms))
+            .map_or(Bitrate::ZERO, |(_, b)| *b)
+    }
+
+    fn settles(preset: GccPreset) {
+        let r = run(preset, 90, |_| Bitrate::mbps(1.0), true);
+        let g = goodput(&r, 60, 90);
+        let q1 = mean_queue_ms(&r, 60, 75);
+        let q2 = mean_queue_ms(&r, 75, 90);
+        eprintln!(
+            "{preset}: goodput {g}, queue {q1:.1} ms / {q2:.1} ms, drops {}",
+            r.drops
+        );
+        assert!(
+            g > Bitrate::kbps(700.0) && g <= Bitrate::kbps(1000.0),
+            "{preset}: goodput {g}"
+        );
+        assert!(q2 < 100.0, "{preset}: standing queue {q2} ms");
+        assert!(q2 < q1 + 50.0, "{preset}: queue growing {q1} -> {q2}");
+        assert!(r.reports > 10);
+    }
+
+    fn halving(preset: GccPreset) {
+        let cut = 60_000u64;
+        let r = run(
+            preset,
+            65,
+            move |t| {
+                if t < Timestamp::from_millis(cut) {
+                    Bitrate::mbps(1.0)
+                } else {
+                    Bitrate::kbps(500.0)
+                }
+            },
+            false,
+        );
+        let before = target_at(&r, cut);
+        let after = target_at(&r, cut + 1000);
+        eprintln!("{preset}: target {before} -> {after}");
+        assert!(
+            before > Bitrate::kbps(600.0),
+            "{preset}: did not ramp up: {before}"
+        );
+        assert!(
+            after < before * 0.9,
+            "{preset}: no decrease within 1 s: {before} -> {after}"
+        );
+    }
+
+    #[test]
+    fn chromium_settles_near_capacity_without_growing_queue() {
+        settles(GccPreset::Chromium);
+    }
+
+    #[test]
+    fn paper_settles_near_capacity_without_growing_queue() {
+        settles(GccPreset::Paper);
+    }
+
+    #[test]
+    fn paper_static_settles_near_capacity_without_growing_queue() {
+        settles(GccPreset::PaperStatic);
+    }
+
+    #[test]
+    fn chromium_decreases_within_one_second_of_capacity_halving() {
+        halving(GccPreset::Chromium);
+    }
+
+    #[test]
+    fn paper_decreases_within_one_second_of_capacity_halving() {
+        halving(GccPreset::Paper);
+    }
+
+    #[test]
+    fn feedback_kinds_follow_preset_and_rtt_is_measured() {
+        for (preset, want_remb) in [(GccPreset::Chromium, false), (GccPreset::Paper, true)] {
+            let gcc = preset.config();
+            let mut s = MediaSender::new(MediaSenderConfig::new(gcc.clone()), Timestamp::ZERO);
+            let mut r = MediaReceiver::new(MediaReceiverConfig::new(gcc));
+            let mut now = Timestamp::ZERO;
+            let (mut remb, mut tf, mut rr) = (0, 0, 0);
+            while now < Timestamp::from_secs(3) {
+                s.handle_timeout(now);
+                while let Some(t) = s.poll_transmit(now) {
+                    // 10 ms one way, no queue.
+                    r.handle_input(now + TimeDelta::millis(10), t.message);
+                }
+                r.handle_timeout(now + TimeDelta::millis(10));
+                while let Some(t) = r.poll_transmit(now) {
+                    match &t.message {
+                        MediaFeedback::Remb { .. } => remb += 1,
+                        MediaFeedback::TransportFeedback { .. } => tf += 1,
+                        MediaFeedback::ReceiverReport { fraction_lost, .. } => {
+                            rr += 1;
+                            assert_eq!(*fraction_lost, 0.0);
+                        }
+                    }
+                    s.handle_input(now + TimeDelta::millis(20), t.message);
+                }
+                now += TimeDelta::millis(1);
+            }
+            assert_eq!(remb > 0, want_remb, "{preset}");
+            assert_eq!(tf > 0, !want_remb, "{preset}");
+            assert!(rr >= 2, "{preset}: {rr} receiver reports");
+            // RTT = 20 ms path + up to 1 ms of loop granularity.
+            let rtt = s.gcc().rtt();
+            assert!(
+                rtt >= TimeDelta::millis(19) && rtt <= TimeDelta::millis(22),
+                "{preset}: rtt {rtt}"
+            );
+        }
+    }
+
+    #[test]
+    fn allowance_sets_estimates_and_desired_rate_caps_encoder() {
+        let mut s = MediaSender::new(
+            MediaSenderConfig::new(GccPreset::Chromium.config()),
+            Timestamp::ZERO,
+        );
+        s.apply_allowance(
+            Timestamp::from_secs(1),
+            Allowance::Rate(Bitrate::kbps(800.0)),
+        );
+        assert_eq!(s.gcc().delay_based_estimate(), Bitrate::kbps(800.0));
+        assert_eq!(s.gcc().loss_based_estimate(), Bitrate::kbps(800.0));
+        assert_eq!(s.target_rate(), Bitrate::kbps(800.0));
+        s.set_desired_rate(Timestamp::from_secs(1), Some(Bitrate::kbps(300.0)));
+        assert!(s.is_app_limited());
+        // The statistics codec changes at most once per 100 ms (it jumped 50 -> 800 at
+        // 1 s); at the next frame after 1.1 s it jumps to 300 (a change > 50 %).
+        assert_eq!(s.encoder_rate(), Bitrate::kbps(800.0));
+        s.handle_timeout(Timestamp::from_millis(1150));
+        assert_eq!(s.encoder_rate(), Bitrate::kbps(300.0));
+        // Loss report at the receiver side: report queued with the target.
+        s.handle_input(
+            Timestamp::from_secs(2),
+            MediaFeedback::ReceiverReport {
+                ssrc: 1,
+                fraction_lost: 0.5,
+                cumulative_lost: 10,
+                highest_seq: 20,
+                echo: None,
+            },
+        );
+        match s.poll_cc_report() {
+            Some(FlowReport::Rate { rate, rtt }) => {
+                // Chromium classic: 800 * (1 - 0.25) = 600.
+                assert!((rate.as_kbps() - 600.0).abs() < 1e-6, "{rate}");
+                assert_eq!(rtt, Some(TimeDelta::millis(200)));
+            }
+            other => panic!("expected a rate report, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn receiver_report_counts_losses() {
+        let mut r = MediaReceiver::new(MediaReceiverConfig::new(GccPreset::Chromium.config()));
+        let mk = |seq: u64| RtpPacket {
+            ssrc: 1,
+            sequence_number: seq,
+            transport_seq: seq,
+            send_time: Timestamp::from_millis(seq),
+            payload_size: DataSize::bytes(1000),
+            frame_id: seq,
+            frame_capture_time: Timestamp::from_millis(seq),
+            frame_packet_index: 0,
+            frame_packet_count: 1,
+            keyframe: false,
+        };
+        // 0..10 with 3 and 7 missing: 10 expected, 8 received -> 0.2.
+        for s in (0..10).filter(|s| *s != 3 && *s != 7) {
+            r.handle_input(Timestamp::from_millis(s + 5), mk(s));
+        }
+        r.handle_timeout(Timestamp::from_secs(2));
+        let mut found = false;
+        while let Some(t) = r.poll_transmit(Timestamp::from_secs(2)) {
+            if let MediaFeedback::ReceiverReport {
+                fraction_lost,
+                cumulative_lost,
+                ..
+            } = t.message
+            {
+                assert!((fraction_lost - 0.2).abs() < 1e-12);
+                assert_eq!(cumulative_lost, 2);
+                found = true;
+            }
+        }
+        assert!(found);
+    }
+}

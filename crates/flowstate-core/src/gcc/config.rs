@@ -1,0 +1,185 @@
+//! GCC configuration and the named presets (REFERENCE.md section 2).
+
+use super::aimd::AimdConfig;
+use super::delay_based::DelayBasedConfig;
+use super::loss_based::LossConfig;
+use super::remb::RembConfig;
+use crate::units::{Bitrate, TimeDelta};
+use std::fmt;
+
+/// Where the delay-based estimator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EstimationSide {
+    /// Receiver-side estimation, A_r fed back in REMB messages (papers 001, 002).
+    Receiver,
+    /// Send-side estimation on transport-wide per-packet feedback (Chromium).
+    Sender,
+}
+
+/// The published variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GccPreset {
+    /// Paper 002: receiver side, REMB, Kalman filter, adaptive threshold (0.01, 0.00018),
+    /// overuse after 100 ms, pacing factor 1.5, loss-based eq. 5.
+    Paper,
+    /// Paper 001: as `Paper` with the static threshold 25/60 ms and halving, loss-based
+    /// eq. 1 with the TFRC floor.
+    PaperStatic,
+    /// Chromium ~M100: send side, transport-wide feedback every 100 ms, trendline,
+    /// adaptive threshold (0.0087, 0.039), overuse after 10 ms, pacing factor 1.1,
+    /// classic loss-based controller.
+    Chromium,
+}
+
+impl GccPreset {
+    pub const ALL: [GccPreset; 3] = [
+        GccPreset::Paper,
+        GccPreset::PaperStatic,
+        GccPreset::Chromium,
+    ];
+
+    /// `"paper"`, `"paper-static"` or `"chromium"` (underscores accepted, any case).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "paper" => Some(Self::Paper),
+            "paper-static" => Some(Self::PaperStatic),
+            "chromium" => Some(Self::Chromium),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Paper => "paper",
+            Self::PaperStatic => "paper-static",
+            Self::Chromium => "chromium",
+        }
+    }
+    pub fn config(self) -> GccConfig {
+        match self {
+            Self::Paper => GccConfig {
+                side: EstimationSide::Receiver,
+                delay: DelayBasedConfig::paper(),
+                loss: LossConfig::paper002(),
+                pacing_factor: 1.5,
+                ..GccConfig::chromium()
+            },
+            Self::PaperStatic => GccConfig {
+                side: EstimationSide::Receiver,
+                delay: DelayBasedConfig::paper_static(),
+                loss: LossConfig::paper001(),
+                pacing_factor: 1.5,
+                ..GccConfig::chromium()
+            },
+            Self::Chromium => GccConfig::chromium(),
+        }
+    }
+}
+
+impl fmt::Display for GccPreset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every GCC constant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GccConfig {
+    pub side: EstimationSide,
+    pub delay: DelayBasedConfig,
+    pub loss: LossConfig,
+    pub remb: RembConfig,
+    /// Transport-wide feedback interval (Chromium preset: 100 ms).
+    pub feedback_interval: TimeDelta,
+    /// RTCP receiver report interval (1 s).
+    pub receiver_report_interval: TimeDelta,
+    /// The pacer sends at this factor times the target (paper 1.5, Chromium 1.1).
+    pub pacing_factor: f64,
+    /// RTT before the first sample (200 ms).
+    pub default_rtt: TimeDelta,
+    /// Observations kept until polled (oldest dropped beyond this).
+    pub observation_capacity: usize,
+}
+
+impl GccConfig {
+    fn chromium() -> Self {
+        Self {
+            side: EstimationSide::Sender,
+            delay: DelayBasedConfig::chromium(),
+            loss: LossConfig::chromium(),
+            remb: RembConfig::default(),
+            feedback_interval: TimeDelta::millis(100),
+            receiver_report_interval: TimeDelta::secs(1),
+            pacing_factor: 1.1,
+            default_rtt: TimeDelta::millis(200),
+            observation_capacity: 10_000,
+        }
+    }
+
+    /// The preset's configuration.
+    pub fn preset(p: GccPreset) -> Self {
+        p.config()
+    }
+
+    /// Set start, minimum and maximum rate of both the delay- and loss-based parts.
+    pub fn with_rates(mut self, start: Bitrate, min: Bitrate, max: Bitrate) -> Self {
+        let a: &mut AimdConfig = &mut self.delay.aimd;
+        a.start_rate = start;
+        a.min_rate = min;
+        a.max_rate = max;
+        self.loss.start_rate = start;
+        self.loss.min_rate = min;
+        self.loss.max_rate = max;
+        self
+    }
+}
+
+impl Default for GccConfig {
+    fn default() -> Self {
+        Self::chromium()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gcc::delay_based::DelayFilterConfig;
+    use crate::gcc::threshold::ThresholdConfig;
+
+    #[test]
+    fn presets_by_name_with_their_constants() {
+        assert_eq!(GccPreset::from_name("paper"), Some(GccPreset::Paper));
+        assert_eq!(
+            GccPreset::from_name("Paper_Static"),
+            Some(GccPreset::PaperStatic)
+        );
+        assert_eq!(GccPreset::from_name("chromium"), Some(GccPreset::Chromium));
+        assert_eq!(GccPreset::from_name("nada"), None);
+        for p in GccPreset::ALL {
+            assert_eq!(GccPreset::from_name(p.name()), Some(p));
+        }
+        let paper = GccPreset::Paper.config();
+        assert_eq!(paper.side, EstimationSide::Receiver);
+        assert_eq!(paper.pacing_factor, 1.5);
+        assert!(matches!(paper.delay.filter, DelayFilterConfig::Kalman(_)));
+        match &paper.delay.threshold {
+            ThresholdConfig::Adaptive(a) => assert_eq!((a.k_up, a.k_down), (0.01, 0.00018)),
+            ThresholdConfig::Static(_) => panic!("paper preset must be adaptive"),
+        }
+        assert_eq!(paper.delay.detector.overuse_time, TimeDelta::millis(100));
+        let st = GccPreset::PaperStatic.config();
+        match &st.delay.threshold {
+            ThresholdConfig::Static(s) => assert!((s.gamma_bar_ms - 25.0 / 60.0).abs() < 1e-12),
+            ThresholdConfig::Adaptive(_) => panic!("paper-static must be static"),
+        }
+        let c = GccPreset::Chromium.config();
+        assert_eq!(c.side, EstimationSide::Sender);
+        assert_eq!(c.pacing_factor, 1.1);
+        assert_eq!(c.feedback_interval, TimeDelta::millis(100));
+        assert!(matches!(c.delay.filter, DelayFilterConfig::Trendline(_)));
+        match &c.delay.threshold {
+            ThresholdConfig::Adaptive(a) => assert_eq!((a.k_up, a.k_down), (0.0087, 0.039)),
+            ThresholdConfig::Static(_) => panic!("chromium must be adaptive"),
+        }
+        assert_eq!(c.delay.detector.overuse_time, TimeDelta::millis(10));
+    }
+}

@@ -1,0 +1,330 @@
+//! Google Congestion Control, both published variants, sans-I/O (REFERENCE.md section 2;
+//! papers 001 and 002; Chromium ~M100 as run by paper 000).
+//!
+//! One file per component:
+//! [`inter_arrival`] (arrival groups), [`kalman`] (paper 002 eqs. 10-16), [`trendline`]
+//! (Chromium), [`detector`] (over-use detector), [`threshold`] (adaptive and static),
+//! [`aimd`] with [`link_capacity`] (remote rate controller), [`loss_based`] (sender),
+//! [`rate_window`] (incoming rate R), [`remb`] (REMB timing), [`delay_based`] (the chain
+//! from packets to A_r), [`pacer`], [`config`] (presets), [`observation`].
+//!
+//! [`Gcc`] is the sender-side facade: it owns the loss-based controller and, for the
+//! Chromium preset, the delay-based estimator (fed by transport-wide feedback); for the
+//! paper presets A_r arrives in REMB messages from a receiver-side [`DelayBasedBwe`].
+//! The target is A = min(A_s, A_r).
+
+pub mod aimd;
+pub mod config;
+pub mod delay_based;
+pub mod detector;
+pub mod inter_arrival;
+pub mod kalman;
+pub mod link_capacity;
+pub mod loss_based;
+pub mod observation;
+pub mod pacer;
+pub mod rate_window;
+pub mod remb;
+pub mod threshold;
+pub mod trendline;
+
+#[cfg(test)]
+mod proptests;
+
+pub use aimd::RateControlState;
+pub use config::{EstimationSide, GccConfig, GccPreset};
+pub use delay_based::{DelayBasedBwe, DelayBasedConfig, PacketTiming};
+pub use detector::BandwidthUsage;
+pub use observation::GccObservation;
+
+use crate::units::{Bitrate, TimeDelta, Timestamp};
+use loss_based::LossBasedControl;
+use std::collections::VecDeque;
+
+/// The sender-side GCC controller.
+#[derive(Debug, Clone)]
+pub struct Gcc {
+    cfg: GccConfig,
+    delay: Option<DelayBasedBwe>,
+    delay_estimate: Bitrate,
+    loss: LossBasedControl,
+    rtt: Option<TimeDelta>,
+    target: Bitrate,
+    target_update: bool,
+    observations: VecDeque<GccObservation>,
+    latest: Option<GccObservation>,
+    remote_decreases: u64,
+}
+
+impl Gcc {
+    pub fn new(cfg: GccConfig) -> Self {
+        let delay = match cfg.side {
+            EstimationSide::Sender => Some(DelayBasedBwe::new(cfg.delay.clone())),
+            EstimationSide::Receiver => None,
+        };
+        let loss = LossBasedControl::new(cfg.loss.clone());
+        let delay_estimate = match &delay {
+            Some(d) => d.estimate(),
+            None => Bitrate::INFINITY,
+        };
+        let mut g = Self {
+            cfg,
+            delay,
+            delay_estimate,
+            loss,
+            rtt: None,
+            target: Bitrate::ZERO,
+            target_update: false,
+            observations: VecDeque::new(),
+            latest: None,
+            remote_decreases: 0,
+        };
+        g.target = g.loss.estimate().min(g.delay_estimate);
+        g
+    }
+
+    pub fn from_preset(p: GccPreset) -> Self {
+        Self::new(p.config())
+    }
+
+    pub fn config(&self) -> &GccConfig {
+        &self.cfg
+    }
+
+    fn clamp(&self, r: Bitrate) -> Bitrate {
+        let lo = self.cfg.delay.aimd.min_rate;
+        r.max(lo).min(self.cfg.delay.aimd.max_rate.max(lo))
+    }
+
+    fn recompute(&mut self, now: Timestamp) {
+        self.loss.set_delay_based_limit(now, self.delay_estimate);
+        self.target = self.loss.estimate().min(self.delay_estimate);
+        self.target_update = true;
+    }
+
+    fn record(&mut self, obs: GccObservation) {
+        let obs = GccObservation {
+            loss_based_rate: Some(self.loss.estimate()),
+            ..obs
+        };
+        self.latest = Some(obs);
+        if self.cfg.observation_capacity == 0 {
+            return;
+        }
+        while self.observations.len() >= self.cfg.observation_capacity {
+            self.observations.pop_front();
+        }
+        self.observations.push_back(obs);
+    }
+
+    /// Transport-wide feedback: per-packet send/arrival times (Chromium preset). Lost
+    /// packets are simply absent. Ignored when the estimator runs at the receiver.
+    pub fn on_transport_feedback(&mut self, now: Timestamp, packets: &[PacketTiming]) {
+        let Some(d) = self.delay.as_mut() else { return };
+        let mut sorted: Vec<PacketTiming> = packets.to_vec();
+        sorted.sort_by_key(|p| (p.arrival_time, p.send_time));
+        if d.on_packets(now, sorted.iter()).is_some() {
+            self.delay_estimate = d.estimate();
+            let obs = d.take_observation();
+            self.recompute(now);
+            if let Some(o) = obs {
+                self.record(o);
+            }
+        }
+    }
+
+    /// A REMB carrying A_r (paper presets). With a sender-side estimator, a REMB acts as a
+    /// receiver limit on top of it.
+    pub fn on_remb(&mut self, now: Timestamp, rate: Bitrate) {
+        if self.delay.is_some() {
+            return;
+        }
+        let rate = self.clamp(rate);
+        if rate < self.delay_estimate {
+            self.remote_decreases = self.remote_decreases.saturating_add(1);
+        }
+        self.delay_estimate = rate;
+        self.recompute(now);
+    }
+
+    /// A receiver report with loss fraction `fraction_lost` in [0, 1].
+    pub fn on_loss_report(&mut self, now: Timestamp, fraction_lost: f64) {
+        let rtt = self.rtt();
+        self.loss.set_delay_based_limit(now, self.delay_estimate);
+        self.loss.on_loss_report(now, fraction_lost, rtt);
+        self.recompute(now);
+        if let Some(o) = self.latest {
+            self.record(GccObservation {
+                time: now,
+                delay_based_rate: self.delay_estimate,
+                ..o
+            });
+        }
+    }
+
+    /// An RTT sample.
+    pub fn on_rtt(&mut self, rtt: TimeDelta) {
+        if rtt < TimeDelta::ZERO {
+            return;
+        }
+        self.rtt = Some(rtt);
+        if let Some(d) = self.delay.as_mut() {
+            d.set_rtt(rtt);
+        }
+    }
+
+    /// Coupling: set both the delay-based (AIMD current rate) and the loss-based estimate
+    /// to `rate`, clearing the loss-based min-rate history (paper 000 VII-B2e). For the
+    /// paper presets the AIMD runs at the receiver: the sender's copy of A_r is set and
+    /// the next REMB overrides it.
+    pub fn set_estimates(&mut self, now: Timestamp, rate: Bitrate) {
+        match self.delay.as_mut() {
+            Some(d) => {
+                d.set_estimate(now, rate);
+                self.delay_estimate = d.estimate();
+            }
+            None => self.delay_estimate = self.clamp(rate),
+        }
+        self.loss.set_estimate(self.delay_estimate.min(rate));
+        self.target = self.loss.estimate().min(self.delay_estimate);
+    }
+
+    /// A = min(A_s, A_r).
+    pub fn target_rate(&self) -> Bitrate {
+        self.target
+    }
+    /// A_r (infinite for a paper preset before the first REMB).
+    pub fn delay_based_estimate(&self) -> Bitrate {
+        self.delay_estimate
+    }
+    /// A_s.
+    pub fn loss_based_estimate(&self) -> Bitrate {
+        self.loss.estimate()
+    }
+    /// The RTT estimate (200 ms until the first sample).
+    pub fn rtt(&self) -> TimeDelta {
+        self.rtt.unwrap_or(self.cfg.default_rtt)
+    }
+    /// Whether the target is at least the application's desired rate.
+    pub fn is_app_limited(&self, desired_rate: Bitrate) -> bool {
+        self.target >= desired_rate
+    }
+    /// n_dd at the sender (sender-side estimator), or the number of REMBs that lowered A_r.
+    pub fn delay_based_decreases(&self) -> u64 {
+        match &self.delay {
+            Some(d) => d.delay_based_decreases(),
+            None => self.remote_decreases,
+        }
+    }
+    /// `Some(target)` once after every computation of a new target.
+    pub fn poll_target_update(&mut self) -> Option<Bitrate> {
+        std::mem::take(&mut self.target_update).then_some(self.target)
+    }
+    /// The next queued internal snapshot.
+    pub fn poll_observation(&mut self) -> Option<GccObservation> {
+        self.observations.pop_front()
+    }
+    /// The newest snapshot.
+    pub fn latest_observation(&self) -> Option<GccObservation> {
+        self.latest
+    }
+    /// The sender-side delay-based estimator, if it runs here.
+    pub fn delay_based(&self) -> Option<&DelayBasedBwe> {
+        self.delay.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::DataSize;
+
+    #[test]
+    fn set_estimates_sets_both_and_getters_report_them() {
+        let mut g = Gcc::from_preset(GccPreset::Chromium);
+        assert_eq!(g.rtt(), TimeDelta::millis(200));
+        g.set_estimates(Timestamp::from_secs(1), Bitrate::kbps(700.0));
+        assert_eq!(g.delay_based_estimate(), Bitrate::kbps(700.0));
+        assert_eq!(g.loss_based_estimate(), Bitrate::kbps(700.0));
+        assert_eq!(g.target_rate(), Bitrate::kbps(700.0));
+        assert!(g.is_app_limited(Bitrate::kbps(700.0)));
+        assert!(!g.is_app_limited(Bitrate::kbps(701.0)));
+        // The loss-based min history was cleared: the next increase starts from 700.
+        g.on_loss_report(Timestamp::from_secs(2), 0.0);
+        assert!(
+            (g.loss_based_estimate().as_kbps() - 700.0).abs() < 1e-9,
+            "capped by A_r"
+        );
+        g.on_rtt(TimeDelta::millis(80));
+        assert_eq!(g.rtt(), TimeDelta::millis(80));
+    }
+
+    #[test]
+    fn target_is_min_of_loss_and_delay_based() {
+        let mut g = Gcc::from_preset(GccPreset::Paper);
+        let t = Timestamp::from_secs;
+        // Paper preset: A_r from REMB.
+        g.on_remb(t(1), Bitrate::kbps(2000.0));
+        // A_s = 300 kbit/s start -> 315 after a loss-free report.
+        g.on_loss_report(t(2), 0.0);
+        assert!((g.target_rate().as_kbps() - 315.0).abs() < 1e-9);
+        assert_eq!(g.poll_target_update(), Some(g.target_rate()));
+        assert_eq!(g.poll_target_update(), None);
+        g.on_remb(t(3), Bitrate::kbps(200.0));
+        assert!((g.target_rate().as_kbps() - 200.0).abs() < 1e-9);
+        assert_eq!(g.delay_based_decreases(), 2);
+        // Heavy loss: 200 * (1 - 0.5*0.5) = 150.
+        g.on_loss_report(t(4), 0.5);
+        assert!((g.target_rate().as_kbps() - 150.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn transport_feedback_drives_sender_side_estimator() {
+        let mut g = Gcc::from_preset(GccPreset::Chromium);
+        let start = g.delay_based_estimate();
+        // 1200 B every 10 ms with constant delay (960 kbit/s), feedback every 100 ms.
+        let mut seq = 0u64;
+        for fb in 1..=50u64 {
+            let mut pkts = Vec::new();
+            while (seq + 1) * 10 <= fb * 100 {
+                seq += 1;
+                let s = Timestamp::from_millis(seq * 10);
+                pkts.push(PacketTiming {
+                    send_time: s,
+                    arrival_time: s + TimeDelta::millis(40),
+                    size: DataSize::bytes(1200),
+                    frame: None,
+                });
+            }
+            g.on_transport_feedback(Timestamp::from_millis(fb * 100 + 40), &pkts);
+        }
+        assert!(g.delay_based_estimate() > start, "no congestion: A_r grows");
+        assert!(g.latest_observation().is_some());
+        assert!(g.poll_observation().is_some());
+        // Now the queue grows 5 ms per 10 ms packet: overuse, decrease.
+        let mut delay = 40u64;
+        for fb in 51..=70u64 {
+            let mut pkts = Vec::new();
+            while (seq + 1) * 10 <= fb * 100 {
+                seq += 1;
+                delay += 5;
+                let s = Timestamp::from_millis(seq * 10);
+                pkts.push(PacketTiming {
+                    send_time: s,
+                    arrival_time: s + TimeDelta::millis(delay as i64),
+                    size: DataSize::bytes(1200),
+                    frame: None,
+                });
+            }
+            g.on_transport_feedback(Timestamp::from_millis(fb * 100 + delay), &pkts);
+        }
+        assert!(g.delay_based_decreases() >= 1);
+        let o = g
+            .latest_observation()
+            .map(|o| o.delay_based_decreases)
+            .unwrap_or(0);
+        assert!(o >= 1);
+        // Arrival rate is 1200 B / 15 ms = 640 kbit/s: 0.85 * that is well below start.
+        assert!(g.delay_based_estimate() < Bitrate::kbps(640.0));
+    }
+}
