@@ -420,7 +420,10 @@ mod tests {
     #[test]
     fn rate_times_duration_is_size() {
         // 1 Mbit/s for 100 ms = 100 kbit = 12_500 bytes.
-        assert_eq!(Bitrate::mbps(1.0) * TimeDelta::millis(100), DataSize::bytes(12_500));
+        assert_eq!(
+            Bitrate::mbps(1.0) * TimeDelta::millis(100),
+            DataSize::bytes(12_500)
+        );
     }
 
     #[test]
@@ -433,7 +436,10 @@ mod tests {
     #[test]
     fn size_over_rate_is_duration() {
         // 1200 bytes at 9.6 Mbit/s = 1 ms serialization.
-        assert_eq!(DataSize::bytes(1200) / Bitrate::mbps(9.6), TimeDelta::millis(1));
+        assert_eq!(
+            DataSize::bytes(1200) / Bitrate::mbps(9.6),
+            TimeDelta::millis(1)
+        );
         assert_eq!(DataSize::bytes(1) / Bitrate::ZERO, TimeDelta::MAX);
     }
 
@@ -459,7 +465,13 @@ mod tests {
 
     #[test]
     fn round_down_to_whole_units() {
-        assert_eq!(DataSize::bytes(3599).round_down_to(DataSize::bytes(1200)), DataSize::bytes(2400));
-        assert_eq!(DataSize::bytes(7).round_down_to(DataSize::ZERO), DataSize::bytes(7));
+        assert_eq!(
+            DataSize::bytes(3599).round_down_to(DataSize::bytes(1200)),
+            DataSize::bytes(2400)
+        );
+        assert_eq!(
+            DataSize::bytes(7).round_down_to(DataSize::ZERO),
+            DataSize::bytes(7)
+        );
     }
 }

@@ -16,11 +16,21 @@ pub enum CouplingError {
     #[error("{0} is already registered")]
     DuplicateFlow(FlowId),
     #[error("{mechanism} does not couple {kind:?} flows")]
-    UnsupportedKind { mechanism: &'static str, kind: FlowKind },
+    UnsupportedKind {
+        mechanism: &'static str,
+        kind: FlowKind,
+    },
     #[error("{flow} is a {registered:?} flow but sent a {reported:?} report")]
-    ReportKindMismatch { flow: FlowId, registered: FlowKind, reported: FlowKind },
+    ReportKindMismatch {
+        flow: FlowId,
+        registered: FlowKind,
+        reported: FlowKind,
+    },
     #[error("{mechanism} needs an RTT with every update of {flow}")]
-    MissingRtt { mechanism: &'static str, flow: FlowId },
+    MissingRtt {
+        mechanism: &'static str,
+        flow: FlowId,
+    },
     #[error("the MTU of a window flow must be at least 1 byte")]
     InvalidMtu,
 }

@@ -79,7 +79,10 @@ pub enum FlowReport {
     /// FSE / FSEv2 and its delay-based estimate under FSE-NG (paper 000, V-B3).
     /// `rtt` is the flow's RTT estimate (FSE-NG's RTT_base input; the conservative FSE's
     /// 2-RTT timer); GCC reports 200 ms until it has a sample.
-    Rate { rate: Bitrate, rtt: Option<TimeDelta> },
+    Rate {
+        rate: Bitrate,
+        rtt: Option<TimeDelta>,
+    },
     /// A window flow's new cwnd, sent on every cwnd change. `rtt` is the newest RTT
     /// sample (not SRTT); `ssthresh` lets FSEv2 apply its slow-start-avoidance rule;
     /// `desired_cwnd` is set when the sender is application- or receive-window-limited
