@@ -9,4 +9,7 @@
 //! [`run::run_toml`] / [`run::run_file`]; plug new flow kinds in through
 //! [`run::FlowFactory`] and coupling managers through [`coupling::CouplingHook`].
 
+pub mod flow;
+pub mod link;
+pub mod queue;
 pub mod scheduler;
