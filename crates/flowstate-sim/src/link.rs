@@ -372,7 +372,7 @@ mod tests {
             assert!(extra >= -15.0 - 1e-9, "jitter below -3 sigma: {extra}");
             sum += extra;
             last = exit;
-            t = t + TimeDelta::millis(20);
+            t += TimeDelta::millis(20);
         }
         // Spaced 20 ms apart (4 sigma), reordering rarely binds: mean close to 0.
         let mean = sum / n as f64;
