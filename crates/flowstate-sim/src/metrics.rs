@@ -25,7 +25,7 @@ use std::io::Write;
 
 /// A bounded-memory histogram of non-negative durations in microseconds:
 /// 0.1 ms buckets up to 100 ms, 1 ms buckets up to 1 s, 10 ms buckets up to 10 s, one
-/// overflow bucket (2 801 buckets, 22 kB). Quantiles are the midpoint of the bucket
+/// overflow bucket (2 801 buckets, 22 kB) that reports the maximum. Quantiles are the midpoint of the bucket
 /// holding the nearest-rank sample, clamped to the exact observed min and max, so the
 /// error is at most half a bucket (<= 0.05 ms below 100 ms, <= 1 % above).
 #[derive(Debug, Clone, PartialEq)]
@@ -123,8 +123,9 @@ impl Histogram {
             seen += c;
             if seen >= rank {
                 let (lo, hi) = Self::bounds(i);
+                // The overflow bucket reports the largest sample.
                 let mid = if hi == u64::MAX {
-                    lo as f64
+                    self.max_us as f64
                 } else {
                     (lo + hi) as f64 / 2.0
                 };

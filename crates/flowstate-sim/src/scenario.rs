@@ -169,6 +169,21 @@ pub struct Scenario {
     pub measure: MeasureSpec,
 }
 
+/// The field name in serde's "missing field `x`" message.
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.trim().strip_prefix("missing field `")?;
+    rest.split('`').next()
+}
+
+/// `parent.child`, or `child` at the top level.
+fn join_path(parent: &str, child: &str) -> String {
+    if parent == "." || parent.is_empty() {
+        child.to_string()
+    } else {
+        format!("{parent}.{child}")
+    }
+}
+
 /// Line number (1-based) of byte offset `pos` in `text`.
 fn line_of(text: &str, pos: usize) -> usize {
     text.get(..pos).map_or(0, |t| t.matches('\n').count()) + 1
@@ -188,6 +203,13 @@ impl Scenario {
         let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
+            if let Some(missing) = missing_field(inner.message()) {
+                return ScenarioError {
+                    file: file.to_string(),
+                    field: join_path(&path, missing),
+                    message: "required field is missing".to_string(),
+                };
+            }
             let field = if path == "." {
                 inner.span().map_or_else(
                     || "(top level)".to_string(),
@@ -396,12 +418,16 @@ pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, (String, String)> {
     let value = toml::Value::Table(f.overrides.clone());
     serde_path_to_error::deserialize::<_, CbrOverrides>(value).map_err(|e| {
         let p = e.path().to_string();
+        let msg = e.into_inner().to_string().trim().replace('\n', " ");
+        if let Some(missing) = missing_field(&msg) {
+            let sub = format!(".{}", join_path(&p, missing));
+            return (sub, "required field is missing".into());
+        }
         let sub = if p == "." {
             String::new()
         } else {
             format!(".{p}")
         };
-        let msg = e.into_inner().to_string().trim().replace('\n', " ");
         (sub, msg)
     })
 }
