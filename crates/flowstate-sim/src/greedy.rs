@@ -6,7 +6,7 @@
 //! a load generator with feedback, not a transport.
 
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks};
-use flowstate_core::coupling::FlowReport;
+use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::{Endpoint, Transmit};
 use flowstate_core::{DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;
@@ -62,6 +62,8 @@ pub struct GreedySender {
     recover: u64,
     rtt_sample: Option<TimeDelta>,
     report: Option<FlowReport>,
+    /// Cap set by a coupling manager (packets).
+    max_cwnd: Option<f64>,
     pub losses: u64,
 }
 
@@ -75,11 +77,13 @@ impl GreedySender {
             recover: 0,
             rtt_sample: None,
             report: None,
+            max_cwnd: None,
             losses: 0,
         }
     }
+    /// The window in force (cwnd, capped by the coupling manager's maximum).
     pub fn cwnd(&self) -> f64 {
-        self.cwnd
+        self.max_cwnd.map_or(self.cwnd, |m| self.cwnd.min(m))
     }
     fn on_loss(&mut self, n: u64, upto_seq: u64) {
         self.losses += n;
@@ -129,7 +133,7 @@ impl Endpoint for GreedySender {
     }
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<GreedyData>> {
-        if (self.outstanding.len() as f64) + 1.0 > self.cwnd + 1e-9 {
+        if (self.outstanding.len() as f64) + 1.0 > self.cwnd() + 1e-9 {
             return None;
         }
         let seq = self.next_seq;
@@ -168,6 +172,21 @@ impl Endpoint for GreedySender {
 impl SenderHooks for GreedySender {
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()
+    }
+    /// `Window` sets cwnd, `MaxWindow` caps it (rounded down to whole packets, at
+    /// least one); `Rate` is ignored (this is a window flow).
+    fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
+        let mss = self.config.packet_size.as_bytes().max(1) as f64;
+        match allowance {
+            Allowance::Window { cwnd, .. } => {
+                self.cwnd = (cwnd.as_bytes() as f64 / mss).floor().max(1.0);
+            }
+            Allowance::MaxWindow(Some(max)) => {
+                self.max_cwnd = Some((max.as_bytes() as f64 / mss).floor().max(1.0));
+            }
+            Allowance::MaxWindow(None) => self.max_cwnd = None,
+            Allowance::Rate(_) => {}
+        }
     }
     fn poll_rtt_sample(&mut self) -> Option<TimeDelta> {
         self.rtt_sample.take()

@@ -445,3 +445,86 @@ fn summary_json_and_csv_contracts() {
     assert!(lines[0].starts_with("time_s,flow,send_rate_mbps,throughput_mbps"));
     assert_eq!(lines[1].split(',').count(), lines[0].split(',').count());
 }
+
+/// A toy coupling hook: whenever flow 0 reports, cap flow 1's window at 2 packets;
+/// counts lifecycle calls.
+#[derive(Default)]
+struct CapOther {
+    states: std::rc::Rc<std::cell::RefCell<Vec<(usize, flowstate_sim::flow::FlowState)>>>,
+}
+
+impl flowstate_sim::coupling::CouplingHook for CapOther {
+    fn on_state(
+        &mut self,
+        _now: Timestamp,
+        flow: &FlowInfo,
+        state: flowstate_sim::flow::FlowState,
+    ) {
+        self.states.borrow_mut().push((flow.index, state));
+    }
+    fn on_report(
+        &mut self,
+        _now: Timestamp,
+        flow: usize,
+        report: &flowstate_core::coupling::FlowReport,
+        out: &mut Vec<(usize, flowstate_core::coupling::Allowance)>,
+    ) {
+        if flow == 0 && matches!(report, flowstate_core::coupling::FlowReport::Window { .. }) {
+            out.push((
+                1,
+                flowstate_core::coupling::Allowance::MaxWindow(Some(DataSize::bytes(3000))),
+            ));
+        }
+    }
+}
+
+#[test]
+fn coupling_hook_receives_reports_and_its_allowances_are_applied() {
+    // Two AIMD greedy flows on 10 Mbit/s; uncoupled they split roughly evenly. With the
+    // hook, flow 1 is capped at 2 packets per RTT (~2 x 1500 B / 40 ms = 0.6 Mbit/s).
+    let link = LinkConfig::constant(
+        Bitrate::mbps(10.0),
+        TimeDelta::millis(20),
+        QueueLimit::Time(TimeDelta::millis(100)),
+    );
+    let mut second = greedy_setup("capped", 0);
+    second.info.index = 1;
+    second.stop = Some(Timestamp::from_secs(15));
+    let config = SimConfig {
+        name: "coupled".into(),
+        seed: 1,
+        duration: Timestamp::from_secs(20),
+        forward: link.clone(),
+        reverse: link,
+        flows: vec![greedy_setup("free", 0), second],
+        metrics: MetricsConfig {
+            window_start: Timestamp::from_secs(5),
+            window_end: Timestamp::from_secs(15),
+            ..MetricsConfig::default()
+        },
+    };
+    let cfg = GreedyConfig {
+        aimd: true,
+        initial_cwnd: 2.0,
+        ..GreedyConfig::default()
+    };
+    let hook = CapOther::default();
+    let states = hook.states.clone();
+    let flows: Vec<Box<dyn flowstate_sim::flow::SimFlow>> =
+        vec![Box::new(greedy_flow(cfg)), Box::new(greedy_flow(cfg))];
+    let r = Simulation::new(config, flows, Box::new(hook)).run();
+    let capped = r.summary.flows[1].throughput_mbps;
+    let free = r.summary.flows[0].throughput_mbps;
+    // Cap: 2 packets per RTT; RTT >= 40 ms base, so <= 0.6 Mbit/s.
+    assert!(capped <= 0.61, "capped flow {capped}");
+    assert!(free > 8.0, "the other flow takes the rest: {free}");
+    use flowstate_sim::flow::FlowState;
+    assert_eq!(
+        *states.borrow(),
+        vec![
+            (0, FlowState::Active),
+            (1, FlowState::Active),
+            (1, FlowState::Stopped)
+        ]
+    );
+}
