@@ -1,0 +1,422 @@
+//! The simulation loop: pops events in `(time, seq)` order and moves packets between
+//! flows and links. Independent of the scenario file format: build a [`SimConfig`] and
+//! a list of [`SimFlow`]s, or let [`crate::run`] do it from a scenario.
+
+use crate::coupling::{CouplingHook, FlowInfo};
+use crate::flow::{FlowState, SimFlow, SimPacket};
+use crate::link::{LinkConfig, LinkId, Offer, Started};
+use crate::metrics::{FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
+use crate::scheduler::{EventQueue, Fnv64};
+use crate::topology::{FlowPath, Topology};
+use flowstate_core::coupling::Allowance;
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// A flow's schedule and attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowSetup {
+    pub info: FlowInfo,
+    pub path: FlowPath,
+    pub start: Timestamp,
+    /// `None`: runs until the end.
+    pub stop: Option<Timestamp>,
+    /// `(pause at, resume at)` intervals, sorted, inside `[start, stop)`.
+    pub pauses: Vec<(Timestamp, Timestamp)>,
+}
+
+/// Everything the engine needs besides the flows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Timestamp,
+    pub forward: LinkConfig,
+    pub reverse: LinkConfig,
+    pub flows: Vec<FlowSetup>,
+    pub metrics: MetricsConfig,
+}
+
+/// What happened to a packet (trace records, hashed into the run fingerprint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceKind {
+    /// Handed to a link by its flow.
+    Send,
+    /// Tail-dropped at the queue.
+    Drop,
+    /// Started serialization.
+    Serialize,
+    /// Lost at random after serialization.
+    Lost,
+    /// Left the link (then crosses the flow's path delay).
+    Exit,
+    /// Arrived at the destination endpoint.
+    Deliver,
+}
+
+/// One trace record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceRecord {
+    pub time_us: u64,
+    pub kind: TraceKind,
+    pub link: u8,
+    pub flow: u32,
+    /// 0 data, 1 feedback.
+    pub dir: u8,
+    pub size: u32,
+    pub packet: u64,
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub series: Vec<SeriesRow>,
+    /// The full trace, when `MetricsConfig::trace` asked for it.
+    pub trace: Option<Vec<TraceRecord>>,
+    /// FNV-1a fingerprint of every trace record (always computed).
+    pub trace_hash: u64,
+    /// Events processed.
+    pub events: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    LinkDone(LinkId),
+    Deliver(SimPacket),
+    Timer(u32),
+    State(u32, FlowState),
+    Rate(LinkId, Bitrate),
+}
+
+/// Bound on coupling ping-pong within one instant (reports -> allowances -> reports).
+const MAX_COUPLING_ROUNDS: usize = 64;
+
+/// A simulation in progress.
+pub struct Simulation {
+    config: SimConfig,
+    queue: EventQueue<Event>,
+    topo: Topology,
+    flows: Vec<Box<dyn SimFlow>>,
+    states: Vec<FlowState>,
+    armed: Vec<Option<Timestamp>>,
+    metrics: Metrics,
+    coupling: Box<dyn CouplingHook>,
+    next_packet: u64,
+    hasher: Fnv64,
+    trace: Option<Vec<TraceRecord>>,
+    allowances: Vec<(usize, Allowance)>,
+    work: Vec<usize>,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("name", &self.config.name)
+            .field("now", &self.queue.now())
+            .field("flows", &self.flows.len())
+            .finish()
+    }
+}
+
+impl Simulation {
+    /// `flows[i]` must belong to `config.flows[i]`; extra or missing flows are ignored.
+    pub fn new(
+        config: SimConfig,
+        flows: Vec<Box<dyn SimFlow>>,
+        coupling: Box<dyn CouplingHook>,
+    ) -> Self {
+        let n = flows.len().min(config.flows.len());
+        let paths = config.flows.iter().map(|f| f.path).collect();
+        let topo = Topology::new(
+            config.forward.clone(),
+            config.reverse.clone(),
+            paths,
+            config.seed,
+        );
+        let metas = config
+            .flows
+            .iter()
+            .map(|f| FlowMeta {
+                name: f.info.name.clone(),
+                kind: f.info.kind.clone(),
+                priority: f.info.priority,
+                forward: f.path.direction == crate::topology::FlowDirection::Forward,
+            })
+            .collect();
+        let metrics = Metrics::new(config.metrics.clone(), metas, config.forward.clone());
+        let mut queue = EventQueue::with_capacity(1024);
+        for (i, f) in config.flows.iter().enumerate().take(n) {
+            let i = i as u32;
+            queue.schedule(f.start, Event::State(i, FlowState::Active));
+            for &(p, r) in &f.pauses {
+                queue.schedule(p, Event::State(i, FlowState::Paused));
+                queue.schedule(r, Event::State(i, FlowState::Active));
+            }
+            if let Some(s) = f.stop {
+                queue.schedule(s, Event::State(i, FlowState::Stopped));
+            }
+        }
+        for (id, link) in [
+            (LinkId::Forward, &config.forward),
+            (LinkId::Reverse, &config.reverse),
+        ] {
+            for &(t, r) in link.schedule.iter().skip(1) {
+                queue.schedule(t, Event::Rate(id, r));
+            }
+        }
+        let mut flows = flows;
+        flows.truncate(n);
+        let trace = config.metrics.trace.then(Vec::new);
+        Self {
+            states: vec![FlowState::Idle; n],
+            armed: vec![None; n],
+            queue,
+            topo,
+            flows,
+            metrics,
+            coupling,
+            next_packet: 0,
+            hasher: Fnv64::new(),
+            trace,
+            allowances: Vec::new(),
+            work: Vec::new(),
+            config,
+        }
+    }
+
+    /// Run to the scenario's duration and collect the results.
+    pub fn run(mut self) -> RunResult {
+        let end = self.config.duration;
+        while let Some(t) = self.queue.peek_time() {
+            if t >= end {
+                break;
+            }
+            let Some((now, ev)) = self.queue.pop() else {
+                break;
+            };
+            let flows = &self.flows;
+            self.metrics
+                .advance(now, |i| flows.get(i).and_then(|f| f.goodput_bytes()));
+            self.handle(now, ev);
+        }
+        let events = self.queue.processed();
+        let flows = &self.flows;
+        let (summary, series) =
+            self.metrics
+                .finish(end, &self.config.name, self.config.seed, events, |i| {
+                    flows.get(i).and_then(|f| f.goodput_bytes())
+                });
+        RunResult {
+            summary,
+            series,
+            trace: self.trace,
+            trace_hash: self.hasher.finish(),
+            events,
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, now: Timestamp, kind: TraceKind, link: LinkId, pkt: &SimPacket) {
+        let rec = TraceRecord {
+            time_us: now.as_micros(),
+            kind,
+            link: link as u8,
+            flow: pkt.flow,
+            dir: pkt.dir as u8,
+            size: pkt.size,
+            packet: pkt.id,
+        };
+        let h = &mut self.hasher;
+        h.write_u64(rec.time_us);
+        h.write_u8(rec.kind as u8);
+        h.write_u8(rec.link);
+        h.write_u32(rec.flow);
+        h.write_u8(rec.dir);
+        h.write_u32(rec.size);
+        h.write_u64(rec.packet);
+        if let Some(t) = self.trace.as_mut() {
+            t.push(rec);
+        }
+    }
+
+    fn handle(&mut self, now: Timestamp, ev: Event) {
+        match ev {
+            Event::LinkDone(link) => self.on_link_done(now, link),
+            Event::Deliver(pkt) => {
+                let f = pkt.flow as usize;
+                let link = self.topo.route(f, pkt.dir);
+                self.record(now, TraceKind::Deliver, link, &pkt);
+                self.metrics.on_deliver(now, f, pkt.dir, pkt.size);
+                if let Some(flow) = self.flows.get_mut(f) {
+                    flow.deliver(now, &pkt);
+                }
+                self.service(now, f, false);
+            }
+            Event::Timer(f) => {
+                let f = f as usize;
+                if self.armed.get(f).copied().flatten() == Some(now) {
+                    self.armed[f] = None;
+                    if let Some(flow) = self.flows.get_mut(f) {
+                        flow.handle_timeout(now);
+                    }
+                    self.service(now, f, true);
+                }
+            }
+            Event::State(f, state) => {
+                let i = f as usize;
+                let Some(flow) = self.flows.get_mut(i) else {
+                    return;
+                };
+                flow.set_state(now, state);
+                self.states[i] = state;
+                if let Some(setup) = self.config.flows.get(i) {
+                    self.coupling.on_state(now, &setup.info, state);
+                }
+                self.service(now, i, false);
+            }
+            Event::Rate(link, rate) => self.topo.link_mut(link).set_rate(rate),
+        }
+    }
+
+    fn start_service(&mut self, now: Timestamp, link: LinkId, s: Started) {
+        self.record(now, TraceKind::Serialize, link, &s.pkt);
+        self.metrics
+            .on_queue_wait(now, s.pkt.flow as usize, s.pkt.dir, s.waited);
+        self.queue.schedule(s.done_at, Event::LinkDone(link));
+    }
+
+    fn on_link_done(&mut self, now: Timestamp, link: LinkId) {
+        let Some(fin) = self.topo.link_mut(link).finish(now) else {
+            return;
+        };
+        let pkt = fin.pkt;
+        let f = pkt.flow as usize;
+        match fin.exit_at {
+            Some(exit) => {
+                self.record(exit, TraceKind::Exit, link, &pkt);
+                let at = exit + self.topo.path_delay(f);
+                self.queue.schedule(at, Event::Deliver(pkt));
+            }
+            None => {
+                self.record(now, TraceKind::Lost, link, &pkt);
+                self.metrics.on_loss(now, f, pkt.dir);
+                if let Some(flow) = self.flows.get_mut(f) {
+                    flow.discard(&pkt);
+                }
+            }
+        }
+        if let Some(next) = fin.next {
+            self.start_service(now, link, next);
+        }
+    }
+
+    /// Let flow `f` (and any flow a coupling allowance touches) transmit, report and
+    /// re-arm its timer. `after_timeout`: the flow's timer just fired at `now`, so a
+    /// timeout still `<= now` is pushed 1 us later (guards against a live-lock by an
+    /// endpoint that keeps asking for `now`).
+    fn service(&mut self, now: Timestamp, f: usize, after_timeout: bool) {
+        self.work.clear();
+        self.work.push(f);
+        let mut rounds = 0;
+        let mut first = true;
+        while let Some(i) = self.work.pop() {
+            if !matches!(
+                self.states.get(i),
+                Some(FlowState::Active | FlowState::Paused | FlowState::Stopped)
+            ) {
+                first = false;
+                continue;
+            }
+            self.drain(now, i);
+            self.arm(now, i, after_timeout && first);
+            first = false;
+            rounds += 1;
+            if rounds >= MAX_COUPLING_ROUNDS {
+                break;
+            }
+        }
+        self.work.clear();
+    }
+
+    fn drain(&mut self, now: Timestamp, i: usize) {
+        loop {
+            let Some(flow) = self.flows.get_mut(i) else {
+                return;
+            };
+            let Some(out) = flow.poll_transmit(now) else {
+                break;
+            };
+            let pkt = SimPacket {
+                id: self.next_packet,
+                sent_at: now,
+                flow: i as u32,
+                size: out.size.as_bytes().min(u64::from(u32::MAX)) as u32,
+                slot: out.slot,
+                dir: out.dir,
+            };
+            self.next_packet += 1;
+            let link = self.topo.route(i, out.dir);
+            self.record(now, TraceKind::Send, link, &pkt);
+            self.metrics.on_send(now, i, pkt.dir, pkt.size);
+            match self.topo.link_mut(link).offer(now, pkt) {
+                Offer::Started(s) => self.start_service(now, link, s),
+                Offer::Queued => {}
+                Offer::Dropped => {
+                    self.record(now, TraceKind::Drop, link, &pkt);
+                    self.metrics.on_loss(now, i, pkt.dir);
+                    if let Some(flow) = self.flows.get_mut(i) {
+                        flow.discard(&pkt);
+                    }
+                }
+            }
+        }
+        let Some(flow) = self.flows.get_mut(i) else {
+            return;
+        };
+        while let Some(rtt) = flow.poll_rtt_sample() {
+            self.metrics.on_rtt(now, i, rtt);
+        }
+        while let Some(report) = self.flows.get_mut(i).and_then(|f| f.poll_cc_report()) {
+            self.allowances.clear();
+            self.coupling
+                .on_report(now, i, &report, &mut self.allowances);
+            for k in 0..self.allowances.len() {
+                let (g, a) = self.allowances[k];
+                if let Some(flow) = self.flows.get_mut(g) {
+                    flow.apply_allowance(now, a);
+                    if g != i && !self.work.contains(&g) {
+                        self.work.push(g);
+                    }
+                }
+            }
+        }
+    }
+
+    fn arm(&mut self, now: Timestamp, i: usize, after_timeout: bool) {
+        let Some(t) = self.flows.get(i).and_then(|f| f.poll_timeout()) else {
+            return;
+        };
+        let t = if after_timeout && t <= now {
+            now + TimeDelta::from_micros(1)
+        } else {
+            t.max(now)
+        };
+        let Some(slot) = self.armed.get_mut(i) else {
+            return;
+        };
+        let earlier = match *slot {
+            None => true,
+            Some(a) => t < a,
+        };
+        if earlier {
+            *slot = Some(t);
+            self.queue.schedule(t, Event::Timer(i as u32));
+        }
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.queue.processed()
+    }
+}

@@ -1,0 +1,404 @@
+//! A bottleneck link: a drop-tail queue in front of a serializer of time-varying rate,
+//! then a propagation delay with optional jitter (no reordering) and random loss.
+//!
+//! Timing of one packet of `s` bytes arriving at `t0` to an idle link of rate `C`:
+//! it finishes serialization at `t0 + 8 s / C` and leaves the link at
+//! `t0 + 8 s / C + delay + jitter`. A packet that finds the link busy waits in the
+//! queue; its *queuing delay* is the wait until its own serialization starts.
+
+use crate::flow::SimPacket;
+use crate::queue::{DropTailQueue, QueueLimit};
+use crate::scheduler::{component_rng, ComponentId};
+use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+/// Which bottleneck.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkId {
+    Forward = 0,
+    Reverse = 1,
+}
+
+impl LinkId {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A static description of a link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkConfig {
+    /// Capacity schedule: `(from time, rate)`, sorted by time, first entry at 0.
+    pub schedule: Vec<(Timestamp, Bitrate)>,
+    /// One-way propagation delay.
+    pub delay: TimeDelta,
+    pub queue: QueueLimit,
+    /// Standard deviation of the RFC 8868 truncated-Gaussian jitter (`None`: none).
+    pub jitter: Option<TimeDelta>,
+    /// Probability that a packet is lost after serialization (0 = none).
+    pub loss: f64,
+}
+
+impl LinkConfig {
+    /// A constant-rate link.
+    pub fn constant(rate: Bitrate, delay: TimeDelta, queue: QueueLimit) -> Self {
+        Self {
+            schedule: vec![(Timestamp::ZERO, rate)],
+            delay,
+            queue,
+            jitter: None,
+            loss: 0.0,
+        }
+    }
+
+    /// The rate in force at `t`.
+    pub fn rate_at(&self, t: Timestamp) -> Bitrate {
+        let mut rate = self.schedule.first().map_or(Bitrate::ZERO, |s| s.1);
+        for &(from, r) in &self.schedule {
+            if from <= t {
+                rate = r;
+            } else {
+                break;
+            }
+        }
+        rate
+    }
+
+    /// Bits the link can carry in `[from, to)` (the integral of its rate schedule).
+    pub fn capacity_bits(&self, from: Timestamp, to: Timestamp) -> f64 {
+        let mut bits = 0.0;
+        for (i, &(start, rate)) in self.schedule.iter().enumerate() {
+            let end = self.schedule.get(i + 1).map_or(Timestamp::MAX, |s| s.0);
+            let a = start.max(from);
+            let b = end.min(to);
+            if b > a {
+                bits += rate.as_bps() * (b - a).as_secs_f64();
+            }
+        }
+        bits
+    }
+}
+
+/// Serialization time of `size` at `rate`, rounded to the nearest microsecond
+/// (`size x 8 / rate`). A zero rate gives [`TimeDelta::MAX`].
+pub fn serialization_time(size: DataSize, rate: Bitrate) -> TimeDelta {
+    size / rate
+}
+
+/// One draw of the RFC 8868 jitter model: Gaussian with standard deviation `std`,
+/// truncated at +-3 std (values outside are redrawn), via the Box-Muller transform.
+pub fn truncated_gaussian(rng: &mut ChaCha8Rng, std: TimeDelta) -> TimeDelta {
+    let sigma = std.as_micros().max(0) as f64;
+    if sigma == 0.0 {
+        return TimeDelta::ZERO;
+    }
+    // Redraw at most a bounded number of times (P(|z| > 3) = 0.27 %); fall back to 0.
+    for _ in 0..64 {
+        let u1: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
+        let u2: f64 = rng.random::<f64>();
+        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        if z.abs() <= 3.0 {
+            return TimeDelta::from_micros((z * sigma).round() as i64);
+        }
+    }
+    TimeDelta::ZERO
+}
+
+/// A packet that started serialization.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Started {
+    pub pkt: SimPacket,
+    /// How long it waited in the queue.
+    pub waited: TimeDelta,
+    /// When its serialization ends (schedule the link's completion event then).
+    pub done_at: Timestamp,
+}
+
+/// What became of a packet offered to the link.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Offer {
+    /// The link was idle: serialization started at once.
+    Started(Started),
+    /// Queued behind others.
+    Queued,
+    /// Tail drop: the queue was full.
+    Dropped,
+}
+
+/// A packet that finished serialization.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Finished {
+    pub pkt: SimPacket,
+    /// When it leaves the far end of the link; `None` if random loss took it.
+    pub exit_at: Option<Timestamp>,
+    /// The next packet whose serialization started, if any.
+    pub next: Option<Started>,
+}
+
+/// A running link.
+#[derive(Debug, Clone)]
+pub struct Link {
+    config: LinkConfig,
+    rate: Bitrate,
+    queue: DropTailQueue,
+    in_service: Option<SimPacket>,
+    last_exit: Timestamp,
+    jitter_rng: ChaCha8Rng,
+    loss_rng: ChaCha8Rng,
+}
+
+impl Link {
+    pub fn new(id: LinkId, config: LinkConfig, seed: u64) -> Self {
+        let rate = config.rate_at(Timestamp::ZERO);
+        Self {
+            rate,
+            queue: DropTailQueue::new(config.queue),
+            in_service: None,
+            last_exit: Timestamp::ZERO,
+            jitter_rng: component_rng(seed, ComponentId::link(id as u64, 0)),
+            loss_rng: component_rng(seed, ComponentId::link(id as u64, 1)),
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &LinkConfig {
+        &self.config
+    }
+    pub fn rate(&self) -> Bitrate {
+        self.rate
+    }
+    /// Change the rate; the packet being serialized finishes at the old rate.
+    pub fn set_rate(&mut self, rate: Bitrate) {
+        self.rate = rate;
+    }
+    pub fn queue(&self) -> &DropTailQueue {
+        &self.queue
+    }
+    pub fn is_busy(&self) -> bool {
+        self.in_service.is_some()
+    }
+
+    fn start(&mut self, now: Timestamp, pkt: SimPacket, enqueued: Timestamp) -> Started {
+        self.in_service = Some(pkt);
+        let ser = serialization_time(DataSize::bytes(u64::from(pkt.size)), self.rate);
+        Started {
+            pkt,
+            waited: now.saturating_since(enqueued),
+            done_at: now + ser,
+        }
+    }
+
+    /// A packet arrives at the link's entrance at `now`.
+    pub fn offer(&mut self, now: Timestamp, pkt: SimPacket) -> Offer {
+        if self.in_service.is_none() && self.queue.is_empty() {
+            return Offer::Started(self.start(now, pkt, now));
+        }
+        if self.queue.push(now, pkt, self.rate) {
+            Offer::Queued
+        } else {
+            Offer::Dropped
+        }
+    }
+
+    /// The packet in service finished serialization at `now` (call at the `done_at`
+    /// returned by [`Link::offer`] or [`Finished::next`]). `None` if the link was idle.
+    pub fn finish(&mut self, now: Timestamp) -> Option<Finished> {
+        let pkt = self.in_service.take()?;
+        let lost = self.config.loss > 0.0 && self.loss_rng.random::<f64>() < self.config.loss;
+        let jitter = match self.config.jitter {
+            Some(std) => truncated_gaussian(&mut self.jitter_rng, std),
+            None => TimeDelta::ZERO,
+        };
+        // RFC 8868: jitter never reorders: a packet leaves no earlier than the previous
+        // one, and never before it finished serialization.
+        let exit = (now + self.config.delay + jitter)
+            .max(now)
+            .max(self.last_exit);
+        let exit_at = if lost {
+            None
+        } else {
+            self.last_exit = exit;
+            Some(exit)
+        };
+        let next = self.queue.pop().map(|(p, enq)| self.start(now, p, enq));
+        Some(Finished { pkt, exit_at, next })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::Dir;
+
+    fn pkt(id: u64, size: u32) -> SimPacket {
+        SimPacket {
+            id,
+            sent_at: Timestamp::ZERO,
+            flow: 0,
+            size,
+            slot: 0,
+            dir: Dir::Data,
+        }
+    }
+
+    fn link(rate_mbps: f64, delay_ms: i64, queue: QueueLimit) -> Link {
+        Link::new(
+            LinkId::Forward,
+            LinkConfig::constant(Bitrate::mbps(rate_mbps), TimeDelta::millis(delay_ms), queue),
+            1,
+        )
+    }
+
+    #[test]
+    fn serialization_of_one_packet() {
+        // 1500 B at 1 Mbit/s: 12 000 bits / 1e6 bit/s = 12 ms; at 100 Mbit/s: 120 us.
+        assert_eq!(
+            serialization_time(DataSize::bytes(1500), Bitrate::mbps(1.0)),
+            TimeDelta::millis(12)
+        );
+        assert_eq!(
+            serialization_time(DataSize::bytes(1500), Bitrate::mbps(100.0)),
+            TimeDelta::from_micros(120)
+        );
+        let mut l = link(1.0, 50, QueueLimit::Packets(10));
+        let t0 = Timestamp::from_millis(5);
+        let Offer::Started(s) = l.offer(t0, pkt(0, 1500)) else {
+            panic!("idle link must start at once")
+        };
+        assert_eq!(s.done_at, Timestamp::from_millis(17));
+        assert_eq!(s.waited, TimeDelta::ZERO);
+        let f = l.finish(s.done_at).expect("in service");
+        // Leaves after serialization (12 ms) plus propagation (50 ms).
+        assert_eq!(f.exit_at, Some(Timestamp::from_millis(67)));
+        assert!(f.next.is_none());
+    }
+
+    #[test]
+    fn back_to_back_burst_delay_is_propagation_plus_queue() {
+        // n packets of 1000 B at t = 0 on 8 Mbit/s (1 ms each), 20 ms delay: packet k
+        // waits k ms, finishes at (k+1) ms and exits at (k+1) + 20 ms.
+        let mut l = link(8.0, 20, QueueLimit::Packets(100));
+        let n = 10u64;
+        let mut done = None;
+        for k in 0..n {
+            match l.offer(Timestamp::ZERO, pkt(k, 1000)) {
+                Offer::Started(s) => done = Some(s.done_at),
+                Offer::Queued => {}
+                Offer::Dropped => panic!("queue large enough"),
+            }
+        }
+        let mut k = 0u64;
+        while let Some(t) = done {
+            let f = l.finish(t).expect("busy");
+            assert_eq!(f.pkt.id, k);
+            assert_eq!(f.exit_at, Some(Timestamp::from_millis(k + 1 + 20)));
+            if let Some(next) = f.next {
+                assert_eq!(next.waited, TimeDelta::millis(k as i64 + 1));
+            }
+            done = f.next.map(|s| s.done_at);
+            k += 1;
+        }
+        assert_eq!(k, n);
+    }
+
+    #[test]
+    fn tail_drop_index_for_byte_queue() {
+        // Queue of 5000 B behind the packet in service: with 1000 B packets arriving
+        // in a burst, packet 0 is served, 1..=5 wait, packet 6 is the first dropped.
+        let mut l = link(1.0, 0, QueueLimit::Bytes(5000));
+        let mut first_drop = None;
+        for k in 0..10 {
+            if l.offer(Timestamp::ZERO, pkt(k, 1000)) == Offer::Dropped && first_drop.is_none() {
+                first_drop = Some(k);
+            }
+        }
+        assert_eq!(first_drop, Some(6));
+        assert_eq!(l.queue().len(), 5);
+    }
+
+    #[test]
+    fn rate_change_applies_to_next_packet() {
+        let mut l = link(1.0, 0, QueueLimit::Packets(10));
+        let Offer::Started(s) = l.offer(Timestamp::ZERO, pkt(0, 1000)) else {
+            panic!()
+        };
+        assert_eq!(l.offer(Timestamp::ZERO, pkt(1, 1000)), Offer::Queued);
+        l.set_rate(Bitrate::mbps(2.0));
+        assert_eq!(s.done_at, Timestamp::from_millis(8));
+        let f = l.finish(s.done_at).expect("busy");
+        // Second packet at 2 Mbit/s: 4 ms.
+        assert_eq!(f.next.map(|n| n.done_at), Some(Timestamp::from_millis(12)));
+    }
+
+    #[test]
+    fn schedule_rate_and_capacity_integral() {
+        let cfg = LinkConfig {
+            schedule: vec![
+                (Timestamp::ZERO, Bitrate::mbps(1.0)),
+                (Timestamp::from_secs(10), Bitrate::mbps(3.0)),
+            ],
+            ..LinkConfig::constant(Bitrate::ZERO, TimeDelta::ZERO, QueueLimit::Packets(1))
+        };
+        assert_eq!(cfg.rate_at(Timestamp::from_secs(9)), Bitrate::mbps(1.0));
+        assert_eq!(cfg.rate_at(Timestamp::from_secs(10)), Bitrate::mbps(3.0));
+        // 5 s at 1 Mbit/s + 5 s at 3 Mbit/s = 20 Mbit.
+        let bits = cfg.capacity_bits(Timestamp::from_secs(5), Timestamp::from_secs(15));
+        assert!((bits - 20e6).abs() < 1e-3, "{bits}");
+    }
+
+    #[test]
+    fn jitter_never_reorders_and_is_truncated() {
+        let mut cfg = LinkConfig::constant(
+            Bitrate::mbps(100.0),
+            TimeDelta::millis(50),
+            QueueLimit::Packets(10_000),
+        );
+        cfg.jitter = Some(TimeDelta::millis(5));
+        let mut l = Link::new(LinkId::Forward, cfg, 42);
+        let mut last = Timestamp::ZERO;
+        let mut t = Timestamp::ZERO;
+        let mut sum = 0.0;
+        let n = 5000;
+        for k in 0..n {
+            let Offer::Started(s) = l.offer(t, pkt(k, 100)) else {
+                panic!("spaced packets never queue")
+            };
+            let f = l.finish(s.done_at).expect("busy");
+            let exit = f.exit_at.expect("no loss configured");
+            assert!(exit >= last, "reordered at packet {k}");
+            let extra = (exit - s.done_at).as_millis_f64() - 50.0;
+            // The no-reorder rule can only push later; truncation bounds earliness.
+            assert!(extra >= -15.0 - 1e-9, "jitter below -3 sigma: {extra}");
+            sum += extra;
+            last = exit;
+            t += TimeDelta::millis(20);
+        }
+        // Spaced 20 ms apart (4 sigma), reordering rarely binds: mean close to 0.
+        let mean = sum / n as f64;
+        assert!(mean.abs() < 0.5, "mean jitter {mean} ms");
+    }
+
+    #[test]
+    fn random_loss_rate_is_close_to_configured() {
+        let mut cfg = LinkConfig::constant(
+            Bitrate::mbps(100.0),
+            TimeDelta::ZERO,
+            QueueLimit::Packets(1),
+        );
+        cfg.loss = 0.1;
+        let mut l = Link::new(LinkId::Forward, cfg, 3);
+        let n = 20_000;
+        let mut lost = 0;
+        for k in 0..n {
+            let Offer::Started(s) = l.offer(Timestamp::from_millis(k), pkt(k, 100)) else {
+                panic!()
+            };
+            if l.finish(s.done_at).expect("busy").exit_at.is_none() {
+                lost += 1;
+            }
+        }
+        let ratio = lost as f64 / n as f64;
+        assert!((ratio - 0.1).abs() < 0.01, "loss ratio {ratio}");
+    }
+}

@@ -1,0 +1,207 @@
+//! Turning a scenario into a run: `run(scenario, seed)` is a pure function.
+//!
+//! New flow kinds plug in through [`FlowFactory`] (wrap the endpoints in
+//! [`crate::flow::EndpointPairFlow`]); coupling managers through
+//! [`crate::coupling::CouplingFactory`].
+
+use crate::cbr::{cbr_flow, CbrConfig};
+use crate::coupling::{CouplingFactory, DefaultCouplingFactory, FlowInfo};
+use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
+use crate::flow::SimFlow;
+use crate::link::LinkConfig;
+use crate::metrics::MetricsConfig;
+use crate::queue::QueueLimit;
+use crate::scenario::{cbr_overrides, DirectionSpec, FlowSpec, LinkSpec, Scenario};
+use crate::scheduler::{component_rng, ComponentId};
+use crate::topology::{FlowDirection, FlowPath};
+use crate::units_parse::QueueSpec;
+use crate::SimError;
+use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+
+/// Builds the flow for one `[[flows]]` entry.
+pub trait FlowFactory {
+    /// `index` is the flow's position; `rng` its own random stream (derived from the
+    /// run seed and `index`).
+    fn build(
+        &self,
+        index: usize,
+        spec: &FlowSpec,
+        rng: ChaCha8Rng,
+    ) -> Result<Box<dyn SimFlow>, SimError>;
+}
+
+/// Builds `cbr` flows; every other kind is an error until it is wired in.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultFlowFactory;
+
+impl FlowFactory for DefaultFlowFactory {
+    fn build(
+        &self,
+        index: usize,
+        spec: &FlowSpec,
+        _rng: ChaCha8Rng,
+    ) -> Result<Box<dyn SimFlow>, SimError> {
+        match spec.kind.as_str() {
+            "cbr" => {
+                let o = cbr_overrides(spec).map_err(|(k, m)| {
+                    SimError::NotWired(format!("flows[{index}].overrides{k}: {m}"))
+                })?;
+                let config = CbrConfig {
+                    rate: Bitrate::bps(o.rate.0),
+                    packet_size: o.packet_size.map_or(CbrConfig::default().packet_size, |b| {
+                        DataSize::bytes(b.0 as u64)
+                    }),
+                };
+                Ok(Box::new(cbr_flow(config)))
+            }
+            other => Err(SimError::NotWired(format!(
+                "flow kind '{other}' is not yet wired into the simulator"
+            ))),
+        }
+    }
+}
+
+fn secs(s: f64) -> Timestamp {
+    Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
+}
+
+fn link_config(l: &LinkSpec) -> LinkConfig {
+    let schedule = match (&l.capacity, &l.capacity_schedule) {
+        (Some(c), _) => vec![(Timestamp::ZERO, Bitrate::bps(c.0))],
+        (None, Some(s)) => s
+            .iter()
+            .map(|p| (secs(p.at.0), Bitrate::bps(p.rate.0)))
+            .collect(),
+        (None, None) => vec![(Timestamp::ZERO, Bitrate::ZERO)],
+    };
+    let queue = match l.queue {
+        QueueSpec::Bytes(b) => QueueLimit::Bytes(b as u64),
+        QueueSpec::Packets(p) => QueueLimit::Packets(p as u64),
+        QueueSpec::Secs(s) => QueueLimit::Time(TimeDelta::from_secs_f64(s)),
+    };
+    LinkConfig {
+        schedule,
+        delay: TimeDelta::from_secs_f64(l.delay.0),
+        queue,
+        jitter: l.jitter.map(|j| TimeDelta::from_secs_f64(j.0)),
+        loss: l.loss.unwrap_or(0.0),
+    }
+}
+
+/// The default reverse link: the forward link's delay and queue, a constant capacity
+/// equal to the forward link's initial capacity, no jitter, no loss.
+fn default_reverse(forward: &LinkConfig) -> LinkConfig {
+    LinkConfig::constant(
+        forward.rate_at(Timestamp::ZERO),
+        forward.delay,
+        forward.queue,
+    )
+}
+
+/// The engine configuration a scenario describes.
+pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
+    let forward = link_config(&scenario.link);
+    let reverse = scenario
+        .reverse_link
+        .as_ref()
+        .map_or_else(|| default_reverse(&forward), link_config);
+    let duration = secs(scenario.duration.0);
+    let flows = scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FlowSetup {
+            info: FlowInfo {
+                index: i,
+                name: f.name.clone(),
+                kind: f.kind.clone(),
+                priority: f.priority(),
+                desired_rate: f.desired_rate.map(|r| Bitrate::bps(r.0)),
+                group: f.group().to_string(),
+            },
+            path: FlowPath {
+                direction: match f.direction {
+                    DirectionSpec::Forward => FlowDirection::Forward,
+                    DirectionSpec::Reverse => FlowDirection::Reverse,
+                },
+                path_delay: TimeDelta::from_secs_f64(f.path_delay.map_or(0.0, |d| d.0)),
+            },
+            start: secs(f.start_secs()),
+            stop: f.stop.map(|s| secs(s.0)).filter(|&s| s < duration),
+            pauses: f
+                .pauses
+                .iter()
+                .map(|p| (secs(p.at.0), secs(p.resume.0)))
+                .collect(),
+        })
+        .collect();
+    let m = &scenario.measure;
+    SimConfig {
+        name: scenario.name.clone(),
+        seed,
+        duration,
+        forward,
+        reverse,
+        flows,
+        metrics: MetricsConfig {
+            bin: m
+                .bin
+                .map_or(TimeDelta::millis(500), |b| TimeDelta::from_secs_f64(b.0)),
+            window_start: secs(m.start.map_or(0.0, |s| s.0)),
+            window_end: m.end.map_or(duration, |s| secs(s.0)),
+            trace: m.trace.unwrap_or(false),
+        },
+    }
+}
+
+/// Run `scenario` with `seed`, with the given flow and coupling factories.
+pub fn run_with(
+    scenario: &Scenario,
+    seed: u64,
+    flows: &dyn FlowFactory,
+    coupling: &dyn CouplingFactory,
+) -> Result<RunResult, SimError> {
+    let config = sim_config(scenario, seed);
+    let mut built = Vec::with_capacity(scenario.flows.len());
+    for (i, f) in scenario.flows.iter().enumerate() {
+        let rng = component_rng(seed, ComponentId::flow(i as u64));
+        built.push(flows.build(i, f, rng)?);
+    }
+    let infos: Vec<FlowInfo> = config.flows.iter().map(|f| f.info.clone()).collect();
+    let hook = match &scenario.coupling {
+        Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
+        None => coupling.build("none", &toml::Table::new(), &infos)?,
+    };
+    Ok(Simulation::new(config, built, hook).run())
+}
+
+/// Run `scenario` with `seed` (built-in flow kinds, no coupling managers yet).
+pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, SimError> {
+    run_with(scenario, seed, &DefaultFlowFactory, &DefaultCouplingFactory)
+}
+
+/// Parse TOML text (`file` names it in messages) and run it.
+pub fn run_toml(text: &str, file: &str, seed: Option<u64>) -> Result<RunResult, SimError> {
+    let s = Scenario::from_toml(text, file)?;
+    let seed = seed.or(s.seed).unwrap_or(1);
+    run(&s, seed)
+}
+
+/// Load a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, SimError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SimError::Io {
+        path: file.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(Scenario::from_toml(&text, &file)?)
+}
+
+/// Load and run a scenario file (seed: the argument, else the file's, else 1).
+pub fn run_file(path: &Path, seed: Option<u64>) -> Result<RunResult, SimError> {
+    let s = load(path)?;
+    let seed = seed.or(s.seed).unwrap_or(1);
+    run(&s, seed)
+}

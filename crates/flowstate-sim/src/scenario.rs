@@ -1,0 +1,526 @@
+//! Scenario files (TOML; schema in docs/SCENARIOS.md), parsed strictly: unknown keys,
+//! missing fields, wrong units and impossible values are rejected with one line that
+//! names the file and the field, e.g.
+//! `scenario.toml: flows[1].start: must be >= 0 s, got -3 s`.
+
+use crate::units_parse::{Bps, Bytes, QueueSpec, Secs};
+use serde::Deserialize;
+use std::fmt;
+
+/// Coupling mechanisms a scenario may name.
+pub const MECHANISMS: &[&str] = &[
+    "none",
+    "fse",
+    "fse-simple",
+    "conservative-fse",
+    "fse-ng",
+    "ext-fse-ng",
+    "fsev2",
+];
+
+/// Flow kinds a scenario may name.
+pub const KINDS: &[&str] = &[
+    "gcc",
+    "sctp",
+    "tcp-newreno",
+    "tcp-cubic",
+    "rap",
+    "tfrc",
+    "cbr",
+];
+
+/// A bad scenario: `{file}: {field}: {message}` on one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.field, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// One point of a capacity schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatePoint {
+    pub at: Secs,
+    pub rate: Bps,
+}
+
+/// `[link]` and `[reverse_link]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Constant capacity (exclusive with `capacity_schedule`).
+    pub capacity: Option<Bps>,
+    /// Capacity over time: first point at 0 s, times increasing.
+    pub capacity_schedule: Option<Vec<RatePoint>>,
+    /// One-way propagation delay.
+    pub delay: Secs,
+    /// Drop-tail limit: `"300ms"` (at the current rate), `"62pkt"`, `"75kB"`.
+    pub queue: QueueSpec,
+    /// RFC 8868 jitter standard deviation (truncated at 3 sigma, no reordering).
+    pub jitter: Option<Secs>,
+    /// Random loss probability in [0, 1).
+    pub loss: Option<f64>,
+}
+
+/// `[coupling]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CouplingSpec {
+    pub mechanism: String,
+    #[serde(default)]
+    pub options: toml::Table,
+}
+
+/// `direction` of a flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DirectionSpec {
+    #[default]
+    Forward,
+    Reverse,
+}
+
+/// One `pauses` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseSpec {
+    pub at: Secs,
+    pub resume: Secs,
+}
+
+/// One `[[flows]]` entry.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    pub kind: String,
+    pub start: Option<Secs>,
+    pub stop: Option<Secs>,
+    #[serde(default)]
+    pub pauses: Vec<PauseSpec>,
+    pub priority: Option<f64>,
+    pub desired_rate: Option<Bps>,
+    pub preset: Option<String>,
+    #[serde(default)]
+    pub overrides: toml::Table,
+    pub path_delay: Option<Secs>,
+    #[serde(default)]
+    pub direction: DirectionSpec,
+    pub group: Option<String>,
+}
+
+impl FlowSpec {
+    pub fn start_secs(&self) -> f64 {
+        self.start.map_or(0.0, |s| s.0)
+    }
+    pub fn priority(&self) -> f64 {
+        self.priority.unwrap_or(1.0)
+    }
+    pub fn group(&self) -> &str {
+        self.group.as_deref().unwrap_or("default")
+    }
+}
+
+/// The `overrides` a `cbr` flow accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CbrOverrides {
+    pub rate: Bps,
+    pub packet_size: Option<Bytes>,
+}
+
+/// `[measure]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSpec {
+    /// Start of the summary window (default 0).
+    pub start: Option<Secs>,
+    /// End of the summary window (default: the duration).
+    pub end: Option<Secs>,
+    /// Time-series bin (default 500 ms).
+    pub bin: Option<Secs>,
+    /// Keep the full packet trace.
+    pub trace: Option<bool>,
+}
+
+/// A whole scenario, validated.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: Secs,
+    /// Default seed (a run's seed argument overrides it).
+    pub seed: Option<u64>,
+    pub link: LinkSpec,
+    pub reverse_link: Option<LinkSpec>,
+    pub coupling: Option<CouplingSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub measure: MeasureSpec,
+}
+
+/// The field name in serde's "missing field `x`" message.
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.trim().strip_prefix("missing field `")?;
+    rest.split('`').next()
+}
+
+/// `parent.child`, or `child` at the top level.
+fn join_path(parent: &str, child: &str) -> String {
+    if parent == "." || parent.is_empty() {
+        child.to_string()
+    } else {
+        format!("{parent}.{child}")
+    }
+}
+
+/// Line number (1-based) of byte offset `pos` in `text`.
+fn line_of(text: &str, pos: usize) -> usize {
+    text.get(..pos).map_or(0, |t| t.matches('\n').count()) + 1
+}
+
+impl Scenario {
+    /// Parse and validate `text`; `file` names the source in error messages.
+    pub fn from_toml(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::de::Deserializer::parse(text).map_err(|e| ScenarioError {
+            file: file.to_string(),
+            field: e.span().map_or_else(
+                || "syntax".to_string(),
+                |s| format!("line {}", line_of(text, s.start)),
+            ),
+            message: e.message().trim().replace('\n', " "),
+        })?;
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if let Some(missing) = missing_field(inner.message()) {
+                return ScenarioError {
+                    file: file.to_string(),
+                    field: join_path(&path, missing),
+                    message: "required field is missing".to_string(),
+                };
+            }
+            let field = if path == "." {
+                inner.span().map_or_else(
+                    || "(top level)".to_string(),
+                    |s| format!("line {}", line_of(text, s.start)),
+                )
+            } else {
+                path
+            };
+            ScenarioError {
+                file: file.to_string(),
+                field,
+                message: inner.message().trim().replace('\n', " "),
+            }
+        })?;
+        scenario.validate(file)?;
+        Ok(scenario)
+    }
+
+    /// Check every value (called by [`Scenario::from_toml`]; call it again after
+    /// editing a scenario in code).
+    pub fn validate(&self, file: &str) -> Result<(), ScenarioError> {
+        let err = |field: &str, message: String| ScenarioError {
+            file: file.to_string(),
+            field: field.to_string(),
+            message,
+        };
+        let dur = self.duration.0;
+        if self.name.trim().is_empty() {
+            return Err(err("name", "must not be empty".into()));
+        }
+        if dur <= 0.0 {
+            return Err(err("duration", format!("must be > 0 s, got {dur} s")));
+        }
+        validate_link(&self.link, "link", &err)?;
+        if let Some(r) = &self.reverse_link {
+            validate_link(r, "reverse_link", &err)?;
+        }
+        if let Some(c) = &self.coupling {
+            if !MECHANISMS.contains(&c.mechanism.as_str()) {
+                return Err(err(
+                    "coupling.mechanism",
+                    format!(
+                        "expected one of {}, got \"{}\"",
+                        MECHANISMS.join("|"),
+                        c.mechanism
+                    ),
+                ));
+            }
+        }
+        if self.flows.is_empty() {
+            return Err(err(
+                "flows",
+                "at least one [[flows]] entry is required".into(),
+            ));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let field = |name: &str| format!("flows[{i}].{name}");
+            if f.name.is_empty() || f.name.contains([',', '"', '\n', '\r']) {
+                return Err(err(
+                    &field("name"),
+                    format!(
+                        "must be non-empty without commas, quotes or newlines, got {:?}",
+                        f.name
+                    ),
+                ));
+            }
+            if let Some(j) = self.flows.iter().take(i).position(|g| g.name == f.name) {
+                return Err(err(
+                    &field("name"),
+                    format!("\"{}\" is already used by flows[{j}]", f.name),
+                ));
+            }
+            if !KINDS.contains(&f.kind.as_str()) {
+                return Err(err(
+                    &field("kind"),
+                    format!("expected one of {}, got \"{}\"", KINDS.join("|"), f.kind),
+                ));
+            }
+            let start = f.start_secs();
+            if start < 0.0 {
+                return Err(err(
+                    &field("start"),
+                    format!("must be >= 0 s, got {start} s"),
+                ));
+            }
+            if start >= dur {
+                return Err(err(
+                    &field("start"),
+                    format!("must be before the end of the run ({dur} s), got {start} s"),
+                ));
+            }
+            let stop = f.stop.map_or(dur, |s| s.0);
+            if let Some(s) = f.stop {
+                if s.0 <= start {
+                    return Err(err(
+                        &field("stop"),
+                        format!("must be after start ({start} s), got {} s", s.0),
+                    ));
+                }
+                if s.0 > dur {
+                    return Err(err(
+                        &field("stop"),
+                        format!("must be <= duration ({dur} s), got {} s", s.0),
+                    ));
+                }
+            }
+            let mut prev_end = start;
+            for (k, p) in f.pauses.iter().enumerate() {
+                if p.at.0 <= prev_end {
+                    return Err(err(
+                        &format!("flows[{i}].pauses[{k}].at"),
+                        format!(
+                            "must be after the flow's start and the previous resume ({prev_end} s), got {} s",
+                            p.at.0
+                        ),
+                    ));
+                }
+                if p.resume.0 <= p.at.0 || p.resume.0 >= stop {
+                    return Err(err(
+                        &format!("flows[{i}].pauses[{k}].resume"),
+                        format!(
+                            "must be after at ({} s) and before the flow's stop ({stop} s), got {} s",
+                            p.at.0, p.resume.0
+                        ),
+                    ));
+                }
+                prev_end = p.resume.0;
+            }
+            let prio = f.priority();
+            if !(prio.is_finite() && prio > 0.0) {
+                return Err(err(
+                    &field("priority"),
+                    format!("must be a number > 0, got {prio}"),
+                ));
+            }
+            if let Some(r) = f.desired_rate {
+                if r.0 <= 0.0 {
+                    return Err(err(
+                        &field("desired_rate"),
+                        format!("must be > 0 bit/s, got {} bit/s", r.0),
+                    ));
+                }
+            }
+            if let Some(d) = f.path_delay {
+                if d.0 < 0.0 {
+                    return Err(err(
+                        &field("path_delay"),
+                        format!("must be >= 0 s, got {} s", d.0),
+                    ));
+                }
+            }
+            if f.group.as_deref().is_some_and(|g| g.is_empty()) {
+                return Err(err(&field("group"), "must not be empty".into()));
+            }
+            if f.kind == "cbr" {
+                let o = cbr_overrides(f)
+                    .map_err(|(k, m)| err(&format!("flows[{i}].overrides{k}"), m))?;
+                if o.rate.0 <= 0.0 {
+                    return Err(err(
+                        &field("overrides.rate"),
+                        format!("must be > 0 bit/s, got {} bit/s", o.rate.0),
+                    ));
+                }
+                if let Some(s) = o.packet_size {
+                    if !(1.0..=65_535.0).contains(&s.0) {
+                        return Err(err(
+                            &field("overrides.packet_size"),
+                            format!("must be between 1 B and 65535 B, got {} B", s.0),
+                        ));
+                    }
+                }
+            }
+        }
+        let m = &self.measure;
+        let ms = m.start.map_or(0.0, |s| s.0);
+        let me = m.end.map_or(dur, |s| s.0);
+        if ms < 0.0 {
+            return Err(err("measure.start", format!("must be >= 0 s, got {ms} s")));
+        }
+        if me <= ms {
+            return Err(err(
+                "measure.end",
+                format!("must be after measure.start ({ms} s), got {me} s"),
+            ));
+        }
+        if me > dur {
+            return Err(err(
+                "measure.end",
+                format!("must be <= duration ({dur} s), got {me} s"),
+            ));
+        }
+        if let Some(b) = m.bin {
+            if b.0 < 1e-3 {
+                return Err(err(
+                    "measure.bin",
+                    format!("must be >= 1 ms, got {} s", b.0),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `cbr` flow's overrides, parsed strictly. Error: (sub-path, message).
+pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, (String, String)> {
+    let value = toml::Value::Table(f.overrides.clone());
+    serde_path_to_error::deserialize::<_, CbrOverrides>(value).map_err(|e| {
+        let p = e.path().to_string();
+        let msg = e.into_inner().to_string().trim().replace('\n', " ");
+        if let Some(missing) = missing_field(&msg) {
+            let sub = format!(".{}", join_path(&p, missing));
+            return (sub, "required field is missing".into());
+        }
+        let sub = if p == "." {
+            String::new()
+        } else {
+            format!(".{p}")
+        };
+        (sub, msg)
+    })
+}
+
+fn validate_link(
+    l: &LinkSpec,
+    name: &str,
+    err: &impl Fn(&str, String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    let field = |f: &str| format!("{name}.{f}");
+    match (&l.capacity, &l.capacity_schedule) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                &field("capacity"),
+                "give either capacity or capacity_schedule, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(err(
+                &field("capacity"),
+                "missing: give capacity (e.g. \"2Mbps\") or capacity_schedule".into(),
+            ))
+        }
+        (Some(c), None) => {
+            if c.0 <= 0.0 {
+                return Err(err(
+                    &field("capacity"),
+                    format!("must be > 0 bit/s, got {} bit/s", c.0),
+                ));
+            }
+        }
+        (None, Some(s)) => {
+            if s.is_empty() {
+                return Err(err(&field("capacity_schedule"), "must not be empty".into()));
+            }
+            let mut prev = -1.0;
+            for (k, p) in s.iter().enumerate() {
+                let f = format!("{name}.capacity_schedule[{k}]");
+                if k == 0 && p.at.0 != 0.0 {
+                    return Err(err(
+                        &format!("{f}.at"),
+                        format!("the first point must be at 0 s, got {} s", p.at.0),
+                    ));
+                }
+                if p.at.0 <= prev {
+                    return Err(err(
+                        &format!("{f}.at"),
+                        format!(
+                            "must be after the previous point ({prev} s), got {} s",
+                            p.at.0
+                        ),
+                    ));
+                }
+                if p.rate.0 <= 0.0 {
+                    return Err(err(
+                        &format!("{f}.rate"),
+                        format!("must be > 0 bit/s, got {} bit/s", p.rate.0),
+                    ));
+                }
+                prev = p.at.0;
+            }
+        }
+    }
+    if l.delay.0 < 0.0 {
+        return Err(err(
+            &field("delay"),
+            format!("must be >= 0 s, got {} s", l.delay.0),
+        ));
+    }
+    let bad_queue = match l.queue {
+        QueueSpec::Bytes(b) => (b < 1.0).then(|| format!("must hold at least 1 B, got {b} B")),
+        QueueSpec::Packets(p) => (p < 1.0 || p.fract() != 0.0)
+            .then(|| format!("must be a whole number of packets >= 1, got {p}")),
+        QueueSpec::Secs(s) => (s <= 0.0).then(|| format!("must be > 0 s, got {s} s")),
+    };
+    if let Some(m) = bad_queue {
+        return Err(err(&field("queue"), m));
+    }
+    if let Some(j) = l.jitter {
+        if j.0 < 0.0 {
+            return Err(err(
+                &field("jitter"),
+                format!("must be >= 0 s, got {} s", j.0),
+            ));
+        }
+    }
+    if let Some(p) = l.loss {
+        if !(0.0..1.0).contains(&p) {
+            return Err(err(
+                &field("loss"),
+                format!("must be a probability in [0, 1), got {p}"),
+            ));
+        }
+    }
+    Ok(())
+}

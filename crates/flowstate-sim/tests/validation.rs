@@ -1,0 +1,365 @@
+//! Every scenario validation rule: the message is one line naming the file and field.
+
+use flowstate_sim::Scenario;
+
+const BASE: &str = r#"
+name = "t"
+duration = "20s"
+seed = 3
+
+[link]
+capacity = "2Mbps"
+delay = "25ms"
+queue = "300ms"
+
+[[flows]]
+name = "a"
+kind = "cbr"
+overrides = { rate = "1Mbps" }
+
+[[flows]]
+name = "b"
+kind = "cbr"
+start = "1s"
+overrides = { rate = "500kbps", packet_size = "1000B" }
+"#;
+
+/// Parse `text` and return the error message (panics if it parsed).
+fn err(text: &str) -> String {
+    match Scenario::from_toml(text, "scenario.toml") {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => {
+            let s = e.to_string();
+            assert!(!s.contains('\n'), "message must be one line: {s}");
+            assert!(s.starts_with("scenario.toml: "), "names the file: {s}");
+            s
+        }
+    }
+}
+
+fn replaced(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "test bug: {from}");
+    BASE.replacen(from, to, 1)
+}
+
+fn assert_field(msg: &str, field: &str) {
+    assert!(
+        msg.starts_with(&format!("scenario.toml: {field}: ")),
+        "expected field {field} in: {msg}"
+    );
+}
+
+#[test]
+fn base_is_valid() {
+    let s = Scenario::from_toml(BASE, "scenario.toml").expect("valid");
+    assert_eq!(s.flows.len(), 2);
+    assert_eq!(s.duration.0, 20.0);
+}
+
+#[test]
+fn unknown_top_level_key() {
+    let m = err(&replaced("seed = 3", "seed = 3\ncolour = \"red\""));
+    assert_field(&m, "colour");
+    assert!(m.contains("unknown field"), "{m}");
+}
+
+#[test]
+fn unknown_link_key() {
+    let m = err(&replaced(
+        "delay = \"25ms\"",
+        "delay = \"25ms\"\ncapcity = \"1Mbps\"",
+    ));
+    assert_field(&m, "link.capcity");
+}
+
+#[test]
+fn unknown_flow_key() {
+    let m = err(&replaced("start = \"1s\"", "start = \"1s\"\nstrat = 2"));
+    assert_field(&m, "flows[1].strat");
+}
+
+#[test]
+fn missing_duration() {
+    let m = err(&replaced("duration = \"20s\"", ""));
+    assert_eq!(m, "scenario.toml: duration: required field is missing");
+}
+
+#[test]
+fn missing_link_delay() {
+    let m = err(&replaced("delay = \"25ms\"", ""));
+    assert_eq!(m, "scenario.toml: link.delay: required field is missing");
+}
+
+#[test]
+fn missing_capacity() {
+    let m = err(&replaced("capacity = \"2Mbps\"", ""));
+    assert_field(&m, "link.capacity");
+}
+
+#[test]
+fn wrong_unit_for_rate() {
+    let m = err(&replaced("capacity = \"2Mbps\"", "capacity = \"50ms\""));
+    assert_field(&m, "link.capacity");
+    assert!(m.contains("bit rate"), "{m}");
+}
+
+#[test]
+fn rate_without_unit() {
+    let m = err(&replaced("capacity = \"2Mbps\"", "capacity = 2"));
+    assert_field(&m, "link.capacity");
+}
+
+#[test]
+fn wrong_unit_for_time() {
+    let m = err(&replaced("delay = \"25ms\"", "delay = \"25kB\""));
+    assert_field(&m, "link.delay");
+}
+
+#[test]
+fn wrong_unit_for_queue() {
+    let m = err(&replaced("queue = \"300ms\"", "queue = \"3Mbps\""));
+    assert_field(&m, "link.queue");
+}
+
+#[test]
+fn negative_capacity() {
+    let m = err(&replaced("capacity = \"2Mbps\"", "capacity = \"-2Mbps\""));
+    assert_field(&m, "link.capacity");
+    assert!(m.contains("> 0"), "{m}");
+}
+
+#[test]
+fn negative_delay() {
+    let m = err(&replaced("delay = \"25ms\"", "delay = \"-25ms\""));
+    assert_field(&m, "link.delay");
+}
+
+#[test]
+fn empty_queue() {
+    let m = err(&replaced("queue = \"300ms\"", "queue = \"0pkt\""));
+    assert_field(&m, "link.queue");
+    let m = err(&replaced("queue = \"300ms\"", "queue = \"0B\""));
+    assert_field(&m, "link.queue");
+    let m = err(&replaced("queue = \"300ms\"", "queue = \"0ms\""));
+    assert_field(&m, "link.queue");
+}
+
+#[test]
+fn zero_or_negative_duration() {
+    let m = err(&replaced("duration = \"20s\"", "duration = 0"));
+    assert_field(&m, "duration");
+    let m = err(&replaced("duration = \"20s\"", "duration = \"-5s\""));
+    assert_field(&m, "duration");
+}
+
+#[test]
+fn negative_start() {
+    let m = err(&replaced("start = \"1s\"", "start = -3"));
+    assert_eq!(m, "scenario.toml: flows[1].start: must be >= 0 s, got -3 s");
+}
+
+#[test]
+fn start_after_end() {
+    let m = err(&replaced("start = \"1s\"", "start = 25"));
+    assert_field(&m, "flows[1].start");
+}
+
+#[test]
+fn stop_before_start() {
+    let m = err(&replaced("start = \"1s\"", "start = \"5s\"\nstop = \"4s\""));
+    assert_field(&m, "flows[1].stop");
+    assert!(m.contains("after start"), "{m}");
+}
+
+#[test]
+fn stop_after_duration() {
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"5s\"\nstop = \"40s\"",
+    ));
+    assert_field(&m, "flows[1].stop");
+}
+
+#[test]
+fn pause_outside_flow_lifetime() {
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"5s\"\npauses = [{ at = \"2s\", resume = \"3s\" }]",
+    ));
+    assert_field(&m, "flows[1].pauses[0].at");
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"5s\"\npauses = [{ at = \"8s\", resume = \"7s\" }]",
+    ));
+    assert_field(&m, "flows[1].pauses[0].resume");
+}
+
+#[test]
+fn non_positive_priority() {
+    let m = err(&replaced("start = \"1s\"", "start = \"1s\"\npriority = 0"));
+    assert_field(&m, "flows[1].priority");
+}
+
+#[test]
+fn non_positive_desired_rate() {
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"1s\"\ndesired_rate = \"0Mbps\"",
+    ));
+    assert_field(&m, "flows[1].desired_rate");
+}
+
+#[test]
+fn negative_path_delay() {
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"1s\"\npath_delay = \"-1ms\"",
+    ));
+    assert_field(&m, "flows[1].path_delay");
+}
+
+#[test]
+fn bad_direction() {
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"1s\"\ndirection = \"up\"",
+    ));
+    assert_field(&m, "flows[1].direction");
+}
+
+#[test]
+fn unknown_kind() {
+    let m = err(&replaced("kind = \"cbr\"", "kind = \"quic\""));
+    assert_field(&m, "flows[0].kind");
+    assert!(m.contains("quic"), "{m}");
+}
+
+#[test]
+fn duplicate_flow_name() {
+    let m = err(&replaced("name = \"b\"", "name = \"a\""));
+    assert_field(&m, "flows[1].name");
+}
+
+#[test]
+fn unknown_mechanism() {
+    let m = err(&format!("{BASE}\n[coupling]\nmechanism = \"magic\"\n"));
+    assert_field(&m, "coupling.mechanism");
+}
+
+#[test]
+fn loss_out_of_range() {
+    let m = err(&replaced(
+        "queue = \"300ms\"",
+        "queue = \"300ms\"\nloss = 1.5",
+    ));
+    assert_field(&m, "link.loss");
+}
+
+#[test]
+fn negative_jitter() {
+    let m = err(&replaced(
+        "queue = \"300ms\"",
+        "queue = \"300ms\"\njitter = \"-5ms\"",
+    ));
+    assert_field(&m, "link.jitter");
+}
+
+#[test]
+fn capacity_and_schedule_both_given() {
+    let m = err(&replaced(
+        "capacity = \"2Mbps\"",
+        "capacity = \"2Mbps\"\ncapacity_schedule = [{ at = 0, rate = \"1Mbps\" }]",
+    ));
+    assert_field(&m, "link.capacity");
+}
+
+#[test]
+fn schedule_must_start_at_zero_and_increase() {
+    let m = err(&replaced(
+        "capacity = \"2Mbps\"",
+        "capacity_schedule = [{ at = \"1s\", rate = \"1Mbps\" }]",
+    ));
+    assert_field(&m, "link.capacity_schedule[0].at");
+    let m = err(&replaced(
+        "capacity = \"2Mbps\"",
+        "capacity_schedule = [{ at = 0, rate = \"1Mbps\" }, { at = 0, rate = \"2Mbps\" }]",
+    ));
+    assert_field(&m, "link.capacity_schedule[1].at");
+    let m = err(&replaced(
+        "capacity = \"2Mbps\"",
+        "capacity_schedule = [{ at = 0, rate = \"-1Mbps\" }]",
+    ));
+    assert_field(&m, "link.capacity_schedule[0].rate");
+}
+
+#[test]
+fn measure_window_inside_run() {
+    let m = err(&format!("{BASE}\n[measure]\nend = \"30s\"\n"));
+    assert_field(&m, "measure.end");
+    let m = err(&format!(
+        "{BASE}\n[measure]\nstart = \"10s\"\nend = \"5s\"\n"
+    ));
+    assert_field(&m, "measure.end");
+    let m = err(&format!("{BASE}\n[measure]\nbin = 0\n"));
+    assert_field(&m, "measure.bin");
+}
+
+#[test]
+fn cbr_needs_a_valid_rate() {
+    let m = err(&replaced(
+        "overrides = { rate = \"1Mbps\" }",
+        "overrides = {}",
+    ));
+    assert_eq!(
+        m,
+        "scenario.toml: flows[0].overrides.rate: required field is missing"
+    );
+    let m = err(&replaced(
+        "overrides = { rate = \"1Mbps\" }",
+        "overrides = { rate = \"1Mbps\", burst = 3 }",
+    ));
+    assert!(
+        m.contains("flows[0].overrides") && m.contains("burst"),
+        "{m}"
+    );
+    let m = err(&replaced(
+        "overrides = { rate = \"1Mbps\" }",
+        "overrides = { rate = \"0bps\" }",
+    ));
+    assert_field(&m, "flows[0].overrides.rate");
+}
+
+#[test]
+fn no_flows() {
+    let text = BASE
+        .split("[[flows]]")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let m = err(&text);
+    assert_field(&m, "flows");
+}
+
+#[test]
+fn toml_syntax_error_names_the_line() {
+    let m = err(&replaced("delay = \"25ms\"", "delay = = 3"));
+    assert!(m.contains("line 8"), "{m}");
+}
+
+#[test]
+fn other_kinds_parse_but_are_not_wired() {
+    let text = replaced(
+        "kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }",
+        "kind = \"gcc\"\npreset = \"chromium\"\noverrides = { kalman_q = 1e-3 }",
+    );
+    let s = Scenario::from_toml(&text, "scenario.toml").expect("gcc validates");
+    let e = flowstate_sim::run(&s, 1).expect_err("gcc is not wired yet");
+    assert_eq!(
+        e.to_string(),
+        "flow kind 'gcc' is not yet wired into the simulator"
+    );
+    let text = format!("{BASE}\n[coupling]\nmechanism = \"fse-ng\"\n");
+    let s = Scenario::from_toml(&text, "scenario.toml").expect("valid");
+    let e = flowstate_sim::run(&s, 1).expect_err("fse-ng is not wired yet");
+    assert!(e.to_string().contains("'fse-ng' is not yet wired"), "{e}");
+}
