@@ -47,7 +47,7 @@ pub trait Endpoint {
 }
 
 pub mod data_source;
+pub mod rap;
 pub mod sctp;
 pub mod tcp;
-pub mod rap;
 pub mod tfrc;
