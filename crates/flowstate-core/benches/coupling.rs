@@ -94,6 +94,10 @@ fn closed_form_vs_loop(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("closed-form", n), &n, |b, _| {
             b.iter(|| black_box(water.allocate(black_box(total), &claims, &mut out)))
         });
+        // What the manager does on an update that changed only S_CR.
+        group.bench_with_input(BenchmarkId::new("closed-form-steady", n), &n, |b, _| {
+            b.iter(|| black_box(water.fill(black_box(total), &mut out)))
+        });
         group.bench_with_input(BenchmarkId::new("closed-form-unsorted", n), &n, |b, _| {
             b.iter(|| {
                 let mut fresh = WaterFill::new();

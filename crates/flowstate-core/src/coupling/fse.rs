@@ -86,7 +86,7 @@ pub(crate) fn distribute(
     out: &mut Vec<Allocation>,
 ) {
     let assigned = match distribution {
-        Distribution::WaterFilling => group.water_fill(|f| Claim {
+        Distribution::WaterFilling => group.water_fill(0, |f| Claim {
             priority: f.priority,
             cap: f.desired_rate,
         }),

@@ -78,7 +78,17 @@ impl FseV2 {
         let boost = self.config.rate_priority_boost.unwrap_or(1.0);
         let last_rtt = self.last_rtt;
         let honour = self.config.honour_desired_cwnd;
-        let assigned = group.water_fill(|f| match &f.window {
+        // Window flows' caps depend on last_rtt only through a desired cwnd.
+        let rtt_matters = honour
+            && group
+                .flows
+                .iter()
+                .any(|f| f.window.as_ref().is_some_and(|w| w.desired_cwnd.is_some()));
+        let claim_key = match last_rtt {
+            Some(rtt) if rtt_matters => rtt.as_micros().unsigned_abs() + 1,
+            _ => 0,
+        };
+        let assigned = group.water_fill(claim_key, |f| match &f.window {
             None => Claim {
                 priority: f.priority * boost,
                 cap: f.desired_rate,

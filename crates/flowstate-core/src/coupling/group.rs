@@ -65,6 +65,11 @@ pub(crate) struct FlowGroup {
     pub flows: Vec<FlowEntry>,
     /// S_CR in bit/s, never negative.
     pub s_cr: f64,
+    /// Bumped whenever something the claims depend on changes (membership, priority,
+    /// desired rate, desired cwnd), so that an unchanged group skips rebuilding them.
+    claims_version: u64,
+    /// The (claims_version, mechanism key) the water-fill cache was built for.
+    cached_for: Option<(u64, u64)>,
     water: WaterFill,
     claims: Vec<Claim>,
     shares: Vec<f64>,
@@ -75,6 +80,8 @@ impl FlowGroup {
         FlowGroup {
             flows: Vec::new(),
             s_cr: 0.0,
+            claims_version: 0,
+            cached_for: None,
             water: WaterFill::new(),
             claims: Vec::new(),
             shares: Vec::new(),
@@ -115,16 +122,36 @@ impl FlowGroup {
         }
     }
 
+    /// Records that a flow joined or left, or changed its priority, desired rate or
+    /// desired cwnd.
+    pub fn claims_changed(&mut self) {
+        self.claims_version = self.claims_version.wrapping_add(1);
+    }
+
     /// Water-fills S_CR over every flow, with each flow's claim given by `claim_of`,
     /// stores the result in each FSE_R and returns the sum allocated.
-    pub fn water_fill(&mut self, claim_of: impl Fn(&FlowEntry) -> Claim) -> f64 {
-        self.claims.clear();
-        self.claims.extend(self.flows.iter().map(claim_of));
+    ///
+    /// `claim_key` must change whenever `claim_of` would give other claims for the same
+    /// flows (e.g. FSEv2's RTT that converts a desired cwnd into a cap); with an
+    /// unchanged group version and key, the cached claims are reused without rebuilding.
+    pub fn water_fill(&mut self, claim_key: u64, claim_of: impl Fn(&FlowEntry) -> Claim) -> f64 {
         self.shares.clear();
         self.shares.resize(self.flows.len(), 0.0);
-        let sum = self
-            .water
-            .allocate(self.s_cr, &self.claims, &mut self.shares);
+        let stamp = (self.claims_version, claim_key);
+        let sum = if self.cached_for == Some(stamp) {
+            #[cfg(debug_assertions)]
+            {
+                let fresh: Vec<Claim> = self.flows.iter().map(&claim_of).collect();
+                debug_assert_eq!(fresh, self.claims, "stale water-fill claims");
+            }
+            self.water.fill(self.s_cr, &mut self.shares)
+        } else {
+            self.claims.clear();
+            self.claims.extend(self.flows.iter().map(claim_of));
+            self.cached_for = Some(stamp);
+            self.water
+                .allocate(self.s_cr, &self.claims, &mut self.shares)
+        };
         for (flow, share) in self.flows.iter_mut().zip(&self.shares) {
             flow.fse_r = *share;
         }

@@ -213,6 +213,7 @@ impl CouplingManager {
             coupler: mechanism.new_coupler(),
         });
         group.flows.flows.push(entry);
+        group.flows.claims_changed();
         let idx = group.flows.flows.len() - 1;
         register_in_group(group, idx, &spec);
         self.flow_groups.insert(id, key);
@@ -261,13 +262,18 @@ impl CouplingManager {
                     return Err(mismatch(flow, registered, FlowKind::Window));
                 }
                 let rtt = checked_rtt("reported RTT", rtt)?;
+                let mut desired_changed = false;
                 if let Some(window) = group.flows.flows[idx].window.as_mut() {
                     window.cwnd = cwnd;
                     window.ssthresh = ssthresh;
+                    desired_changed = window.desired_cwnd != desired_cwnd;
                     window.desired_cwnd = desired_cwnd;
                     if let Some(r) = rtt.filter(|r| r.is_positive()) {
                         window.last_rtt = Some(r);
                     }
+                }
+                if desired_changed {
+                    group.flows.claims_changed();
                 }
                 window_update(group, idx, cwnd, rtt, &mut self.out);
             }
@@ -291,6 +297,7 @@ impl CouplingManager {
             return Err(CouplingError::UnknownFlow(flow));
         };
         let removed = group.flows.flows.remove(idx);
+        group.flows.claims_changed();
         if self.deregister_policy == DeregisterPolicy::SubtractAllocation {
             group.flows.add_to_aggregate(-removed.fse_r);
         }
@@ -309,7 +316,9 @@ impl CouplingManager {
     /// Changes P(f); takes effect at the group's next update.
     pub fn set_priority(&mut self, flow: FlowId, priority: f64) -> Result<(), CouplingError> {
         let priority = checked_priority(priority)?;
-        self.entry_mut(flow)?.priority = priority;
+        let (group, idx) = self.locate_mut(flow)?;
+        group.flows[idx].priority = priority;
+        group.claims_changed();
         Ok(())
     }
 
@@ -320,11 +329,12 @@ impl CouplingManager {
         desired: Option<Bitrate>,
     ) -> Result<(), CouplingError> {
         let desired = checked_desired(desired)?;
-        let entry = self.entry_mut(flow)?;
-        if !entry.is_rate() {
+        let (group, idx) = self.locate_mut(flow)?;
+        if !group.flows[idx].is_rate() {
             return Err(mismatch(flow, FlowKind::Window, FlowKind::Rate));
         }
-        entry.desired_rate = desired;
+        group.flows[idx].desired_rate = desired;
+        group.claims_changed();
         Ok(())
     }
 
@@ -372,20 +382,14 @@ impl CouplingManager {
         }
     }
 
-    fn entry_mut(&mut self, flow: FlowId) -> Result<&mut FlowEntry, CouplingError> {
-        let key = *self
-            .flow_groups
-            .get(&flow)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        let group = self
-            .groups
-            .get_mut(&key)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        let idx = group
-            .flows
-            .index_of(flow)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        Ok(&mut group.flows.flows[idx])
+    /// The group of a flow and the flow's index in it. Callers that change a flow's
+    /// priority or desired rate must call [`FlowGroup::claims_changed`].
+    fn locate_mut(&mut self, flow: FlowId) -> Result<(&mut FlowGroup, usize), CouplingError> {
+        let unknown = CouplingError::UnknownFlow(flow);
+        let key = *self.flow_groups.get(&flow).ok_or(unknown.clone())?;
+        let group = self.groups.get_mut(&key).ok_or(unknown.clone())?;
+        let idx = group.flows.index_of(flow).ok_or(unknown)?;
+        Ok((&mut group.flows, idx))
     }
 }
 

@@ -52,11 +52,14 @@ impl Claim {
 /// Between calls it caches the claims it last saw, their order by saturation level and
 /// the prefix sums of caps and priorities in that order. When the claims are unchanged
 /// (the common case: only the aggregate moves), an allocation is a binary search for
-/// the number of capped flows plus one pass to write the shares; otherwise the cache is
-/// rebuilt in O(N log N).
+/// the water level plus one sequential pass writing min(DR, P * level); otherwise the
+/// cache is rebuilt in O(N log N).
 #[derive(Debug, Clone, Default)]
 pub struct WaterFill {
     claims: Vec<Claim>,
+    /// The claims' caps and priorities as separate arrays (for the sequential pass).
+    caps: Vec<f64>,
+    priorities: Vec<f64>,
     /// Indices into `claims`, ascending by saturation level.
     order: Vec<u32>,
     /// `cap_prefix[k]` = sum of the caps of the first k flows in `order`.
@@ -77,7 +80,17 @@ impl WaterFill {
     /// `out` must have the same length as `claims` (extra entries are left untouched).
     pub fn allocate(&mut self, total: f64, claims: &[Claim], out: &mut [f64]) -> f64 {
         let n = claims.len().min(out.len());
-        if n == 0 {
+        if self.claims.as_slice() != &claims[..n] {
+            self.rebuild(&claims[..n]);
+        }
+        self.fill(total, out)
+    }
+
+    /// As [`WaterFill::allocate`] with the claims of the previous call, for callers that
+    /// know they have not changed (skips comparing them).
+    pub fn fill(&mut self, total: f64, out: &mut [f64]) -> f64 {
+        let n = self.claims.len();
+        if n == 0 || out.len() < n {
             return 0.0;
         }
         let total = if total.is_finite() && total > 0.0 {
@@ -85,19 +98,16 @@ impl WaterFill {
         } else {
             0.0
         };
-        if self.claims.as_slice() != &claims[..n] {
-            self.rebuild(&claims[..n]);
-        }
         let capped = self.capped_count(total);
-        for &idx in &self.order[..capped] {
-            out[idx as usize] = self.claims[idx as usize].cap;
-        }
         if capped == n {
+            out[..n].copy_from_slice(&self.caps);
             return self.cap_prefix[n];
         }
+        // Every flow gets min(DR, P * L): capped flows have DR/P <= L, the others
+        // DR/P > L. One sequential pass in registration order, no indirection.
         let level = (total - self.cap_prefix[capped]).max(0.0) / self.priority_suffix[capped];
-        for &idx in &self.order[capped..] {
-            out[idx as usize] = self.claims[idx as usize].priority * level;
+        for ((slot, &cap), &priority) in out[..n].iter_mut().zip(&self.caps).zip(&self.priorities) {
+            *slot = (priority * level).min(cap);
         }
         total
     }
@@ -133,6 +143,10 @@ impl WaterFill {
         let n = claims.len();
         self.claims.clear();
         self.claims.extend_from_slice(claims);
+        self.caps.clear();
+        self.caps.extend(claims.iter().map(|c| c.cap));
+        self.priorities.clear();
+        self.priorities.extend(claims.iter().map(|c| c.priority));
         let keys: Vec<f64> = claims.iter().map(Claim::saturation_level).collect();
         self.order.clear();
         self.order.extend(0..n as u32);
