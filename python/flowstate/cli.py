@@ -78,7 +78,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
             run_command.main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads)
         return 0
-    except (CouplingError, ScenarioError) as e:
+    except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
         print(f"flowstate: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # the output folder cannot be written
