@@ -12,6 +12,11 @@ WebRTC stack (e.g. aiortc)::
         ...  # apply a.rate_bps to GCC, or a.cwnd / a.ssthresh to SCTP
 
 Units: rates in bit/s, sizes in bytes, times in seconds.
+
+The deterministic simulator runs scenarios (a TOML path or a dict, docs/SCENARIOS.md)::
+
+    result = flowstate.run("scenario.toml", seed=1, runs=3, out="out/x")
+    result.summary, result.runs, result.timeseries, result.flows
 """
 
 from flowstate._native import (
@@ -19,7 +24,18 @@ from flowstate._native import (
     Allocation,
     CouplingError,
     CouplingManager,
+    ScenarioError,
     __version__,
 )
+from flowstate.simulation import RunResult, run
 
-__all__ = ["MECHANISMS", "Allocation", "CouplingError", "CouplingManager", "__version__"]
+__all__ = [
+    "MECHANISMS",
+    "Allocation",
+    "CouplingError",
+    "CouplingManager",
+    "RunResult",
+    "ScenarioError",
+    "__version__",
+    "run",
+]

@@ -1,12 +1,53 @@
 """Type stubs of the native extension (flowstate-py, PyO3)."""
 
-from typing import Literal, Optional, TypedDict, Union
+from typing import Any, Callable, Literal, Mapping, Optional, TypedDict, Union
 
 __version__: str
 MECHANISMS: list[str]
 
+FLOW_KINDS: list[str]
+
 class CouplingError(ValueError):
     """Bad input to a coupling manager (invalid priority or rate, unknown flow, ...)."""
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run: invalid TOML, an unknown key, a missing field, an
+    impossible value, or a flow kind / coupling mechanism the simulator cannot build.
+    The message is one line naming the file (or ``<dict>``) and the field."""
+
+class SeriesColumns(TypedDict):
+    time_s: list[float]
+    flow: list[str]
+    send_rate_mbps: list[float]
+    throughput_mbps: list[float]
+    goodput_mbps: list[float]
+    queuing_delay_ms: list[Optional[float]]
+    rtt_ms: list[Optional[float]]
+    sent_packets: list[int]
+    lost_packets: list[int]
+    capacity_mbps: list[float]
+
+class RawRun(TypedDict):
+    seed: int
+    summary_json: str
+    series: SeriesColumns
+    trace_hash: int
+    events: int
+
+def scenario_toml(scenario: Mapping[str, Any]) -> str:
+    """The TOML text of a scenario dict (None values are left out)."""
+
+def simulate(
+    text: str,
+    file: str,
+    *,
+    seed: Optional[int] = None,
+    runs: int = 1,
+    threads: Optional[int] = None,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> list[RawRun]:
+    """Runs the scenario ``text`` for seeds ``seed .. seed + runs - 1`` on ``threads``
+    threads with the GIL released; one dict per run, in seed order."""
 
 class Allocation:
     """One flow's share after an update."""

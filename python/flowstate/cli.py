@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import NoReturn, Optional, Sequence
 
-from flowstate import CouplingError
+from flowstate import CouplingError, ScenarioError
+from flowstate.simulation import MAX_SEED
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +28,42 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=["fse-ng", "ext-fse-ng", "fsev2"],
         help="limit the demo to this mechanism (repeatable; default: all three that couple media and data)",
     )
+    run = sub.add_parser(
+        "run",
+        help="simulate a scenario file and print the per-flow summary",
+        description="Simulate SCENARIO (TOML, see docs/SCENARIOS.md) for seeds N .. N+K-1 and write "
+        "summary.json and timeseries.csv into DIR.",
+    )
+    run.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    run.add_argument(
+        "--seed", type=_seed, metavar="N", help="first seed (default: the scenario's seed, else 1)"
+    )
+    run.add_argument("--runs", type=_positive, default=1, metavar="K", help="number of runs (default 1)")
+    run.add_argument(
+        "--out", metavar="DIR", help="output folder (default: out/<scenario name>/)"
+    )
+    run.add_argument(
+        "--threads", type=_positive, metavar="T", help="worker threads (default: one per core)"
+    )
     return parser
+
+
+def _integer(text: str, minimum: int, what: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
+    if value < minimum or value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    return _integer(text, 0, "an integer in [0, 2^64 - 1]")
+
+
+def _positive(text: str) -> int:
+    return _integer(text, 1, "an integer >= 1")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -37,8 +73,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import demo
 
             demo.main(args.mechanism or demo.WINDOW_MECHANISMS)
+        elif args.command == "run":
+            from flowstate import run_command
+
+            run_command.main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads)
         return 0
-    except CouplingError as e:
+    except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
+        print(f"flowstate: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the output folder cannot be written
         print(f"flowstate: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

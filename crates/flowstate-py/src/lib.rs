@@ -1,4 +1,4 @@
-//! Python bindings of flowstate-core.
+//! Python bindings of flowstate-core and flowstate-sim (see `sim`).
 //!
 //! Thin by design: every method converts Python values to core types (validation lives
 //! in the core: `rate_from_bps`, `rtt_from_secs`, `mechanism_with_options`), calls the
@@ -6,6 +6,8 @@
 //!
 //! Units at the Python boundary: rates in bit/s (float), sizes in bytes (int), times
 //! in seconds (float).
+
+mod sim;
 
 use std::collections::BTreeMap;
 
@@ -347,5 +349,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CouplingError", m.py().get_type::<CouplingError>())?;
     m.add("MECHANISMS", Mechanism::NAMES.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    sim::register(m)?;
     Ok(())
 }

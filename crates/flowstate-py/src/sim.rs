@@ -1,0 +1,317 @@
+//! Python bindings of flowstate-sim.
+//!
+//! Thin by design: parse a scenario (TOML text, or a Python dict converted to TOML text
+//! so that both report errors the same way), run it for K consecutive seeds and hand
+//! the results back as plain Python values. Each run is a pure function of
+//! `(scenario, seed)`, so the runs go to worker threads (the binding layer may use
+//! threads; the simulator itself has none) with the GIL released, and the results come
+//! back in seed order whatever the number of threads.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use flowstate_sim::metrics::SeriesRow;
+use flowstate_sim::{RunResult, Scenario, SimError};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+create_exception!(
+    _native,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run: invalid TOML, an unknown key, a missing field, an \
+     impossible value, or a flow kind / coupling mechanism the simulator cannot build. \
+     The message is one line naming the file (or '<dict>') and the field."
+);
+
+/// The name a scenario given as a dict has in error messages.
+const DICT_FILE: &str = "<dict>";
+
+/// How often the waiting thread looks for Ctrl-C while runs are in progress.
+const SIGNAL_POLL: Duration = Duration::from_millis(100);
+
+fn sim_err(file: &str, e: &SimError) -> PyErr {
+    match e {
+        // These name the file already.
+        SimError::Scenario(_) | SimError::Io { .. } => ScenarioError::new_err(e.to_string()),
+        _ => ScenarioError::new_err(format!("{file}: {e}")),
+    }
+}
+
+/// `parent.key` (or `key` at the top level).
+fn key_path(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_string()
+    } else {
+        format!("{parent}.{key}")
+    }
+}
+
+fn dict_err(path: &str, message: impl std::fmt::Display) -> PyErr {
+    let field = if path.is_empty() { "(top level)" } else { path };
+    ScenarioError::new_err(format!("{DICT_FILE}: {field}: {message}"))
+}
+
+fn to_table(path: &str, d: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
+    let mut table = toml::Table::new();
+    for (k, v) in d.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| dict_err(path, "keys must be strings"))?;
+        // None means "absent": TOML has no null.
+        if let Some(value) = to_value(&key_path(path, &key), &v)? {
+            table.insert(key, value);
+        }
+    }
+    Ok(table)
+}
+
+/// A Python value as a TOML value; `None` for Python's None.
+fn to_value(path: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    // bool first: Python's bool is a subclass of int.
+    let value = if v.is_instance_of::<PyBool>() {
+        toml::Value::Boolean(v.extract()?)
+    } else if v.is_instance_of::<PyInt>() {
+        toml::Value::Integer(
+            v.extract()
+                .map_err(|_| dict_err(path, "integer out of range"))?,
+        )
+    } else if v.is_instance_of::<PyFloat>() {
+        toml::Value::Float(v.extract()?)
+    } else if v.is_instance_of::<PyString>() {
+        toml::Value::String(v.extract()?)
+    } else if let Ok(d) = v.cast::<PyDict>() {
+        toml::Value::Table(to_table(path, d)?)
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut items = Vec::new();
+        for (i, item) in v.try_iter()?.enumerate() {
+            let item_path = format!("{path}[{i}]");
+            match to_value(&item_path, &item?)? {
+                Some(x) => items.push(x),
+                None => return Err(dict_err(&item_path, "None is not allowed in a list")),
+            }
+        }
+        toml::Value::Array(items)
+    } else {
+        let type_name = v.get_type().name()?;
+        return Err(dict_err(
+            path,
+            format!(
+                "unsupported value of type '{type_name}' (use str, int, float, bool, list or dict)"
+            ),
+        ));
+    };
+    Ok(Some(value))
+}
+
+/// The TOML text of a scenario given as a dict (keys whose value is None are left out).
+#[pyfunction]
+fn scenario_toml(scenario: &Bound<'_, PyDict>) -> PyResult<String> {
+    let table = to_table("", scenario)?;
+    toml::to_string(&table).map_err(|e| dict_err("", e))
+}
+
+/// Why a run produced no result.
+#[derive(Debug)]
+enum Failure {
+    Sim(SimError),
+    Panic(String),
+}
+
+type Outcome = Result<RunResult, Failure>;
+
+fn run_one(scenario: &Scenario, seed: u64) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| flowstate_sim::run(scenario, seed))) {
+        Ok(r) => r.map_err(Failure::Sim),
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(Failure::Panic(message))
+        }
+    }
+}
+
+/// Runs `seeds` on `threads` workers (GIL released by the caller). Returns the outcomes
+/// in seed order (None: not run because an earlier failure or the progress callback
+/// stopped the batch) and the progress callback's error, if any.
+fn run_parallel(
+    scenario: &Scenario,
+    seeds: &[u64],
+    threads: usize,
+    progress: Option<&Py<PyAny>>,
+) -> (Vec<Option<Outcome>>, Option<PyErr>) {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let mut outcomes: Vec<Option<Outcome>> = seeds.iter().map(|_| None).collect();
+    let mut callback_err: Option<PyErr> = None;
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            s.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&seed) = seeds.get(i) else { break };
+                let outcome = run_one(scenario, seed);
+                if outcome.is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                if tx.send((i, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done = 0usize;
+        loop {
+            match rx.recv_timeout(SIGNAL_POLL) {
+                Ok((i, outcome)) => {
+                    if let Some(slot) = outcomes.get_mut(i) {
+                        *slot = Some(outcome);
+                    }
+                    done += 1;
+                    if let (Some(cb), None) = (progress, &callback_err) {
+                        let called =
+                            Python::attach(|py| cb.call1(py, (done, seeds.len())).map(drop));
+                        if let Err(e) = called {
+                            callback_err = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Ctrl-C: start no new runs (the ones under way finish).
+                    if callback_err.is_none() {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            callback_err = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    (outcomes, callback_err)
+}
+
+fn column<'py, T: IntoPyObject<'py> + Clone>(
+    d: &Bound<'py, PyDict>,
+    name: &str,
+    rows: &[SeriesRow],
+    f: impl Fn(&SeriesRow) -> T,
+) -> PyResult<()> {
+    d.set_item(name, rows.iter().map(f).collect::<Vec<T>>())
+}
+
+/// The time series as columns (the order of `metrics::write_series_csv`).
+fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    column(&d, "time_s", rows, |r| r.time_s)?;
+    column(&d, "flow", rows, |r| r.flow.clone())?;
+    column(&d, "send_rate_mbps", rows, |r| r.send_rate_mbps)?;
+    column(&d, "throughput_mbps", rows, |r| r.throughput_mbps)?;
+    column(&d, "goodput_mbps", rows, |r| r.goodput_mbps)?;
+    column(&d, "queuing_delay_ms", rows, |r| r.queuing_delay_ms)?;
+    column(&d, "rtt_ms", rows, |r| r.rtt_ms)?;
+    column(&d, "sent_packets", rows, |r| r.sent_packets)?;
+    column(&d, "lost_packets", rows, |r| r.lost_packets)?;
+    column(&d, "capacity_mbps", rows, |r| r.capacity_mbps)?;
+    Ok(d)
+}
+
+fn run_dict<'py>(py: Python<'py>, seed: u64, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("seed", seed)?;
+    d.set_item("summary_json", r.summary.to_json())?;
+    d.set_item("series", series_columns(py, &r.series)?)?;
+    d.set_item("trace_hash", r.trace_hash)?;
+    d.set_item("events", r.events)?;
+    Ok(d)
+}
+
+/// Runs the scenario in `text` (`file` names it in error messages) for seeds
+/// `seed, seed + 1, ..., seed + runs - 1` (`seed` None: the scenario's `seed`, else 1)
+/// on `threads` worker threads (None: one per core, at most `runs`), with the GIL
+/// released. `progress(done, total)` is called after each finished run.
+///
+/// Returns one dict per run, in seed order: `seed`, `summary_json` (summary.json
+/// text), `series` (time series as a dict of equal-length column lists),
+/// `trace_hash` (fingerprint of every packet event) and `events`.
+#[pyfunction]
+#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None))]
+fn simulate<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    seed: Option<u64>,
+    runs: u64,
+    threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    if runs == 0 {
+        return Err(PyValueError::new_err("runs must be >= 1, got 0"));
+    }
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be >= 1, got 0"));
+    }
+    let scenario =
+        Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let first = seed.or(scenario.seed).unwrap_or(1);
+    let last = first.checked_add(runs - 1).ok_or_else(|| {
+        PyValueError::new_err(format!("seeds {first} + {runs} runs overflow 64 bits"))
+    })?;
+    let seeds: Vec<u64> = (first..=last).collect();
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, seeds.len());
+    let (outcomes, callback_err) =
+        py.detach(|| run_parallel(&scenario, &seeds, threads, progress.as_ref()));
+    // A failed run is reported first (it is what stopped the batch), in seed order.
+    for (&seed, outcome) in seeds.iter().zip(&outcomes) {
+        match outcome {
+            Some(Err(Failure::Sim(e))) => return Err(sim_err(file, e)),
+            Some(Err(Failure::Panic(m))) => {
+                return Err(PyRuntimeError::new_err(format!(
+                    "{file}: the simulator panicked with seed {seed}: {m} (a bug: please report it)"
+                )))
+            }
+            _ => {}
+        }
+    }
+    if let Some(e) = callback_err {
+        return Err(e);
+    }
+    seeds
+        .iter()
+        .zip(&outcomes)
+        .map(|(&seed, outcome)| match outcome {
+            Some(Ok(r)) => run_dict(py, seed, r),
+            _ => Err(PyRuntimeError::new_err(format!(
+                "{file}: run with seed {seed} did not finish"
+            ))),
+        })
+        .collect()
+}
+
+/// Adds the simulator's functions and exception to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("FLOW_KINDS", flowstate_sim::scenario::KINDS.to_vec())?;
+    Ok(())
+}

@@ -1,0 +1,142 @@
+"""`flowstate run SCENARIO.toml`: simulate, print the per-flow summary, write the outputs."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional, TextIO
+
+from flowstate.simulation import RunResult, load_scenario, run
+
+DEFAULT_OUT_ROOT = Path("out")
+
+
+def out_folder(scenario_name: str) -> Path:
+    """``out/<scenario name>/``, the name made safe for a folder name."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", scenario_name).strip("._") or "scenario"
+    return DEFAULT_OUT_ROOT / safe
+
+
+def _num(value: Optional[float], spread: Optional[dict[str, float]] = None, digits: int = 3) -> str:
+    """``1.234`` or, with a spread over several runs, ``1.234 ± 0.010`` (std); ``-``: no value."""
+    if value is None:
+        return "-"
+    text = f"{value:.{digits}f}"
+    if spread is not None:
+        text += f" ± {spread['std']:.{digits}f}"
+    return text
+
+
+def _pct(value: Optional[float], spread: Optional[dict[str, float]] = None) -> str:
+    if value is None:
+        return "-"
+    return _num(value * 100, {"std": spread["std"] * 100} if spread else None, 1)
+
+
+def summary_table(summary: dict[str, Any]) -> Any:
+    """The rich table of a batch summary: one row per flow."""
+    from rich.table import Table
+
+    several = summary.get("runs", 1) > 1
+    seeds = summary.get("seeds", [summary.get("seed")])
+    window = summary.get("window_s", [0, summary.get("duration_s", 0)])
+    runs = f"mean ± std over {len(seeds)} runs, seeds {seeds[0]}..{seeds[-1]}" if several else f"seed {seeds[0]}"
+    table = Table(
+        title=f"{summary['scenario']}: window {window[0]:g}-{window[1]:g} s, {runs}",
+        title_justify="left",
+    )
+    for header, justify in (
+        ("flow", "left"),
+        ("kind", "left"),
+        ("throughput\nMbit/s", "right"),
+        ("share\n% (prio %)", "right"),
+        ("RTT mean\nms", "right"),
+        ("RTT p95\nms", "right"),
+        ("queuing p50\nms", "right"),
+        ("queuing p95\nms", "right"),
+        ("loss\n%", "right"),
+    ):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for flow in summary["flows"]:
+        spread = flow.get("spread", {}) if several else {}
+
+        def s(*path: str, _spread: dict[str, Any] = spread) -> Optional[dict[str, float]]:
+            node: Any = _spread
+            for key in path:
+                node = node.get(key) if isinstance(node, dict) else None
+            return node
+
+        rtt, qd = flow.get("rtt_ms") or {}, flow.get("queuing_delay_ms") or {}
+        table.add_row(
+            flow["name"],
+            flow["kind"],
+            _num(flow.get("throughput_mbps"), s("throughput_mbps")),
+            f"{_pct(flow.get('share'), s('share'))} ({_pct(flow.get('priority_share'))})",
+            _num(rtt.get("mean"), s("rtt_ms", "mean"), 1),
+            _num(rtt.get("p95"), s("rtt_ms", "p95"), 1),
+            _num(qd.get("p50"), s("queuing_delay_ms", "p50"), 1),
+            _num(qd.get("p95"), s("queuing_delay_ms", "p95"), 1),
+            _pct(flow.get("loss_ratio"), s("loss_ratio")),
+        )
+    return table
+
+
+def aggregate_line(summary: dict[str, Any]) -> str:
+    agg = summary["aggregate"]
+    spread = agg.get("spread", {}) if summary.get("runs", 1) > 1 else {}
+    return (
+        f"aggregate: throughput {_num(agg.get('throughput_mbps'), spread.get('throughput_mbps'))} Mbit/s, "
+        f"utilization {_pct(agg.get('utilization'), spread.get('utilization'))} %, "
+        f"Jain index {_num(agg.get('jain_index'), spread.get('jain_index'))}"
+    )
+
+
+def _run_with_progress(
+    simulate: Callable[[Optional[Callable[[int, int], None]]], RunResult], runs: int, stream: TextIO
+) -> RunResult:
+    """Runs ``simulate(progress)``, with a progress bar (one tick per finished run) when
+    ``stream`` is a terminal."""
+    if not stream.isatty():
+        return simulate(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=stream),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("runs", total=runs)
+        return simulate(lambda done, total: bar.update(task, completed=done, total=total))
+
+
+def main(
+    scenario: str,
+    *,
+    seed: Optional[int] = None,
+    runs: int = 1,
+    out: Optional[str] = None,
+    threads: Optional[int] = None,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> RunResult:
+    from rich.console import Console
+
+    # Read it first, so that a missing file is reported before any work.
+    load_scenario(scenario)
+    result = _run_with_progress(
+        lambda progress: run(scenario, seed=seed, runs=runs, threads=threads, progress=progress),
+        runs,
+        stderr,
+    )
+    folder = Path(out) if out is not None else out_folder(result.scenario)
+    summary_path, series_path = result.write(folder)
+    console = Console(file=stdout, width=None if stdout.isatty() else 160)
+    console.print(summary_table(result.summary))
+    console.print(aggregate_line(result.summary), highlight=False)
+    console.print(f"wrote {summary_path} and {series_path}", highlight=False, soft_wrap=True)
+    return result

@@ -1,0 +1,263 @@
+"""Running scenarios on the deterministic packet-level simulator.
+
+::
+
+    import flowstate
+
+    result = flowstate.run("scenarios/half-load.toml", seed=1, runs=3)
+    result.summary["aggregate"]["utilization"]   # mean over the 3 runs
+    result.summary["aggregate"]["spread"]        # {"utilization": {"std", "min", "max"}, ...}
+    result.timeseries                            # pandas DataFrame, one row per run, flow and bin
+    result.flows                                 # pandas DataFrame, one row per run and flow
+
+A scenario is a path to a TOML file (schema: docs/SCENARIOS.md) or a dict of the same
+shape (``None`` values are left out). Each run is a pure function of (scenario, seed):
+the runs of a batch use the seeds ``seed, seed + 1, ..., seed + runs - 1`` and give the
+same results whatever the number of threads they run on.
+
+pandas is imported only when ``timeseries`` or ``flows`` is first read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
+
+from flowstate import _native
+from flowstate._native import ScenarioError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+ScenarioSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+Progress = Callable[[int, int], Any]
+
+MAX_SEED = 2**64 - 1
+SUMMARY_FILE = "summary.json"
+TIMESERIES_FILE = "timeseries.csv"
+
+# Per-flow fields that describe the set-up, not a measurement: no spread for them.
+_CONSTANT_FIELDS = frozenset({"name", "kind", "priority", "priority_share"})
+
+
+def _check_int(name: str, value: Any, minimum: int, maximum: int = MAX_SEED) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be in [{minimum}, {maximum}], got {value}")
+    return value
+
+
+def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
+    """The TOML text of ``scenario`` and the name errors call it by (the path as
+    given, or ``<dict>``). A file that cannot be read raises ScenarioError."""
+    if isinstance(scenario, Mapping):
+        return _native.scenario_toml(dict(scenario)), "<dict>"
+    if isinstance(scenario, (str, os.PathLike)):
+        file = os.fspath(scenario)
+        try:
+            return Path(file).read_text(encoding="utf-8"), file
+        except OSError as e:
+            raise ScenarioError(f"{file}: cannot read: {e.strerror or e}") from None
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{file}: not UTF-8 text") from None
+    raise TypeError(f"scenario must be a path or a dict, got {type(scenario).__name__}")
+
+
+def _mean_spread(values: list[Any]) -> tuple[Optional[float], Optional[dict[str, float]]]:
+    """Mean and spread (sample standard deviation, min, max) of the non-null values."""
+    xs = [float(v) for v in values if v is not None]
+    if not xs:
+        return None, None
+    mean = math.fsum(xs) / len(xs)
+    std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+    return mean, {"std": std, "min": min(xs), "max": max(xs)}
+
+
+def _combine(items: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Field-wise means of same-shaped dicts, and the spread of each numeric field."""
+    means: dict[str, Any] = {}
+    spread: dict[str, Any] = {}
+    for key, first in items[0].items():
+        values = [item.get(key) for item in items]
+        if isinstance(first, dict):
+            means[key], sub = _combine([v or {} for v in values])
+            if sub:
+                spread[key] = sub
+        elif first is None or (isinstance(first, (int, float)) and not isinstance(first, bool)):
+            means[key], s = _mean_spread(values)
+            if s is not None and key not in _CONSTANT_FIELDS:
+                spread[key] = s
+        else:  # names, kinds: the same in every run
+            means[key] = first
+    return means, spread
+
+
+def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of a batch: one run's summary as is (plus ``seeds`` and ``runs``);
+    for several runs, every metric is the mean over the runs and each flow and the
+    aggregate get a ``spread`` dict holding, per metric, ``std`` (sample standard
+    deviation), ``min`` and ``max``. Null metrics (e.g. no RTT samples) are left out
+    of the means."""
+    first = runs[0]
+    seeds = [r["seed"] for r in runs]
+    if len(runs) == 1:
+        return {**first, "seeds": seeds, "runs": 1}
+    flows = []
+    for i, flow in enumerate(first["flows"]):
+        means, spread = _combine([r["flows"][i] for r in runs])
+        flows.append({**means, "spread": spread})
+    aggregate, aggregate_spread = _combine([r["aggregate"] for r in runs])
+    events, _ = _mean_spread([r.get("events") for r in runs])
+    return {
+        "scenario": first["scenario"],
+        "seed": seeds[0],
+        "seeds": seeds,
+        "runs": len(runs),
+        "duration_s": first["duration_s"],
+        "window_s": first["window_s"],
+        "flows": flows,
+        "aggregate": {**aggregate, "spread": aggregate_spread},
+        "events": events,
+    }
+
+
+def _flatten_flow(flow: dict[str, Any]) -> dict[str, Any]:
+    """One flow summary as a flat row: ``rtt_ms: {mean, p95}`` -> ``rtt_mean_ms``, ..."""
+    row: dict[str, Any] = {}
+    for key, value in flow.items():
+        if key == "name":
+            row["flow"] = value
+        elif isinstance(value, dict):
+            stem, unit = (key[:-3], "_ms") if key.endswith("_ms") else (key, "")
+            for sub, v in value.items():
+                row[f"{stem}_{sub}{unit}"] = v
+        else:
+            row[key] = value
+    return row
+
+
+def _numeric_nulls_to_nan(frame: "pandas.DataFrame") -> "pandas.DataFrame":
+    """Columns holding only numbers and nulls (e.g. RTT of a flow without feedback)
+    become float columns with NaN, not object columns with None."""
+    for name in frame.columns:
+        col = frame[name]
+        if col.dtype == object and all(
+            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in col
+        ):
+            frame[name] = col.astype("float64")
+    return frame
+
+
+class RunResult:
+    """The outcome of :func:`run`: ``summary`` (dict, the summary.json contract),
+    ``runs`` (per-run summaries in seed order), ``seeds``, ``timeseries`` and ``flows``
+    (pandas DataFrames with ``run`` and ``seed`` columns) and ``trace_hashes`` (one
+    fingerprint of every packet event per run)."""
+
+    def __init__(self, raw: list[dict[str, Any]]) -> None:
+        self.runs: list[dict[str, Any]] = [json.loads(r["summary_json"]) for r in raw]
+        self.seeds: list[int] = [r["seed"] for r in raw]
+        self.trace_hashes: list[int] = [r["trace_hash"] for r in raw]
+        self._series: list[dict[str, list[Any]]] = [r["series"] for r in raw]
+        self.summary: dict[str, Any] = combine_summaries(self.runs)
+
+    @property
+    def scenario(self) -> str:
+        """The scenario's name."""
+        return str(self.summary["scenario"])
+
+    def _series_rows(self) -> tuple[list[str], list[list[Any]]]:
+        columns = ["run", "seed", *self._series[0].keys()]
+        rows = []
+        for i, (seed, series) in enumerate(zip(self.seeds, self._series)):
+            cols = list(series.values())
+            n = len(cols[0]) if cols else 0
+            rows.extend([i, seed, *(c[j] for c in cols)] for j in range(n))
+        return columns, rows
+
+    @cached_property
+    def timeseries(self) -> "pandas.DataFrame":
+        """One row per run, flow and bin: ``run``, ``seed``, ``time_s``, ``flow``,
+        ``send_rate_mbps``, ``throughput_mbps``, ``goodput_mbps``, ``queuing_delay_ms``,
+        ``rtt_ms``, ``sent_packets``, ``lost_packets``, ``capacity_mbps`` (NaN: no sample)."""
+        import pandas
+
+        frames = []
+        for i, (seed, series) in enumerate(zip(self.seeds, self._series)):
+            frame = pandas.DataFrame(series)
+            frame.insert(0, "seed", seed)
+            frame.insert(0, "run", i)
+            frames.append(frame)
+        return _numeric_nulls_to_nan(pandas.concat(frames, ignore_index=True))
+
+    @cached_property
+    def flows(self) -> "pandas.DataFrame":
+        """One row per run and flow: ``run``, ``seed``, ``flow``, ``kind``, ``priority``,
+        ``throughput_mbps``, ``send_rate_mbps``, ``goodput_mbps``, ``rtt_{mean,p50,p95}_ms``,
+        ``queuing_delay_{mean,p50,p95}_ms``, ``loss_ratio``, ``sent_packets``,
+        ``lost_packets``, ``share``, ``priority_share``."""
+        import pandas
+
+        rows = [
+            {"run": i, "seed": seed, **_flatten_flow(flow)}
+            for i, (seed, run) in enumerate(zip(self.seeds, self.runs))
+            for flow in run["flows"]
+        ]
+        return _numeric_nulls_to_nan(pandas.DataFrame(rows))
+
+    def write(self, out: Union[str, "os.PathLike[str]"]) -> tuple[Path, Path]:
+        """Writes ``summary.json`` (the summary; with several runs also ``per_run``, the
+        runs' own summaries) and ``timeseries.csv`` (the rows of ``timeseries``; empty
+        cell: no sample) into the folder ``out`` (created if needed). Returns both paths."""
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        summary_path, series_path = folder / SUMMARY_FILE, folder / TIMESERIES_FILE
+        document = dict(self.summary)
+        if len(self.runs) > 1:
+            document["per_run"] = self.runs
+        summary_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        columns, rows = self._series_rows()
+        with series_path.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(columns)
+            writer.writerows(["" if v is None else v for v in row] for row in rows)
+        return summary_path, series_path
+
+    def __repr__(self) -> str:
+        return f"RunResult(scenario={self.scenario!r}, seeds={self.seeds})"
+
+
+def run(
+    scenario: ScenarioSource,
+    seed: Optional[int] = None,
+    runs: int = 1,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    *,
+    threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> RunResult:
+    """Simulates ``scenario`` (a TOML path or a dict) ``runs`` times, with the seeds
+    ``seed .. seed + runs - 1`` (``seed`` None: the scenario's ``seed``, else 1), on
+    ``threads`` threads (None: one per core). ``progress(done, total)`` is called after
+    each finished run. With ``out``, writes summary.json and timeseries.csv there.
+
+    Raises ScenarioError (a ValueError) for a scenario that cannot be read, parsed,
+    validated or built; its message is one line naming the file and the field.
+    """
+    if seed is not None:
+        _check_int("seed", seed, 0)
+    _check_int("runs", runs, 1)
+    if threads is not None:
+        _check_int("threads", threads, 1, 1024)
+    text, file = load_scenario(scenario)
+    raw = _native.simulate(text, file, seed=seed, runs=runs, threads=threads, progress=progress)
+    result = RunResult(raw)
+    if out is not None:
+        result.write(out)
+    return result

@@ -1,0 +1,200 @@
+"""`flowstate run`: end to end with outputs, and bad flags / files as one-line errors
+with exit status 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SCENARIO = """\
+name = "cli test/two flows"
+duration = "6s"
+[link]
+capacity = "2Mbps"
+delay = "25ms"
+queue = "300ms"
+loss = 0.02
+[[flows]]
+name = "video"
+kind = "cbr"
+overrides = { rate = "1Mbps", packet_size = "1000B" }
+[[flows]]
+name = "data"
+kind = "cbr"
+priority = 3
+overrides = { rate = "0.5Mbps", packet_size = "1000B" }
+"""
+
+
+def flowstate(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True, cwd=cwd
+    )
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    path = tmp_path / "two.toml"
+    path.write_text(SCENARIO)
+    return path
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "panicked" not in result.stderr
+    assert result.stderr.startswith("flowstate: error: ") and result.stderr.count("\n") == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+def test_run_writes_outputs_and_prints_table(scenario_file, tmp_path):
+    out = tmp_path / "results"
+    result = flowstate("run", scenario_file, "--seed", 3, "--runs", 2, "--out", out)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seeds"] == [3, 4] and summary["runs"] == 2 and len(summary["per_run"]) == 2
+    assert [f["name"] for f in summary["flows"]] == ["video", "data"]
+    lines = (out / "timeseries.csv").read_text().splitlines()
+    assert lines[0].startswith("run,seed,time_s,flow,")
+    assert len(lines) == 1 + 2 * 2 * 12  # header; 2 runs x 2 flows x 12 bins of 500 ms
+    text = result.stdout
+    assert "cli test/two flows" in text and "seeds 3..4" in text
+    for column in ("throughput", "share", "RTT mean", "RTT p95", "queuing p50", "queuing p95", "loss"):
+        assert column in text, column
+    # The table's numbers are the summary's: throughput as mean ± std.
+    video = summary["flows"][0]
+    assert f"{video['throughput_mbps']:.3f} ± {video['spread']['throughput_mbps']['std']:.3f}" in text
+    assert f"({video['priority_share'] * 100:.1f})" in text  # 25.0: priorities 1 and 3
+    util = summary["aggregate"]["utilization"] * 100
+    assert f"utilization {util:.1f} ±" in text and "Jain index" in text
+    assert f"wrote {out / 'summary.json'} and {out / 'timeseries.csv'}" in text
+
+
+def test_default_out_folder_is_named_after_the_scenario(scenario_file, tmp_path):
+    result = flowstate("run", scenario_file, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    folder = tmp_path / "out" / "cli_test_two_flows"
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["seed"] == 1 and summary["runs"] == 1 and "per_run" not in summary
+    assert (folder / "timeseries.csv").exists()
+    assert "wrote out/cli_test_two_flows/summary.json" in result.stdout
+
+
+def test_same_seed_same_outputs(scenario_file, tmp_path):
+    for name in ("a", "b"):
+        assert flowstate("run", scenario_file, "--seed", 7, "--out", tmp_path / name).returncode == 0
+    for file in ("summary.json", "timeseries.csv"):
+        assert (tmp_path / "a" / file).read_text() == (tmp_path / "b" / file).read_text()
+
+
+def test_threads_do_not_change_outputs(scenario_file, tmp_path):
+    for threads in (1, 2):
+        result = flowstate("run", scenario_file, "--runs", 3, "--threads", threads, "--out", tmp_path / str(threads))
+        assert result.returncode == 0, result.stderr
+    for file in ("summary.json", "timeseries.csv"):
+        assert (tmp_path / "1" / file).read_text() == (tmp_path / "2" / file).read_text()
+
+
+def test_missing_file(tmp_path):
+    assert_one_line_error(flowstate("run", tmp_path / "nope.toml"), "nope.toml: cannot read")
+
+
+def test_unknown_key(tmp_path):
+    path = tmp_path / "typo.toml"
+    path.write_text(SCENARIO.replace('capacity = "2Mbps"', 'capcity = "2Mbps"'))
+    assert_one_line_error(flowstate("run", path), "typo.toml: link.capcity: unknown field `capcity`")
+
+
+def test_negative_capacity(tmp_path):
+    path = tmp_path / "neg.toml"
+    path.write_text(SCENARIO.replace('capacity = "2Mbps"', 'capacity = "-2Mbps"'))
+    assert_one_line_error(flowstate("run", path), "neg.toml: link.capacity: must be > 0")
+
+
+def test_bad_toml_syntax(tmp_path):
+    path = tmp_path / "syntax.toml"
+    path.write_text(SCENARIO.replace('duration = "6s"', 'duration = = "6s"'))
+    assert_one_line_error(flowstate("run", path), "syntax.toml: line 2:")
+
+
+def test_missing_scenario_argument():
+    assert_one_line_error(flowstate("run"), "SCENARIO.toml")
+
+
+@pytest.mark.parametrize(
+    "flag, value, expected",
+    [
+        ("--runs", "0", "argument --runs: expected an integer >= 1, got 0"),
+        ("--runs", "-3", "argument --runs"),
+        ("--runs", "two", "argument --runs: expected an integer >= 1, got 'two'"),
+        ("--seed", "-1", "argument --seed: expected an integer in [0, 2^64 - 1], got -1"),
+        ("--seed", "1.5", "argument --seed: expected an integer in [0, 2^64 - 1], got '1.5'"),
+        ("--seed", "abc", "argument --seed"),
+        ("--seed", str(2**64), "argument --seed"),
+        ("--threads", "0", "argument --threads"),
+    ],
+)
+def test_bad_flags(scenario_file, flag, value, expected):
+    assert_one_line_error(flowstate("run", scenario_file, flag, value), expected)
+
+
+def test_seed_overflow_with_runs(scenario_file):
+    assert_one_line_error(flowstate("run", scenario_file, "--seed", 2**64 - 1, "--runs", 2), "overflow")
+
+
+def test_unwritable_out(scenario_file, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert_one_line_error(flowstate("run", scenario_file, "--out", blocker / "sub"))
+
+
+class _Terminal:
+    """A stream that says it is a terminal, recording what is written."""
+
+    def __init__(self):
+        self.text = []
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text.append(s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_only_on_a_terminal():
+    from flowstate import run_command
+
+    seen = []
+
+    def simulate(progress):
+        seen.append(progress)
+        if progress is not None:
+            for done in (1, 2, 3):
+                progress(done, 3)
+        return "result"
+
+    class Pipe(_Terminal):
+        def isatty(self):
+            return False
+
+    assert run_command._run_with_progress(simulate, 3, Pipe()) == "result"
+    assert seen == [None]
+    terminal = _Terminal()
+    assert run_command._run_with_progress(simulate, 3, terminal) == "result"
+    assert seen[1] is not None
+    assert "simulating" in "".join(terminal.text)
+
+
+def test_out_folder_names_are_safe():
+    from pathlib import Path
+
+    from flowstate.run_command import out_folder
+
+    assert out_folder("p000 table5/fsev2") == Path("out/p000_table5_fsev2")
+    assert out_folder("../..") == Path("out/scenario")
+    assert out_folder("ok-name_1.2") == Path("out/ok-name_1.2")

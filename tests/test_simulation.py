@@ -1,0 +1,281 @@
+"""flowstate.run: scenarios as dicts and files, summaries against hand-computed values,
+determinism across seeds and thread counts, outputs, and every kind of bad input."""
+
+import json
+import statistics
+import threading
+import time
+
+import pandas
+import pandas.testing
+import pytest
+
+import flowstate
+from flowstate import ScenarioError
+
+
+def cbr(name, rate, **extra):
+    return {"name": name, "kind": "cbr", "overrides": {"rate": rate, "packet_size": "1000B"}, **extra}
+
+
+def scenario(*flows, duration="10s", **link):
+    return {
+        "name": "test",
+        "duration": duration,
+        "link": {"capacity": "2Mbps", "delay": "25ms", "queue": "300ms", **link},
+        "flows": list(flows) or [cbr("a", "1Mbps")],
+    }
+
+
+LOSSY = scenario(cbr("a", "1Mbps"), cbr("b", "0.5Mbps"), loss=0.05)
+
+SERIES_COLUMNS = [
+    "run", "seed", "time_s", "flow", "send_rate_mbps", "throughput_mbps", "goodput_mbps",
+    "queuing_delay_ms", "rtt_ms", "sent_packets", "lost_packets", "capacity_mbps",
+]
+
+
+def test_half_loaded_link_summary():
+    # 1 Mbit/s of 1000 B packets = 125 packets/s on a 2 Mbit/s link: each packet takes
+    # 4 ms to serialize and the next comes 8 ms later, so nothing ever queues.
+    result = flowstate.run(scenario())
+    s = result.summary
+    assert s["scenario"] == "test" and s["seed"] == 1 and s["seeds"] == [1] and s["runs"] == 1
+    assert s["duration_s"] == 10.0 and s["window_s"] == [0.0, 10.0]
+    (flow,) = s["flows"]
+    assert flow["name"] == "a" and flow["kind"] == "cbr" and flow["priority"] == 1.0
+    assert 1249 <= flow["sent_packets"] <= 1251
+    assert flow["send_rate_mbps"] == pytest.approx(1.0, abs=0.002)
+    # Packets still in flight at the end (29 ms of 1 Mbit/s) are not counted.
+    assert 0.99 <= flow["throughput_mbps"] <= 1.0
+    assert flow["loss_ratio"] == 0.0 and flow["lost_packets"] == 0
+    assert flow["queuing_delay_ms"]["p95"] == pytest.approx(0.0, abs=0.05)
+    assert flow["rtt_ms"] == {"mean": None, "p50": None, "p95": None}  # cbr has no feedback
+    assert flow["share"] == 1.0 and flow["priority_share"] == 1.0
+    agg = s["aggregate"]
+    assert agg["utilization"] == pytest.approx(0.5, abs=0.005)
+    assert agg["jain_index"] == 1.0
+    assert agg["throughput_mbps"] == flow["throughput_mbps"]
+    assert result.runs == [{k: v for k, v in s.items() if k not in ("seeds", "runs")}]
+
+
+def test_timeseries_and_flows_frames():
+    result = flowstate.run(scenario(cbr("a", "1Mbps"), cbr("b", "0.5Mbps", start="2s")), runs=2)
+    ts = result.timeseries
+    assert list(ts.columns) == SERIES_COLUMNS
+    # 10 s in 500 ms bins, two flows, two runs.
+    assert len(ts) == 2 * 2 * 20
+    assert sorted(ts["seed"].unique()) == [1, 2] and sorted(ts["run"].unique()) == [0, 1]
+    a = ts[(ts["run"] == 0) & (ts["flow"] == "a")]
+    assert list(a["time_s"]) == [0.5 * i for i in range(20)]
+    assert (a["capacity_mbps"] == 2.0).all()
+    # 62 or 63 packets of 8000 bit per 500 ms bin: 0.992 or 1.008 Mbit/s.
+    assert a["send_rate_mbps"].between(0.991, 1.009).all()
+    b = ts[(ts["run"] == 0) & (ts["flow"] == "b")]
+    assert (b[b["time_s"] < 2.0]["send_rate_mbps"] == 0.0).all()
+    # 0.5 Mbit/s: 31 or 32 packets per bin, 0.496 or 0.512 Mbit/s.
+    assert b[b["time_s"] >= 2.0]["send_rate_mbps"].between(0.495, 0.513).all()
+    assert ts["rtt_ms"].isna().all() and ts["rtt_ms"].dtype == "float64"
+
+    flows = result.flows
+    for column in ("run", "seed", "flow", "kind", "priority", "throughput_mbps", "send_rate_mbps",
+                   "rtt_mean_ms", "rtt_p95_ms", "queuing_delay_p50_ms", "queuing_delay_p95_ms",
+                   "loss_ratio", "share", "priority_share"):
+        assert column in flows.columns, column
+    assert len(flows) == 4 and list(flows["flow"]) == ["a", "b", "a", "b"]
+    assert flows["share"].groupby(flows["run"]).sum().tolist() == pytest.approx([1.0, 1.0])
+    first = result.runs[0]["flows"][1]
+    row = flows[(flows["run"] == 0) & (flows["flow"] == "b")].iloc[0]
+    assert row["throughput_mbps"] == first["throughput_mbps"]
+    assert row["queuing_delay_p95_ms"] == first["queuing_delay_ms"]["p95"]
+
+
+def test_overloaded_link_is_full():
+    # Two 1.5 Mbit/s flows on 2 Mbit/s: once the queue is full (well before 2 s), the
+    # link runs full and 1 - 2 / 3 = 1/3 of the packets are dropped. (How the drops
+    # split between two strictly periodic flows is a drop-tail phase effect, so only
+    # the totals are checked.)
+    result = flowstate.run({**scenario(cbr("a", "1.5Mbps"), cbr("b", "1.5Mbps")), "measure": {"start": "2s"}})
+    s = result.summary
+    assert s["window_s"] == [2.0, 10.0]
+    assert s["aggregate"]["utilization"] == pytest.approx(1.0, abs=0.01)
+    assert s["aggregate"]["throughput_mbps"] == pytest.approx(2.0, abs=0.02)
+    sent = sum(f["sent_packets"] for f in s["flows"])
+    lost = sum(f["lost_packets"] for f in s["flows"])
+    assert lost / sent == pytest.approx(1 / 3, abs=0.01)
+    assert sum(f["share"] for f in s["flows"]) == pytest.approx(1.0)
+    for flow in s["flows"]:
+        assert flow["send_rate_mbps"] == pytest.approx(1.5, abs=0.01)
+        # A 300 ms queue at 2 Mbit/s: every delivered packet waited nearly that long.
+        assert 290 <= flow["queuing_delay_ms"]["p50"] <= 300
+
+
+def test_same_seed_same_result():
+    one = flowstate.run(LOSSY, seed=42)
+    two = flowstate.run(LOSSY, seed=42)
+    assert one.summary == two.summary and one.trace_hashes == two.trace_hashes
+    pandas.testing.assert_frame_equal(one.timeseries, two.timeseries)
+
+
+def test_runs_use_consecutive_distinct_seeds_independent_of_threads():
+    serial = flowstate.run(LOSSY, seed=5, runs=3, threads=1)
+    parallel = flowstate.run(LOSSY, seed=5, runs=3, threads=2)
+    assert serial.seeds == parallel.seeds == [5, 6, 7]
+    assert [r["seed"] for r in serial.runs] == [5, 6, 7]
+    # Random loss makes each seed's run different...
+    assert len(set(serial.trace_hashes)) == 3
+    assert len({r["flows"][0]["lost_packets"] for r in serial.runs}) > 1
+    # ...and the thread count changes nothing.
+    assert serial.runs == parallel.runs and serial.trace_hashes == parallel.trace_hashes
+    assert serial.summary == parallel.summary
+    pandas.testing.assert_frame_equal(serial.timeseries, parallel.timeseries)
+    # A run of a batch is the same run on its own.
+    alone = flowstate.run(LOSSY, seed=6)
+    assert alone.runs[0] == serial.runs[1] and alone.trace_hashes[0] == serial.trace_hashes[1]
+
+
+def test_batch_summary_means_and_spread():
+    result = flowstate.run(LOSSY, seed=5, runs=3)
+    s = result.summary
+    assert s["runs"] == 3 and s["seeds"] == [5, 6, 7] and s["seed"] == 5
+    for i, flow in enumerate(s["flows"]):
+        values = [r["flows"][i]["loss_ratio"] for r in result.runs]
+        assert flow["loss_ratio"] == pytest.approx(statistics.mean(values))
+        spread = flow["spread"]["loss_ratio"]
+        assert spread["std"] == pytest.approx(statistics.stdev(values))
+        assert (spread["min"], spread["max"]) == (min(values), max(values))
+        p95 = [r["flows"][i]["queuing_delay_ms"]["p95"] for r in result.runs]
+        assert flow["queuing_delay_ms"]["p95"] == pytest.approx(statistics.mean(p95))
+        assert flow["spread"]["queuing_delay_ms"]["p95"]["max"] == max(p95)
+        assert flow["rtt_ms"]["mean"] is None and "rtt_ms" not in flow["spread"]
+        assert flow["name"] == result.runs[0]["flows"][i]["name"] and "priority" not in flow["spread"]
+    utils = [r["aggregate"]["utilization"] for r in result.runs]
+    assert s["aggregate"]["utilization"] == pytest.approx(statistics.mean(utils))
+    assert s["aggregate"]["spread"]["utilization"]["std"] == pytest.approx(statistics.stdev(utils))
+
+
+def test_scenario_seed_is_the_default():
+    assert flowstate.run({**scenario(), "seed": 9}).seeds == [9]
+    assert flowstate.run({**scenario(), "seed": 9}, seed=3, runs=2).seeds == [3, 4]
+
+
+def test_toml_file_and_dict_agree(tmp_path):
+    path = tmp_path / "lossy.toml"
+    path.write_text(
+        'name = "test"\nduration = "10s"\n'
+        '[link]\ncapacity = "2Mbps"\ndelay = "25ms"\nqueue = "300ms"\nloss = 0.05\n'
+        '[[flows]]\nname = "a"\nkind = "cbr"\noverrides = { rate = "1Mbps", packet_size = "1000B" }\n'
+        '[[flows]]\nname = "b"\nkind = "cbr"\noverrides = { rate = "0.5Mbps", packet_size = "1000B" }\n'
+    )
+    from_file = flowstate.run(path, seed=2)
+    from_str = flowstate.run(str(path), seed=2)
+    from_dict = flowstate.run(LOSSY, seed=2)
+    assert from_file.summary == from_dict.summary == from_str.summary
+    assert from_file.trace_hashes == from_dict.trace_hashes
+
+
+def test_out_writes_summary_and_timeseries(tmp_path):
+    out = tmp_path / "nested" / "out"
+    result = flowstate.run(LOSSY, seed=5, runs=2, out=out)
+    document = json.loads((out / "summary.json").read_text())
+    assert document["per_run"] == result.runs
+    assert {k: v for k, v in document.items() if k != "per_run"} == result.summary
+    csv = pandas.read_csv(out / "timeseries.csv")
+    assert list(csv.columns) == SERIES_COLUMNS
+    assert len(csv) == len(result.timeseries)
+    pandas.testing.assert_series_equal(csv["throughput_mbps"], result.timeseries["throughput_mbps"])
+    single = flowstate.run(scenario(), out=tmp_path / "one")
+    assert "per_run" not in json.loads((tmp_path / "one" / "summary.json").read_text())
+    assert single.summary["runs"] == 1
+
+
+def test_progress_is_called_once_per_run():
+    calls = []
+    flowstate.run(LOSSY, runs=4, threads=2, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_progress_error_propagates():
+    def stop(done, total):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        flowstate.run(LOSSY, runs=3, threads=1, progress=stop)
+
+
+def test_gil_is_released_while_simulating():
+    long = scenario(cbr("a", "40Mbps"), duration="120s", capacity="50Mbps")
+    worker = threading.Thread(target=flowstate.run, args=(long,))
+    start = time.perf_counter()
+    worker.start()
+    ticks = 0
+    while worker.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    elapsed = time.perf_counter() - start
+    if elapsed < 0.05:
+        pytest.skip(f"simulation too fast to observe ({elapsed:.3f} s)")
+    # Holding the GIL, the run would keep this loop from running at all.
+    assert ticks >= 10, (ticks, elapsed)
+
+
+@pytest.mark.parametrize(
+    "bad, where",
+    [
+        ({"name": "x", "link": scenario()["link"], "flows": [cbr("a", "1Mbps")]}, "<dict>: duration: required field is missing"),
+        ({**scenario(), "colour": "red"}, "<dict>: colour: unknown field `colour`"),
+        (scenario(capacity="-1Mbps"), "<dict>: link.capacity: must be > 0"),
+        (scenario(capacity="50ms"), "<dict>: link.capacity: expected a bit rate"),
+        (scenario({"name": "a", "kind": "warp-drive"}), "<dict>: flows[0].kind"),
+        (scenario(cbr("a", "1Mbps", start="-3s")), "<dict>: flows[0].start"),
+        (scenario({"name": "a", "kind": "cbr"}), "<dict>: flows[0].overrides.rate"),
+        (scenario(queue={1, 2}), "<dict>: link.queue: unsupported value of type 'set'"),
+        ({**scenario(), "seed": 2**70}, "<dict>: seed: integer out of range"),
+    ],
+)
+def test_bad_scenario_dicts_raise_scenario_error(bad, where):
+    with pytest.raises(ScenarioError) as info:
+        flowstate.run(bad)
+    message = str(info.value)
+    assert message.startswith(where), message
+    assert "\n" not in message
+
+
+def test_bad_files_raise_scenario_error(tmp_path):
+    assert issubclass(ScenarioError, ValueError)
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(ScenarioError, match=r"missing\.toml: cannot read"):
+        flowstate.run(missing)
+    broken = tmp_path / "broken.toml"
+    broken.write_text('name = "x"\nduration = = 3\n')
+    with pytest.raises(ScenarioError, match=r"broken\.toml: line 2: "):
+        flowstate.run(broken)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"runs": 0}, ValueError),
+        ({"runs": -2}, ValueError),
+        ({"seed": -1}, ValueError),
+        ({"seed": 2**64}, ValueError),
+        ({"seed": 1.5}, TypeError),
+        ({"seed": "1"}, TypeError),
+        ({"runs": True}, TypeError),
+        ({"threads": 0}, ValueError),
+    ],
+)
+def test_bad_arguments(kwargs, error):
+    with pytest.raises(error):
+        flowstate.run(scenario(), **kwargs)
+
+
+def test_seed_overflow_is_an_error():
+    with pytest.raises(ValueError, match="overflow"):
+        flowstate.run(scenario(), seed=2**64 - 1, runs=2)
+    assert flowstate.run(scenario(), seed=2**64 - 1).seeds == [2**64 - 1]
+
+
+def test_bad_scenario_type():
+    with pytest.raises(TypeError):
+        flowstate.run(42)
