@@ -9,8 +9,11 @@
 
 use crate::flow::FlowState;
 use crate::SimError;
-use flowstate_core::coupling::{Allowance, FlowReport};
-use flowstate_core::{Bitrate, Timestamp};
+use flowstate_core::coupling::{
+    mechanism_with_options, Allocation, Allowance, CouplingManager, FlowId, FlowReport,
+    FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionValue,
+};
+use flowstate_core::{Bitrate, DataSize, Timestamp};
 
 /// What the hook knows about a flow (from the scenario).
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +32,20 @@ pub struct FlowInfo {
 pub trait CouplingHook {
     /// A flow changed state (started, paused, resumed, stopped).
     fn on_state(&mut self, now: Timestamp, flow: &FlowInfo, state: FlowState);
+    /// The engine's entry point for state changes: `snapshot` is the flow's current
+    /// controller value ([`crate::flow::SimFlow::cc_snapshot`]); push allowances a
+    /// change causes (e.g. FSE-NG restoring caps on deregistration) into `out`.
+    /// Default: [`CouplingHook::on_state`].
+    fn on_state_with(
+        &mut self,
+        now: Timestamp,
+        flow: &FlowInfo,
+        state: FlowState,
+        _snapshot: Option<&FlowReport>,
+        _out: &mut Vec<(usize, Allowance)>,
+    ) {
+        self.on_state(now, flow, state);
+    }
     /// A flow's sender reported a new controller value. Push `(flow index, allowance)`
     /// pairs into `out` for every flow whose controller must change.
     fn on_report(
@@ -66,8 +83,188 @@ pub trait CouplingFactory {
     ) -> Result<Box<dyn CouplingHook>, SimError>;
 }
 
-/// Knows only `none`; every other mechanism is an error until the lead wires the
-/// flowstate-core managers in.
+/// Mechanisms that couple rate flows only (window flows stay uncoupled under them).
+const RATE_ONLY: &[&str] = &["fse", "fse-simple", "conservative-fse"];
+
+/// The `[coupling] options` table as flowstate-core option values.
+pub fn option_values(options: &toml::Table) -> Result<Vec<(String, OptionValue)>, SimError> {
+    options
+        .iter()
+        .map(|(k, v)| {
+            let value = match v {
+                toml::Value::Boolean(b) => OptionValue::Bool(*b),
+                toml::Value::Integer(i) => OptionValue::Number(*i as f64),
+                toml::Value::Float(f) => OptionValue::Number(*f),
+                toml::Value::String(s) => OptionValue::Text(s.clone()),
+                other => {
+                    return Err(SimError::NotWired(format!(
+                        "coupling.options.{k}: expected a boolean, number or string, got {}",
+                        other.type_str()
+                    )))
+                }
+            };
+            Ok((k.clone(), value))
+        })
+        .collect()
+}
+
+/// One flowstate-core [`CouplingManager`] for the run: flows register when they start
+/// (rate flows with their current rate, window flows with cwnd and RTT), deregister
+/// when they stop, every report goes to [`CouplingManager::update`] and every returned
+/// [`Allocation`] is handed back for the matching flow's sender. Flows with the same
+/// scenario `group` share a [`GroupKey`] (keys numbered by first appearance). `cbr`
+/// flows never register; under FSE / conservative FSE window flows stay uncoupled.
+#[derive(Debug, Clone)]
+pub struct ManagerHook {
+    manager: CouplingManager,
+    /// Scenario flow index -> registered id.
+    ids: Vec<Option<FlowId>>,
+    /// Registered id -> scenario flow index (ids are small and dense).
+    index_of: std::collections::BTreeMap<FlowId, usize>,
+    keys: Vec<GroupKey>,
+    coupled: Vec<bool>,
+    /// Manager errors (rejected reports); kept for tests and diagnostics.
+    errors: u64,
+}
+
+impl ManagerHook {
+    pub fn new(mechanism: Mechanism, name: &str, flows: &[FlowInfo]) -> Self {
+        let mut groups: Vec<&str> = Vec::new();
+        let keys = flows
+            .iter()
+            .map(|f| {
+                let k = match groups.iter().position(|g| *g == f.group) {
+                    Some(k) => k,
+                    None => {
+                        groups.push(&f.group);
+                        groups.len() - 1
+                    }
+                };
+                GroupKey(k as u64)
+            })
+            .collect();
+        let coupled = flows
+            .iter()
+            .map(|f| {
+                let window = matches!(f.kind.as_str(), "sctp" | "tcp-newreno" | "tcp-cubic");
+                f.kind != "cbr" && !(window && RATE_ONLY.contains(&name))
+            })
+            .collect();
+        Self {
+            manager: CouplingManager::new(mechanism),
+            ids: vec![None; flows.len()],
+            index_of: std::collections::BTreeMap::new(),
+            keys,
+            coupled,
+            errors: 0,
+        }
+    }
+
+    /// Reports or registrations the manager rejected so far.
+    pub fn errors(&self) -> u64 {
+        self.errors
+    }
+
+    fn push(
+        index_of: &std::collections::BTreeMap<FlowId, usize>,
+        allocs: &[Allocation],
+        out: &mut Vec<(usize, Allowance)>,
+    ) {
+        for a in allocs {
+            if let Some(&i) = index_of.get(&a.flow) {
+                out.push((i, a.allowance));
+            }
+        }
+    }
+
+    fn register(&mut self, flow: &FlowInfo, snapshot: Option<&FlowReport>) {
+        let Some(report) = snapshot else { return };
+        let spec = match report {
+            FlowReport::Rate { rate, .. } => CoreFlowSpec::Rate {
+                priority: flow.priority,
+                initial_rate: *rate,
+                desired_rate: flow.desired_rate,
+            },
+            FlowReport::Window { cwnd, rtt, .. } => CoreFlowSpec::Window {
+                priority: flow.priority,
+                initial_cwnd: *cwnd,
+                initial_rtt: *rtt,
+                initial_max_cwnd: None,
+                mtu: window_mtu(&flow.kind),
+            },
+        };
+        let key = self.keys.get(flow.index).copied().unwrap_or(GroupKey(0));
+        match self.manager.register(key, spec) {
+            Ok(id) => {
+                if let Some(slot) = self.ids.get_mut(flow.index) {
+                    *slot = Some(id);
+                }
+                self.index_of.insert(id, flow.index);
+            }
+            Err(_) => self.errors += 1,
+        }
+    }
+}
+
+/// The unit a window flow's cwnd moves in (SCTP: 1200 B MTU; TCP: 1460 B SMSS), the
+/// flowstate-core defaults the simulator's flows use.
+fn window_mtu(kind: &str) -> DataSize {
+    match kind {
+        "sctp" => DataSize::bytes(1200),
+        _ => DataSize::bytes(1460),
+    }
+}
+
+impl CouplingHook for ManagerHook {
+    fn on_state(&mut self, _now: Timestamp, _flow: &FlowInfo, _state: FlowState) {}
+
+    fn on_state_with(
+        &mut self,
+        _now: Timestamp,
+        flow: &FlowInfo,
+        state: FlowState,
+        snapshot: Option<&FlowReport>,
+        out: &mut Vec<(usize, Allowance)>,
+    ) {
+        if !self.coupled.get(flow.index).copied().unwrap_or(false) {
+            return;
+        }
+        let registered = self.ids.get(flow.index).copied().flatten();
+        match (state, registered) {
+            (FlowState::Active, None) => self.register(flow, snapshot),
+            (FlowState::Stopped, Some(id)) => {
+                if let Some(slot) = self.ids.get_mut(flow.index) {
+                    *slot = None;
+                }
+                self.index_of.remove(&id);
+                match self.manager.deregister(id) {
+                    Ok(allocs) => Self::push(&self.index_of, allocs, out),
+                    Err(_) => self.errors += 1,
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_report(
+        &mut self,
+        now: Timestamp,
+        flow: usize,
+        report: &FlowReport,
+        out: &mut Vec<(usize, Allowance)>,
+    ) {
+        let Some(id) = self.ids.get(flow).copied().flatten() else {
+            return;
+        };
+        match self.manager.update(now, id, report.clone()) {
+            Ok(allocs) => Self::push(&self.index_of, allocs, out),
+            Err(_) => self.errors += 1,
+        }
+    }
+}
+
+/// Builds `none` ([`NoCoupling`]) and every flowstate-core mechanism
+/// ([`ManagerHook`] over [`mechanism_with_options`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DefaultCouplingFactory;
 
@@ -75,14 +272,20 @@ impl CouplingFactory for DefaultCouplingFactory {
     fn build(
         &self,
         mechanism: &str,
-        _options: &toml::Table,
-        _flows: &[FlowInfo],
+        options: &toml::Table,
+        flows: &[FlowInfo],
     ) -> Result<Box<dyn CouplingHook>, SimError> {
-        match mechanism {
-            "none" => Ok(Box::new(NoCoupling)),
-            other => Err(SimError::NotWired(format!(
-                "coupling mechanism '{other}' is not yet wired into the simulator"
-            ))),
+        if mechanism == "none" {
+            if let Some(k) = options.keys().next() {
+                return Err(SimError::NotWired(format!(
+                    "coupling.options.{k}: mechanism 'none' takes no options"
+                )));
+            }
+            return Ok(Box::new(NoCoupling));
         }
+        let values = option_values(options)?;
+        let m = mechanism_with_options(mechanism, values.iter().map(|(k, v)| (k.as_str(), v)))
+            .map_err(|e| SimError::NotWired(format!("coupling: {e}")))?;
+        Ok(Box::new(ManagerHook::new(m, mechanism, flows)))
     }
 }

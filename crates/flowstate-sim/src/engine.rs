@@ -89,8 +89,11 @@ enum Event {
     Rate(LinkId, Bitrate),
 }
 
-/// Bound on coupling ping-pong within one instant (reports -> allowances -> reports).
+/// Bound on coupling ping-pong within one instant (reports -> allowances -> reports),
+/// on top of one round per flow.
 const MAX_COUPLING_ROUNDS: usize = 64;
+/// Reports taken from one flow per drain.
+const MAX_REPORTS_PER_DRAIN: usize = 16;
 
 /// A simulation in progress.
 pub struct Simulation {
@@ -202,11 +205,14 @@ impl Simulation {
         }
         let events = self.queue.processed();
         let flows = &self.flows;
-        let (summary, series) =
+        let (mut summary, series) =
             self.metrics
                 .finish(end, &self.config.name, self.config.seed, events, |i| {
                     flows.get(i).and_then(|f| f.goodput_bytes())
                 });
+        for (fs, flow) in summary.flows.iter_mut().zip(self.flows.iter()) {
+            fs.n_dd = flow.delay_based_decreases();
+        }
         RunResult {
             summary,
             series,
@@ -269,9 +275,19 @@ impl Simulation {
                     return;
                 };
                 flow.set_state(now, state);
+                let snapshot = flow.cc_snapshot();
                 self.states[i] = state;
+                self.work.clear();
                 if let Some(setup) = self.config.flows.get(i) {
-                    self.coupling.on_state(now, &setup.info, state);
+                    self.allowances.clear();
+                    self.coupling.on_state_with(
+                        now,
+                        &setup.info,
+                        state,
+                        snapshot.as_ref(),
+                        &mut self.allowances,
+                    );
+                    self.apply_allowances(now);
                 }
                 self.service(now, i, false);
             }
@@ -316,8 +332,10 @@ impl Simulation {
     /// timeout still `<= now` is pushed 1 us later (guards against a live-lock by an
     /// endpoint that keeps asking for `now`).
     fn service(&mut self, now: Timestamp, f: usize, after_timeout: bool) {
-        self.work.clear();
+        // Flows touched by allowances applied before this call are already queued.
+        self.work.retain(|&g| g != f);
         self.work.push(f);
+        let max_rounds = MAX_COUPLING_ROUNDS + self.flows.len();
         let mut rounds = 0;
         let mut first = true;
         while let Some(i) = self.work.pop() {
@@ -332,7 +350,7 @@ impl Simulation {
             self.arm(now, i, after_timeout && first);
             first = false;
             rounds += 1;
-            if rounds >= MAX_COUPLING_ROUNDS {
+            if rounds >= max_rounds {
                 break;
             }
         }
@@ -377,17 +395,28 @@ impl Simulation {
         while let Some(rtt) = flow.poll_rtt_sample() {
             self.metrics.on_rtt(now, i, rtt);
         }
-        while let Some(report) = self.flows.get_mut(i).and_then(|f| f.poll_cc_report()) {
+        // Bounded: a sender that echoes every allowance with a new report must not
+        // spin here; what is left is handled at the flow's next service.
+        for _ in 0..MAX_REPORTS_PER_DRAIN {
+            let Some(report) = self.flows.get_mut(i).and_then(|f| f.poll_cc_report()) else {
+                break;
+            };
             self.allowances.clear();
             self.coupling
                 .on_report(now, i, &report, &mut self.allowances);
-            for k in 0..self.allowances.len() {
-                let (g, a) = self.allowances[k];
-                if let Some(flow) = self.flows.get_mut(g) {
-                    flow.apply_allowance(now, a);
-                    if g != i && !self.work.contains(&g) {
-                        self.work.push(g);
-                    }
+            self.apply_allowances(now);
+        }
+    }
+
+    /// Apply `self.allowances` and queue every touched flow for service (it may now
+    /// send more, or need its timer re-armed).
+    fn apply_allowances(&mut self, now: Timestamp) {
+        for k in 0..self.allowances.len() {
+            let (g, a) = self.allowances[k];
+            if let Some(flow) = self.flows.get_mut(g) {
+                flow.apply_allowance(now, a);
+                if !self.work.contains(&g) {
+                    self.work.push(g);
                 }
             }
         }

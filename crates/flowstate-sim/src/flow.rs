@@ -86,6 +86,15 @@ pub trait SimFlow {
     fn goodput_bytes(&self) -> Option<u64> {
         None
     }
+    /// The sender's current controller state as a report, used to register the flow
+    /// with a coupling manager when it starts (`None`: the flow is not coupled).
+    fn cc_snapshot(&self) -> Option<FlowReport> {
+        None
+    }
+    /// GCC's n_dd (delay-based decreases so far), for flows that run GCC.
+    fn delay_based_decreases(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A growable store of in-flight messages with a free list, so that steady-state
@@ -154,12 +163,25 @@ pub trait SenderHooks: Endpoint {
     fn poll_rtt_sample(&mut self) -> Option<TimeDelta> {
         None
     }
+    /// The controller's current value as a report (for registering with a coupling
+    /// manager when the flow starts).
+    fn cc_snapshot(&self) -> Option<FlowReport> {
+        None
+    }
+    /// GCC's n_dd, if the sender runs the delay-based estimator.
+    fn delay_based_decreases(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What the simulator needs from a receiver beyond [`Endpoint`].
 pub trait ReceiverHooks: Endpoint {
     /// Application payload bytes delivered so far, for goodput.
     fn goodput_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// GCC's n_dd, if the receiver runs the delay-based estimator (paper presets).
+    fn delay_based_decreases(&self) -> Option<u64> {
         None
     }
 }
@@ -319,6 +341,16 @@ where
 
     fn goodput_bytes(&self) -> Option<u64> {
         self.receiver.goodput_bytes()
+    }
+
+    fn cc_snapshot(&self) -> Option<FlowReport> {
+        self.sender.cc_snapshot()
+    }
+
+    fn delay_based_decreases(&self) -> Option<u64> {
+        self.receiver
+            .delay_based_decreases()
+            .or_else(|| self.sender.delay_based_decreases())
     }
 }
 

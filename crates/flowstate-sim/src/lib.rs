@@ -11,6 +11,7 @@
 
 pub mod cbr;
 pub mod coupling;
+pub mod endpoints;
 pub mod engine;
 pub mod flow;
 pub mod greedy;

@@ -249,6 +249,10 @@ pub struct FlowSummary {
     pub share: f64,
     /// P(f) / sum P: the share the priorities ask for.
     pub priority_share: f64,
+    /// GCC flows: n_dd, the delay-based rate decreases over the whole run (`null` for
+    /// other kinds).
+    #[serde(default)]
+    pub n_dd: Option<u64>,
 }
 
 /// summary.json `aggregate`.
@@ -533,6 +537,7 @@ impl Metrics {
                 } else {
                     0.0
                 },
+                n_dd: None,
             });
         }
         let throughputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();

@@ -4,64 +4,19 @@
 //! [`crate::flow::EndpointPairFlow`]); coupling managers through
 //! [`crate::coupling::CouplingFactory`].
 
-use crate::cbr::{cbr_flow, CbrConfig};
 use crate::coupling::{CouplingFactory, DefaultCouplingFactory, FlowInfo};
+pub use crate::endpoints::{DefaultFlowFactory, FlowContext, FlowFactory};
 use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
-use crate::flow::SimFlow;
 use crate::link::LinkConfig;
 use crate::metrics::MetricsConfig;
 use crate::queue::QueueLimit;
-use crate::scenario::{cbr_overrides, DirectionSpec, FlowSpec, LinkSpec, Scenario};
+use crate::scenario::{DirectionSpec, LinkSpec, Scenario};
 use crate::scheduler::{component_rng, ComponentId};
 use crate::topology::{FlowDirection, FlowPath};
 use crate::units_parse::QueueSpec;
 use crate::SimError;
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
-use rand_chacha::ChaCha8Rng;
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 use std::path::Path;
-
-/// Builds the flow for one `[[flows]]` entry.
-pub trait FlowFactory {
-    /// `index` is the flow's position; `rng` its own random stream (derived from the
-    /// run seed and `index`).
-    fn build(
-        &self,
-        index: usize,
-        spec: &FlowSpec,
-        rng: ChaCha8Rng,
-    ) -> Result<Box<dyn SimFlow>, SimError>;
-}
-
-/// Builds `cbr` flows; every other kind is an error until it is wired in.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DefaultFlowFactory;
-
-impl FlowFactory for DefaultFlowFactory {
-    fn build(
-        &self,
-        index: usize,
-        spec: &FlowSpec,
-        _rng: ChaCha8Rng,
-    ) -> Result<Box<dyn SimFlow>, SimError> {
-        match spec.kind.as_str() {
-            "cbr" => {
-                let o = cbr_overrides(spec).map_err(|(k, m)| {
-                    SimError::NotWired(format!("flows[{index}].overrides{k}: {m}"))
-                })?;
-                let config = CbrConfig {
-                    rate: Bitrate::bps(o.rate.0),
-                    packet_size: o.packet_size.map_or(CbrConfig::default().packet_size, |b| {
-                        DataSize::bytes(b.0 as u64)
-                    }),
-                };
-                Ok(Box::new(cbr_flow(config)))
-            }
-            other => Err(SimError::NotWired(format!(
-                "flow kind '{other}' is not yet wired into the simulator"
-            ))),
-        }
-    }
-}
 
 fn secs(s: f64) -> Timestamp {
     Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
@@ -164,10 +119,16 @@ pub fn run_with(
     coupling: &dyn CouplingFactory,
 ) -> Result<RunResult, SimError> {
     let config = sim_config(scenario, seed);
+    let ctx = FlowContext {
+        mechanism: scenario
+            .coupling
+            .as_ref()
+            .map_or_else(|| "none".to_string(), |c| c.mechanism.clone()),
+    };
     let mut built = Vec::with_capacity(scenario.flows.len());
     for (i, f) in scenario.flows.iter().enumerate() {
         let rng = component_rng(seed, ComponentId::flow(i as u64));
-        built.push(flows.build(i, f, rng)?);
+        built.push(flows.build(&ctx, i, f, rng)?);
     }
     let infos: Vec<FlowInfo> = config.flows.iter().map(|f| f.info.clone()).collect();
     let hook = match &scenario.coupling {
@@ -177,7 +138,8 @@ pub fn run_with(
     Ok(Simulation::new(config, built, hook).run())
 }
 
-/// Run `scenario` with `seed` (built-in flow kinds, no coupling managers yet).
+/// Run `scenario` with `seed`: every flow kind from the flowstate-core endpoints, the
+/// scenario's coupling mechanism from flowstate-core's managers.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunResult, SimError> {
     run_with(scenario, seed, &DefaultFlowFactory, &DefaultCouplingFactory)
 }

@@ -116,7 +116,14 @@ pub struct FlowSpec {
     #[serde(default)]
     pub direction: DirectionSpec,
     pub group: Option<String>,
+    /// Application behaviour of `sctp` / `tcp-*` flows: `greedy` (default), `on-off`
+    /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
+    /// `desired_rate` and no `source`, the application writes at that rate.
+    pub source: Option<String>,
 }
+
+/// Values `source` may take.
+pub const SOURCES: &[&str] = &["greedy", "on-off", "short-flows"];
 
 impl FlowSpec {
     pub fn start_secs(&self) -> f64 {
@@ -136,6 +143,51 @@ impl FlowSpec {
 pub struct CbrOverrides {
     pub rate: Bps,
     pub packet_size: Option<Bytes>,
+}
+
+/// The `overrides` a `gcc` flow accepts (all optional; defaults from the preset).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GccOverrides {
+    /// GCC start rate (delay- and loss-based parts).
+    pub start_rate: Option<Bps>,
+    /// GCC minimum rate.
+    pub min_rate: Option<Bps>,
+    /// GCC maximum rate.
+    pub max_rate: Option<Bps>,
+    /// The video encoder's maximum rate (default 2.5 Mbit/s, paper 000).
+    pub video_max_rate: Option<Bps>,
+    /// The video encoder's minimum rate (default 50 kbit/s).
+    pub video_min_rate: Option<Bps>,
+    /// Frames per second (default 30).
+    pub fps: Option<f64>,
+    /// `true`: a perfect codec (frames exactly at the target) instead of the statistics
+    /// codec with noise and I-frames.
+    pub perfect_codec: Option<bool>,
+    /// Pacer rate / target (preset default: paper 1.5, Chromium 1.1).
+    pub pacing_factor: Option<f64>,
+}
+
+/// The `overrides` `sctp`, `tcp-newreno` and `tcp-cubic` flows accept.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WindowOverrides {
+    /// SCTP path MTU (default 1200 B) / TCP SMSS (default 1460 B).
+    pub mtu: Option<Bytes>,
+    /// Message size of the application-limited (`desired_rate`) source (default 1200 B).
+    pub message_size: Option<Bytes>,
+}
+
+/// The `overrides` `rap` and `tfrc` flows accept.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RateOverrides {
+    /// Packet (segment) size, default 1000 B.
+    pub packet_size: Option<Bytes>,
+    /// Maximum rate (default unlimited).
+    pub max_rate: Option<Bps>,
+    /// RAP only: initial rate (default 80 kbit/s).
+    pub initial_rate: Option<Bps>,
 }
 
 /// `[measure]`.
@@ -364,6 +416,7 @@ impl Scenario {
             if f.group.as_deref().is_some_and(|g| g.is_empty()) {
                 return Err(err(&field("group"), "must not be empty".into()));
             }
+            validate_kind_fields(f).map_err(|(k, m)| err(&field(&k), m))?;
             if f.kind == "cbr" {
                 let o = cbr_overrides(f)
                     .map_err(|(k, m)| err(&format!("flows[{i}].overrides{k}"), m))?;
@@ -415,8 +468,15 @@ impl Scenario {
 
 /// A `cbr` flow's overrides, parsed strictly. Error: (sub-path, message).
 pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, (String, String)> {
+    parse_overrides(f)
+}
+
+/// A flow's `overrides` as `T`, parsed strictly. Error: (sub-path, message).
+pub fn parse_overrides<T: serde::de::DeserializeOwned>(
+    f: &FlowSpec,
+) -> Result<T, (String, String)> {
     let value = toml::Value::Table(f.overrides.clone());
-    serde_path_to_error::deserialize::<_, CbrOverrides>(value).map_err(|e| {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let p = e.path().to_string();
         let msg = e.into_inner().to_string().trim().replace('\n', " ");
         if let Some(missing) = missing_field(&msg) {
@@ -430,6 +490,81 @@ pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, (String, String)> {
         };
         (sub, msg)
     })
+}
+
+/// Check a non-`cbr` flow's `preset`, `overrides` and `source`.
+fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
+    let positive = |name: &str, v: Option<f64>| -> Result<(), (String, String)> {
+        match v {
+            Some(x) if !(x.is_finite() && x > 0.0) => {
+                Err((format!(".{name}"), format!("must be a number > 0, got {x}")))
+            }
+            _ => Ok(()),
+        }
+    };
+    let sub = |r: Result<(), (String, String)>| r.map_err(|(k, m)| (format!("overrides{k}"), m));
+    match f.kind.as_str() {
+        "gcc" => {
+            if let Some(p) = &f.preset {
+                if flowstate_core::gcc::GccPreset::from_name(p).is_none() {
+                    return Err((
+                        "preset".into(),
+                        format!("expected one of paper|paper-static|chromium, got \"{p}\""),
+                    ));
+                }
+            }
+            let o: GccOverrides =
+                parse_overrides(f).map_err(|(k, m)| (format!("overrides{k}"), m))?;
+            for (n, v) in [
+                ("start_rate", o.start_rate.map(|b| b.0)),
+                ("min_rate", o.min_rate.map(|b| b.0)),
+                ("max_rate", o.max_rate.map(|b| b.0)),
+                ("video_max_rate", o.video_max_rate.map(|b| b.0)),
+                ("video_min_rate", o.video_min_rate.map(|b| b.0)),
+                ("fps", o.fps),
+                ("pacing_factor", o.pacing_factor),
+            ] {
+                sub(positive(n, v))?;
+            }
+        }
+        "sctp" | "tcp-newreno" | "tcp-cubic" => {
+            let o: WindowOverrides =
+                parse_overrides(f).map_err(|(k, m)| (format!("overrides{k}"), m))?;
+            for (n, v) in [
+                ("mtu", o.mtu.map(|b| b.0)),
+                ("message_size", o.message_size.map(|b| b.0)),
+            ] {
+                sub(positive(n, v))?;
+            }
+            if let Some(src) = &f.source {
+                if !SOURCES.contains(&src.as_str()) {
+                    return Err((
+                        "source".into(),
+                        format!("expected one of {}, got \"{src}\"", SOURCES.join("|")),
+                    ));
+                }
+            }
+        }
+        "rap" | "tfrc" => {
+            let o: RateOverrides =
+                parse_overrides(f).map_err(|(k, m)| (format!("overrides{k}"), m))?;
+            for (n, v) in [
+                ("packet_size", o.packet_size.map(|b| b.0)),
+                ("max_rate", o.max_rate.map(|b| b.0)),
+                ("initial_rate", o.initial_rate.map(|b| b.0)),
+            ] {
+                sub(positive(n, v))?;
+            }
+        }
+        _ => {}
+    }
+    if f.source.is_some() && !matches!(f.kind.as_str(), "sctp" | "tcp-newreno" | "tcp-cubic") {
+        return Err((
+            "source".into(),
+            format!("only sctp and tcp flows take a source, not {}", f.kind),
+        ));
+    }
+    Ok(())
 }
 
 fn validate_link(

@@ -347,19 +347,21 @@ fn toml_syntax_error_names_the_line() {
 }
 
 #[test]
-fn other_kinds_parse_but_are_not_wired() {
+fn other_kinds_validate_overrides_and_run() {
     let text = replaced(
         "kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }",
         "kind = \"gcc\"\npreset = \"chromium\"\noverrides = { kalman_q = 1e-3 }",
     );
-    let s = Scenario::from_toml(&text, "scenario.toml").expect("gcc validates");
-    let e = flowstate_sim::run(&s, 1).expect_err("gcc is not wired yet");
-    assert_eq!(
-        e.to_string(),
-        "flow kind 'gcc' is not yet wired into the simulator"
+    let m = err(&text);
+    assert_field(&m, "flows[0].overrides.kalman_q");
+    let text = replaced(
+        "kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }",
+        "kind = \"gcc\"\npreset = \"chromium\"\noverrides = { start_rate = \"300kbps\" }",
     );
+    let s = Scenario::from_toml(&text, "scenario.toml").expect("gcc validates");
+    let r = flowstate_sim::run(&s, 1).expect("gcc runs");
+    assert!(r.summary.flows[0].throughput_mbps > 0.0);
     let text = format!("{BASE}\n[coupling]\nmechanism = \"fse-ng\"\n");
     let s = Scenario::from_toml(&text, "scenario.toml").expect("valid");
-    let e = flowstate_sim::run(&s, 1).expect_err("fse-ng is not wired yet");
-    assert!(e.to_string().contains("'fse-ng' is not yet wired"), "{e}");
+    flowstate_sim::run(&s, 1).expect("fse-ng with a cbr flow runs (cbr stays uncoupled)");
 }

@@ -1,0 +1,525 @@
+//! The flowstate-core endpoints as simulator flows, and the default [`FlowFactory`]
+//! that builds every scenario flow kind from them.
+//!
+//! | kind | sender / receiver | default |
+//! |---|---|---|
+//! | `gcc` | [`MediaSender`] / [`MediaReceiver`] | preset `chromium`, statistics codec, 2.5 Mbit/s max |
+//! | `sctp` | [`SctpSender`] / [`SctpReceiver`] | paper 000's greedy data channel |
+//! | `tcp-newreno`, `tcp-cubic` | [`TcpSender`] / [`TcpReceiver`] | long-lived greedy |
+//! | `rap` | [`RapSender`] / [`RapReceiver`] | greedy |
+//! | `tfrc` | [`TfrcSender`] / [`TfrcReceiver`] | greedy |
+//! | `cbr` | [`crate::cbr`] | - |
+//!
+//! Every sender is wrapped in [`Tracked`], which turns the sender's newest RTT sample
+//! into metrics samples (a sample is reported when the newest value changes, so two
+//! consecutive equal samples count once) and forwards the coupling calls.
+
+use crate::cbr::{cbr_flow, CbrConfig};
+use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
+use crate::scenario::{
+    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, RateOverrides, WindowOverrides,
+};
+use crate::SimError;
+use flowstate_core::coupling::{Allowance, FlowReport};
+use flowstate_core::endpoint::data_source::SourceKind;
+use flowstate_core::endpoint::media::{
+    MediaReceiver, MediaReceiverConfig, MediaSender, MediaSenderConfig, RateReportMode,
+};
+use flowstate_core::endpoint::rap::{RapReceiver, RapReceiverConfig, RapSender};
+use flowstate_core::endpoint::sctp::{
+    SctpReceiver, SctpReceiverConfig, SctpSender, SctpSenderConfig,
+};
+use flowstate_core::endpoint::tcp::{
+    TcpCcKind, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig,
+};
+use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
+use flowstate_core::endpoint::{Endpoint, Transmit};
+use flowstate_core::gcc::GccPreset;
+use flowstate_core::rate::rap::RapConfig;
+use flowstate_core::rate::tfrc::TfrcConfig;
+use flowstate_core::source::statistics::StatisticsCodecConfig;
+use flowstate_core::source::{EncoderBounds, VideoSourceConfig};
+use flowstate_core::window::{CubicConfig, NewRenoConfig, WindowController};
+use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+/// What a flow factory knows about the run besides the flow itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowContext {
+    /// The scenario's coupling mechanism (`"none"` when uncoupled). GCC reports its
+    /// delay-based estimate under `fse-ng` / `ext-fse-ng` (paper 000, V-B3) and its
+    /// target otherwise.
+    pub mechanism: String,
+}
+
+impl Default for FlowContext {
+    fn default() -> Self {
+        Self {
+            mechanism: "none".into(),
+        }
+    }
+}
+
+/// Builds the flow for one `[[flows]]` entry.
+pub trait FlowFactory {
+    /// `index` is the flow's position; `rng` its own random stream (derived from the
+    /// run seed and `index`).
+    fn build(
+        &self,
+        ctx: &FlowContext,
+        index: usize,
+        spec: &FlowSpec,
+        rng: ChaCha8Rng,
+    ) -> Result<Box<dyn SimFlow>, SimError>;
+}
+
+/// What [`Tracked`] needs from a flowstate-core sender.
+pub trait CoreSender: Endpoint {
+    fn cc_report(&mut self) -> Option<FlowReport>;
+    fn allowance(&mut self, now: Timestamp, a: Allowance);
+    /// The newest RTT sample (or estimate), if any.
+    fn latest_rtt(&self) -> Option<TimeDelta>;
+    /// The controller's current value as a report.
+    fn snapshot(&self) -> Option<FlowReport>;
+    fn n_dd(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A flowstate-core sender with the simulator hooks.
+#[derive(Debug)]
+pub struct Tracked<S> {
+    inner: S,
+    last_rtt: Option<TimeDelta>,
+}
+
+impl<S> Tracked<S> {
+    pub fn new(inner: S) -> Self {
+        Self {
+            inner,
+            last_rtt: None,
+        }
+    }
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+}
+
+impl<S: CoreSender> Endpoint for Tracked<S> {
+    type Outgoing = S::Outgoing;
+    type Incoming = S::Incoming;
+    fn handle_input(&mut self, now: Timestamp, msg: Self::Incoming) {
+        self.inner.handle_input(now, msg);
+    }
+    fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<Self::Outgoing>> {
+        self.inner.poll_transmit(now)
+    }
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.inner.poll_timeout()
+    }
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.inner.handle_timeout(now);
+    }
+}
+
+impl<S: CoreSender> SenderHooks for Tracked<S> {
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.inner.cc_report()
+    }
+    fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
+        self.inner.allowance(now, allowance);
+    }
+    fn poll_rtt_sample(&mut self) -> Option<TimeDelta> {
+        let r = self.inner.latest_rtt();
+        if r.is_some() && r != self.last_rtt {
+            self.last_rtt = r;
+            return r;
+        }
+        None
+    }
+    fn cc_snapshot(&self) -> Option<FlowReport> {
+        self.inner.snapshot()
+    }
+    fn delay_based_decreases(&self) -> Option<u64> {
+        self.inner.n_dd()
+    }
+}
+
+impl CoreSender for MediaSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        // GCC's RTT estimate (the default 200 ms until the first sample is skipped by
+        // comparing with the configured default).
+        let r = self.gcc().rtt();
+        (r != self.gcc().config().default_rtt).then_some(r)
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(FlowReport::Rate {
+            rate: self.target_rate(),
+            rtt: Some(self.gcc().rtt()),
+        })
+    }
+    fn n_dd(&self) -> Option<u64> {
+        Some(self.gcc().delay_based_decreases())
+    }
+}
+
+fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> FlowReport {
+    FlowReport::Window {
+        cwnd: cc.cwnd(),
+        rtt,
+        ssthresh: cc.ssthresh(),
+        desired_cwnd: None,
+    }
+}
+
+impl CoreSender for SctpSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt_estimator().latest()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(window_snapshot(
+            self.congestion_control(),
+            self.rtt_estimator().latest(),
+        ))
+    }
+}
+
+impl CoreSender for TcpSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt_estimator().latest()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(window_snapshot(
+            self.congestion_control(),
+            self.rtt_estimator().latest(),
+        ))
+    }
+}
+
+impl CoreSender for RapSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.controller().srtt_sample()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(FlowReport::Rate {
+            rate: self.rate(),
+            rtt: self.controller().srtt_sample(),
+        })
+    }
+}
+
+impl CoreSender for TfrcSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.controller().rtt()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(FlowReport::Rate {
+            rate: self.rate(),
+            rtt: self.controller().rtt(),
+        })
+    }
+}
+
+impl ReceiverHooks for MediaReceiver {
+    fn delay_based_decreases(&self) -> Option<u64> {
+        self.delay_based().map(|d| d.delay_based_decreases())
+    }
+}
+impl ReceiverHooks for SctpReceiver {
+    fn goodput_bytes(&self) -> Option<u64> {
+        Some(self.bytes_delivered().as_bytes())
+    }
+}
+impl ReceiverHooks for TcpReceiver {
+    fn goodput_bytes(&self) -> Option<u64> {
+        Some(self.bytes_delivered().as_bytes())
+    }
+}
+impl ReceiverHooks for RapReceiver {}
+impl ReceiverHooks for TfrcReceiver {}
+
+/// A GCC media flow (sender + receiver).
+pub type GccFlow = EndpointPairFlow<Tracked<MediaSender>, MediaReceiver>;
+/// An SCTP data-channel flow.
+pub type SctpFlow = EndpointPairFlow<Tracked<SctpSender>, SctpReceiver>;
+/// A TCP flow (NewReno or CUBIC).
+pub type TcpFlow = EndpointPairFlow<Tracked<TcpSender>, TcpReceiver>;
+/// A RAP flow.
+pub type RapFlow = EndpointPairFlow<Tracked<RapSender>, RapReceiver>;
+/// A TFRC flow.
+pub type TfrcFlow = EndpointPairFlow<Tracked<TfrcSender>, TfrcReceiver>;
+
+fn secs(s: f64) -> Timestamp {
+    Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
+}
+
+fn bad(index: usize, field: &str, (k, m): (String, String)) -> SimError {
+    SimError::NotWired(format!("flows[{index}].{field}{k}: {m}"))
+}
+
+/// A GCC flow as the scenario describes it. Report mode: delay-based estimate under
+/// FSE-NG / Extended FSE-NG, target otherwise.
+pub fn gcc_flow(
+    ctx: &FlowContext,
+    index: usize,
+    spec: &FlowSpec,
+    seed: u64,
+) -> Result<GccFlow, SimError> {
+    let preset_name = spec.preset.as_deref().unwrap_or("chromium");
+    let preset = GccPreset::from_name(preset_name).ok_or_else(|| {
+        SimError::NotWired(format!(
+            "flows[{index}].preset: unknown GCC preset \"{preset_name}\""
+        ))
+    })?;
+    let o: GccOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    let mut gcc = preset.config();
+    if o.start_rate.is_some() || o.min_rate.is_some() || o.max_rate.is_some() {
+        let a = &gcc.delay.aimd;
+        let start = o.start_rate.map_or(a.start_rate, |b| Bitrate::bps(b.0));
+        let min = o.min_rate.map_or(a.min_rate, |b| Bitrate::bps(b.0));
+        let max = o.max_rate.map_or(a.max_rate, |b| Bitrate::bps(b.0));
+        gcc = gcc.with_rates(start, min, max);
+    }
+    if let Some(p) = o.pacing_factor {
+        gcc.pacing_factor = p;
+    }
+    let mut bounds = EncoderBounds::paper000();
+    if let Some(r) = o.video_max_rate {
+        bounds.max_rate = Bitrate::bps(r.0);
+    }
+    if let Some(r) = o.video_min_rate {
+        bounds.min_rate = Bitrate::bps(r.0);
+    }
+    if let Some(f) = o.fps {
+        bounds.fps = f;
+    }
+    let mut cfg = MediaSenderConfig::new(gcc.clone());
+    cfg.ssrc = index as u32 + 1;
+    cfg.seed = seed;
+    cfg.source = if o.perfect_codec.unwrap_or(false) {
+        VideoSourceConfig::Perfect(bounds)
+    } else {
+        VideoSourceConfig::Statistics(StatisticsCodecConfig {
+            bounds,
+            ..StatisticsCodecConfig::default()
+        })
+    };
+    cfg.report_mode = match ctx.mechanism.as_str() {
+        "fse-ng" | "ext-fse-ng" => RateReportMode::DelayBased,
+        _ => RateReportMode::Target,
+    };
+    let start = secs(spec.start_secs());
+    let mut sender = MediaSender::new(cfg, start);
+    if let Some(d) = spec.desired_rate {
+        sender.set_desired_rate(start, Some(Bitrate::bps(d.0)));
+    }
+    let mut rcfg = MediaReceiverConfig::new(gcc);
+    rcfg.ssrc = index as u32 + 1;
+    Ok(EndpointPairFlow::new(
+        Tracked::new(sender),
+        MediaReceiver::new(rcfg),
+    ))
+}
+
+/// The data source of an `sctp` / `tcp-*` flow: `source` if given, else a rate source
+/// at `desired_rate` if given, else `greedy` (the sender kind's default greedy source).
+fn data_source(
+    spec: &FlowSpec,
+    greedy: SourceKind,
+    message_size: DataSize,
+    seed: u64,
+) -> SourceKind {
+    let start = secs(spec.start_secs());
+    match (spec.source.as_deref(), spec.desired_rate) {
+        (Some("on-off"), _) => SourceKind::paper_on_off(start),
+        (Some("short-flows"), _) => match SourceKind::rfc8867_short_flows(seed) {
+            SourceKind::ShortFlows {
+                min_file,
+                max_file,
+                mean_idle,
+                seed,
+                ..
+            } => SourceKind::ShortFlows {
+                min_file,
+                max_file,
+                mean_idle,
+                start,
+                seed,
+            },
+            other => other,
+        },
+        (None, Some(rate)) => SourceKind::Rate {
+            rate: Bitrate::bps(rate.0),
+            message_size,
+            start,
+            total: None,
+        },
+        _ => greedy,
+    }
+}
+
+/// An SCTP flow (paper 000's greedy data channel unless the scenario says otherwise).
+pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, SimError> {
+    let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    let mut cfg = SctpSenderConfig::default();
+    if let Some(m) = o.mtu {
+        cfg.cc.mtu = DataSize::bytes(m.0 as u64);
+    }
+    let msg = o
+        .message_size
+        .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
+    cfg.source = data_source(spec, SourceKind::paper_greedy(), msg, seed);
+    Ok(EndpointPairFlow::new(
+        Tracked::new(SctpSender::new(cfg)),
+        SctpReceiver::new(SctpReceiverConfig::default()),
+    ))
+}
+
+/// A TCP flow (long-lived greedy unless the scenario says otherwise).
+pub fn tcp_flow(
+    index: usize,
+    spec: &FlowSpec,
+    cubic: bool,
+    seed: u64,
+) -> Result<TcpFlow, SimError> {
+    let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    let mut cfg = TcpSenderConfig::default();
+    let smss = o.mtu.map(|m| DataSize::bytes(m.0 as u64));
+    cfg.cc = if cubic {
+        let mut c = CubicConfig::default();
+        if let Some(s) = smss {
+            c.smss = s;
+        }
+        TcpCcKind::Cubic(c)
+    } else {
+        let mut c = NewRenoConfig::default();
+        if let Some(s) = smss {
+            c.smss = s;
+        }
+        TcpCcKind::NewReno(c)
+    };
+    let msg = o
+        .message_size
+        .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
+    let greedy = cfg.source.clone();
+    cfg.source = data_source(spec, greedy, msg, seed);
+    Ok(EndpointPairFlow::new(
+        Tracked::new(TcpSender::new(cfg)),
+        TcpReceiver::new(TcpReceiverConfig::default()),
+    ))
+}
+
+/// A greedy RAP flow (application-limited with `desired_rate`).
+pub fn rap_flow(index: usize, spec: &FlowSpec) -> Result<RapFlow, SimError> {
+    let o: RateOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    let mut cfg = RapConfig::default();
+    if let Some(p) = o.packet_size {
+        cfg.packet_size = DataSize::bytes(p.0 as u64);
+    }
+    if let Some(r) = o.max_rate {
+        cfg.max_rate = Bitrate::bps(r.0);
+    }
+    if let Some(r) = o.initial_rate {
+        cfg.initial_rate = Bitrate::bps(r.0);
+    }
+    let mut s = RapSender::new(cfg);
+    s.set_desired_rate(spec.desired_rate.map(|r| Bitrate::bps(r.0)));
+    Ok(EndpointPairFlow::new(
+        Tracked::new(s),
+        RapReceiver::new(RapReceiverConfig::default()),
+    ))
+}
+
+/// A greedy TFRC flow (application-limited with `desired_rate`).
+pub fn tfrc_flow(index: usize, spec: &FlowSpec) -> Result<TfrcFlow, SimError> {
+    let o: RateOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    if o.initial_rate.is_some() {
+        return Err(SimError::NotWired(format!(
+            "flows[{index}].overrides.initial_rate: TFRC starts from its initial window (RFC 5348 4.2)"
+        )));
+    }
+    let mut cfg = TfrcConfig::default();
+    if let Some(p) = o.packet_size {
+        cfg.segment_size = DataSize::bytes(p.0 as u64);
+    }
+    if let Some(r) = o.max_rate {
+        cfg.max_rate = Bitrate::bps(r.0);
+    }
+    let mut s = TfrcSender::new(cfg);
+    s.set_desired_rate(spec.desired_rate.map(|r| Bitrate::bps(r.0)));
+    Ok(EndpointPairFlow::new(
+        Tracked::new(s),
+        TfrcReceiver::new(TfrcReceiverEndpointConfig::default()),
+    ))
+}
+
+/// Builds every scenario flow kind from the flowstate-core endpoints. Seeds (video
+/// noise, short-flow sizes) come from the flow's own random stream.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultFlowFactory;
+
+impl FlowFactory for DefaultFlowFactory {
+    fn build(
+        &self,
+        ctx: &FlowContext,
+        index: usize,
+        spec: &FlowSpec,
+        mut rng: ChaCha8Rng,
+    ) -> Result<Box<dyn SimFlow>, SimError> {
+        let seed: u64 = rng.random();
+        Ok(match spec.kind.as_str() {
+            "cbr" => {
+                let o = cbr_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+                let config = CbrConfig {
+                    rate: Bitrate::bps(o.rate.0),
+                    packet_size: o.packet_size.map_or(CbrConfig::default().packet_size, |b| {
+                        DataSize::bytes(b.0 as u64)
+                    }),
+                };
+                Box::new(cbr_flow(config))
+            }
+            "gcc" => Box::new(gcc_flow(ctx, index, spec, seed)?),
+            "sctp" => Box::new(sctp_flow(index, spec, seed)?),
+            "tcp-newreno" => Box::new(tcp_flow(index, spec, false, seed)?),
+            "tcp-cubic" => Box::new(tcp_flow(index, spec, true, seed)?),
+            "rap" => Box::new(rap_flow(index, spec)?),
+            "tfrc" => Box::new(tfrc_flow(index, spec)?),
+            other => {
+                return Err(SimError::NotWired(format!(
+                    "flow kind '{other}' is not wired into the simulator"
+                )))
+            }
+        })
+    }
+}
