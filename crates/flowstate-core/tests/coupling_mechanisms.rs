@@ -510,3 +510,24 @@ fn priority_and_desired_rate_changes_apply_at_the_next_update() {
     let alloc = m.update(T0, b, rate(1.8, 100)).unwrap().to_vec();
     assert_close(find(&alloc, a).rate.as_mbps(), 1.5);
 }
+
+#[test]
+fn fsev2_minimum_rtt_option_converts_with_the_lowest_sample() {
+    use flowstate_core::coupling::CwndRtt;
+    let mut m = CouplingManager::new(Mechanism::FseV2(FseV2Config {
+        cwnd_rtt: CwndRtt::Minimum,
+        ..FseV2Config::default()
+    }));
+    let gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
+    let sctp = m.register(G, window_flow(12_000, 100, None)).unwrap();
+    // A queue builds: the newest sample is 300 ms, the minimum stays 100 ms.
+    m.update(T0, sctp, window(12_000, 300, 1_000_000)).unwrap();
+    // CC_R = 12 000 B / 100 ms = 0.96: S_CR = 1.96 + 0.96 - 0.96 = 1.96 -> 0.98 each.
+    assert_close(s_cr(&m), 1.96);
+    let alloc = m.update(T0, gcc, rate(0.98, 100)).unwrap().to_vec();
+    // cwnd = 0.98 Mbit/s * 100 ms = 12 250 B -> 12 000 B (the newest sample would give 36 000).
+    match find(&alloc, sctp).allowance {
+        Allowance::Window { cwnd, .. } => assert_eq!(cwnd, DataSize::bytes(12_000)),
+        other => panic!("expected a window allowance, got {other:?}"),
+    }
+}

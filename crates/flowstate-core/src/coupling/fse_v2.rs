@@ -32,6 +32,21 @@ pub struct FseV2Config {
     /// Cap a window flow that reports a desired cwnd at desired_cwnd / last_rtt.
     /// Default on; greedy flows report none, which is the paper's behaviour.
     pub honour_desired_cwnd: bool,
+    /// Which RTT converts between a window flow's cwnd and a rate. The paper (and its
+    /// reference code) uses the newest sample, which includes any standing queue;
+    /// `Minimum` uses the lowest sample seen in the group (a flowstate experiment, off by
+    /// default; see docs/ALGORITHMS.md).
+    pub cwnd_rtt: CwndRtt,
+}
+
+/// The RTT FSEv2 converts cwnd <-> rate with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CwndRtt {
+    /// The newest non-zero sample (paper 000 section VII).
+    #[default]
+    Newest,
+    /// The minimum sample seen in the group.
+    Minimum,
 }
 
 impl Default for FseV2Config {
@@ -39,6 +54,7 @@ impl Default for FseV2Config {
         FseV2Config {
             rate_priority_boost: None,
             honour_desired_cwnd: true,
+            cwnd_rtt: CwndRtt::Newest,
         }
     }
 }
@@ -63,7 +79,10 @@ impl FseV2 {
     /// Remembers a window flow's RTT sample and converts its cwnd to CC_R.
     pub fn window_rate(&mut self, cwnd: DataSize, rtt_sample: Option<TimeDelta>) -> f64 {
         if let Some(rtt) = rtt_sample.filter(|r| r.is_positive()) {
-            self.last_rtt = Some(rtt);
+            self.last_rtt = match (self.config.cwnd_rtt, self.last_rtt) {
+                (CwndRtt::Minimum, Some(min)) => Some(min.min(rtt)),
+                _ => Some(rtt),
+            };
         }
         match self.last_rtt {
             Some(rtt) => (cwnd / rtt).as_bps(),

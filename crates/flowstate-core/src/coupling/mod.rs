@@ -35,7 +35,7 @@ pub use ext_fse_ng::ExtendedFseNgConfig;
 pub use flow::{Allocation, Allowance, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
 pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
-pub use fse_v2::{window_allowance, FseV2Config};
+pub use fse_v2::{window_allowance, CwndRtt, FseV2Config};
 pub use manager::{
     rate_from_bps, rtt_from_secs, timestamp_from_secs, CouplingManager, DeregisterPolicy, FlowInfo,
     Mechanism,

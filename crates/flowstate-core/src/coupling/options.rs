@@ -5,6 +5,7 @@
 
 use super::conservative::ConservativeConfig;
 use super::fse::{Distribution, FseConfig};
+use super::fse_v2::CwndRtt;
 use super::manager::Mechanism;
 
 /// A loosely typed option value.
@@ -88,7 +89,7 @@ pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
             "reset_aggregate_to_allocated",
         ],
         Mechanism::FseNg(_) | Mechanism::ExtendedFseNg(_) => &["count_change_twice"],
-        Mechanism::FseV2(_) => &["rate_priority_boost", "honour_desired_cwnd"],
+        Mechanism::FseV2(_) => &["rate_priority_boost", "honour_desired_cwnd", "cwnd_rtt"],
     }
 }
 
@@ -158,6 +159,19 @@ fn apply(
         Mechanism::FseV2(config) => match option {
             "rate_priority_boost" => config.rate_priority_boost = Some(as_positive(option, value)?),
             "honour_desired_cwnd" => config.honour_desired_cwnd = as_bool(option, value)?,
+            "cwnd_rtt" => {
+                config.cwnd_rtt = match value {
+                    OptionValue::Text(t) if t == "newest" => CwndRtt::Newest,
+                    OptionValue::Text(t) if t == "minimum" => CwndRtt::Minimum,
+                    other => {
+                        return Err(OptionError::WrongType {
+                            option: option.to_string(),
+                            expected: "'newest' or 'minimum'",
+                            got: describe(other),
+                        })
+                    }
+                }
+            }
             _ => return Err(unknown(mechanism)),
         },
     }
