@@ -42,6 +42,7 @@
 
 pub mod cursor;
 pub mod error;
+pub mod fuzzing;
 pub mod pcap;
 pub mod rtcp;
 pub mod rtp;

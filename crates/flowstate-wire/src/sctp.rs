@@ -28,6 +28,8 @@
 
 mod chunk;
 
+pub use chunk::types as chunk_types;
+pub use chunk::PARAM_STATE_COOKIE;
 pub use chunk::{
     Chunk, DataChunk, InitAckChunk, InitChunk, SackChunk, Tlv, UnknownAction, UnknownChunk,
 };
