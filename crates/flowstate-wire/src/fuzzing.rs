@@ -1,0 +1,57 @@
+//! Bodies of the fuzz targets, shared by the cargo-fuzz targets in `fuzz/`
+//! and the stable-Rust smoke test `tests/fuzz_smoke.rs`.
+//!
+//! Each function parses arbitrary bytes (which must not panic) and, if that
+//! succeeds, emits the result and parses it again; it returns an error
+//! describing the first broken invariant: emit fails, emit writes a length
+//! other than `buffer_len()`, or the re-parsed value differs.
+
+use crate::rtcp::Compound;
+use crate::rtp::RtpPacket;
+use crate::sctp::SctpPacket;
+
+fn check<T: PartialEq + core::fmt::Debug>(
+    repr: &T,
+    buffer_len: usize,
+    emitted: Result<Vec<u8>, crate::WireError>,
+    reparse: impl Fn(&[u8]) -> Result<T, crate::WireError>,
+) -> Result<(), String> {
+    let bytes = emitted.map_err(|e| format!("emit failed on a parsed value: {e}; {repr:?}"))?;
+    if bytes.len() != buffer_len {
+        return Err(format!(
+            "emit wrote {} bytes, buffer_len {buffer_len}",
+            bytes.len()
+        ));
+    }
+    let again = reparse(&bytes).map_err(|e| format!("re-parse failed: {e}; {repr:?}"))?;
+    if &again != repr {
+        return Err(format!("re-parse differs: {repr:?} vs {again:?}"));
+    }
+    Ok(())
+}
+
+/// RTP target body.
+pub fn rtp(data: &[u8]) -> Result<(), String> {
+    match RtpPacket::parse(data) {
+        Ok(p) => check(&p, p.buffer_len(), p.to_vec(), RtpPacket::parse),
+        Err(_) => Ok(()),
+    }
+}
+
+/// RTCP (compound) target body.
+pub fn rtcp(data: &[u8]) -> Result<(), String> {
+    match Compound::parse(data) {
+        Ok(p) => check(&p, p.buffer_len(), p.to_vec(), Compound::parse),
+        Err(_) => Ok(()),
+    }
+}
+
+/// SCTP target body: parses without checksum verification (random input
+/// would almost never pass it), re-parses the emitted packet with it.
+pub fn sctp(data: &[u8]) -> Result<(), String> {
+    let _ = SctpPacket::parse(data);
+    match SctpPacket::parse_unverified(data) {
+        Ok(p) => check(&p, p.buffer_len(), p.to_vec(), SctpPacket::parse),
+        Err(_) => Ok(()),
+    }
+}

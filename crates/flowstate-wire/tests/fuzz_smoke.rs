@@ -1,0 +1,226 @@
+//! Stable-Rust stand-in for the cargo-fuzz targets in `fuzz/` (cargo-fuzz
+//! needs nightly): runs the same target bodies (`flowstate_wire::fuzzing`)
+//! over pseudo-random and mutated inputs from a fixed seed.
+//! `FLOWSTATE_FUZZ_ITERS` sets the number of inputs per target (default
+//! 300 000).
+
+mod common;
+
+use common::{mutate, XorShift};
+use flowstate_wire::fuzzing;
+use flowstate_wire::rtcp::{
+    Compound, PacketStatus, ReceiverReport, Remb, RembBitrate, ReportBlock, RtcpPacket,
+    TransportFeedback,
+};
+use flowstate_wire::rtp::{ExtensionElement, HeaderExtension, RtpPacket};
+use flowstate_wire::sctp::{
+    Chunk, DataChunk, InitAckChunk, InitChunk, SackChunk, SctpPacket, Tlv, UnknownChunk,
+};
+
+fn iters() -> usize {
+    std::env::var("FLOWSTATE_FUZZ_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300_000)
+}
+
+fn rtp_seeds() -> Vec<Vec<u8>> {
+    let mut a = RtpPacket::new(111, 1, 2, 3);
+    a.set_transport_cc_seq(3, 77).unwrap();
+    a.payload = vec![1; 40];
+    let mut b = RtpPacket::new(96, 9, 9, 9);
+    b.marker = true;
+    b.csrcs = vec![1, 2];
+    b.extension = Some(HeaderExtension::TwoByte {
+        app_bits: 3,
+        elements: vec![
+            ExtensionElement {
+                id: 200,
+                data: vec![],
+            },
+            ExtensionElement {
+                id: 5,
+                data: vec![1, 2, 3],
+            },
+        ],
+    });
+    b.padding = 4;
+    vec![a.to_vec().unwrap(), b.to_vec().unwrap()]
+}
+
+fn rtcp_seeds() -> Vec<Vec<u8>> {
+    let rr = RtcpPacket::ReceiverReport(ReceiverReport {
+        sender_ssrc: 1,
+        reports: vec![ReportBlock {
+            ssrc: 2,
+            fraction_lost: 3,
+            cumulative_lost: -4,
+            extended_highest_seq: 5,
+            jitter: 6,
+            last_sr: 7,
+            delay_since_last_sr: 8,
+        }],
+        profile_extension: vec![],
+    });
+    let remb = RtcpPacket::Remb(Remb {
+        sender_ssrc: 1,
+        media_ssrc: 0,
+        bitrate: RembBitrate::from_bps(2_500_000),
+        ssrcs: vec![1, 2],
+    });
+    let mut packets = vec![PacketStatus::SmallDelta(3); 20];
+    packets.extend([PacketStatus::NotReceived, PacketStatus::LargeDelta(-300)]);
+    packets.extend([PacketStatus::SmallDelta(1), PacketStatus::NotReceived]);
+    let twcc = RtcpPacket::TransportFeedback(TransportFeedback {
+        sender_ssrc: 1,
+        media_ssrc: 2,
+        base_seq: 65_530,
+        reference_time: 1234,
+        fb_pkt_count: 9,
+        packets,
+    });
+    let other = RtcpPacket::Other {
+        packet_type: 202,
+        count: 1,
+        body: vec![0; 8],
+    };
+    vec![
+        Compound {
+            packets: vec![rr.clone(), remb.clone(), twcc.clone()],
+        }
+        .to_vec()
+        .unwrap(),
+        twcc.to_vec().unwrap(),
+        Compound {
+            packets: vec![rr, other, remb],
+        }
+        .to_vec()
+        .unwrap(),
+    ]
+}
+
+fn sctp_seeds() -> Vec<Vec<u8>> {
+    let init = InitChunk {
+        initiate_tag: 1,
+        a_rwnd: 2,
+        outbound_streams: 3,
+        inbound_streams: 4,
+        initial_tsn: 5,
+        params: vec![
+            Tlv {
+                typ: 0xC000,
+                value: vec![],
+            },
+            Tlv {
+                typ: 0x8008,
+                value: vec![1, 2, 3],
+            },
+        ],
+    };
+    let pkt = |chunks| SctpPacket {
+        src_port: 5000,
+        dst_port: 5000,
+        verification_tag: 9,
+        chunks,
+    };
+    vec![
+        pkt(vec![Chunk::Init(init.clone())]).to_vec().unwrap(),
+        pkt(vec![Chunk::InitAck(InitAckChunk {
+            init,
+            cookie: vec![7; 13],
+        })])
+        .to_vec()
+        .unwrap(),
+        pkt(vec![
+            Chunk::CookieEcho {
+                cookie: vec![7; 13],
+            },
+            Chunk::Data(DataChunk {
+                immediate: false,
+                unordered: true,
+                beginning: true,
+                ending: false,
+                tsn: 5,
+                stream_id: 1,
+                ssn: 0,
+                ppid: 53,
+                payload: vec![9; 7],
+            }),
+            Chunk::Unknown(UnknownChunk {
+                chunk_type: 0xC0,
+                flags: 0,
+                value: vec![0, 0, 0, 1],
+            }),
+        ])
+        .to_vec()
+        .unwrap(),
+        pkt(vec![
+            Chunk::Sack(SackChunk {
+                cum_tsn_ack: 4,
+                a_rwnd: 1000,
+                gap_blocks: vec![(2, 3)],
+                dup_tsns: vec![1],
+            }),
+            Chunk::Shutdown { cum_tsn_ack: 4 },
+            Chunk::Abort {
+                t_flag: true,
+                causes: vec![Tlv {
+                    typ: 12,
+                    value: b"bye".to_vec(),
+                }],
+            },
+        ])
+        .to_vec()
+        .unwrap(),
+    ]
+}
+
+fn run(name: &str, seeds: &[Vec<u8>], body: fn(&[u8]) -> Result<(), String>, seed: u64) {
+    let mut rng = XorShift(seed);
+    let n = iters();
+    let start = std::time::Instant::now();
+    for i in 0..n {
+        let input = if i % 4 == 0 {
+            // Random bytes, first byte often version 2.
+            let len = rng.below(96);
+            let mut v: Vec<u8> = (0..len).map(|_| rng.byte()).collect();
+            if let Some(b) = v.first_mut() {
+                if rng.below(2) == 0 {
+                    *b = 0x80 | (*b & 0x3F);
+                }
+            }
+            v
+        } else {
+            let k = rng.below(seeds.len());
+            mutate(&mut rng, &seeds[k])
+        };
+        if let Err(e) = body(&input) {
+            panic!("{name}: input {input:02x?}: {e}");
+        }
+    }
+    println!("{name}: {n} inputs in {:?}", start.elapsed());
+}
+
+#[test]
+fn fuzz_smoke_rtp() {
+    for s in rtp_seeds() {
+        assert_eq!(fuzzing::rtp(&s), Ok(()));
+    }
+    run("rtp", &rtp_seeds(), fuzzing::rtp, 0x1234_5678_9ABC_DEF1);
+}
+
+#[test]
+fn fuzz_smoke_rtcp() {
+    for s in rtcp_seeds() {
+        assert!(Compound::parse(&s).is_ok());
+    }
+    run("rtcp", &rtcp_seeds(), fuzzing::rtcp, 0x0F0F_1234_5678_9ABD);
+}
+
+#[test]
+fn fuzz_smoke_sctp() {
+    for s in sctp_seeds() {
+        assert!(SctpPacket::parse(&s).is_ok());
+    }
+    run("sctp", &sctp_seeds(), fuzzing::sctp, 0x7777_1234_5678_9ABF);
+}
