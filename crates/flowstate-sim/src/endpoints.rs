@@ -179,41 +179,30 @@ fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> FlowR
     }
 }
 
-impl CoreSender for SctpSender {
-    fn cc_report(&mut self) -> Option<FlowReport> {
-        self.poll_cc_report()
-    }
-    fn allowance(&mut self, now: Timestamp, a: Allowance) {
-        self.apply_allowance(now, a);
-    }
-    fn latest_rtt(&self) -> Option<TimeDelta> {
-        self.rtt_estimator().latest()
-    }
-    fn snapshot(&self) -> Option<FlowReport> {
-        Some(window_snapshot(
-            self.congestion_control(),
-            self.rtt_estimator().latest(),
-        ))
-    }
+/// SCTP and TCP senders expose the same window-flow surface.
+macro_rules! window_core_sender {
+    ($($sender:ty),*) => {$(
+        impl CoreSender for $sender {
+            fn cc_report(&mut self) -> Option<FlowReport> {
+                self.poll_cc_report()
+            }
+            fn allowance(&mut self, now: Timestamp, a: Allowance) {
+                self.apply_allowance(now, a);
+            }
+            fn latest_rtt(&self) -> Option<TimeDelta> {
+                self.rtt_estimator().latest()
+            }
+            fn snapshot(&self) -> Option<FlowReport> {
+                Some(window_snapshot(
+                    self.congestion_control(),
+                    self.rtt_estimator().latest(),
+                ))
+            }
+        }
+    )*};
 }
 
-impl CoreSender for TcpSender {
-    fn cc_report(&mut self) -> Option<FlowReport> {
-        self.poll_cc_report()
-    }
-    fn allowance(&mut self, now: Timestamp, a: Allowance) {
-        self.apply_allowance(now, a);
-    }
-    fn latest_rtt(&self) -> Option<TimeDelta> {
-        self.rtt_estimator().latest()
-    }
-    fn snapshot(&self) -> Option<FlowReport> {
-        Some(window_snapshot(
-            self.congestion_control(),
-            self.rtt_estimator().latest(),
-        ))
-    }
-}
+window_core_sender!(SctpSender, TcpSender);
 
 impl CoreSender for RapSender {
     fn cc_report(&mut self) -> Option<FlowReport> {
