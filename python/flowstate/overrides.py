@@ -1,0 +1,110 @@
+"""Setting values inside a scenario by path (docs/CATALOGUE.md, "Paths").
+
+::
+
+    from flowstate.overrides import load_toml, set_path
+
+    scenario = load_toml("scenarios/p000-table5/base.toml")
+    set_path(scenario, "coupling.mechanism", "fsev2")
+    set_path(scenario, "flows.sctp.priority", 0.5)      # the flow named "sctp"
+    set_path(scenario, "flows[1].overrides.mtu", "1200B")
+
+A path is dotted keys, ``[i]`` for an element of an array of tables, and
+``flows.<name>`` for the flow with that name. Missing intermediate tables are created;
+a missing flow or an index past the end raises :class:`PathError` naming the path.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping, MutableMapping
+
+_SEGMENT = re.compile(r"^([A-Za-z0-9_\-]+)((?:\[\d+\])*)$")
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+class PathError(ValueError):
+    """A path that does not address anything in the scenario."""
+
+
+def parse_path(path: str) -> list[str | int]:
+    """``"flows[1].overrides.mtu"`` -> ``["flows", 1, "overrides", "mtu"]``."""
+    if not isinstance(path, str) or not path:
+        raise PathError(f"path must be a non-empty string, got {path!r}")
+    steps: list[str | int] = []
+    for segment in path.split("."):
+        m = _SEGMENT.match(segment)
+        if m is None:
+            raise PathError(f"{path}: bad path segment {segment!r}")
+        steps.append(m.group(1))
+        steps.extend(int(i) for i in _INDEX.findall(m.group(2)))
+    return steps
+
+
+def set_path(scenario: MutableMapping[str, Any], path: str, value: Any) -> None:
+    """Set ``value`` at ``path`` inside ``scenario`` (in place)."""
+    steps = parse_path(path)
+    node: Any = scenario
+    i = 0
+    while i < len(steps) - 1:
+        step, nxt = steps[i], steps[i + 1]
+        if step == "flows" and isinstance(nxt, str) and isinstance(node, Mapping) and node is scenario:
+            node = _flow_by_name(scenario, nxt, path)
+            i += 2
+            continue
+        node = _child(node, step, path, create=not isinstance(nxt, int))
+        i += 1
+    last = steps[-1]
+    if isinstance(last, int):
+        if not isinstance(node, list) or last >= len(node):
+            raise PathError(f"{path}: index {last} is past the end")
+        node[last] = value
+    elif isinstance(node, MutableMapping):
+        node[last] = value
+    else:
+        raise PathError(f"{path}: {last!r} is not inside a table")
+
+
+def with_overrides(scenario: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of ``scenario`` with every ``path = value`` of ``overrides`` set in order."""
+    out = copy.deepcopy(dict(scenario))
+    for path, value in overrides.items():
+        set_path(out, path, value)
+    return out
+
+
+def load_toml(file: str | Path) -> dict[str, Any]:
+    """A scenario (or any TOML file) as a dict. Errors name the file."""
+    try:
+        with open(file, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise PathError(f"{file}: cannot read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise PathError(f"{file}: {e}") from None
+
+
+def _flow_by_name(scenario: Mapping[str, Any], name: str, path: str) -> Any:
+    flows = scenario.get("flows")
+    if isinstance(flows, list):
+        for flow in flows:
+            if isinstance(flow, Mapping) and flow.get("name") == name:
+                return flow
+    raise PathError(f"{path}: no flow named {name!r}")
+
+
+def _child(node: Any, step: str | int, path: str, create: bool) -> Any:
+    if isinstance(step, int):
+        if not isinstance(node, list) or step >= len(node):
+            raise PathError(f"{path}: index {step} is past the end")
+        return node[step]
+    if not isinstance(node, MutableMapping):
+        raise PathError(f"{path}: {step!r} is not inside a table")
+    if step not in node:
+        if not create:
+            raise PathError(f"{path}: {step!r} is missing")
+        node[step] = {}
+    return node[step]
