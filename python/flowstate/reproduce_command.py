@@ -170,7 +170,7 @@ def main(
     started = time.perf_counter()
     failed = False
     for exp in experiments:
-        folder = out_root / exp.id if (several or out is None) else out_root
+        folder = out_root / exp.id if (all_ or several or out is None) else out_root
         k = runs if runs is not None else exp.run_count(short)
         total = len(exp.point_names()) * k
         results = _with_progress(
