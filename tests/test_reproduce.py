@@ -130,7 +130,7 @@ def test_a_missing_report_builder_is_a_note(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_report)
     report, note = reproduce.build_report(tmp_path)
-    assert report is None and "no report builder" in note
+    assert report is None and "cannot be imported (no flowstate.report)" in note
 
 
 def test_comparison_table_without_paper_numbers(tiny, tmp_path):

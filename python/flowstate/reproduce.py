@@ -246,6 +246,6 @@ def build_report(folder: Path) -> tuple[Optional[Path], Optional[str]]:
     None)``, or ``(None, why not)``."""
     try:
         from flowstate import report  # type: ignore[attr-defined]
-    except ImportError:
-        return None, "no report builder installed (flowstate.report); results.json is written"
+    except ImportError as e:
+        return None, f"the report builder (flowstate.report) cannot be imported ({e}); results.json is written"
     return Path(report.build(folder)), None
