@@ -138,3 +138,9 @@ def test_comparison_table_without_paper_numbers(tiny, tmp_path):
     results["comparison"] = []
     table = reproduce_command.comparison_table(results)
     assert [c.header for c in table.columns][:3] == ["point", "utilization", "Jain"]
+
+
+def test_seeds_past_64_bits_are_a_one_line_error(tmp_path):
+    root = make_catalogue(tmp_path / "cat")
+    r = _cli("reproduce", "tiny", "--seed", str(2**64 - 1), "--runs", "2", "--catalogue", str(root), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be in [0, 2^64 - 1]" in r.stderr

@@ -30,7 +30,7 @@ from flowstate import _native
 from flowstate import claims as claims_mod
 from flowstate import derived as derived_mod
 from flowstate.catalogue import Experiment, Point
-from flowstate.simulation import RunResult
+from flowstate.simulation import MAX_SEED, RunResult
 
 RESULTS_FILE = "results.json"
 CATALOGUE_INDEX = "catalogue.json"
@@ -205,6 +205,8 @@ def reproduce(
     started = time.perf_counter()
     runs = runs if runs is not None else exp.run_count(short)
     seed = seed if seed is not None else DEFAULT_SEED
+    if runs < 1 or seed < 0 or seed + runs - 1 > MAX_SEED:
+        raise ValueError(f"seeds {seed} .. {seed} + {runs} runs - 1 must be in [0, 2^64 - 1]")
     folder = Path(out) if out is not None else default_out(exp.id)
     points = exp.points(short=short)
     results = run_points(exp, points, runs, seed, jobs=jobs, progress=progress)
