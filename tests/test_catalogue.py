@@ -60,7 +60,9 @@ values = [1.0, 0.5]
     1,
 ).replace('point = "plain"', 'point = "plain[cbr=100kbps,prio=1.0]"').replace(
     "{plain:", "{plain[cbr=100kbps,prio=1.0]:"
-).replace("{heavy:", "{heavy[cbr=200kbps,prio=0.5]:").replace('point = "heavy"', 'point = "heavy[cbr=100kbps,prio=0.5]"')
+).replace("{heavy:", "{heavy[cbr=200kbps,prio=0.5]:").replace('point = "heavy"', 'point = "heavy[cbr=100kbps,prio=0.5]"').replace(
+    'kind = "rate"', 'kind = "sweep"\nx = "cbr"\ny = "flows.gcc.share"\n\n[[figures]]\nkind = "bar"\nmetrics = ["derived.gcc_mean"]\npoints = ["plain[cbr=200kbps,prio=0.5]"]'
+)
 
 
 def test_points_expand_variants_times_grid_in_axis_order(tmp_path):
@@ -87,6 +89,11 @@ def test_points_expand_variants_times_grid_in_axis_order(tmp_path):
     assert exp.points(short=True)[5].scenario["duration"] == "4s"
     assert exp.run_count() == 3 and exp.run_count(short=True) == 2
     assert [a.label for a in exp.grid] == ["CBR rate", "prio"]
+    assert exp.figures == [
+        {"kind": "sweep", "points": names, "x": "cbr", "y": "flows.gcc.share"},
+        {"kind": "bar", "points": ["plain[cbr=200kbps,prio=0.5]"], "metrics": ["derived.gcc_mean"]},
+    ]
+    assert [c.check.refs[0][0] for c in exp.claims] == ["plain[cbr=100kbps,prio=1.0]"] * 2 + ["heavy[cbr=200kbps,prio=0.5]"]
 
 
 def test_point_dir():
