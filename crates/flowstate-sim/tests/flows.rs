@@ -339,6 +339,14 @@ start = "5s"
 start = "20s"
 "#;
     let s = summary(text);
-    assert!(s.aggregate.utilization > 0.7, "utilization {}", s.aggregate.utilization);
-    assert!(s.aggregate.jain_index > 0.95, "jain {}", s.aggregate.jain_index);
+    assert!(
+        s.aggregate.utilization > 0.7,
+        "utilization {}",
+        s.aggregate.utilization
+    );
+    assert!(
+        s.aggregate.jain_index > 0.95,
+        "jain {}",
+        s.aggregate.jain_index
+    );
 }
