@@ -377,7 +377,10 @@ fn gcc_threshold_and_kalman_overrides() {
     for (preset, o) in [
         ("paper", "kalman_q = 1e-2, k_up = 0.001, k_down = 0.0001"),
         ("paper", "threshold = \"static\", gamma_bar_ms = 0.6667"),
-        ("paper-static", "gamma_bar_ms = 0.1667, threshold_halving = false"),
+        (
+            "paper-static",
+            "gamma_bar_ms = 0.1667, threshold_halving = false",
+        ),
         ("paper-static", "threshold = \"adaptive\", k_up = 0.02"),
         ("chromium", "threshold = \"static\""),
     ] {
@@ -386,9 +389,19 @@ fn gcc_threshold_and_kalman_overrides() {
     }
     for (preset, o, field, needle) in [
         ("paper", "gamma_bar_ms = 0.5", "gamma_bar_ms", "static"),
-        ("paper", "threshold_halving = true", "threshold_halving", "static"),
+        (
+            "paper",
+            "threshold_halving = true",
+            "threshold_halving",
+            "static",
+        ),
         ("paper-static", "k_up = 0.01", "k_up", "adaptive"),
-        ("paper", "threshold = \"static\", k_down = 0.01", "k_down", "adaptive"),
+        (
+            "paper",
+            "threshold = \"static\", k_down = 0.01",
+            "k_down",
+            "adaptive",
+        ),
         ("paper", "kalman_q = 0", "kalman_q", "> 0"),
         ("paper", "k_up = -1", "k_up", "> 0"),
         ("paper-static", "gamma_bar_ms = -0.2", "gamma_bar_ms", "> 0"),
