@@ -301,12 +301,10 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
     if let Some(q) = o.kalman_q {
         match &mut gcc.delay.filter {
             DelayFilterConfig::Kalman(k) => k.q = q,
-            DelayFilterConfig::Trendline(_) => return err(
-                "kalman_q",
-                format!(
-                    "preset {preset} uses the trendline filter; use preset paper or paper-static"
-                ),
-            ),
+            DelayFilterConfig::Trendline(_) => {
+                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
+                return err("kalman_q", m);
+            }
         }
     }
     // Threshold mode: switching keeps the other preset constants; the adaptive
