@@ -45,6 +45,9 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--threads", type=_positive, metavar="T", help="worker threads (default: one per core)"
     )
+    from flowstate import sweep_command  # `flowstate sweep` (docs/SWEEPS.md)
+
+    sweep_command.add_parser(sub)
     return parser
 
 
@@ -77,6 +80,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import run_command
 
             run_command.main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads)
+        elif args.command == "sweep":
+            from flowstate import sweep_command
+
+            sweep_command.main(args)
         return 0
     except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
         print(f"flowstate: error: {e}", file=sys.stderr)
