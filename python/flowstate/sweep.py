@@ -485,13 +485,13 @@ def load_any(file: str | Path) -> SweepSpec:
 def finish(spec: SweepSpec) -> SweepSpec:
     """Checks the cross-field rules: unique axis names, metric paths, the objective,
     the goal, the task count. Returns ``spec`` (objective added to the metrics)."""
+    keys = [a.key for a in spec.axes]
+    if len(set(keys)) != len(keys):
+        raise SweepError(f"{spec.source}: the path {_first_duplicate(keys)!r} is swept twice")
     names = [a.name for a in spec.axes]
     if len(set(names)) != len(names):
         dup = _first_duplicate(names)
         raise SweepError(f"{spec.source}: two axes are named {dup!r}: give one a different name")
-    keys = [a.key for a in spec.axes]
-    if len(set(keys)) != len(keys):
-        raise SweepError(f"{spec.source}: the path {_first_duplicate(keys)!r} is swept twice")
     if spec.goal not in ("max", "min"):
         raise SweepError(f"{spec.source}: goal: expected \"max\" or \"min\", got {spec.goal!r}")
     spec.metrics = [check_metric(m, f"{spec.source}: metrics", spec.scenario, spec.derived) for m in spec.metrics]

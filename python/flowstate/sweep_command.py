@@ -130,6 +130,10 @@ class _Bar:
             self.bar.__exit__(*exc)
 
 
+def _workers(n: Optional[int]) -> str:
+    return "" if n is None else f" ({n} worker{'s' if n > 1 else ''})"
+
+
 def _num(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.4g}"
 
@@ -179,7 +183,7 @@ def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO =
     n_tasks = n_points * len(spec.seeds)
     print(
         f"sweep {spec.name}: {n_points} points x {len(spec.seeds)} seeds = {n_tasks} tasks "
-        f"on {executor.name}{'' if args.workers is None else f' ({args.workers} workers)'}, into {out}",
+        f"on {executor.name}{_workers(args.workers)}, into {out}",
         file=stderr,
     )
     t0 = time.monotonic()

@@ -118,7 +118,8 @@ def run_sweep(
         i = job_tasks[j]
         task = tasks[i]
         if "error" in result:
-            raise SweepError(f"{spec.source}: point {task.point.label}, seed {task.seed}: {result['error']}")
+            error = str(result["error"]).removeprefix("<dict>: ")
+            raise SweepError(f"{spec.source}: point {task.point.label}, seed {task.seed}: {error}")
         doc = store.save(keys[i], task, result)
         docs[i] = doc
         if not checked:
