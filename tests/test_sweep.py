@@ -274,19 +274,46 @@ def test_metric_paths_of_a_summary():
         summary_value(SUMMARY, "flows.data.rtt_ms")
 
 
+def rows(*flows, times=(0.0, 0.5, 1.0)):
+    """A time series: per flow (name, throughputs, queuing delays) over ``times``."""
+    return [
+        {"time_s": t, "flow": name, "throughput_mbps": x, "queuing_delay_ms": y}
+        for name, xs, ys in flows
+        for t, x, y in zip(times, xs, ys)
+    ]
+
+
 def test_gcc_utility_is_paper_002_eq_21():
+    series = rows(("a", [1.0, 1.0, 1.0], [5.0, 15.0, 10.0]), ("b", [0.4, 0.6, 0.5], [0.2, 0.2, None]))
     # alpha = 2: U(x) = -1/x; beta = 1: U(y) = log y; delay floored at 1 ms
     expected = (-1 / 1.0 - 0.15 * math.log(10.0)) + (-1 / 0.5 - 0.15 * math.log(1.0))
-    assert math.isclose(gcc_utility(SUMMARY), expected)
-    assert math.isclose(gcc_utility(SUMMARY, flows=["data"]), -1 - 0.15 * math.log(10.0))
-    # alpha = 0.5: U(x) = 2 sqrt(x)
-    assert math.isclose(gcc_utility(SUMMARY, alpha=0.5, delta=0.0, flows=["data.x"]), 2 * math.sqrt(0.5))
-    starved = {"flows": [{"name": "g", "throughput_mbps": 0.0, "queuing_delay_ms": {"mean": 5}}]}
-    assert gcc_utility(starved) is None
+    assert math.isclose(gcc_utility(series), expected)
+    assert math.isclose(gcc_utility(series, flows=["a"]), -1 - 0.15 * math.log(10.0))
+    # alpha = 0.5: U(x) = 2 sqrt(x); window [0.5, 1.0): the middle bin only
+    assert math.isclose(gcc_utility(series, alpha=0.5, delta=0.0, flows=["b"]), 2 * math.sqrt(0.5))
+    assert math.isclose(gcc_utility(series, flows=["a"], start=0.5, end=1.0), -1 - 0.15 * math.log(15.0))
+    assert gcc_utility(rows(("g", [0.0, 0.0, 0.0], [5, 5, 5]))) is None  # starved
+    assert gcc_utility(rows(("g", [1.0, 1.0, 1.0], [None, None, None]))) is None  # no delay sample
     # more throughput or less delay is better
-    better = {"flows": [{"name": "g", "throughput_mbps": 2.0, "queuing_delay_ms": {"mean": 5}}]}
-    worse = {"flows": [{"name": "g", "throughput_mbps": 2.0, "queuing_delay_ms": {"mean": 50}}]}
-    assert gcc_utility(better) > gcc_utility(worse)
+    assert gcc_utility(rows(("g", [2, 2, 2], [5, 5, 5]))) > gcc_utility(rows(("g", [2, 2, 2], [50, 50, 50])))
+    assert gcc_utility(rows(("g", [2, 2, 2], [5, 5, 5]))) > gcc_utility(rows(("g", [1, 1, 1], [5, 5, 5])))
+
+
+def test_derived_arguments_are_checked_before_any_run():
+    from flowstate.sweep_metrics import check_derived
+
+    check_derived([{"name": "u", "fn": "gcc_utility", "args": {"alpha": 2, "from": "10s", "min_delay": "1ms"}}])
+    with pytest.raises(MetricError, match="derived 'u': .*nope"):
+        check_derived([{"name": "u", "fn": "gcc_utility", "args": {"nope": 1}}])
+    with pytest.raises(MetricError, match="derived 'v': .*no_such_fn"):
+        check_derived([{"name": "v", "fn": "no_such_fn", "args": {}}])
+
+
+def test_fallback_matches_the_catalogue_module():
+    derived = pytest.importorskip("flowstate.derived")
+    series = rows(("a", [1.0, 2.0, 1.5], [5.0, 15.0, 10.0]), ("b", [0.4, 0.6, 0.5], [0.2, 3.0, None]))
+    spec = derived.make_spec("u", "gcc_utility", {"alpha": 2, "beta": 1, "delta": 0.15, "from": "0.5s"})
+    assert math.isclose(derived.compute(spec, series), gcc_utility(series, start=0.5))
 
 
 def test_task_key_depends_on_scenario_and_seed_only():

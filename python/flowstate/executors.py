@@ -33,7 +33,7 @@ def run_task(scenario: Mapping[str, Any], seed: int, derived: Sequence[Mapping[s
     try:
         result = run(scenario, seed=seed, runs=1, threads=1)
         summary = result.runs[0]
-        return {"summary": summary, "derived": compute_derived(result, summary, derived)}
+        return {"summary": summary, "derived": compute_derived(result, derived)}
     except (ValueError, TypeError) as e:  # ScenarioError, MetricError: bad input
         return {"error": str(e).splitlines()[0] if str(e) else type(e).__name__}
 

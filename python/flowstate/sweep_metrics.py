@@ -3,15 +3,16 @@
 Metric paths (docs/CATALOGUE.md): ``aggregate.<field>``, ``flows.<flow>.<field>``
 (nested fields with dots: ``flows.gcc.rtt_ms.p95``) and ``derived.<name>``.
 
-Derived metrics call the function ``fn`` of :mod:`flowstate.derived` (the catalogue's
-module) as ``fn(timeseries, **args)`` on the run's time series (pandas DataFrame of
-:attr:`flowstate.RunResult.timeseries`). Where that module, or the function, is absent,
-the built-in fallbacks below are used (today: ``gcc_utility``, paper 002 Fig. 8).
+Derived metrics are computed by the catalogue's module :mod:`flowstate.derived`
+(``make_spec`` + ``compute``) on the run's time series (the pandas DataFrame of
+:attr:`flowstate.RunResult.timeseries`). Where that module is absent, the fallbacks below
+are used (today: ``gcc_utility``, paper 002 Fig. 8, same arguments).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 _MISSING = object()
@@ -65,43 +66,104 @@ def metric_value(summary: Mapping[str, Any], derived: Mapping[str, Any], path: s
 
 
 # ------------------------------------------------------------ derived metrics
+#
+# With the catalogue's module flowstate.derived present, a derived metric is
+# ``derived.compute(derived.make_spec(name, fn, args), timeseries)``: its functions,
+# argument names and units. Without it, the fallbacks below take the same arguments.
+
+_TIME = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(us|ms|s|min)?\s*$", re.IGNORECASE)
+_TIME_SCALE = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+
+
+def _seconds(value: Any, what: str) -> float:
+    """``"30s"``, ``"500ms"``, or a bare number of seconds."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    m = _TIME.match(value) if isinstance(value, str) else None
+    if m is None:
+        raise MetricError(f"{what}: expected a time such as \"30s\", got {value!r}")
+    return float(m.group(1)) * _TIME_SCALE[(m.group(2) or "s").lower()]
+
+
+def _rows(series: Any) -> list[Mapping[str, Any]]:
+    """Rows of one run's time series (pandas DataFrame or a list of dicts)."""
+    if hasattr(series, "to_dict"):
+        return list(series.to_dict("records"))
+    return list(series)
+
+
+def _mean(xs: list[float]) -> Optional[float]:
+    return math.fsum(xs) / len(xs) if xs else None
 
 
 def gcc_utility(
-    summary: Mapping[str, Any],
+    series: Any,
     alpha: float = 2.0,
     beta: float = 1.0,
     delta: float = 0.15,
+    start: float = 0.0,
+    end: Optional[float] = None,
     flows: Optional[Sequence[str]] = None,
     min_delay_ms: float = 1.0,
 ) -> Optional[float]:
     """Paper 002 eq. (21), the Fig. 8 objective: ``sum_i U_alpha(x_i) - delta * U_beta(y_i)``
-    with ``U_a(x) = x^(1-a) / (1-a)`` (``log x`` for ``a = 1``), ``x_i`` the mean
+    with ``U_a(x) = x^(1-a) / (1-a)`` (``log x`` for ``a = 1``, eq. 20), ``x_i`` the mean
     throughput of flow i (Mbit/s) and ``y_i`` its mean queuing delay (ms, floored at
-    ``min_delay_ms`` so that an empty queue gives a finite ``log``) over the measurement
-    window; ``flows``: the flow names to sum over (default: every flow). Paper defaults
-    alpha = 2, beta = 1, delta = 0.15. Fallback for flowstate.derived.gcc_utility, from
-    the summary (means over the window) rather than the time series."""
+    ``min_delay_ms`` so that an empty queue gives a finite ``log``) over the bins whose
+    start is in ``[start, end)``; ``flows``: the flows to sum over (default: all). Paper
+    defaults alpha = 2, beta = 1, delta = 0.15. None when a flow has no throughput or no
+    queuing-delay sample. The same definition as flowstate.derived.gcc_utility (the
+    fallback for when that module is absent)."""
 
     def u(a: float, x: float) -> float:
         return math.log(x) if a == 1 else x ** (1 - a) / (1 - a)
 
-    total = 0.0
-    chosen = [f for f in summary.get("flows", []) if flows is None or f.get("name") in flows]
-    if not chosen:
+    rows = [r for r in _rows(series) if r["time_s"] >= start and (end is None or r["time_s"] < end)]
+    names = list(flows) if flows is not None else list(dict.fromkeys(str(r["flow"]) for r in rows))
+    if not names:
         return None
-    for f in chosen:
-        x = f.get("throughput_mbps")
-        y = (f.get("queuing_delay_ms") or {}).get("mean")
-        if x is None or x <= 0:
+    total = 0.0
+    for name in names:
+        mine = [r for r in rows if r["flow"] == name]
+        x = _mean([float(r["throughput_mbps"]) for r in mine if _number(r["throughput_mbps"])])
+        y = _mean([float(r["queuing_delay_ms"]) for r in mine if _number(r["queuing_delay_ms"])])
+        if x is None or y is None or x <= 0:
             return None  # a starved flow: U_alpha -> -inf for alpha >= 1
-        y = max(float(y if y is not None else 0.0), min_delay_ms)
-        total += u(alpha, float(x)) - delta * u(beta, y)
+        total += u(alpha, x) - delta * u(beta, max(y, min_delay_ms))
     return total
 
 
-# name -> function of (summary, **args), used when flowstate.derived has no such function
-FALLBACKS: dict[str, Callable[..., Optional[float]]] = {"gcc_utility": gcc_utility}
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _fallback_gcc_utility(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The catalogue's argument names and units -> gcc_utility keyword arguments."""
+    kwargs: dict[str, Any] = {}
+    for key, value in args.items():
+        if key in ("alpha", "beta", "delta"):
+            if not _number(value):
+                raise MetricError(f"gcc_utility: {key}: expected a number, got {value!r}")
+            kwargs[key] = float(value)
+        elif key in ("from", "to"):
+            kwargs["start" if key == "from" else "end"] = _seconds(value, f"gcc_utility: {key}")
+        elif key == "flows":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise MetricError(f"gcc_utility: flows: expected a list of flow names, got {value!r}")
+            kwargs["flows"] = value
+        elif key == "min_delay":
+            kwargs["min_delay_ms"] = _seconds(value, "gcc_utility: min_delay") * 1e3
+        else:
+            raise MetricError(
+                f"gcc_utility: unknown argument {key!r} (one of: alpha, beta, delta, from, to, flows, min_delay)"
+            )
+    return kwargs
+
+
+# name -> argument parser of the fallback function
+FALLBACKS: dict[str, tuple[Callable[..., Optional[float]], Callable[[Mapping[str, Any]], dict[str, Any]]]] = {
+    "gcc_utility": (gcc_utility, _fallback_gcc_utility),
+}
 
 
 def _catalogue_module() -> Any:
@@ -109,40 +171,50 @@ def _catalogue_module() -> Any:
         from flowstate import derived  # type: ignore[attr-defined]
     except ImportError:
         return None
+    if not (hasattr(derived, "make_spec") and hasattr(derived, "compute")):
+        return None
     return derived
 
 
-def derived_function(fn: str) -> Callable[[Any, Mapping[str, Any], Mapping[str, Any]], Optional[float]]:
-    """``f(result, summary, args)`` for a derived function name; MetricError if unknown."""
+Evaluator = Callable[[Any], Optional[float]]
+
+
+def derived_evaluator(d: Mapping[str, Any]) -> Evaluator:
+    """A function of one run's time series for ``{"name", "fn", "args"}``; MetricError
+    (one line, naming the function or argument) for an unknown function or bad args."""
     module = _catalogue_module()
-    target = getattr(module, fn, None) if module is not None and not fn.startswith("_") else None
-    if callable(target):
-        return lambda result, summary, args: target(result.timeseries, **args)
-    if fn in FALLBACKS:
-        fallback = FALLBACKS[fn]
-        return lambda result, summary, args: fallback(summary, **args)
-    known = sorted(set(FALLBACKS) | ({n for n in dir(module) if not n.startswith("_")} if module else set()))
-    raise MetricError(f"unknown derived function {fn!r} (known: {', '.join(known)})")
+    name, fn, args = d["name"], d["fn"], dict(d.get("args") or {})
+    if module is not None:
+        try:
+            spec = module.make_spec(name, fn, args)
+        except ValueError as e:
+            raise MetricError(f"derived {name!r}: {e}") from None
+        return lambda series: module.compute(spec, series)
+    if fn not in FALLBACKS:
+        raise MetricError(f"derived {name!r}: unknown function {fn!r} (one of: {', '.join(sorted(FALLBACKS))})")
+    function, parse = FALLBACKS[fn]
+    try:
+        kwargs = parse(args)
+    except MetricError as e:
+        raise MetricError(f"derived {name!r}: {e}") from None
+    return lambda series: function(series, **kwargs)
 
 
-def compute_derived(result: Any, summary: Mapping[str, Any], derived: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``{name: {"fn", "args", "value"}}`` for every ``{"name", "fn", "args"}`` of ``derived``."""
+def compute_derived(result: Any, derived: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``{name: {"fn", "args", "value"}}`` for every ``{"name", "fn", "args"}`` of
+    ``derived`` on the time series of ``result`` (a one-run RunResult)."""
     out: dict[str, Any] = {}
     for d in derived:
-        f = derived_function(d["fn"])
-        try:
-            value = f(result, summary, dict(d.get("args", {})))
-        except TypeError as e:
-            raise MetricError(f"derived {d['name']!r}: bad args for {d['fn']}: {e}") from None
+        value = derived_evaluator(d)(result.timeseries)
         if value is not None:
             value = float(value)
             if not math.isfinite(value):
                 value = None
-        out[d["name"]] = {"fn": d["fn"], "args": dict(d.get("args", {})), "value": value}
+        out[d["name"]] = {"fn": d["fn"], "args": dict(d.get("args") or {}), "value": value}
     return out
 
 
-def check_derived_names(derived: Sequence[Mapping[str, Any]]) -> None:
-    """Fails early (before any run) on an unknown derived function name."""
+def check_derived(derived: Sequence[Mapping[str, Any]]) -> None:
+    """Fails early (before any run) on an unknown function or bad arguments."""
     for d in derived:
-        derived_function(d["fn"])
+        derived_evaluator(d)

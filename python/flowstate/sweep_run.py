@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from flowstate.executors import Executor
 from flowstate.sweep import Point, SweepError, SweepSpec, Task, expand
-from flowstate.sweep_metrics import MetricError, check_derived_names, metric_value
+from flowstate.sweep_metrics import MetricError, check_derived, metric_value
 from flowstate.sweep_store import (
     Store,
     best_points,
@@ -76,7 +76,7 @@ def run_sweep(
     t0 = time.monotonic()
     derived = [d.as_dict() for d in spec.derived]
     try:
-        check_derived_names(derived)
+        check_derived(derived)
     except MetricError as e:
         raise SweepError(f"{spec.source}: derived: {e}") from None
     points = expand(spec)
