@@ -344,3 +344,18 @@ def test_finish_rejects_duplicate_keys(files):
     spec.axes = [parse_set_flag("link.capacity=1Mbps"), parse_set_flag("link.capacity=2Mbps")]
     with pytest.raises(SweepError, match="swept twice"):
         finish(spec)
+
+
+def test_flags_extend_or_replace_the_file(files):
+    from flowstate.cli import _build_parser
+    from flowstate.sweep_command import build_spec
+
+    path = sweep_file(files, 'seeds = "1-3"\n[[axes]]\nname = "cap"\nkey = "link.capacity"\nvalues = ["1Mbps"]\n')
+    args = _build_parser().parse_args(
+        ["sweep", str(path), "--set", "link.capacity=linspace(1,2,2)Mbps", "--set", "flows.video.priority=1,2",
+         "--seeds", "4", "--metric", "flows.video.share", "--objective", "flows.video.share", "--minimize"]
+    )
+    spec = build_spec(args)
+    assert [(a.name, a.values) for a in spec.axes] == [("cap", ("1Mbps", "2Mbps")), ("priority", (1, 2))]
+    assert spec.seeds == [4] and spec.goal == "min" and spec.objective == "flows.video.share"
+    assert spec.metrics[-1] == "flows.video.share" and len(expand(spec)) == 4

@@ -7,7 +7,7 @@
         --set "flows.gcc.overrides.k_u=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
 
 FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file; ``--set``
-adds axes, ``--seeds``, ``--metric`` and ``--objective`` override / extend the file.
+adds an axis (or replaces the values of the file's axis on the same path), ``--seeds``, ``--metric`` and ``--objective`` override / extend the file.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
@@ -39,7 +40,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=V1,V2",
         help="an axis: a scenario path and its values, or KEY=logspace(FROM,TO,NUM) / linspace(...) "
-        "(repeatable; axes of the file come first)",
+        "(repeatable; replaces the values of the file's axis on the same path, else adds an axis)",
     )
     p.add_argument("--seeds", metavar="SEEDS", help='seeds: "1-10", "1,3,5-7" or one number')
     p.add_argument("--metric", action="append", default=[], metavar="PATH", help="a metric path (repeatable)")
@@ -70,7 +71,14 @@ def build_spec(args: argparse.Namespace) -> Any:
     from flowstate.sweep import finish, load_any, parse_seeds, parse_set_flag
 
     spec = load_any(args.file)
-    spec.axes = spec.axes + [parse_set_flag(text) for text in args.axes]
+    for text in args.axes:  # a flag on a path of the file replaces that axis's values
+        axis = parse_set_flag(text)
+        same = [i for i, a in enumerate(spec.axes) if a.key == axis.key]
+        if same:
+            old = spec.axes[same[0]]
+            spec.axes[same[0]] = replace(axis, name=old.name, label=old.label)
+        else:
+            spec.axes.append(axis)
     if args.seeds is not None:
         spec.seeds = parse_seeds(args.seeds, "--seeds")
     if args.metric:
