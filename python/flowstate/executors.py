@@ -11,6 +11,7 @@ Ray is imported only by :class:`RayExecutor` (``pip install 'flowstate[ray]'``).
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -114,9 +115,11 @@ class RayExecutor:
         started = False
         if not ray.is_initialized():
             if self.address is not None:
-                ray.init(address=self.address, log_to_driver=False)
+                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
             else:
-                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
+                ray.init(
+                    num_cpus=self.workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
+                )
             started = True
         refs: dict[Any, int] = {}
         try:
