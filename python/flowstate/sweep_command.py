@@ -138,6 +138,10 @@ class _Bar:
             self.bar.__exit__(*exc)
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
 def _workers(n: Optional[int]) -> str:
     return "" if n is None else f" ({n} worker{'s' if n > 1 else ''})"
 
@@ -152,7 +156,7 @@ def best_table(result: Any) -> Any:
     spec = result.spec
     goal = "largest" if spec.goal == "max" else "smallest"
     table = Table(
-        title=f"best points of {spec.name} by {spec.objective} ({goal} mean over {len(spec.seeds)} seeds)",
+        title=f"best points of {spec.name} by {spec.objective} ({goal} mean over {_count(len(spec.seeds), 'seed')})",
         title_justify="left",
     )
     table.add_column("#", justify="right")
@@ -190,7 +194,7 @@ def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO =
         n_points *= len(a.values)
     n_tasks = n_points * len(spec.seeds)
     print(
-        f"sweep {spec.name}: {n_points} points x {len(spec.seeds)} seeds = {n_tasks} tasks "
+        f"sweep {spec.name}: {_count(n_points, 'point')} x {_count(len(spec.seeds), 'seed')} = {_count(n_tasks, 'task')} "
         f"on {executor.name}{_workers(args.workers)}, into {out}",
         file=stderr,
     )

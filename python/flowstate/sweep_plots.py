@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -83,7 +84,8 @@ def write_plots(result: SweepResult) -> list[Path]:
             ax.set_xticks(range(len(first.values)), [format_value(v) for v in first.values])
         ax.set_xlabel(first.label)
         ax.set_ylabel(metric)
-        ax.set_title(f"{spec.name}: {metric} (mean over {len(spec.seeds)} seeds)", fontsize=9)
+        seeds = f"{len(spec.seeds)} seed{'s' if len(spec.seeds) > 1 else ''}"
+        ax.set_title(f"{spec.name}: {metric} (mean over {seeds})", fontsize=9)
         if others and 1 < len(groups) <= MAX_LEGEND:
             ax.legend(fontsize=7)
         ax.grid(True, alpha=0.3)
@@ -96,6 +98,19 @@ def write_plots(result: SweepResult) -> list[Path]:
     if heat is not None:
         files.append(heat)
     return files
+
+
+def _edges(axis: Any) -> list[float]:
+    """Cell edges around sorted-or-not axis values: midpoints (geometric on a log axis),
+    the outer edges mirrored."""
+    vs = [float(v) for v in axis.values]
+    if len(vs) == 1:
+        return [vs[0] * 0.5, vs[0] * 1.5] if _log_axis(axis) else [vs[0] - 0.5, vs[0] + 0.5]
+    log = _log_axis(axis)
+    mids = [math.sqrt(a * b) if log else (a + b) / 2 for a, b in zip(vs, vs[1:])]
+    first = vs[0] ** 2 / mids[0] if log else 2 * vs[0] - mids[0]
+    last = vs[-1] ** 2 / mids[-1] if log else 2 * vs[-1] - mids[-1]
+    return [first, *mids, last]
 
 
 def _heatmap(result: SweepResult, plt: Any, folder: Path) -> Optional[Path]:
@@ -111,7 +126,7 @@ def _heatmap(result: SweepResult, plt: Any, folder: Path) -> Optional[Path]:
         if mean is not None:
             grid[iy[point.values[ax_y.name]]][ix[point.values[ax_x.name]]] = mean
     fig, ax = plt.subplots(figsize=(5.6, 4.6))
-    image = ax.pcolormesh(list(ax_x.values), list(ax_y.values), grid, shading="nearest")
+    image = ax.pcolormesh(_edges(ax_x), _edges(ax_y), grid, shading="flat")
     fig.colorbar(image, ax=ax, label=spec.objective)
     if _log_axis(ax_x):
         ax.set_xscale("log")
