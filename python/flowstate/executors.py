@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 
 # Seconds between polls of Ray for finished tasks.
@@ -35,7 +36,7 @@ def run_task(scenario: Mapping[str, Any], seed: int, derived: Sequence[Mapping[s
         result = run(scenario, seed=seed, runs=1, threads=1)
         summary = result.runs[0]
         return {"summary": summary, "derived": compute_derived(result, derived)}
-    except (ValueError, TypeError) as e:  # ScenarioError, MetricError: bad input
+    except Exception as e:  # noqa: BLE001 - ScenarioError, MetricError (bad input), or a bug: one line
         return {"error": str(e).splitlines()[0] if str(e) else type(e).__name__}
 
 
@@ -85,7 +86,11 @@ class LocalExecutor:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=futures.__getitem__):
-                    yield futures[future], future.result()
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        raise _worker_died("a worker process died (out of memory, or killed)") from None
+                    yield futures[future], result
             finished = True
         finally:
             if finished:
@@ -129,7 +134,11 @@ class RayExecutor:
             while pending:
                 done, pending = ray.wait(pending, num_returns=len(pending), timeout=RAY_POLL_S)
                 for ref in sorted(done, key=refs.__getitem__):
-                    yield refs[ref], ray.get(ref)
+                    try:
+                        result = ray.get(ref)
+                    except Exception as e:  # noqa: BLE001 - a task or worker failure, any Ray error type
+                        raise _worker_died(f"a Ray task failed: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}") from None
+                    yield refs[ref], result
             refs = {}
         finally:
             for ref in refs:  # interrupted: cancel what has not been yielded
@@ -139,6 +148,12 @@ class RayExecutor:
                     pass
             if started:
                 ray.shutdown()
+
+
+def _worker_died(message: str) -> Exception:
+    from flowstate.sweep import SweepError
+
+    return SweepError(f"{message}; the finished tasks are stored, rerun to resume")
 
 
 def import_ray() -> Any:
