@@ -137,7 +137,8 @@ class RayExecutor:
                     try:
                         result = ray.get(ref)
                     except Exception as e:  # noqa: BLE001 - a task or worker failure, any Ray error type
-                        raise _worker_died(f"a Ray task failed: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}") from None
+                        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                        raise _worker_died(f"a Ray task failed: {first}") from None
                     yield refs[ref], result
             refs = {}
         finally:

@@ -6,8 +6,9 @@
     flowstate sweep SCENARIO.toml --set link.capacity=1Mbps,2Mbps \\
         --set "flows.gcc.overrides.k_u=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
 
-FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file; ``--set``
-adds an axis (or replaces the values of the file's axis on the same path), ``--seeds``, ``--metric`` and ``--objective`` override / extend the file.
+FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file. ``--set``
+adds an axis (or replaces the values of the file's axis on the same path); ``--seeds``,
+``--metric`` and ``--objective`` override / extend the file.
 """
 
 from __future__ import annotations
@@ -194,7 +195,8 @@ def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO =
         n_points *= len(a.values)
     n_tasks = n_points * len(spec.seeds)
     print(
-        f"sweep {spec.name}: {_count(n_points, 'point')} x {_count(len(spec.seeds), 'seed')} = {_count(n_tasks, 'task')} "
+        f"sweep {spec.name}: {_count(n_points, 'point')} x {_count(len(spec.seeds), 'seed')} = "
+        f"{_count(n_tasks, 'task')} "
         f"on {executor.name}{_workers(args.workers)}, into {out}",
         file=stderr,
     )
