@@ -295,3 +295,40 @@ def test_ray_executor_on_a_local_instance(sweep_path, tmp_path):
         ray.shutdown()
     assert result.computed == 6
     assert (tmp_path / "ray" / RESULTS_FILE).read_bytes() == (tmp_path / "inline" / RESULTS_FILE).read_bytes()
+
+
+LONG = """\
+name = "long"
+duration = "150s"
+[link]
+capacity = "20Mbps"
+delay = "25ms"
+queue = "100ms"
+[[flows]]
+name = "a"
+kind = "tcp-cubic"
+"""
+
+
+def test_sigint_stops_the_cli_and_keeps_finished_tasks(tmp_path):
+    import signal
+
+    (tmp_path / "long.toml").write_text(LONG)
+    out = tmp_path / "o"
+    args = ["sweep", tmp_path / "long.toml", "--set", "link.capacity=linspace(10,30,6)Mbps", "--workers", 2]
+    cmd = [sys.executable, "-m", "flowstate", *map(str, args), "--out", str(out), "--no-plots"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((out / POINTS_DIR).glob("*.json")) and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=30)
+    if proc.returncode == 0:
+        pytest.skip("the sweep finished before the signal")
+    assert proc.returncode == 130 and time.monotonic() - t0 < 10, stderr
+    assert "Traceback" not in stderr and "rerun to resume" in stderr
+    stored = len(list((out / POINTS_DIR).glob("*.json")))
+    assert 1 <= stored < 6 and not list((out / POINTS_DIR).glob(".*tmp"))
+    again = flowstate(*args, "--out", out, "--no-plots")
+    assert again.returncode == 0 and f"6 tasks: {stored} reused, {6 - stored} computed" in again.stdout

@@ -4,7 +4,7 @@
 
     flowstate sweep scenarios/sweeps/p002-fig8-ku-kd.toml --workers 2
     flowstate sweep SCENARIO.toml --set link.capacity=1Mbps,2Mbps \\
-        --set "flows.gcc.overrides.k_u=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
+        --set "flows.gcc.overrides.k_up=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
 
 FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file. ``--set``
 adds an axis (or replaces the values of the file's axis on the same path); ``--seeds``,
@@ -201,8 +201,15 @@ def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO =
         file=stderr,
     )
     t0 = time.monotonic()
-    with _Bar(stderr) as bar:
-        result = run_sweep(spec, out, executor, progress=bar, fresh=args.fresh, top=args.top)
+    try:
+        with _Bar(stderr) as bar:
+            result = run_sweep(spec, out, executor, progress=bar, fresh=args.fresh, top=args.top)
+    except KeyboardInterrupt:
+        from flowstate.sweep_store import POINTS_DIR
+
+        stored = len(list((out / POINTS_DIR).glob("*.json")))
+        print(f"sweep interrupted: {stored} finished tasks are stored in {out}; rerun to resume", file=stderr)
+        raise
     changed = " (the spec changed since the last run in this folder: reused the matching tasks)"
     console.print(
         f"{len(result.rows)} tasks: {result.reused} reused, {result.computed} computed in "
