@@ -359,3 +359,16 @@ def test_flags_extend_or_replace_the_file(files):
     assert [(a.name, a.values) for a in spec.axes] == [("cap", ("1Mbps", "2Mbps")), ("priority", (1, 2))]
     assert spec.seeds == [4] and spec.goal == "min" and spec.objective == "flows.video.share"
     assert spec.metrics[-1] == "flows.video.share" and len(expand(spec)) == 4
+
+
+def test_example_sweep_files_load_and_expand():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "scenarios" / "sweeps"
+    fig8 = load_sweep_file(folder / "p002-fig8-ku-kd.toml")
+    points = expand(fig8)
+    assert len(points) == 25 and fig8.objective == "derived.utility"
+    assert [a.key for a in fig8.axes] == ["flows.gcc.overrides.k_up", "flows.gcc.overrides.k_down"]
+    assert points[-1].scenario["flows"][0]["overrides"] == {"video_max_rate": "2Mbps", "k_up": 0.1, "k_down": 0.1}
+    gamma = load_sweep_file(folder / "p001-gamma-bar.toml")
+    assert len(gamma.tasks(expand(gamma))) == 12 and gamma.scenario["flows"][0]["preset"] == "paper-static"
