@@ -162,6 +162,9 @@ pub struct MediaSender {
     next_transport_seq: u64,
     history: BTreeMap<u64, (Timestamp, DataSize)>,
     report: Option<FlowReport>,
+    /// The rate of the newest coupling report: a GCC update that leaves it unchanged is
+    /// not reported again (a controller reports a *new* rate, paper 000 Alg. 6).
+    last_reported: Option<Bitrate>,
     bytes_sent: u64,
     packets_sent: u64,
 }
@@ -181,6 +184,7 @@ impl MediaSender {
             next_transport_seq: 0,
             history: BTreeMap::new(),
             report: None,
+            last_reported: None,
             bytes_sent: 0,
             packets_sent: 0,
             cfg,
@@ -206,10 +210,17 @@ impl MediaSender {
                 RateReportMode::DelayBased => self.gcc.delay_based_estimate(),
                 RateReportMode::Target => self.gcc.target_rate(),
             };
-            self.report = Some(FlowReport::Rate {
-                rate,
-                rtt: Some(self.gcc.rtt()),
-            });
+            // Reporting an unchanged rate would make the manager re-apply the current
+            // allocation at once, which resets GCC's delay-based estimate before the
+            // loss-based estimate can follow it (Chromium raises the loss-based target
+            // on its 25 ms timer) and freezes GCC under FSEv2.
+            if self.last_reported != Some(rate) {
+                self.last_reported = Some(rate);
+                self.report = Some(FlowReport::Rate {
+                    rate,
+                    rtt: Some(self.gcc.rtt()),
+                });
+            }
             self.apply_target(now);
         }
     }
@@ -267,6 +278,10 @@ impl MediaSender {
     pub fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
         if let Allowance::Rate(r) = a {
             self.gcc.set_estimates(now, r);
+            self.last_reported = Some(match self.cfg.report_mode {
+                RateReportMode::DelayBased => self.gcc.delay_based_estimate(),
+                RateReportMode::Target => self.gcc.target_rate(),
+            });
             self.apply_target(now);
         }
     }
@@ -368,13 +383,21 @@ impl Endpoint for MediaSender {
 
     fn poll_timeout(&self) -> Option<Timestamp> {
         let frame = self.source.next_frame_time();
-        Some(match self.pacer.next_send_time() {
+        let mut next = match self.pacer.next_send_time() {
             Some(t) => t.min(frame),
             None => frame,
-        })
+        };
+        if let Some(t) = self.gcc.poll_timeout() {
+            next = next.min(t);
+        }
+        Some(next)
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {
+        if self.gcc.poll_timeout().is_some_and(|t| t <= now) {
+            self.gcc.handle_timeout(now);
+            self.after_gcc(now);
+        }
         self.produce_frames(now);
     }
 }

@@ -40,6 +40,13 @@ pub struct LossConfig {
     pub min_history_window: TimeDelta,
     /// Chromium: decreases at most once per this + RTT (300 ms).
     pub decrease_interval: TimeDelta,
+    /// Chromium: `UpdateEstimate` also runs on a timer (`OnProcessInterval`, 25 ms),
+    /// re-applying the increase rule with the last loss fraction as long as that report
+    /// is younger than `report_max_age` (1.2 x 5 s). `None`: updates on loss reports
+    /// only (the papers' eq. 5 and eq. 1).
+    pub process_interval: Option<TimeDelta>,
+    /// Chromium: how long a loss report keeps driving the timer (1.2 x 5 s).
+    pub report_max_age: TimeDelta,
     /// Packet size s of the TFRC equation (1200 B).
     pub tfrc_packet_size: DataSize,
     pub start_rate: Bitrate,
@@ -58,6 +65,8 @@ impl LossConfig {
             decrease_loss_weight: 0.5,
             min_history_window: TimeDelta::secs(1),
             decrease_interval: TimeDelta::millis(300),
+            process_interval: None,
+            report_max_age: TimeDelta::millis(6000),
             tfrc_packet_size: DataSize::bytes(1200),
             start_rate: Bitrate::kbps(300.0),
             min_rate: Bitrate::kbps(5.0),
@@ -76,6 +85,7 @@ impl LossConfig {
             variant: LossVariant::ChromiumClassic,
             increase_factor: 1.08,
             increase_extra: Bitrate::kbps(1.0),
+            process_interval: Some(TimeDelta::millis(25)),
             ..Self::paper002()
         }
     }
@@ -113,6 +123,9 @@ pub struct LossBasedControl {
     delay_limit: Bitrate,
     min_history: VecDeque<(Timestamp, Bitrate)>,
     last_decrease: Option<Timestamp>,
+    /// The newest loss report: (time, loss fraction).
+    last_report: Option<(Timestamp, f64)>,
+    next_process: Option<Timestamp>,
 }
 
 impl LossBasedControl {
@@ -122,6 +135,8 @@ impl LossBasedControl {
             delay_limit: Bitrate::INFINITY,
             min_history: VecDeque::new(),
             last_decrease: None,
+            last_report: None,
+            next_process: None,
             cfg,
         };
         s.rate = s.clamp(s.cfg.start_rate);
@@ -180,6 +195,10 @@ impl LossBasedControl {
             0.0
         };
         let c = self.cfg.clone();
+        self.last_report = Some((now, fl));
+        if let Some(interval) = c.process_interval {
+            self.next_process = Some(now + interval);
+        }
         let mut new = self.rate;
         match c.variant {
             LossVariant::Paper002 => {
@@ -225,6 +244,45 @@ impl LossBasedControl {
             self.update_min_history(now);
         }
         self.rate
+    }
+}
+
+impl LossBasedControl {
+    /// When the process timer next fires (Chromium preset after the first loss report).
+    pub fn next_process_time(&self) -> Option<Timestamp> {
+        self.next_process
+    }
+
+    /// Chromium `SendSideBandwidthEstimation::UpdateEstimate` on the process timer: with
+    /// a recent loss report below `low_loss`, A_s = 1.08 x (min A_s over the last 1 s) +
+    /// 1 kbit/s, capped by the delay-based limit. Decreases stay tied to reports (Chromium
+    /// decreases once per report). Returns whether A_s changed.
+    pub fn on_process(&mut self, now: Timestamp) -> bool {
+        let (Some(interval), Some(due)) = (self.cfg.process_interval, self.next_process) else {
+            return false;
+        };
+        if now < due {
+            return false;
+        }
+        self.next_process = Some(now + interval);
+        let Some((at, fl)) = self.last_report else {
+            return false;
+        };
+        if self.cfg.variant != LossVariant::ChromiumClassic
+            || now.saturating_since(at) > self.cfg.report_max_age
+            || fl >= self.cfg.low_loss
+        {
+            return false;
+        }
+        self.update_min_history(now);
+        let base = self.min_history.front().map_or(self.rate, |&(_, r)| r);
+        let new = self.clamp(
+            (base * self.cfg.increase_factor + self.cfg.increase_extra).min(self.delay_limit),
+        );
+        let changed = new != self.rate;
+        self.rate = new;
+        self.update_min_history(now);
+        changed
     }
 }
 

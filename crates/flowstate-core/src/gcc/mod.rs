@@ -162,6 +162,21 @@ impl Gcc {
         }
     }
 
+    /// When [`Gcc::handle_timeout`] wants to run next (Chromium's loss-based process
+    /// timer; `None` for the paper presets).
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        self.loss.next_process_time()
+    }
+
+    /// Run the timers that are due (Chromium `OnProcessInterval`: the loss-based
+    /// controller's periodic update).
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        self.loss.set_delay_based_limit(now, self.delay_estimate);
+        if self.loss.on_process(now) {
+            self.recompute(now);
+        }
+    }
+
     /// An RTT sample.
     pub fn on_rtt(&mut self, rtt: TimeDelta) {
         if rtt < TimeDelta::ZERO {
