@@ -45,6 +45,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--threads", type=_positive, metavar="T", help="worker threads (default: one per core)"
     )
+    rep = sub.add_parser(
+        "report",
+        help="rebuild the figures and report.html of a reproduction's output folder",
+        description="Rebuild OUT_DIR/figures/*.png and OUT_DIR/report.html from OUT_DIR/results.json "
+        "(for a folder of reproductions: each one's report and OUT_DIR/index.html).",
+    )
+    rep.add_argument("out_dir", metavar="OUT_DIR", help="the output folder of 'flowstate reproduce'")
     return parser
 
 
@@ -77,6 +84,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import run_command
 
             run_command.main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads)
+        elif args.command == "report":
+            from flowstate import report_command
+
+            report_command.main(args.out_dir)
         return 0
     except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
         print(f"flowstate: error: {e}", file=sys.stderr)
