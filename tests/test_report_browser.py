@@ -1,0 +1,82 @@
+"""A report opened in headless Chromium: the tables render with the expected rows,
+every embedded image decodes, and the page is not blank.
+
+Needs /usr/bin/chromium (Debian package `chromium`; scripts/install-test-tools.sh
+installs it as root). Skipped, saying why, only when it is absent."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import report_support
+from flowstate import report
+
+CHROMIUM_TIMEOUT_S = 120
+# Time the page gets (virtual time: returns as soon as the page is idle) to load.
+VIRTUAL_TIME_BUDGET_MS = 5000
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("chromium not installed (run scripts/install-test-tools.sh as root: apt-get install chromium)")
+
+
+def headless(*args, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HOME": str(tmp_path)}  # a profile in the test's folder
+    return subprocess.run(
+        [chromium(), "--headless=new", "--disable-gpu", "--no-sandbox", "--no-first-run",
+         "--disable-extensions", f"--user-data-dir={tmp_path / 'profile'}",
+         f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}", *args],
+        capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S, env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    out = report_support.table5(tmp_path_factory.mktemp("browser") / "p000-table5")
+    return report.build(out)
+
+
+def test_chromium_renders_the_tables_and_decodes_every_image(page, tmp_path):
+    result = headless("--dump-dom", page.as_uri(), tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = result.stdout
+    body = re.search(r"<body([^>]*)>", dom)
+    assert body, dom[:500]
+    loaded = re.search(r'data-images-loaded="(\d+)"', body.group(1))
+    total = re.search(r'data-images-total="(\d+)"', body.group(1))
+    assert loaded and total, f"the load script did not run: {body.group(0)}"
+    assert int(total.group(1)) == 5 and int(loaded.group(1)) == 5
+    # the tables, as the browser parsed them (it adds <tbody>)
+    for css in ("comparison", "claims", "summary", "aggregate"):
+        assert re.search(rf'<table class="{css}">\s*<thead>', dom), css
+    comparison = dom.split('<table class="comparison">')[1].split("</table>")[0]
+    assert comparison.count("<tr>") == 13
+    assert re.search(r"<tr><td class=\"?num\"?>|<tr><td>uncoupled</td>", comparison)
+    summary = dom.split('<table class="summary">')[1].split("</table>")[0]
+    for point, flow in (("uncoupled", "gcc"), ("uncoupled", "sctp"), ("FSEv2", "gcc"), ("FSEv2", "sctp")):
+        assert re.search(rf"<tr><td>{point}</td><td[^>]*>{flow} ", summary), (point, flow)
+
+
+def test_chromium_screenshot_is_not_blank(page, tmp_path):
+    from matplotlib.image import imread
+
+    shot = tmp_path / "report.png"
+    result = headless(f"--screenshot={shot}", "--window-size=1200,2400", "--hide-scrollbars", page.as_uri(),
+                      tmp_path=tmp_path)
+    assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
+    image = imread(shot)
+    assert image.shape[:2] == (2400, 1200)
+    rgb = image[..., :3]
+    # text, tables and figures: many pixels are not the white background, and in colour
+    not_white = (rgb < 0.95).any(axis=2).mean()
+    coloured = (rgb.max(axis=2) - rgb.min(axis=2) > 0.2).mean()
+    assert not_white > 0.05, not_white
+    assert coloured > 0.005, coloured
