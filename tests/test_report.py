@@ -103,12 +103,15 @@ def test_comparison_table_has_every_paper_number_with_ours_and_the_difference(bu
     assert len(rows) - 1 == len(results["comparison"]) == 12
     first = results["comparison"][0]
     cells = rows[1]
-    assert cells[0] == "uncoupled" and cells[1].startswith("GCC throughput (Mbit/s)")
+    assert cells[0] == "uncoupled" and cells[1] == "GCC throughput (Mbit/s) flows.gcc.throughput_mbps"
+    assert rows[2][1] == "gcc throughput (Mbit/s) flows.gcc.throughput_mbps"  # no label: one from the path
     assert cells[2] == "0.106"
-    assert cells[3].startswith(report.fmt(first["ours"]) + " ± " + report.fmt(first["std"]))
-    assert f"[{report.fmt(first['min'])}..{report.fmt(first['max'])}]" in cells[3]
-    diff = first["ours"] - first["paper"]
-    assert cells[4].startswith(("+" if diff >= 0 else "") + report.fmt(diff))
+    ours = first["ours"]
+    assert cells[3].startswith(report.fmt(ours) + " ± " + report.fmt(first["std"], ours))
+    assert f"[{report.fmt(first['min'], ours)}..{report.fmt(first['max'], ours)}]" in cells[3]
+    diff = ours - first["paper"]
+    assert cells[4].startswith(("+" if diff >= 0 else "") + report.fmt(diff, first["paper"]))
+    assert cells[4].endswith(f"({'+' if diff >= 0 else ''}{diff / first['paper'] * 100:.0f} %)")
     assert {r[0] for r in rows[1:]} == {"uncoupled", "FSEv2"}
 
 
@@ -117,6 +120,7 @@ def test_claims_table_shows_each_status_coloured(built):
     rows = parse(text).rows["claims"]
     assert len(rows) == 4
     assert rows[3][3] == "not evaluated" and '<span class="status na">not evaluated</span>' in text
+    assert rows[3][2] == "{none:derived.missing} = missing"
     results = json.loads((built[1]["table5"][0] / "results.json").read_text())
     for claim, row in zip(results["claims"], rows[1:]):
         assert row[3] == claim["status"]
@@ -276,3 +280,12 @@ def test_cli_report_bad_folder_exits_2_with_one_line(tmp_path, content):
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("flowstate: error: ") and result.stderr.count("\n") == 1, result.stderr
     assert str(Path(tmp_path) / "results.json") in result.stderr
+
+
+@pytest.mark.parametrize(
+    "value, like, text",
+    [(0.1234, None, "0.123"), (1.234, None, "1.23"), (12.34, None, "12.3"), (293.4, None, "293"),
+     (2.13, 293.0, "2"), (0.0213, 0.249, "0.021"), (None, None, "-"), (float("nan"), None, "-")],
+)
+def test_fmt_gives_three_significant_digits_or_the_precision_of_like(value, like, text):
+    assert report.fmt(value, like) == text

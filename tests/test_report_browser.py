@@ -59,24 +59,33 @@ def test_chromium_renders_the_tables_and_decodes_every_image(page, tmp_path):
         assert re.search(rf'<table class="{css}">\s*<thead>', dom), css
     comparison = dom.split('<table class="comparison">')[1].split("</table>")[0]
     assert comparison.count("<tr>") == 13
-    assert re.search(r"<tr><td class=\"?num\"?>|<tr><td>uncoupled</td>", comparison)
+    assert "<tr><td>uncoupled</td><td>GCC throughput (Mbit/s) " in comparison
+    assert comparison.count("<tr><td>uncoupled</td>") == 6 and comparison.count("<tr><td>FSEv2</td>") == 6
     summary = dom.split('<table class="summary">')[1].split("</table>")[0]
     for point, flow in (("uncoupled", "gcc"), ("uncoupled", "sctp"), ("FSEv2", "gcc"), ("FSEv2", "sctp")):
-        assert re.search(rf"<tr><td>{point}</td><td[^>]*>{flow} ", summary), (point, flow)
+        assert f'<tr><td>{point}</td><td><span class="flow">{flow} ' in summary, (point, flow)
+    claims = dom.split('<table class="claims">')[1].split("</table>")[0]
+    assert claims.count('<span class="status holds">holds</span>') + claims.count(
+        '<span class="status fails">fails</span>') == 2
+    assert claims.count('<span class="status na">not evaluated</span>') == 1
 
 
 def test_chromium_screenshot_is_not_blank(page, tmp_path):
     from matplotlib.image import imread
 
     shot = tmp_path / "report.png"
-    result = headless(f"--screenshot={shot}", "--window-size=1200,2400", "--hide-scrollbars", page.as_uri(),
+    # tall enough for the whole page: tables and the five figures
+    result = headless(f"--screenshot={shot}", "--window-size=1200,6000", "--hide-scrollbars", page.as_uri(),
                       tmp_path=tmp_path)
     assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
     image = imread(shot)
-    assert image.shape[:2] == (2400, 1200)
+    assert image.shape[:2] == (6000, 1200)
     rgb = image[..., :3]
     # text, tables and figures: many pixels are not the white background, and in colour
     not_white = (rgb < 0.95).any(axis=2).mean()
     coloured = (rgb.max(axis=2) - rgb.min(axis=2) > 0.2).mean()
     assert not_white > 0.05, not_white
-    assert coloured > 0.005, coloured
+    assert coloured > 0.01, coloured
+    # the page is as long as its content (figures included), not cut short
+    rows = (rgb < 0.95).any(axis=(1, 2)).nonzero()[0]
+    assert rows.max() > 3500, rows.max()

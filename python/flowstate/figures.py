@@ -35,7 +35,8 @@ HEADER_HEIGHT_IN = 0.9
 BAR_PANEL_WIDTH_IN = 4.6
 BAR_HEIGHT_IN = 3.8
 SWEEP_HEIGHT_IN = 4.2
-MAX_BAR_COLUMNS = 3
+MAX_BAR_COLUMNS = 2
+MAX_SWEEP_TICKS = 12  # up to this many grid values, one x tick per value
 # rtt_box whiskers: this percentile range of the per-bin RTTs (outliers not drawn).
 BOX_WHISKERS = (5.0, 95.0)
 WINDOW_COLOUR = "#e8eef7"
@@ -123,6 +124,16 @@ def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, floa
     }
 
 
+def point_label(point: Mapping[str, Any]) -> str:
+    """How a results.json point is shown: its label (default: its name), plus its grid
+    values: ``FSEv2 [p_sctp=0.5]``."""
+    label = str(point.get("label") or point["name"])
+    grid = point.get("grid") or {}
+    if grid:
+        label += " [" + ", ".join(f"{k}={v}" for k, v in grid.items()) + "]"
+    return label
+
+
 _NAMES = {
     "throughput": "throughput",
     "goodput": "goodput",
@@ -171,6 +182,10 @@ def _style() -> Any:
     import matplotlib
 
     return matplotlib.rc_context(rc=STYLE)
+
+
+def _title(fig: "Figure", text: str) -> None:
+    fig.suptitle(text, x=0.01, ha="left", fontsize=12, fontweight="bold")
 
 
 def save(fig: "Figure", path: Path) -> Path:
@@ -251,7 +266,7 @@ def _time_panels(
         axes[0].set_xlim(left=0)
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside upper right", ncols=min(len(labels), 6), frameon=False)
-        fig.suptitle(title, x=0.01, ha="left", fontsize=12, fontweight="bold")
+        _title(fig, title)
     return fig
 
 
@@ -321,15 +336,14 @@ def rtt_box(
                 patch.set_facecolor(colours[name])
                 patch.set_alpha(0.75)
             ax.plot([], [], marker="s", linestyle="", color=colours[name], label=name, markersize=9)
-        ax.set_xticks(range(len(panels)), [p.label for p in panels])
+        ax.set_xticks(range(len(panels)), [p.label for p in panels],
+                      rotation=20 if len(panels) > 5 else 0, ha="right" if len(panels) > 5 else "center")
         ax.set_xlim(-0.6, len(panels) - 0.4)
         ax.set_ylabel("RTT per bin (ms)")
         ax.set_xlabel("point")
         ax.grid(axis="x", visible=False)
         ax.legend(title="flow", loc="best")
-        ax.set_title(
-            title or "RTT per bin in the measurement window, all runs (box: quartiles, whiskers: 5-95 %)", loc="left"
-        )
+        _title(fig, title or "RTT per bin in the measurement window, all runs (box: quartiles, whiskers: 5-95 %)")
     return fig
 
 
@@ -391,12 +405,13 @@ def sweep(
                     paper_drawn = True
         if not numeric:
             ax.set_xticks(range(len(values)), [str(v) for v in values])
+        elif len(values) <= MAX_SWEEP_TICKS:
+            ax.set_xticks([float(v) for v in values], [f"{v:g}" for v in values])
         ax.set_xlabel(str(axis.get("label") or x))
         ax.set_ylabel(metric_label(y))
         if lines:
             ax.legend(loc="best")
-        ax.set_title(title or f"{metric_label(y)} against {axis.get('label') or x} (mean, band: min-max over runs)",
-                     loc="left")
+        _title(fig, title or f"{metric_label(y)} against {axis.get('label') or x} (mean, band: min-max over runs)")
     return fig
 
 
@@ -416,7 +431,8 @@ def bar(
     nrows = math.ceil(len(metrics) / ncols)
     with _style():
         fig = _new_figure(
-            max(BAR_PANEL_WIDTH_IN * ncols, 0.9 * len(points) * ncols + 1.5), BAR_HEIGHT_IN * nrows + 0.5
+            min(WIDTH_IN, max(BAR_PANEL_WIDTH_IN * ncols, 0.9 * len(points) * ncols + 1.5)),
+            BAR_HEIGHT_IN * nrows + HEADER_HEIGHT_IN,
         )
         grid = fig.subplots(nrows, ncols, squeeze=False)
         paper_drawn = False
@@ -445,8 +461,8 @@ def bar(
                         label=None if paper_drawn else "paper",
                     )
                     paper_drawn = True
-            ax.set_xticks(range(len(points)), [str(p.get("label") or p["name"]) for p in points],
-                          rotation=20 if len(points) > 3 else 0, ha="right" if len(points) > 3 else "center")
+            ax.set_xticks(range(len(points)), [point_label(p) for p in points],
+                          rotation=20 if len(points) * ncols > 4 else 0, ha="right" if len(points) * ncols > 4 else "center")
             ax.set_ylabel(metric_label(path))
             ax.set_title(labels.get(path, metric_label(path)), loc="left")
             ax.grid(axis="x", visible=False)
@@ -454,8 +470,7 @@ def bar(
             grid[k // ncols][k % ncols].set_visible(False)
         if paper_drawn:
             fig.legend(loc="outside upper right", frameon=False)
-        fig.suptitle(title or "Ours (bar: mean, whiskers: min-max over runs) against the paper",
-                     x=0.01, ha="left", fontsize=12, fontweight="bold")
+        _title(fig, title or "Ours (bar: mean, whiskers: min-max over runs) against the paper")
     return fig
 
 

@@ -109,13 +109,7 @@ def _label(point: Mapping[str, Any]) -> str:
     return str(point.get("label") or point["name"])
 
 
-def _point_label(point: Mapping[str, Any]) -> str:
-    """The label shown for a point: its variant label, plus the grid values."""
-    grid = point.get("grid") or {}
-    label = _label(point)
-    if grid:
-        label += " [" + ", ".join(f"{k}={v}" for k, v in grid.items()) + "]"
-    return label
+_point_label = figures.point_label
 
 
 class _Series:
@@ -195,18 +189,19 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def fmt(value: Optional[float]) -> str:
-    """A number with about 3 significant digits; ``-`` for none."""
+def _decimals(value: float) -> int:
+    """Decimals for about 3 significant digits."""
+    a = abs(value)
+    return 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3
+
+
+def fmt(value: Optional[float], like: Optional[float] = None) -> str:
+    """A number with about 3 significant digits (or as many decimals as ``like``, so that
+    a spread reads in the mean's precision); ``-`` for none."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    a = abs(value)
-    if a >= 100:
-        return f"{value:.0f}"
-    if a >= 10:
-        return f"{value:.1f}"
-    if a >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
+    digits = _decimals(value if like is None else like)
+    return f"{value:.{digits}f}"
 
 
 def _stats_cell(mean: Optional[float], std: Optional[float], lo: Optional[float], hi: Optional[float], runs: int) -> str:
@@ -214,9 +209,9 @@ def _stats_cell(mean: Optional[float], std: Optional[float], lo: Optional[float]
         return "-"
     text = _e(fmt(mean))
     if runs > 1 and std is not None:
-        text += f" ± {_e(fmt(std))}"
+        text += f" ± {_e(fmt(std, mean))}"
     if runs > 1 and lo is not None and hi is not None:
-        text += f' <span class="range">[{_e(fmt(lo))}..{_e(fmt(hi))}]</span>'
+        text += f' <span class="range">[{_e(fmt(lo, mean))}..{_e(fmt(hi, mean))}]</span>'
     return text
 
 
@@ -224,7 +219,7 @@ def _difference(ours: Optional[float], paper: Optional[float]) -> str:
     if ours is None or paper is None:
         return "-"
     diff = ours - paper
-    text = ("+" if diff >= 0 else "") + fmt(diff)
+    text = ("+" if diff >= 0 else "") + fmt(diff, paper)
     if paper != 0:
         text += f" ({'+' if diff >= 0 else ''}{diff / abs(paper) * 100:.0f} %)"
     return text
@@ -240,7 +235,7 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str, nume
             cls = " class=num" if i >= numeric_from else ""
             cells.append(f"<td{cls}>{cell}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n' + "\n".join(body) + "\n</tbody>\n</table>"
+    return f'<div class="wide"><table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n' + "\n".join(body) + "\n</tbody>\n</table></div>"
 
 
 # ---------------------------------------------------------------- sections
@@ -280,8 +275,8 @@ def _comparison_section(results: Mapping[str, Any]) -> str:
         runs = int(results.get("runs") or 1)
         point = str(row.get("point", ""))
         metric = str(row.get("metric", ""))
-        label = row.get("label")
-        metric_cell = _e(label) + f' <code>{_e(metric)}</code>' if label else f"<code>{_e(metric)}</code>"
+        label = row.get("label") or figures.metric_label(metric)
+        metric_cell = f'{_e(label)} <code class="path">{_e(metric)}</code>'
         rows.append(
             [
                 f'{_e(labels.get(point, point))}',
@@ -296,6 +291,14 @@ def _comparison_section(results: Mapping[str, Any]) -> str:
     return _table(["point", "metric", "paper", "ours: mean ± std [min..max]", "difference"], rows, "comparison", 2)
 
 
+def _value(value: Any) -> str:
+    if value is None:
+        return "missing"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return fmt(value)
+    return str(value)
+
+
 _STATUS = {"holds": "holds", "fails": "fails", "not evaluated": "na"}
 
 
@@ -304,7 +307,7 @@ def _claims_section(results: Mapping[str, Any]) -> str:
     for claim in results["claims"]:
         status = str(claim.get("status", "not evaluated"))
         values = claim.get("values") or {}
-        value_cell = "<br>".join(f"<code>{_e(k)}</code> = {_e(fmt(v) if isinstance(v, (int, float)) else v)}" for k, v in values.items())
+        value_cell = "<br>".join(f"<code>{_e(k)}</code> = {_e(_value(v))}" for k, v in values.items())
         rows.append(
             [
                 _e(claim.get("text", "")),
@@ -360,7 +363,7 @@ def _flow_cell(flow: Mapping[str, Any], runs: int, *path: str, scale: float = 1.
     std = spread.get("std")
     text = _e(fmt(value * scale))
     if runs > 1 and std is not None:
-        text += f" ± {_e(fmt(std * scale))}"
+        text += f" ± {_e(fmt(std * scale, value * scale))}"
     return text
 
 
@@ -374,7 +377,7 @@ def _summary_section(results: Mapping[str, Any]) -> str:
             flow_rows.append(
                 [
                     label,
-                    f'{_e(flow.get("name", ""))} <span class="kind">({_e(flow.get("kind", ""))})</span>',
+                    f'<span class="flow">{_e(flow.get("name", ""))} <span class="kind">({_e(flow.get("kind", ""))})</span></span>',
                     _flow_cell(flow, runs, "throughput_mbps"),
                     _flow_cell(flow, runs, "share", scale=100),
                     _flow_cell(flow, runs, "rtt_ms", "mean"),
@@ -396,7 +399,7 @@ def _summary_section(results: Mapping[str, Any]) -> str:
         )
     flows = _table(
         ["point", "flow", "throughput (Mbit/s)", "share (%)", "RTT mean (ms)", "RTT p95 (ms)",
-         "queuing delay mean (ms)", "queuing delay p95 (ms)", "loss (%)"],
+         "queuing mean (ms)", "queuing p95 (ms)", "loss (%)"],
         flow_rows, "summary", 2,
     )
     aggregate_table = _table(
@@ -425,7 +428,10 @@ table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92em; }
 th, td { border: 1px solid #d9dde3; padding: 0.3em 0.6em; vertical-align: top; text-align: left; }
 thead th { background: #f1f3f6; }
 tbody tr:nth-child(even) { background: #fafbfc; }
-.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, .flow { white-space: nowrap; }
+div.wide { overflow-x: auto; }
+code.path { font-size: 0.78em; color: #555; }
 table.setup th { background: #f1f3f6; font-weight: 600; }
 .range, .kind { color: #666; font-size: 0.9em; }
 code { font: 0.86em/1.3 "DejaVu Sans Mono", Menlo, Consolas, monospace; background: #f3f4f6; padding: 0 0.25em;
@@ -471,7 +477,7 @@ def render(results: Mapping[str, Any], drawn: Sequence[tuple[Mapping[str, Any], 
     rid = str(results["id"])
     title = str(results.get("title") or rid)
     paper = str(results.get("paper") or "")
-    reference = " ".join(
+    reference = ", ".join(
         part for part in (PAPERS.get(paper, f"Paper {paper}" if paper else ""), str(results.get("reference") or "")) if part
     )
     sections = [
