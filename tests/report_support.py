@@ -7,9 +7,11 @@ docs/CATALOGUE.md describes results.json (the reproduce runner is not needed).
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import shutil
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -191,6 +193,20 @@ def sweep(out: Path) -> Path:
         ],
     }
     return _write(out, results)
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def simulated(name: str) -> Path:
+    """The fixture ``name`` ("table5" or "sweep") simulated once per test process, in a
+    temporary folder: copy it (:func:`copy`) before changing it."""
+    if name not in _BUILT:
+        root = Path(tempfile.mkdtemp(prefix="flowstate-report-"))
+        atexit.register(shutil.rmtree, root, True)
+        folder = {"table5": "p000-table5", "sweep": "sweep-demo"}[name]
+        _BUILT[name] = {"table5": table5, "sweep": sweep}[name](root / folder)
+    return _BUILT[name]
 
 
 def copy(src: Path, dst: Path) -> Path:

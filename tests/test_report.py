@@ -5,6 +5,7 @@ HTML5; bad output folders as one-line errors (exit status 2 through the CLI)."""
 import base64
 import json
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -21,8 +22,8 @@ from flowstate.report import ReportError
 def built(tmp_path_factory):
     """Both fixtures simulated once, their reports built once (under root/)."""
     root = tmp_path_factory.mktemp("reports")
-    table5 = report_support.table5(root / "p000-table5")
-    sweep = report_support.sweep(root / "sweep-demo")
+    table5 = report_support.copy(report_support.simulated("table5"), root / "p000-table5")
+    sweep = report_support.copy(report_support.simulated("sweep"), root / "sweep-demo")
     return root, {"table5": (table5, report.build(table5)), "sweep": (sweep, report.build(sweep))}
 
 
@@ -241,10 +242,13 @@ def edit_results(folder, change):
     ],
 )
 def test_bad_output_folder_is_a_one_line_error(small, breakage, message):
+    shutil.rmtree(small / "figures")
     breakage(small)
     with pytest.raises(ReportError, match=message) as error:
         report.build(small)
     assert "\n" not in str(error.value)
+    if "figures[3] (" in message:  # checked before any figure is drawn
+        assert not (small / "figures").exists()
 
 
 def flowstate(*args):
@@ -261,14 +265,16 @@ def test_cli_report_rebuilds_an_output_folder(small):
 
 def test_cli_report_on_a_folder_of_reproductions_rebuilds_all_and_the_index(built, tmp_path):
     root = tmp_path / "all"
-    for name in ("p000-table5", "sweep-demo"):
-        report_support.copy(built[0] / name, root / name)
+    for name in ("b", "a"):  # the small fixture twice, to keep this fast
+        report_support.copy(built[1]["sweep"][0], root / name)
+        (root / name / "report.html").unlink()
     result = flowstate("report", root)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        f"wrote {root / 'p000-table5' / 'report.html'}", f"wrote {root / 'sweep-demo' / 'report.html'}",
-        f"wrote {root / 'index.html'}",
+        f"wrote {root / 'a' / 'report.html'}", f"wrote {root / 'b' / 'report.html'}", f"wrote {root / 'index.html'}",
     ]
+    assert (root / "a" / "report.html").exists() and (root / "b" / "report.html").exists()
+    assert '<a href="a/report.html">sweep-demo</a>' in (root / "index.html").read_text()
 
 
 @pytest.mark.parametrize("content", [None, "{ corrupt", '{"id": "x"}'])

@@ -40,7 +40,7 @@ def headless(*args, tmp_path: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    out = report_support.table5(tmp_path_factory.mktemp("browser") / "p000-table5")
+    out = report_support.copy(report_support.simulated("table5"), tmp_path_factory.mktemp("browser") / "p000-table5")
     return report.build(out)
 
 

@@ -91,27 +91,37 @@ def _dig(node: Any, keys: Sequence[str]) -> Any:
     return node
 
 
+def check_metric_path(path: Any) -> str:
+    """``path`` if it has the shape of a metric path, else FigureError."""
+    parts = path.split(".") if isinstance(path, str) else []
+    if not (
+        (parts[:1] == ["derived"] and len(parts) == 2)
+        or (parts[:1] == ["aggregate"] and len(parts) >= 2)
+        or (parts[:1] == ["flows"] and len(parts) >= 3)
+    ) or not all(parts):
+        raise FigureError(f"bad metric path {path!r} (aggregate.<field>, flows.<flow>.<field> or derived.<name>)")
+    return str(path)
+
+
 def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, float]]:
     """``{"mean", "std", "min", "max"}`` of metric ``path`` (docs/CATALOGUE.md, "Metric
     paths") at a results.json point; None when the point has no value for it. A single
     run has std 0 and min = max = mean."""
-    parts = path.split(".")
+    parts = check_metric_path(path).split(".")
     summary = point.get("summary") or {}
     mean: Any = None
     spread: Any = None
-    if parts[0] == "derived" and len(parts) == 2:
+    if parts[0] == "derived":
         stats = _dig(point.get("derived") or {}, parts[1:])
         if isinstance(stats, Mapping):
             mean, spread = stats.get("mean"), stats
-    elif parts[0] == "aggregate" and len(parts) >= 2:
+    elif parts[0] == "aggregate":
         aggregate = summary.get("aggregate") or {}
         mean, spread = _dig(aggregate, parts[1:]), _dig(aggregate.get("spread") or {}, parts[1:])
-    elif parts[0] == "flows" and len(parts) >= 3:
+    else:
         flow = next((f for f in summary.get("flows") or [] if f.get("name") == parts[1]), None)
         if flow is not None:
             mean, spread = _dig(flow, parts[2:]), _dig(flow.get("spread") or {}, parts[2:])
-    else:
-        raise FigureError(f"bad metric path {path!r} (aggregate.<field>, flows.<flow>.<field> or derived.<name>)")
     if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean):
         return None
     spread = spread if isinstance(spread, Mapping) else {}

@@ -141,41 +141,62 @@ class _Series:
 # ---------------------------------------------------------------- figures
 
 
-def _draw(spec: Mapping[str, Any], points: list[dict[str, Any]], results: Mapping[str, Any], series: _Series) -> Any:
+def _plan(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of the figure function for ``spec``, checked before anything is
+    drawn (FigureError names the key)."""
     kind = spec["kind"]
-    title = spec.get("title")
+    args: dict[str, Any] = {"title": spec.get("title")}
     if kind in ("rate", "rtt", "queue", "rtt_box"):
-        draw: Callable[..., Any] = getattr(figures, kind)
-        return draw([series.panel(p) for p in points], flows=figures.flows_option(spec), title=title)
-    if kind == "sweep":
+        args["flows"] = figures.flows_option(spec)
+    elif kind == "sweep":
         axes = results.get("axes") or []
-        x = spec.get("x") or (axes[0]["name"] if len(axes) == 1 else None)
+        x = spec.get("x") or (axes[0].get("name") if len(axes) == 1 and isinstance(axes[0], dict) else None)
         if not x:
             raise figures.FigureError("x: a sweep needs the grid axis to plot against")
+        if not any(x in (p.get("grid") or {}) for p in results["points"]):
+            raise figures.FigureError(f"x: no grid axis named {x!r}")
         if not spec.get("y"):
             raise figures.FigureError("y: a sweep needs a metric path")
-        return figures.sweep(points, x=x, y=spec["y"], axes=axes, paper=results["comparison"], title=title)
-    metrics = spec.get("metrics")
-    if metrics is None:  # default: every metric the paper gives a number for
-        metrics = list(dict.fromkeys(str(r["metric"]) for r in results["comparison"] if "metric" in r))
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    return figures.bar(points, metrics=metrics, paper=results["comparison"], title=title)
+        args.update(x=x, y=figures.check_metric_path(spec["y"]), axes=axes, paper=results["comparison"])
+    else:  # bar; default metrics: every metric the paper gives a number for
+        metrics = spec.get("metrics")
+        if metrics is None:
+            metrics = list(dict.fromkeys(str(r["metric"]) for r in results["comparison"] if "metric" in r))
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        if not isinstance(metrics, list):
+            raise figures.FigureError("metrics: expected a list of metric paths")
+        args.update(metrics=[figures.check_metric_path(m) for m in metrics], paper=results["comparison"])
+    return args
 
 
 def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[str, Any], Path]]:
     """Draws every figure of ``results`` into out_dir/figures/<n>-<kind>.png and fills
-    in ``figures[].file`` (relative to out_dir)."""
+    in ``figures[].file`` (relative to out_dir). Every figure is checked first."""
     by_name = {p["name"]: p for p in results["points"]}
     series = _Series(out_dir)
-    drawn = []
-    for n, spec in enumerate(results["figures"], start=1):
-        points = [by_name[name] for name in spec.get("points") or by_name]
-        file = f"{FIGURES_DIR}/{n}-{spec['kind']}.png"
+
+    def where(n: int, spec: Mapping[str, Any]) -> str:
+        return f"{out_dir / RESULTS_FILE}: figures[{n}] ({spec['kind']})"
+
+    plans = []
+    for n, spec in enumerate(results["figures"]):
         try:
-            fig = _draw(spec, points, results, series)
+            plans.append(_plan(spec, results))
         except figures.FigureError as e:
-            raise ReportError(f"{out_dir / RESULTS_FILE}: figures[{n - 1}] ({spec['kind']}): {e}") from None
+            raise ReportError(f"{where(n, spec)}: {e}") from None
+    drawn = []
+    for n, (spec, args) in enumerate(zip(results["figures"], plans)):
+        points = [by_name[name] for name in spec.get("points") or by_name]
+        draw: Callable[..., Any] = getattr(figures, spec["kind"])
+        try:
+            if spec["kind"] in ("sweep", "bar"):
+                fig = draw(points, **args)
+            else:
+                fig = draw([series.panel(p) for p in points], **args)
+        except figures.FigureError as e:
+            raise ReportError(f"{where(n, spec)}: {e}") from None
+        file = f"{FIGURES_DIR}/{n + 1}-{spec['kind']}.png"
         figures.save(fig, out_dir / file)
         spec["file"] = file
         drawn.append((spec, out_dir / file))
