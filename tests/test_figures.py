@@ -208,3 +208,13 @@ def test_saved_png_has_the_documented_size(tmp_path):
     height, width = image.shape[:2]
     assert width == int(figures.WIDTH_IN * figures.DPI)
     assert height == int((figures.HEADER_HEIGHT_IN + 2 * figures.PANEL_HEIGHT_IN) * figures.DPI)
+
+
+def test_a_flow_without_rtt_samples_and_an_empty_series_still_draw(tmp_path):
+    frame = series()
+    frame.loc[frame["flow"] == "sctp", "rtt_ms"] = float("nan")
+    fig = figures.rtt_box([Panel("x", "x", frame, (5.0, 20.0)), Panel("e", "empty", frame.iloc[0:0], None)])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["x", "empty"]
+    assert figures.save(fig, tmp_path / "box.png").stat().st_size > 0
+    fig = figures.rate([Panel("e", "empty", frame.iloc[0:0], None)])
+    assert fig.axes[0].get_lines() == []

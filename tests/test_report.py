@@ -295,3 +295,28 @@ def test_cli_report_bad_folder_exits_2_with_one_line(tmp_path, content):
 )
 def test_fmt_gives_three_significant_digits_or_the_precision_of_like(value, like, text):
     assert report.fmt(value, like) == text
+
+
+def test_minimal_results_render_with_placeholders(tmp_path):
+    """No figures, no paper numbers, no claims, one run, a flow without RTT: the report
+    says so instead of failing."""
+    results = {
+        "id": "tiny", "paper": "rfc8867", "reference": "5.1", "title": "one CBR flow", "finding": "",
+        "runs": 1, "seed": 7, "points": [{
+            "name": "only", "summary": {
+                "runs": 1, "seeds": [7], "duration_s": 10.0, "window_s": [0.0, 10.0],
+                "flows": [{"name": "cbr", "kind": "cbr", "throughput_mbps": 1.0, "share": 1.0,
+                           "rtt_ms": {"mean": None, "p95": None}, "queuing_delay_ms": {"mean": 0.0, "p95": 0.0},
+                           "loss_ratio": 0.0}],
+                "aggregate": {"throughput_mbps": 1.0, "utilization": 0.5, "jain_index": 1.0}}}],
+    }
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    text = report.build(tmp_path).read_text()
+    doc = parse(text)
+    assert doc.errors == [] and doc.images == []
+    assert "RFC 8867" in text and "The paper gives no numbers" in text and "No claims" in text
+    assert "No figures" in text
+    row = doc.rows["summary"][1]
+    assert row[:3] == ["only", "cbr (cbr)", "1.00"] and row[4] == "-" and row[5] == "-"
+    assert dict((r[0], r[1]) for r in doc.rows["setup"])["seeds"] == "7..7"
+    assert json.loads((tmp_path / "results.json").read_text())["figures"] == []

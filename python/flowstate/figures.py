@@ -57,8 +57,6 @@ STYLE: dict[str, Any] = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "lines.linewidth": 1.4,
-    "svg.hashsalt": "flowstate",
-    "path.simplify": True,
 }
 
 KINDS = ("rate", "rtt", "queue", "rtt_box", "sweep", "bar")
@@ -352,7 +350,8 @@ def rtt_box(
         ax.set_ylabel("RTT per bin (ms)")
         ax.set_xlabel("point")
         ax.grid(axis="x", visible=False)
-        ax.legend(title="flow", loc="best")
+        if order:
+            ax.legend(title="flow", loc="best")
         _title(fig, title or "RTT per bin in the measurement window, all runs (box: quartiles, whiskers: 5-95 %)")
     return fig
 
