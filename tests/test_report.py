@@ -96,6 +96,15 @@ def test_report_is_well_formed_html5_with_the_sections(built):
     assert "Test fixture: 20 s" in text  # the notes
 
 
+def test_report_and_index_parse_as_html5_without_a_single_error(built):
+    import html5lib
+
+    for text in (page(built, "table5"), page(built, "sweep"), report.build_index(built[0]).read_text()):
+        parser = html5lib.HTMLParser(strict=True)
+        parser.parse(text)  # raises ParseError at the first spec violation
+        assert parser.errors == []
+
+
 def test_comparison_table_has_every_paper_number_with_ours_and_the_difference(built):
     out, _ = built[1]["table5"]
     results = json.loads((out / "results.json").read_text())
