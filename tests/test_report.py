@@ -120,6 +120,7 @@ def test_comparison_table_has_every_paper_number_with_ours_and_the_difference(bu
     assert cells[3].startswith(report.fmt(ours) + " ± " + report.fmt(first["std"], ours))
     assert f"[{report.fmt(first['min'], ours)}..{report.fmt(first['max'], ours)}]" in cells[3]
     diff = ours - first["paper"]
+    assert cells[4] == report._difference(ours, first["paper"])
     assert cells[4].startswith(("+" if diff >= 0 else "") + report.fmt(diff, first["paper"]))
     assert cells[4].endswith(f"({'+' if diff >= 0 else ''}{diff / first['paper'] * 100:.0f} %)")
     assert {r[0] for r in rows[1:]} == {"uncoupled", "FSEv2"}
@@ -329,3 +330,12 @@ def test_minimal_results_render_with_placeholders(tmp_path):
     assert row[:3] == ["only", "cbr (cbr)", "1.00"] and row[4] == "-" and row[5] == "-"
     assert dict((r[0], r[1]) for r in doc.rows["setup"])["seeds"] == "7..7"
     assert json.loads((tmp_path / "results.json").read_text())["figures"] == []
+
+
+@pytest.mark.parametrize(
+    "ours, paper, text",
+    [(0.258, 0.106, "+0.152 (+143 %)"), (1.74, 1.889, "-0.15 (-8 %)"), (0.9981, 0.998, "0.000 (0 %)"),
+     (307.0, 268, "+39 (+15 %)"), (0.5, 0.0, "+0.500"), (None, 1.0, "-")],
+)
+def test_difference_is_signed_in_the_papers_precision(ours, paper, text):
+    assert report._difference(ours, paper) == text

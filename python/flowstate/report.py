@@ -236,13 +236,21 @@ def _stats_cell(mean: Optional[float], std: Optional[float], lo: Optional[float]
     return text
 
 
+def _signed(text: str) -> str:
+    """``+1.2`` / ``-1.2``; a value that rounds to zero gets no sign."""
+    if text.lstrip("-").strip("0.") == "":
+        return text.lstrip("-")
+    return text if text.startswith("-") else "+" + text
+
+
 def _difference(ours: Optional[float], paper: Optional[float]) -> str:
+    """ours - paper, in the paper's precision, and relative to the paper's value."""
     if ours is None or paper is None:
         return "-"
     diff = ours - paper
-    text = ("+" if diff >= 0 else "") + fmt(diff, paper)
+    text = _signed(fmt(diff, paper))
     if paper != 0:
-        text += f" ({'+' if diff >= 0 else ''}{diff / abs(paper) * 100:.0f} %)"
+        text += f" ({_signed(f'{diff / abs(paper) * 100:.0f}')} %)"
     return text
 
 
@@ -567,7 +575,8 @@ def build_index(out_root: Path) -> Path:
             [
                 report_cell,
                 _e(results.get("title") or ""),
-                _e(" ".join(str(results.get(k) or "") for k in ("paper", "reference")).strip()),
+                _e(", ".join(p for p in (f"paper {results.get('paper')}" if results.get("paper") else "",
+                                          str(results.get("reference") or "")) if p)),
                 _e(len(results["points"])),
                 f'<span class="status {status}">{holds} / {len(claims)} hold</span>' + (f", {fails} fail" if fails else ""),
             ]
