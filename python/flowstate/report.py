@@ -256,7 +256,9 @@ def _difference(ours: Optional[float], paper: Optional[float]) -> str:
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str, numeric_from: int = 1) -> str:
     """An HTML table; cells are already escaped HTML."""
-    head = "".join(f'<th scope="col"{" class=num" if i >= numeric_from else ""}>{_e(h)}</th>' for i, h in enumerate(headers))
+    head = "".join(
+        f'<th scope="col"{" class=num" if i >= numeric_from else ""}>{_e(h)}</th>' for i, h in enumerate(headers)
+    )
     body = []
     for row in rows:
         cells = []
@@ -264,7 +266,11 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str, nume
             cls = " class=num" if i >= numeric_from else ""
             cells.append(f"<td{cls}>{cell}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<div class="wide"><table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n' + "\n".join(body) + "\n</tbody>\n</table></div>"
+    return (
+        f'<div class="wide"><table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
+        + "\n".join(body)
+        + "\n</tbody>\n</table></div>"
+    )
 
 
 # ---------------------------------------------------------------- sections
@@ -277,8 +283,9 @@ def _setup_section(results: Mapping[str, Any]) -> str:
     seed = results.get("seed")
     seeds = first.get("seeds") or ([seed + i for i in range(runs)] if isinstance(seed, int) else [])
     variants = list(dict.fromkeys(_label(p) for p in points))
+    grid = f" at {len(points) // max(len(variants), 1)} grid values" if results["axes"] else ""
     rows = [
-        ("points", f"{len(points)} ({_e(', '.join(variants))}" + (f" at {len(points) // max(len(variants), 1)} grid values" if results["axes"] else "") + ")"),
+        ("points", f"{len(points)} ({_e(', '.join(variants))}{grid})"),
         ("runs per point", _e(runs)),
         ("seeds", _e(f"{seeds[0]}..{seeds[-1]}" if seeds else "-")),
         ("short (CI) version", "yes" if results.get("short") else "no"),
@@ -290,7 +297,8 @@ def _setup_section(results: Mapping[str, Any]) -> str:
         rows.append(("measurement window", _e(f"{window[0]:g}-{window[1]:g} s")))
     for axis in results["axes"]:
         values = list(dict.fromkeys(str((p.get("grid") or {}).get(axis.get("name"))) for p in points))
-        rows.append((f"grid axis {_e(axis.get('name'))}", _e(f"{axis.get('label') or axis.get('name')}: {axis.get('key', '')} = {', '.join(values)}")))
+        text = f"{axis.get('label') or axis.get('name')}: {axis.get('key', '')} = {', '.join(values)}"
+        rows.append((f"grid axis {_e(axis.get('name'))}", _e(text)))
     if results.get("elapsed_s") is not None:
         rows.append(("simulation time", _e(f"{results['elapsed_s']:.1f} s")))
     body = "".join(f'<tr><th scope="row">{k}</th><td>{v}</td></tr>' for k, v in rows)
@@ -348,7 +356,10 @@ def _claims_section(results: Mapping[str, Any]) -> str:
     if not rows:
         return "<p>No claims are checked for this experiment.</p>"
     counts = {s: sum(1 for c in results["claims"] if c.get("status") == s) for s in _STATUS}
-    summary = f'<p class="tally">{counts["holds"]} of {len(rows)} claims hold, {counts["fails"]} fail, {counts["not evaluated"]} not evaluated.</p>'
+    summary = (
+        f'<p class="tally">{counts["holds"]} of {len(rows)} claims hold, {counts["fails"]} fail, '
+        f'{counts["not evaluated"]} not evaluated.</p>'
+    )
     return summary + _table(["claim", "check", "values (our means)", "status"], rows, "claims", 4)
 
 
@@ -375,7 +386,8 @@ def _figures_section(drawn: Sequence[tuple[Mapping[str, Any], Path]]) -> str:
         alt = f"Figure {n}: {caption}"
         parts.append(
             f'<figure id="figure-{n}"><img src="{_png_uri(path)}" alt="{_e(alt)}">'
-            f'<figcaption>Figure {n} ({_e(spec["kind"])}): {_e(caption)}. File: <code>{_e(spec["file"])}</code></figcaption></figure>'
+            f'<figcaption>Figure {n} ({_e(spec["kind"])}): {_e(caption)}. '
+            f'File: <code>{_e(spec["file"])}</code></figcaption></figure>'
         )
     return "\n".join(parts)
 
@@ -406,7 +418,8 @@ def _summary_section(results: Mapping[str, Any]) -> str:
             flow_rows.append(
                 [
                     label,
-                    f'<span class="flow">{_e(flow.get("name", ""))} <span class="kind">({_e(flow.get("kind", ""))})</span></span>',
+                    f'<span class="flow">{_e(flow.get("name", ""))} '
+                    f'<span class="kind">({_e(flow.get("kind", ""))})</span></span>',
                     _flow_cell(flow, runs, "throughput_mbps"),
                     _flow_cell(flow, runs, "share", scale=100),
                     _flow_cell(flow, runs, "rtt_ms", "mean"),
@@ -569,7 +582,10 @@ def build_index(out_root: Path) -> Path:
         holds = sum(1 for c in claims if c.get("status") == "holds")
         fails = sum(1 for c in claims if c.get("status") == "fails")
         link = f"{folder.name}/{REPORT_FILE}"
-        report_cell = f'<a href="{_e(link)}">{_e(results["id"])}</a>' if (folder / REPORT_FILE).exists() else _e(results["id"]) + " (no report)"
+        if (folder / REPORT_FILE).exists():
+            report_cell = f'<a href="{_e(link)}">{_e(results["id"])}</a>'
+        else:
+            report_cell = _e(results["id"]) + " (no report)"
         status = "holds" if claims and holds == len(claims) else ("fails" if fails else "na")
         rows.append(
             [
