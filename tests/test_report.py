@@ -341,3 +341,11 @@ def test_minimal_results_render_with_placeholders(tmp_path):
 )
 def test_difference_is_signed_in_the_papers_precision(ours, paper, text):
     assert report._difference(ours, paper) == text
+
+
+def test_a_rebuild_removes_figures_of_an_earlier_build_only(small):
+    (small / "figures" / "9-rate.png").write_bytes(b"old")
+    (small / "figures" / "mine.png").write_bytes(b"not ours")
+    report.build(small)
+    names = sorted(p.name for p in (small / "figures").iterdir())
+    assert names == ["1-sweep.png", "2-sweep.png", "3-bar.png", "mine.png"]

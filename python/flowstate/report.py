@@ -200,7 +200,17 @@ def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[s
         figures.save(fig, out_dir / file)
         spec["file"] = file
         drawn.append((spec, out_dir / file))
+    _remove_stale(out_dir / FIGURES_DIR, {path.name for _, path in drawn})
     return drawn
+
+
+def _remove_stale(folder: Path, keep: set[str]) -> None:
+    """Deletes figures of an earlier build (``<n>-<kind>.png`` not drawn this time)."""
+    if folder.is_dir():
+        for path in folder.glob("*-*.png"):
+            stem = path.stem.split("-", 1)
+            if path.name not in keep and stem[0].isdigit() and stem[1] in figures.KINDS:
+                path.unlink()
 
 
 # ---------------------------------------------------------------- formatting
