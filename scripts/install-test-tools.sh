@@ -1,11 +1,20 @@
 #!/bin/sh
-# Installs the optional tools used by flowstate-wire's tests (tshark for the
-# Wireshark dissector check in crates/flowstate-wire/tests/tshark.rs).
-# Run as root (or through sudo) on Debian/Ubuntu.
+# Installs the optional tools used by the tests: tshark for the Wireshark dissector
+# check in crates/flowstate-wire/tests/tshark.rs, and Chromium (headless) for the
+# report check in tests/test_report_browser.py. Run as root (or through sudo) on
+# Debian/Ubuntu. Only what is missing is installed.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
+packages=""
+command -v tshark >/dev/null 2>&1 || packages="$packages tshark"
+command -v chromium >/dev/null 2>&1 || packages="$packages chromium"
+if [ -z "$packages" ]; then
+  exit 0
+fi
 # Answer "no" to "should non-superusers be able to capture packets?".
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections || true
 apt-get update
-apt-get install -y tshark
-tshark --version | head -n 1
+# shellcheck disable=SC2086
+apt-get install -y $packages
+if command -v tshark >/dev/null 2>&1; then tshark --version | head -n 1; fi
+if command -v chromium >/dev/null 2>&1; then chromium --version; fi

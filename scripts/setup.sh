@@ -16,9 +16,12 @@ export PATH="$VIRTUAL_ENV/bin:$PATH"
 python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" -r requirements.txt
 # Release build: the simulator and the benchmarks run through this extension.
 maturin develop --quiet --release --extras test 2>&1 | grep -vE "^(📦|🔗|🐍|💻|✏️|🛠|📖|⚠️ +Warning: .*RECORD)" || true
-# tshark checks that flowstate-wire's packets decode in Wireshark; install it where we can.
-if ! command -v tshark >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  sh scripts/install-test-tools.sh >/dev/null 2>&1 || echo "setup: could not install tshark; its test will report SKIPPED" >&2
+# tshark checks that flowstate-wire's packets decode in Wireshark, chromium that the
+# reports render; install them where we can.
+if { ! command -v tshark >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; } \
+  && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  sh scripts/install-test-tools.sh >/dev/null 2>&1 \
+    || echo "setup: could not install tshark/chromium; their tests will report SKIPPED" >&2
 fi
 # Ray: the optional executor of `flowstate sweep` (pyproject extra `ray`), installed so that
 # its test runs against a local Ray instance. Skipped when already importable (keeps reruns fast).

@@ -74,6 +74,13 @@ def _build_parser() -> argparse.ArgumentParser:
     from flowstate import sweep_command  # `flowstate sweep` (docs/SWEEPS.md)
 
     sweep_command.add_parser(sub)
+    rep = sub.add_parser(
+        "report",
+        help="rebuild the figures and report.html of a reproduction's output folder",
+        description="Rebuild OUT_DIR/figures/*.png and OUT_DIR/report.html from OUT_DIR/results.json "
+        "(for a folder of reproductions: each one's report and OUT_DIR/index.html).",
+    )
+    rep.add_argument("out_dir", metavar="OUT_DIR", help="the output folder of 'flowstate reproduce'")
     return parser
 
 
@@ -137,6 +144,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import sweep_command
 
             sweep_command.main(args)
+        elif args.command == "report":
+            from flowstate import report_command
+
+            report_command.main(args.out_dir)
         return 0
     except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
         print(f"flowstate: error: {e}", file=sys.stderr)

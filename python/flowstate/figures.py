@@ -1,0 +1,495 @@
+"""The figure kinds of the experiment catalogue (docs/CATALOGUE.md, "Figure kinds").
+
+One function per kind, each returning a matplotlib ``Figure`` (drawn with the Agg
+canvas, no pyplot, no global state); :func:`save` writes it as a PNG whose bytes
+depend only on the inputs (no date or software version in the file)::
+
+    from flowstate import figures
+
+    panels = [figures.Panel("none", "uncoupled", frame, window=(10.0, 50.0))]
+    figures.save(figures.rate(panels), Path("out/x/figures/1-rate.png"))
+
+Time-series kinds (``rate``, ``rtt``, ``queue``, ``rtt_box``) take :class:`Panel` s: one
+point's ``timeseries.csv`` as a pandas DataFrame. ``sweep`` and ``bar`` take the points
+of results.json (dicts with ``name``, ``label``, ``variant``, ``grid``, ``summary``,
+``derived``), read through :func:`metric_stats`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+# Sizes in inches at DPI pixels per inch: a 1000 px wide image reads well in a browser.
+DPI = 100
+WIDTH_IN = 10.0
+PANEL_HEIGHT_IN = 2.1
+HEADER_HEIGHT_IN = 0.9
+BAR_PANEL_WIDTH_IN = 4.6
+BAR_HEIGHT_IN = 3.8
+SWEEP_HEIGHT_IN = 4.2
+MAX_BAR_COLUMNS = 2
+MAX_SWEEP_TICKS = 12  # up to this many grid values, one x tick per value
+# rtt_box whiskers: this percentile range of the per-bin RTTs (outliers not drawn).
+BOX_WHISKERS = (5.0, 95.0)
+WINDOW_COLOUR = "#e8eef7"
+CAPACITY_COLOUR = "#222222"
+PAPER_COLOUR = "#d62728"
+# Colour-blind friendly (Okabe-Ito), in flow/variant order.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+# Style applied to every figure (rcParams), so a user's matplotlibrc cannot change output.
+STYLE: dict[str, Any] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "axes.grid": True,
+    "grid.color": "#d0d0d0",
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.4,
+}
+
+KINDS = ("rate", "rtt", "queue", "rtt_box", "sweep", "bar")
+
+
+class FigureError(ValueError):
+    """A figure that cannot be drawn from the data given (unknown metric, axis, flow)."""
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One point's time series: ``frame`` holds the rows of its timeseries.csv (columns
+    ``run``, ``time_s``, ``flow``, ``throughput_mbps``, ``rtt_ms``, ``queuing_delay_ms``,
+    ``capacity_mbps``, ...); ``window`` is the measurement window (s)."""
+
+    name: str
+    label: str
+    frame: "pandas.DataFrame"
+    window: Optional[tuple[float, float]] = None
+
+
+# ---------------------------------------------------------------- metric paths
+
+
+def _dig(node: Any, keys: Sequence[str]) -> Any:
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def check_metric_path(path: Any) -> str:
+    """``path`` if it has the shape of a metric path, else FigureError."""
+    parts = path.split(".") if isinstance(path, str) else []
+    if not (
+        (parts[:1] == ["derived"] and len(parts) == 2)
+        or (parts[:1] == ["aggregate"] and len(parts) >= 2)
+        or (parts[:1] == ["flows"] and len(parts) >= 3)
+    ) or not all(parts):
+        raise FigureError(f"bad metric path {path!r} (aggregate.<field>, flows.<flow>.<field> or derived.<name>)")
+    return str(path)
+
+
+def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, float]]:
+    """``{"mean", "std", "min", "max"}`` of metric ``path`` (docs/CATALOGUE.md, "Metric
+    paths") at a results.json point; None when the point has no value for it. A single
+    run has std 0 and min = max = mean."""
+    parts = check_metric_path(path).split(".")
+    summary = point.get("summary") or {}
+    mean: Any = None
+    spread: Any = None
+    if parts[0] == "derived":
+        stats = _dig(point.get("derived") or {}, parts[1:])
+        if isinstance(stats, Mapping):
+            mean, spread = stats.get("mean"), stats
+    elif parts[0] == "aggregate":
+        aggregate = summary.get("aggregate") or {}
+        mean, spread = _dig(aggregate, parts[1:]), _dig(aggregate.get("spread") or {}, parts[1:])
+    else:
+        flow = next((f for f in summary.get("flows") or [] if f.get("name") == parts[1]), None)
+        if flow is not None:
+            mean, spread = _dig(flow, parts[2:]), _dig(flow.get("spread") or {}, parts[2:])
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean):
+        return None
+    spread = spread if isinstance(spread, Mapping) else {}
+    mean = float(mean)
+    return {
+        "mean": mean,
+        "std": float(spread.get("std") or 0.0),
+        "min": float(spread["min"]) if spread.get("min") is not None else mean,
+        "max": float(spread["max"]) if spread.get("max") is not None else mean,
+    }
+
+
+def point_label(point: Mapping[str, Any]) -> str:
+    """How a results.json point is shown: its label (default: its name), plus its grid
+    values: ``FSEv2 [p_sctp=0.5]``."""
+    label = str(point.get("label") or point["name"])
+    grid = point.get("grid") or {}
+    if grid:
+        label += " [" + ", ".join(f"{k}={v}" for k, v in grid.items()) + "]"
+    return label
+
+
+_NAMES = {
+    "throughput": "throughput",
+    "goodput": "goodput",
+    "send_rate": "send rate",
+    "rtt": "RTT",
+    "queuing_delay": "queuing delay",
+    "loss_ratio": "loss ratio",
+    "jain_index": "Jain index",
+    "utilization": "utilization",
+    "share": "share",
+}
+
+
+def metric_label(path: str) -> str:
+    """A readable axis label with the unit: ``flows.gcc.rtt_ms.mean`` -> ``gcc RTT mean
+    (ms)``, ``aggregate.jain_index`` -> ``Jain index``."""
+    parts = path.split(".")
+    owner = ""
+    if parts[0] == "flows" and len(parts) >= 3:
+        owner, parts = parts[1] + " ", parts[2:]
+    elif parts[0] in ("aggregate", "derived") and len(parts) >= 2:
+        parts = parts[1:]
+    field, rest = parts[0], parts[1:]
+    unit = ""
+    for suffix, name in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_s", "s")):
+        if field.endswith(suffix):
+            field, unit = field[: -len(suffix)], name
+            break
+    words = " ".join([_NAMES.get(field, field.replace("_", " ")), *rest])
+    return f"{owner}{words}" + (f" ({unit})" if unit else "")
+
+
+# ---------------------------------------------------------------- drawing helpers
+
+
+def _new_figure(width: float, height: float) -> "Figure":
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _style() -> Any:
+    import matplotlib
+
+    return matplotlib.rc_context(rc=STYLE)
+
+
+def _title(fig: "Figure", text: str) -> None:
+    fig.suptitle(text, x=0.01, ha="left", fontsize=12, fontweight="bold")
+
+
+def save(fig: "Figure", path: Path) -> Path:
+    """Writes ``fig`` as a PNG at ``path`` (folder created); same figure, same bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _style():
+        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+    return path
+
+
+def _flow_order(panels: Sequence[Panel], flows: Optional[Sequence[str]]) -> list[str]:
+    """The flows to draw, in order of first appearance (or as asked)."""
+    seen: list[str] = []
+    for panel in panels:
+        for name in panel.frame["flow"].astype(str):
+            if name not in seen:
+                seen.append(name)
+    if flows is None:
+        return seen
+    unknown = [f for f in flows if f not in seen]
+    if unknown:
+        raise FigureError(f"flows: no flow named {unknown[0]!r} (flows: {', '.join(seen)})")
+    return list(flows)
+
+
+def _first_run(frame: "pandas.DataFrame") -> "pandas.DataFrame":
+    if "run" not in frame.columns or frame.empty:
+        return frame
+    return frame[frame["run"] == frame["run"].min()]
+
+
+def _shade_window(ax: "Axes", window: Optional[tuple[float, float]], label: bool) -> None:
+    if window is not None:
+        ax.axvspan(
+            window[0], window[1], color=WINDOW_COLOUR, zorder=0, label="measurement window" if label else None
+        )
+
+
+def _time_panels(
+    panels: Sequence[Panel],
+    column: str,
+    ylabel: str,
+    title: str,
+    flows: Optional[Sequence[str]],
+    capacity: bool = False,
+) -> "Figure":
+    if not panels:
+        raise FigureError("no points to draw")
+    order = _flow_order(panels, flows)
+    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(_flow_order(panels, None))}
+    with _style():
+        fig = _new_figure(WIDTH_IN, HEADER_HEIGHT_IN + PANEL_HEIGHT_IN * len(panels))
+        axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+        ymax = 0.0
+        for i, (ax, panel) in enumerate(zip(axes, panels)):
+            frame = _first_run(panel.frame)
+            _shade_window(ax, panel.window, label=i == 0)
+            for name in order:
+                rows = frame[frame["flow"].astype(str) == name].sort_values("time_s")
+                ax.plot(rows["time_s"], rows[column], color=colours[name], label=name)
+                if rows[column].notna().any():
+                    ymax = max(ymax, float(rows[column].max()))
+            if capacity and "capacity_mbps" in frame.columns:
+                cap = frame.groupby("time_s", sort=True)["capacity_mbps"].first().dropna()
+                if not cap.empty:
+                    ax.step(
+                        cap.index, cap.values, where="post", color=CAPACITY_COLOUR,
+                        linestyle="--", linewidth=1.1, label="capacity",
+                    )
+                    ymax = max(ymax, float(cap.max()))
+            ax.set_title(panel.label if panel.label == panel.name else f"{panel.label} ({panel.name})", loc="left")
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(bottom=0)
+        if ymax > 0:
+            for ax in axes:
+                ax.set_ylim(0, ymax * 1.08)
+        axes[-1].set_xlabel("time (s)")
+        axes[0].set_xlim(left=0)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside upper right", ncols=min(len(labels), 6), frameon=False)
+        _title(fig, title)
+    return fig
+
+
+# ---------------------------------------------------------------- the kinds
+
+
+def rate(panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None) -> "Figure":
+    """Throughput per flow over time (first run), one panel per point, with the link
+    capacity (dashed) and the measurement window (shaded)."""
+    return _time_panels(
+        panels, "throughput_mbps", "throughput (Mbit/s)", title or "Throughput per flow (first run)", flows,
+        capacity=True,
+    )
+
+
+def rtt(panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None) -> "Figure":
+    """RTT per flow over time (first run), one panel per point."""
+    return _time_panels(panels, "rtt_ms", "RTT (ms)", title or "RTT per flow (first run)", flows)
+
+
+def queue(panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None) -> "Figure":
+    """Queuing delay at the bottleneck as seen by each flow over time (first run)."""
+    return _time_panels(
+        panels, "queuing_delay_ms", "queuing delay (ms)", title or "Queuing delay per flow (first run)", flows
+    )
+
+
+def _in_window(frame: "pandas.DataFrame", window: Optional[tuple[float, float]]) -> "pandas.DataFrame":
+    if window is None:
+        return frame
+    return frame[(frame["time_s"] >= window[0]) & (frame["time_s"] < window[1])]
+
+
+def rtt_box(
+    panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None
+) -> "Figure":
+    """Box plot of the per-bin RTT in the measurement window, all runs: one box per
+    point and flow (whiskers: 5th-95th percentile, median line, mean as a dot)."""
+    if not panels:
+        raise FigureError("no points to draw")
+    order = _flow_order(panels, flows)
+    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(_flow_order(panels, None))}
+    width = 0.8 / max(len(order), 1)
+    with _style():
+        fig = _new_figure(max(WIDTH_IN * 0.75, 1.6 * len(panels) + 2.5), 4.6)
+        ax = fig.subplots()
+        for j, name in enumerate(order):
+            data, positions = [], []
+            for i, panel in enumerate(panels):
+                rows = _in_window(panel.frame, panel.window)
+                values = rows.loc[rows["flow"].astype(str) == name, "rtt_ms"].dropna().to_numpy()
+                data.append(values if len(values) else [math.nan])
+                positions.append(i + (j - (len(order) - 1) / 2) * width)
+            box = ax.boxplot(
+                data,
+                positions=positions,
+                widths=width * 0.85,
+                whis=BOX_WHISKERS,
+                showfliers=False,
+                showmeans=True,
+                patch_artist=True,
+                manage_ticks=False,
+                meanprops={"marker": "o", "markerfacecolor": "white", "markeredgecolor": "black", "markersize": 4},
+                medianprops={"color": "black"},
+            )
+            for patch in box["boxes"]:
+                patch.set_facecolor(colours[name])
+                patch.set_alpha(0.75)
+            ax.plot([], [], marker="s", linestyle="", color=colours[name], label=name, markersize=9)
+        ax.set_xticks(range(len(panels)), [p.label for p in panels],
+                      rotation=20 if len(panels) > 5 else 0, ha="right" if len(panels) > 5 else "center")
+        ax.set_xlim(-0.6, len(panels) - 0.4)
+        ax.set_ylabel("RTT per bin (ms)")
+        ax.set_xlabel("point")
+        ax.grid(axis="x", visible=False)
+        if order:
+            ax.legend(title="flow", loc="best")
+        _title(fig, title or "RTT per bin in the measurement window, all runs (box: quartiles, whiskers: 5-95 %)")
+    return fig
+
+
+def _axis_values(points: Sequence[Mapping[str, Any]], axis: str) -> tuple[list[Any], bool]:
+    values: list[Any] = []
+    for point in points:
+        value = (point.get("grid") or {}).get(axis)
+        if value not in values:
+            values.append(value)
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    return values, numeric
+
+
+def sweep(
+    points: Sequence[Mapping[str, Any]],
+    *,
+    x: str,
+    y: str,
+    axes: Sequence[Mapping[str, Any]] = (),
+    paper: Sequence[Mapping[str, Any]] = (),
+    title: Optional[str] = None,
+) -> "Figure":
+    """Metric ``y`` against grid axis ``x``: one line per variant (and value of the other
+    axes), the mean with a min-max band over the runs; the paper's values (``paper``:
+    comparison rows) as crosses."""
+    axis = next((a for a in axes if a.get("name") == x), {"name": x})
+    if not any(x in (p.get("grid") or {}) for p in points):
+        raise FigureError(f"x: no grid axis named {x!r}")
+    values, numeric = _axis_values(points, x)
+    if numeric:
+        values = sorted(values)
+    position = {repr(v): (float(v) if numeric else float(i)) for i, v in enumerate(values)}
+    lines: dict[str, list[tuple[float, dict[str, float], str]]] = {}
+    for point in points:
+        grid = point.get("grid") or {}
+        if x not in grid:
+            continue
+        others = ", ".join(f"{k}={v}" for k, v in grid.items() if k != x)
+        key = str(point.get("label") or point.get("variant") or point["name"]) + (f" ({others})" if others else "")
+        stats = metric_stats(point, y)
+        if stats is not None:
+            lines.setdefault(key, []).append((position[repr(grid[x])], stats, str(point["name"])))
+    paper_at = {str(r["point"]): float(r["paper"]) for r in paper if r.get("metric") == y and r.get("paper") is not None}
+    with _style():
+        fig = _new_figure(WIDTH_IN * 0.8, SWEEP_HEIGHT_IN)
+        ax = fig.subplots()
+        paper_drawn = False
+        for i, (key, rows) in enumerate(lines.items()):
+            rows.sort(key=lambda r: r[0])
+            colour = PALETTE[i % len(PALETTE)]
+            xs = [r[0] for r in rows]
+            ax.fill_between(xs, [r[1]["min"] for r in rows], [r[1]["max"] for r in rows], color=colour, alpha=0.18,
+                            linewidth=0)
+            ax.plot(xs, [r[1]["mean"] for r in rows], marker="o", color=colour, label=key)
+            for px, _, name in rows:
+                if name in paper_at:
+                    ax.plot([px], [paper_at[name]], marker="x", markersize=9, markeredgewidth=2, color=colour,
+                            linestyle="", label=None if paper_drawn else "paper")
+                    paper_drawn = True
+        if not numeric:
+            ax.set_xticks(range(len(values)), [str(v) for v in values])
+        elif len(values) <= MAX_SWEEP_TICKS:
+            ax.set_xticks([float(v) for v in values], [f"{v:g}" for v in values])
+        ax.set_xlabel(str(axis.get("label") or x))
+        ax.set_ylabel(metric_label(y))
+        if lines:
+            ax.legend(loc="best")
+        _title(fig, title or f"{metric_label(y)} against {axis.get('label') or x} (mean, band: min-max over runs)")
+    return fig
+
+
+def bar(
+    points: Sequence[Mapping[str, Any]],
+    *,
+    metrics: Sequence[str],
+    paper: Sequence[Mapping[str, Any]] = (),
+    title: Optional[str] = None,
+) -> "Figure":
+    """One panel per metric: a bar per point (the mean over the runs) with min-max
+    whiskers and the paper's value (``paper``: comparison rows) as a red marker."""
+    if not metrics:
+        raise FigureError("metrics: a bar figure needs at least one metric path")
+    labels = {str(r["metric"]): str(r["label"]) for r in paper if r.get("label")}
+    ncols = min(len(metrics), MAX_BAR_COLUMNS)
+    nrows = math.ceil(len(metrics) / ncols)
+    with _style():
+        fig = _new_figure(
+            min(WIDTH_IN, max(BAR_PANEL_WIDTH_IN * ncols, 0.9 * len(points) * ncols + 1.5)),
+            BAR_HEIGHT_IN * nrows + HEADER_HEIGHT_IN,
+        )
+        grid = fig.subplots(nrows, ncols, squeeze=False)
+        paper_drawn = False
+        for k, path in enumerate(metrics):
+            ax = grid[k // ncols][k % ncols]
+            paper_at = {
+                str(r["point"]): float(r["paper"])
+                for r in paper
+                if r.get("metric") == path and r.get("paper") is not None
+            }
+            for i, point in enumerate(points):
+                stats = metric_stats(point, path)
+                colour = PALETTE[i % len(PALETTE)]
+                if stats is not None:
+                    ax.bar(i, stats["mean"], width=0.65, color=colour, alpha=0.85)
+                    ax.errorbar(
+                        i, stats["mean"],
+                        yerr=[[stats["mean"] - stats["min"]], [stats["max"] - stats["mean"]]],
+                        color="black", capsize=4, linewidth=1.1,
+                    )
+                else:
+                    ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=9)
+                if str(point["name"]) in paper_at:
+                    ax.plot(
+                        [i - 0.38, i + 0.38], [paper_at[str(point["name"])]] * 2, color=PAPER_COLOUR, linewidth=2.4,
+                        label=None if paper_drawn else "paper",
+                    )
+                    paper_drawn = True
+            ax.set_xticks(range(len(points)), [point_label(p) for p in points],
+                          rotation=20 if len(points) * ncols > 4 else 0, ha="right" if len(points) * ncols > 4 else "center")
+            ax.set_ylabel(metric_label(path))
+            ax.set_title(labels.get(path, metric_label(path)), loc="left")
+            ax.grid(axis="x", visible=False)
+        for k in range(len(metrics), nrows * ncols):
+            grid[k // ncols][k % ncols].set_visible(False)
+        if paper_drawn:
+            fig.legend(loc="outside upper right", frameon=False)
+        _title(fig, title or "Ours (bar: mean, whiskers: min-max over runs) against the paper")
+    return fig
+
+
+def flows_option(spec: Mapping[str, Any]) -> Optional[list[str]]:
+    """The ``flows`` key of a figure spec as a list of names (None: all flows)."""
+    flows = spec.get("flows")
+    if flows is None:
+        return None
+    if isinstance(flows, str):
+        return [flows]
+    if isinstance(flows, Iterable) and all(isinstance(f, str) for f in flows):
+        return list(flows)
+    raise FigureError("flows: expected a list of flow names")

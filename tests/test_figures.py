@@ -1,0 +1,224 @@
+"""flowstate.figures: metric paths, labels, every figure kind on synthetic data, and
+byte-identical PNG output."""
+
+import io
+
+import pandas
+import pytest
+
+from flowstate import figures
+from flowstate.figures import FigureError, Panel, metric_label, metric_stats
+
+POINT = {
+    "name": "fsev2[p=0.5]",
+    "variant": "fsev2",
+    "label": "FSEv2",
+    "grid": {"p": 0.5},
+    "summary": {
+        "runs": 2,
+        "flows": [
+            {
+                "name": "gcc",
+                "throughput_mbps": 0.9,
+                "rtt_ms": {"mean": 120.0, "p95": 150.0},
+                "spread": {"throughput_mbps": {"std": 0.1, "min": 0.8, "max": 1.0},
+                           "rtt_ms": {"mean": {"std": 2.0, "min": 118.0, "max": 122.0}}},
+            },
+            {"name": "sctp", "throughput_mbps": 1.0, "rtt_ms": {"mean": None}, "spread": {}},
+        ],
+        "aggregate": {"jain_index": 0.99, "spread": {"jain_index": {"std": 0.005, "min": 0.985, "max": 0.995}}},
+    },
+    "derived": {"fill": {"mean": 12.0, "std": 1.0, "min": 11.0, "max": 13.0, "values": [11.0, 13.0]}},
+}
+
+
+def test_metric_stats_reads_flows_aggregate_and_derived_with_their_spread():
+    assert metric_stats(POINT, "flows.gcc.throughput_mbps") == {"mean": 0.9, "std": 0.1, "min": 0.8, "max": 1.0}
+    assert metric_stats(POINT, "flows.gcc.rtt_ms.mean") == {"mean": 120.0, "std": 2.0, "min": 118.0, "max": 122.0}
+    assert metric_stats(POINT, "aggregate.jain_index")["min"] == 0.985
+    assert metric_stats(POINT, "derived.fill") == {"mean": 12.0, "std": 1.0, "min": 11.0, "max": 13.0}
+
+
+def test_metric_stats_without_spread_is_a_single_value_and_null_is_none():
+    assert metric_stats(POINT, "flows.gcc.rtt_ms.p95") == {"mean": 150.0, "std": 0.0, "min": 150.0, "max": 150.0}
+    assert metric_stats(POINT, "flows.sctp.rtt_ms.mean") is None
+    assert metric_stats(POINT, "flows.nosuch.throughput_mbps") is None
+    assert metric_stats(POINT, "derived.nosuch") is None
+    with pytest.raises(FigureError, match="bad metric path"):
+        metric_stats(POINT, "throughput")
+
+
+@pytest.mark.parametrize(
+    "path, label",
+    [
+        ("flows.gcc.throughput_mbps", "gcc throughput (Mbit/s)"),
+        ("flows.sctp.rtt_ms.p95", "sctp RTT p95 (ms)"),
+        ("flows.gcc.queuing_delay_ms.mean", "gcc queuing delay mean (ms)"),
+        ("aggregate.jain_index", "Jain index"),
+        ("aggregate.utilization", "utilization"),
+        ("derived.sctp_fill_time_s", "sctp fill time (s)"),
+    ],
+)
+def test_metric_label_names_the_unit(path, label):
+    assert metric_label(path) == label
+
+
+def series(capacity=2.0, rtt=100.0, runs=2):
+    rows = []
+    for run in range(runs):
+        for i in range(40):
+            t = i * 0.5
+            for flow, share in (("gcc", 0.4), ("sctp", 0.6)):
+                rows.append({
+                    "run": run, "seed": 1 + run, "time_s": t, "flow": flow,
+                    "throughput_mbps": capacity * share, "rtt_ms": rtt + i + run, "queuing_delay_ms": float(i),
+                    "capacity_mbps": capacity,
+                })
+    return pandas.DataFrame(rows)
+
+
+PANELS = [Panel("none", "uncoupled", series(), (5.0, 20.0)), Panel("fsev2", "FSEv2", series(rtt=50.0), (5.0, 20.0))]
+
+
+def texts(fig):
+    out = [t.get_text() for t in fig.texts]
+    for ax in fig.axes:
+        out += [ax.get_title(loc="left"), ax.get_xlabel(), ax.get_ylabel()]
+        out += [t.get_text() for t in ax.get_xticklabels()]
+        if ax.get_legend():
+            out += [t.get_text() for t in ax.get_legend().get_texts()]
+    for legend in fig.legends:
+        out += [t.get_text() for t in legend.get_texts()]
+    return out
+
+
+def test_rate_has_a_panel_per_point_with_flows_capacity_and_window():
+    fig = figures.rate(PANELS)
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        labels = [line.get_label() for line in ax.get_lines()]
+        assert labels == ["gcc", "sctp", "capacity"]
+        assert len(ax.patches) == 1  # the shaded measurement window
+        assert ax.patches[0].get_x() == 5.0 and ax.patches[0].get_width() == 15.0
+    words = texts(fig)
+    assert "throughput (Mbit/s)" in words and "time (s)" in words
+    assert {"gcc", "sctp", "capacity", "measurement window"} <= set(words)
+    assert "FSEv2 (fsev2)" in words
+    assert fig.axes[0].get_ylim()[1] >= 2.0  # the capacity is visible
+
+
+def test_rate_draws_the_first_run_only():
+    fig = figures.rate(PANELS[:1])
+    gcc = fig.axes[0].get_lines()[0]
+    assert len(gcc.get_xdata()) == 40
+
+
+def test_rtt_and_queue_plot_their_columns_and_can_select_flows():
+    fig = figures.rtt(PANELS, flows=["gcc"])
+    lines = fig.axes[1].get_lines()
+    assert [line.get_label() for line in lines] == ["gcc"]
+    assert list(lines[0].get_ydata())[:2] == [50.0, 51.0]
+    assert "RTT (ms)" in texts(fig)
+    fig = figures.queue(PANELS, title="Queue")
+    assert "queuing delay (ms)" in texts(fig) and "Queue" in texts(fig)
+    with pytest.raises(FigureError, match="no flow named 'x'"):
+        figures.rtt(PANELS, flows=["x"])
+
+
+def test_rtt_box_has_one_box_per_point_and_flow_from_the_window_of_all_runs():
+    fig = figures.rtt_box(PANELS)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["uncoupled", "FSEv2"]
+    boxes = [p for p in ax.patches]
+    assert len(boxes) == 4
+    # the medians: bins 10..39 (t in [5, 20)) of both runs, rtt = 100 + i + run
+    medians = sorted(
+        line.get_ydata()[0]
+        for line in ax.get_lines()
+        if line.get_color() == "black" and len(line.get_ydata()) == 2 and line.get_ydata()[0] == line.get_ydata()[1]
+    )
+    assert 125.0 in medians and 75.0 in medians
+
+
+def sweep_point(variant, p, share):
+    return {
+        "name": f"{variant}[p={p}]", "variant": variant, "label": variant.upper(), "grid": {"p": p},
+        "summary": {"flows": [{"name": "sctp", "share": share,
+                               "spread": {"share": {"std": 0.01, "min": share - 0.02, "max": share + 0.02}}}],
+                    "aggregate": {}},
+    }
+
+
+def test_sweep_draws_a_line_per_variant_sorted_by_x_with_band_and_paper():
+    points = [sweep_point(v, p, p / (1 + p)) for v in ("fsev2", "fse-ng") for p in (1.0, 0.25, 0.5)]
+    paper = [{"point": "fsev2[p=0.5]", "metric": "flows.sctp.share", "paper": 0.3}]
+    fig = figures.sweep(points, x="p", y="flows.sctp.share", axes=[{"name": "p", "label": "SCTP priority"}], paper=paper)
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["FSEV2"].get_xdata()) == [0.25, 0.5, 1.0]
+    assert lines["FSEV2"].get_ydata()[2] == pytest.approx(0.5)
+    assert list(lines["paper"].get_ydata()) == [0.3]
+    assert len(ax.collections) == 2  # one min-max band per line
+    assert ax.get_xlabel() == "SCTP priority" and ax.get_ylabel() == "sctp share"
+    with pytest.raises(FigureError, match="no grid axis named 'q'"):
+        figures.sweep(points, x="q", y="flows.sctp.share")
+
+
+def test_sweep_with_string_values_is_categorical():
+    points = [sweep_point("fsev2", p, 0.5) for p in ("3Mbps", "1Mbps")]
+    fig = figures.sweep(points, x="p", y="flows.sctp.share")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["3Mbps", "1Mbps"]
+
+
+def test_bar_has_a_panel_per_metric_whiskers_and_paper_markers():
+    points = [POINT, {**POINT, "name": "other", "label": "Other"}]
+    paper = [{"point": "other", "metric": "flows.gcc.throughput_mbps", "paper": 0.5, "label": "GCC (Mbit/s)"}]
+    fig = figures.bar(points, metrics=["flows.gcc.throughput_mbps", "aggregate.jain_index"], paper=paper)
+    assert len(fig.axes) == 2
+    ax = fig.axes[0]
+    bars = [p for p in ax.patches]
+    assert [b.get_height() for b in bars] == [0.9, 0.9]
+    assert ax.get_title(loc="left") == "GCC (Mbit/s)"
+    assert "paper" in texts(fig)
+    paper_line = [line for line in ax.get_lines() if line.get_label() == "paper"][0]
+    assert list(paper_line.get_ydata()) == [0.5, 0.5]
+    with pytest.raises(FigureError):
+        figures.bar(points, metrics=[])
+
+
+def test_bar_marks_a_missing_value():
+    fig = figures.bar([POINT], metrics=["flows.sctp.rtt_ms.mean"])
+    assert "n/a" in [t.get_text() for t in fig.axes[0].texts]
+
+
+def png(fig):
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["rate", "rtt", "queue", "rtt_box"])
+def test_saved_png_is_byte_identical_and_carries_no_software_tag(kind, tmp_path):
+    a = figures.save(getattr(figures, kind)(PANELS), tmp_path / "a.png").read_bytes()
+    b = figures.save(getattr(figures, kind)(PANELS), tmp_path / "b.png").read_bytes()
+    assert a == b
+    assert a.startswith(b"\x89PNG") and b"matplotlib" not in a.lower()
+
+
+def test_saved_png_has_the_documented_size(tmp_path):
+    from matplotlib.image import imread
+
+    image = imread(figures.save(figures.rate(PANELS), tmp_path / "r.png"))
+    height, width = image.shape[:2]
+    assert width == int(figures.WIDTH_IN * figures.DPI)
+    assert height == int((figures.HEADER_HEIGHT_IN + 2 * figures.PANEL_HEIGHT_IN) * figures.DPI)
+
+
+def test_a_flow_without_rtt_samples_and_an_empty_series_still_draw(tmp_path):
+    frame = series()
+    frame.loc[frame["flow"] == "sctp", "rtt_ms"] = float("nan")
+    fig = figures.rtt_box([Panel("x", "x", frame, (5.0, 20.0)), Panel("e", "empty", frame.iloc[0:0], None)])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["x", "empty"]
+    assert figures.save(fig, tmp_path / "box.png").stat().st_size > 0
+    fig = figures.rate([Panel("e", "empty", frame.iloc[0:0], None)])
+    assert fig.axes[0].get_lines() == []
