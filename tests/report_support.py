@@ -35,14 +35,10 @@ SHORT = {
 
 
 def _experiment() -> dict[str, Any]:
-    """scenarios/p000-table5/experiment.toml. As first written it is not valid TOML (the
-    key ``paper`` is both a string and the ``[[paper]]`` array): read it with the array
-    renamed."""
+    """scenarios/p000-table5/experiment.toml (the paper id is ``paper_id``; ``[[paper]]``
+    holds the paper's numbers, docs/CATALOGUE.md)."""
     text = (TABLE5 / "experiment.toml").read_text(encoding="utf-8")
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return tomllib.loads(text.replace("\n[[paper]]\n", "\n[[paper_numbers]]\n"))
+    return tomllib.loads(text)
 
 
 def _paper_numbers(experiment: dict[str, Any]) -> list[dict[str, Any]]:
@@ -140,7 +136,7 @@ def table5(
     ]
     results = {
         "id": "p000-table5",
-        "paper": experiment["paper"],
+        "paper": experiment["paper_id"],
         "reference": experiment["reference"],
         "title": experiment["title"],
         "finding": experiment["finding"],
