@@ -9,3 +9,7 @@
 //! identical shape), and a pcap of each side.
 
 pub mod codec;
+pub mod bottleneck;
+pub mod driver;
+
+pub use driver::{run, SctpTransfer, SideStats, TestbedError, TestbedOptions, TestbedResult};
