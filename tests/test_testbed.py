@@ -17,7 +17,7 @@ import pytest
 
 from flowstate import ScenarioError
 from flowstate.cli import main
-from flowstate.testbed_command import testbed
+from flowstate import testbed_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios" / "testbed"
@@ -93,11 +93,13 @@ def test_bad_scenario_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureF
     bad.write_text((SCENARIOS / "p000-table5-none-30s.toml").read_text().replace('kind = "sctp"', 'kind = "tfrc"'))
     assert main(["testbed", str(bad), "--duration", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and err[-1].startswith("flowstate: error:") and "flows[1].kind" in err[-1]
+    assert len(err) == 1 and err[-1].startswith("flowstate: error:") and "flows[1].kind" in err[-1]
     assert main(["testbed", str(tmp_path / "missing.toml")]) == 2
-    assert main(["testbed", str(bad), "--duration", "-1"]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["testbed", str(bad), "--duration", "-1"])
+    assert exit_info.value.code == 2
     with pytest.raises(ScenarioError):
-        testbed(str(tmp_path / "missing.toml"))
+        testbed_command.testbed(str(tmp_path / "missing.toml"))
 
 
 def test_ctrl_c_still_writes_what_was_measured(tmp_path: Path) -> None:

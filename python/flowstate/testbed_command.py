@@ -93,7 +93,7 @@ def main(
     from flowstate.run_command import aggregate_line, out_folder, summary_table
 
     load_scenario(scenario)  # a missing file is reported before any work
-    print("flowstate: running in real time (Ctrl-C stops early and keeps the results)", file=stderr)
+    print("flowstate: running in real time (Ctrl-C stops early and keeps the results)", file=stdout, flush=True)
     result = testbed(scenario, seed=seed, duration=duration)
     folder = Path(out) if out is not None else out_folder(result.scenario + "-testbed")
     paths = result.write_all(folder)
