@@ -86,6 +86,9 @@ def test_pcaps_decode_in_tshark_without_malformed_packets(table5: dict) -> None:
         protos = "\n".join(lines)
         assert "rtp" in protos and "sctp" in protos and "rtcp" in protos, pcap
         assert "malformed" not in protos.lower(), pcap
+        # Expert info of severity error (0x00800000) would mean a broken field.
+        severities = [int(v) for line in lines for field in line.split("\t")[2:] for v in field.split(",") if v]
+        assert all(s < 0x00800000 for s in severities), pcap
 
 
 def test_bad_scenario_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -113,7 +113,9 @@ pub fn decode_rtp(buf: &[u8]) -> Result<RtpPacket, DecodeError> {
     }
     let twcc = w
         .transport_cc_seq(TWCC_EXT_ID)
-        .ok_or(DecodeError::Unexpected("RTP without transport-wide sequence number"))?;
+        .ok_or(DecodeError::Unexpected(
+            "RTP without transport-wide sequence number",
+        ))?;
     let b = &w.payload;
     let short = DecodeError::Unexpected("media payload shorter than its header");
     let seq = get_u64(b, 0).ok_or(short.clone())?;
@@ -323,9 +325,11 @@ impl FeedbackDecoder {
                 }
                 RtcpPacket::Remb(r) => {
                     companion = true;
-                    let ssrc = r.ssrcs.first().copied().ok_or(DecodeError::Unexpected(
-                        "REMB without SSRC",
-                    ))?;
+                    let ssrc = r
+                        .ssrcs
+                        .first()
+                        .copied()
+                        .ok_or(DecodeError::Unexpected("REMB without SSRC"))?;
                     out.push(MediaFeedback::Remb {
                         ssrc,
                         bitrate: Bitrate::bps(r.bitrate.bps() as f64),
@@ -620,7 +624,10 @@ mod tests {
         assert_eq!(classify(&b), Some(Class::Rtp));
         let w = WireRtp::parse(&b).unwrap();
         assert!(w.marker, "last packet of the frame carries the marker");
-        assert_eq!(w.transport_cc_seq(TWCC_EXT_ID), Some((65_540 + 70_000) as u16));
+        assert_eq!(
+            w.transport_cc_seq(TWCC_EXT_ID),
+            Some((65_540 + 70_000) as u16)
+        );
     }
 
     #[test]
@@ -666,7 +673,10 @@ mod tests {
         assert_eq!(*ssrc, 1);
         assert_eq!(got.len(), 4);
         for p in &packets {
-            let g = got.iter().find(|g| g.transport_seq == p.transport_seq).unwrap();
+            let g = got
+                .iter()
+                .find(|g| g.transport_seq == p.transport_seq)
+                .unwrap();
             let err = g.arrival_time.as_micros() as i64 - p.arrival_time.as_micros() as i64;
             assert!(err.abs() <= DELTA_UNIT_US / 2, "arrival error {err} us");
         }

@@ -422,8 +422,7 @@ impl SenderLoop {
             };
             self.io.send(now, class, &bytes);
             let size = size.as_bytes().min(u64::from(u32::MAX)) as u32;
-            self.shared
-                .record(|m, t| m.on_send(t, i, Dir::Data, size));
+            self.shared.record(|m, t| m.on_send(t, i, Dir::Data, size));
         }
         let mut rtts = Vec::new();
         while let Some(r) = with_sender!(f, s => s.poll_rtt_sample()) {
@@ -566,7 +565,11 @@ impl SenderLoop {
         while open > 0 && Instant::now() < deadline {
             if let Some((t, b)) = self.io.recv(clock, MAX_WAIT) {
                 if let Ok((i, SctpMessage::ShutdownAck)) = codec::decode_sctp(&b) {
-                    if self.flows.get(i).is_some_and(|f| f.assoc == Assoc::ShutdownSent) {
+                    if self
+                        .flows
+                        .get(i)
+                        .is_some_and(|f| f.assoc == Assoc::ShutdownSent)
+                    {
                         self.flows[i].assoc = Assoc::Done;
                         let c = codec::encode_control(i, &SctpMessage::ShutdownComplete);
                         self.io.send(t, Class::Sctp, &c);
@@ -857,9 +860,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         goodput: scenario
             .flows
             .iter()
-            .map(|f| {
-                AtomicU64::new(if f.kind == "sctp" { 0 } else { NO_GOODPUT })
-            })
+            .map(|f| AtomicU64::new(if f.kind == "sctp" { 0 } else { NO_GOODPUT }))
             .collect(),
     });
     let mk_io = |sock, peer| Io {
@@ -896,10 +897,10 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     done.store(true, Ordering::Relaxed);
     let r_out = r_thread.join();
     let report = bottleneck.map(Bottleneck::stop).unwrap_or_default();
-    let (s_io, s_flows, end, interrupted) = s_out
-        .map_err(|_| TestbedError::Unsupported("the sender loop panicked (a bug)".into()))?;
-    let (r_io, r_flows) =
-        r_out.map_err(|_| TestbedError::Unsupported("the receiver loop panicked (a bug)".into()))?;
+    let (s_io, s_flows, end, interrupted) =
+        s_out.map_err(|_| TestbedError::Unsupported("the sender loop panicked (a bug)".into()))?;
+    let (r_io, r_flows) = r_out
+        .map_err(|_| TestbedError::Unsupported("the receiver loop panicked (a bug)".into()))?;
 
     let shared = Arc::try_unwrap(shared).map_err(|_| {
         TestbedError::Unsupported("metrics still shared after the run (a bug)".into())

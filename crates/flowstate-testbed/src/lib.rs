@@ -8,8 +8,8 @@
 //! simulator's [`flowstate_sim::metrics::Metrics`] (summary.json and time series of
 //! identical shape), and a pcap of each side.
 
-pub mod codec;
 pub mod bottleneck;
+pub mod codec;
 pub mod driver;
 
 pub use driver::{run, SctpTransfer, SideStats, TestbedError, TestbedOptions, TestbedResult};

@@ -43,7 +43,12 @@ fn mixed_run_measures_both_flows_and_closes_the_association() {
     assert!(!r.interrupted);
     assert!((s.duration_s - 6.0).abs() < 0.1, "{}", s.duration_s);
     for f in &s.flows {
-        assert!(f.throughput_mbps > 0.05, "{}: {}", f.name, f.throughput_mbps);
+        assert!(
+            f.throughput_mbps > 0.05,
+            "{}: {}",
+            f.name,
+            f.throughput_mbps
+        );
         assert!(f.send_rate_mbps >= f.throughput_mbps * 0.8);
     }
     assert!(
@@ -81,7 +86,11 @@ desired_rate = "1Mbps"
 "#;
     let r = run(&scenario(text), TestbedOptions::default()).unwrap();
     let t = r.sctp[0];
-    assert!(r.bottleneck.forward.random_losses > 10, "{:?}", r.bottleneck);
+    assert!(
+        r.bottleneck.forward.random_losses > 10,
+        "{:?}",
+        r.bottleneck
+    );
     assert_eq!(t.order_errors, 0);
     // Ordered delivery: one byte lost for good would stall everything after it.
     let behind = t.bytes_written - t.bytes_delivered;
@@ -125,19 +134,19 @@ fn endpoints_survive_malformed_truncated_duplicated_reordered_and_foreign_datagr
         let mut bad_crc = codec::encode_control(1, &codec::SctpMessage::CookieEcho);
         bad_crc[13] ^= 1;
         let datagrams: Vec<Vec<u8>> = vec![
-            vec![],                            // empty
-            vec![0xFF; 40],                    // foreign first byte
+            vec![],                             // empty
+            vec![0xFF; 40],                     // foreign first byte
             b"GET / HTTP/1.1\r\n\r\n".to_vec(), // foreign protocol
-            rtp[..15].to_vec(),                // truncated RTP
-            rtp.clone(),                       // duplicate of a real packet ...
-            rtp.clone(),                       // ... twice
-            rtp_bytes(1, 2),                   // reordered (older)
-            rtp_bytes(77, 1),                  // unknown SSRC
-            init[..10].to_vec(),               // truncated SCTP
-            bad_crc,                           // bad CRC32c
-            init.clone(),                      // duplicate INIT after set-up
-            vec![0x80, 201, 0, 50, 1, 2],      // RTCP with a lying length
-            vec![0x80, 0xCD, 0, 1],            // truncated RTCP feedback
+            rtp[..15].to_vec(),                 // truncated RTP
+            rtp.clone(),                        // duplicate of a real packet ...
+            rtp.clone(),                        // ... twice
+            rtp_bytes(1, 2),                    // reordered (older)
+            rtp_bytes(77, 1),                   // unknown SSRC
+            init[..10].to_vec(),                // truncated SCTP
+            bad_crc,                            // bad CRC32c
+            init.clone(),                       // duplicate INIT after set-up
+            vec![0x80, 201, 0, 50, 1, 2],       // RTCP with a lying length
+            vec![0x80, 0xCD, 0, 1],             // truncated RTCP feedback
         ];
         for round in 0..20 {
             for d in &datagrams {
@@ -153,10 +162,18 @@ fn endpoints_survive_malformed_truncated_duplicated_reordered_and_foreign_datagr
     injector.join().unwrap();
     let bad_rx = r.receiver.malformed + r.receiver.foreign;
     let bad_tx = r.sender.malformed + r.sender.foreign;
-    assert!(bad_rx >= 20 * 8, "receiver counted {bad_rx}: {:?}", r.receiver);
+    assert!(
+        bad_rx >= 20 * 8,
+        "receiver counted {bad_rx}: {:?}",
+        r.receiver
+    );
     assert!(bad_tx >= 20 * 8, "sender counted {bad_tx}: {:?}", r.sender);
     for f in &r.run.summary.flows {
-        assert!(f.throughput_mbps > 0.05, "{} starved after the injection", f.name);
+        assert!(
+            f.throughput_mbps > 0.05,
+            "{} starved after the injection",
+            f.name
+        );
     }
     assert_eq!(r.sctp[0].order_errors, 0);
 }
