@@ -49,8 +49,9 @@ pub const MIN_WAIT: Duration = Duration::from_micros(50);
 /// INIT / COOKIE-ECHO retransmission interval (RFC 9260 RTO.Initial is 1 s; WebRTC
 /// stacks use less).
 pub const HANDSHAKE_RTO: TimeDelta = TimeDelta::millis(500);
-/// How long the sender waits for SHUTDOWN-ACKs at the end.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(300);
+/// How long the sender waits for SHUTDOWN-ACKs at the end (a full 300 ms queue plus
+/// a 100 ms RTT must fit).
+pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1000);
 /// Coupling report rounds per drain (as the simulator's engine).
 pub const MAX_REPORTS_PER_DRAIN: usize = 16;
 /// pcap UDP ports per protocol (the real sockets multiplex one 5-tuple; the capture
@@ -143,6 +144,9 @@ struct Shared {
     clock: Clock,
     metrics: Mutex<Metrics>,
     goodput: Vec<AtomicU64>,
+    /// The measured run's end in microseconds (`u64::MAX` while it runs): events after
+    /// it (the SCTP shutdown, packets still in flight) are not measured.
+    end_us: AtomicU64,
 }
 
 impl Shared {
@@ -154,6 +158,9 @@ impl Shared {
     fn record(&self, f: impl FnOnce(&mut Metrics, Timestamp)) {
         if let Ok(mut m) = self.metrics.lock() {
             let now = self.clock.now();
+            if now.as_micros() >= self.end_us.load(Ordering::Relaxed) {
+                return;
+            }
             m.advance(now, |i| self.goodput(i));
             f(&mut m, now);
         }
@@ -321,6 +328,10 @@ impl SenderLoop {
             }
         }
         let end = clock.now().min(self.end);
+        self.shared.end_us.store(end.as_micros(), Ordering::Relaxed);
+        for f in &mut self.flows {
+            f.state = FlowState::Stopped;
+        }
         self.shutdown(&clock);
         (self.io, self.flows, end, interrupted)
     }
@@ -564,18 +575,14 @@ impl SenderLoop {
         let deadline = Instant::now() + SHUTDOWN_GRACE;
         while open > 0 && Instant::now() < deadline {
             if let Some((t, b)) = self.io.recv(clock, MAX_WAIT) {
-                if let Ok((i, SctpMessage::ShutdownAck)) = codec::decode_sctp(&b) {
-                    if self
-                        .flows
-                        .get(i)
-                        .is_some_and(|f| f.assoc == Assoc::ShutdownSent)
-                    {
-                        self.flows[i].assoc = Assoc::Done;
-                        let c = codec::encode_control(i, &SctpMessage::ShutdownComplete);
-                        self.io.send(t, Class::Sctp, &c);
-                        open -= 1;
-                    }
-                }
+                // SHUTDOWN-ACK answers with SHUTDOWN-COMPLETE (in `sctp`); the rest is
+                // counted as usual (the stopped flows ignore it).
+                self.input(t, &b);
+                open = self
+                    .flows
+                    .iter()
+                    .filter(|f| f.assoc == Assoc::ShutdownSent)
+                    .count();
             }
         }
     }
@@ -862,6 +869,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             .iter()
             .map(|f| AtomicU64::new(if f.kind == "sctp" { 0 } else { NO_GOODPUT }))
             .collect(),
+        end_us: AtomicU64::new(u64::MAX),
     });
     let mk_io = |sock, peer| Io {
         sock,
