@@ -37,6 +37,10 @@ class RawRun(TypedDict):
 def scenario_toml(scenario: Mapping[str, Any]) -> str:
     """The TOML text of a scenario dict (None values are left out)."""
 
+def validate_scenario(text: str, file: str) -> None:
+    """Parses and validates the scenario ``text`` without running it; raises
+    ScenarioError (one line naming ``file`` and the field)."""
+
 def simulate(
     text: str,
     file: str,

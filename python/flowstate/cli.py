@@ -45,6 +45,32 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--threads", type=_positive, metavar="T", help="worker threads (default: one per core)"
     )
+    lst = sub.add_parser(
+        "list",
+        help="list the experiments of the catalogue",
+        description="List every experiment of the catalogue (scenarios/*/experiment.toml, docs/CATALOGUE.md) "
+        "with a one-line description; every entry is checked.",
+    )
+    _catalogue_option(lst)
+    rep = sub.add_parser(
+        "reproduce",
+        help="reproduce experiments of the catalogue: comparison table, claims, report",
+        description="Run every point of the experiments ID... (or --all) for K seeds, write the points' "
+        "summary.json and timeseries.csv, results.json and the report into DIR, and print the comparison "
+        "with the paper and the paper's claims.",
+    )
+    rep.add_argument("ids", nargs="*", metavar="ID", help="experiment ids (see 'flowstate list')")
+    rep.add_argument("--all", action="store_true", help="every experiment of the catalogue")
+    rep.add_argument("--runs", type=_positive, metavar="K", help="runs per point (default: the entry's runs)")
+    rep.add_argument(
+        "--out", metavar="DIR", help="output folder (default out/<id>; with several ids DIR/<id>)"
+    )
+    rep.add_argument("--seed", type=_seed, metavar="S", help="first seed (default 1)")
+    rep.add_argument("--short", action="store_true", help="the entry's short version (CI): [short] runs and set")
+    rep.add_argument("--jobs", type=_positive, metavar="N", help="parallel runs (default: one per core)")
+    rep.add_argument("--no-report", action="store_true", help="do not build report.html")
+    rep.add_argument("--check", action="store_true", help="exit status 1 when a claim fails")
+    _catalogue_option(rep)
     _add_testbed(sub)
     return parser
 
@@ -71,6 +97,14 @@ def _seconds(text: str) -> float:
     if not (value > 0 and value < float("inf")):
         raise argparse.ArgumentTypeError(f"expected seconds > 0, got '{text}'")
     return value
+
+
+def _catalogue_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalogue",
+        metavar="DIR",
+        help="the catalogue folder (default: $FLOWSTATE_CATALOGUE, else the source tree's scenarios/)",
+    )
 
 
 def _integer(text: str, minimum: int, what: str) -> int:
@@ -107,6 +141,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
             testbed_command.main(
                 args.scenario, seed=args.seed, duration=args.duration, out=args.out, report=not args.no_report
+            )
+        elif args.command == "list":
+            from flowstate import reproduce_command
+
+            reproduce_command.list_main(args.catalogue)
+        elif args.command == "reproduce":
+            from flowstate import reproduce_command
+
+            return reproduce_command.main(
+                args.ids,
+                all_=args.all,
+                runs=args.runs,
+                out=args.out,
+                seed=args.seed,
+                short=args.short,
+                jobs=args.jobs,
+                no_report=args.no_report,
+                check=args.check,
+                catalogue_dir=args.catalogue,
             )
         return 0
     except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)

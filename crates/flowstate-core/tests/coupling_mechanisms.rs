@@ -531,3 +531,56 @@ fn fsev2_minimum_rtt_option_converts_with_the_lowest_sample() {
         other => panic!("expected a window allowance, got {other:?}"),
     }
 }
+
+#[test]
+fn fsev2_rounding_remainder_goes_to_the_rate_flow_when_asked() {
+    let config = FseV2Config {
+        give_rounding_to_rate_flows: true,
+        ..FseV2Config::default()
+    };
+    let mut m = CouplingManager::new(Mechanism::FseV2(config));
+    let gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
+    let sctp = m.register(G, window_flow(24_000, 100, None)).unwrap();
+    // As in fsev2_sums_both_kinds_and_resets_the_aggregate: S_CR 3.88, halves of 1.94;
+    // SCTP's 1.94 Mbit/s * 100 ms = 24 250 B rounds down to 24 000 B (1.92 Mbit/s), and
+    // the cut-off 0.02 Mbit/s goes to GCC: 1.96. S_CR stays 3.88.
+    let alloc = m
+        .update(T0, sctp, window(36_000, 100, 12_000))
+        .unwrap()
+        .to_vec();
+    assert_close(find(&alloc, gcc).rate.as_mbps(), 1.96);
+    assert_close(find(&alloc, sctp).rate.as_mbps(), 1.92);
+    assert_close(s_cr(&m), 3.88);
+    // The next SCTP report at the same cwnd changes nothing: no ratchet.
+    m.update(T0, sctp, window(24_000, 100, 12_000)).unwrap();
+    assert_close(s_cr(&m), 3.88);
+}
+
+#[test]
+fn fsev2_paper_rounding_lets_the_next_report_take_the_remainder_out() {
+    let mut m = fsev2();
+    let _gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
+    let sctp = m.register(G, window_flow(24_000, 100, None)).unwrap();
+    m.update(T0, sctp, window(36_000, 100, 12_000)).unwrap();
+    assert_close(s_cr(&m), 3.88);
+    // SCTP reports the 24 000 B it was given: CC_R 1.92 against FSE_R 1.94.
+    m.update(T0, sctp, window(24_000, 100, 12_000)).unwrap();
+    assert_close(s_cr(&m), 3.86);
+}
+
+#[test]
+fn fsev2_proportional_rate_decrease_scales_the_aggregate() {
+    for (proportional, expected) in [(false, 2.92 - 0.15), (true, 2.92 * 0.85)] {
+        let config = FseV2Config {
+            proportional_rate_decrease: proportional,
+            ..FseV2Config::default()
+        };
+        let mut m = CouplingManager::new(Mechanism::FseV2(config));
+        let gcc = m.register(G, rate_flow(1.0, 1.0, None)).unwrap();
+        let _sctp = m.register(G, window_flow(24_000, 100, None)).unwrap();
+        assert_close(s_cr(&m), 2.92);
+        // GCC's FSE_R is still its registered 1.0; it cuts by 15 %.
+        m.update(T0, gcc, rate(0.85, 100)).unwrap();
+        assert_close(s_cr(&m), expected);
+    }
+}

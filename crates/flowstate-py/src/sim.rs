@@ -311,10 +311,21 @@ fn simulate<'py>(
         .collect()
 }
 
+/// Parses and validates the scenario `text` (`file` names it in the message) without
+/// running it: raises ScenarioError with the simulator's one-line message. The
+/// catalogue checks every point this way before anything runs.
+#[pyfunction]
+fn validate_scenario(text: &str, file: &str) -> PyResult<()> {
+    Scenario::from_toml(text, file)
+        .map(|_| ())
+        .map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
 /// Adds the simulator's functions and exception to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("FLOW_KINDS", flowstate_sim::scenario::KINDS.to_vec())?;
     Ok(())

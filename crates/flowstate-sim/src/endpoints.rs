@@ -324,8 +324,14 @@ pub fn gcc_flow(
             ..StatisticsCodecConfig::default()
         })
     };
+    // Paper 000 V-B3: FSE-NG takes GCC's delay-based estimate A_hat. Paper 000's FSE
+    // (section IV) lives in Chromium's AimdRateControl, so it also exchanges A_hat;
+    // reporting the target min(A_s, A_r) there freezes GCC at its start rate, because
+    // every allocation resets A_r to the target and A_s is capped by A_r.
     cfg.report_mode = match ctx.mechanism.as_str() {
-        "fse-ng" | "ext-fse-ng" => RateReportMode::DelayBased,
+        "fse-ng" | "ext-fse-ng" | "fse" | "fse-simple" | "conservative-fse" => {
+            RateReportMode::DelayBased
+        }
         _ => RateReportMode::Target,
     };
     let start = secs(spec.start_secs());

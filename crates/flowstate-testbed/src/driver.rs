@@ -313,15 +313,17 @@ impl SenderLoop {
                 self.timers(now, i);
                 self.drain(now, i);
             }
-            let next = self
-                .flows
-                .iter()
-                .fold(Some(self.end), |a, f| earliest(a, f.poll_timeout()));
-            let next = self
+            let timers = self.flows.iter().filter_map(TxFlow::poll_timeout);
+            let starts = self
                 .flows
                 .iter()
                 .filter(|f| f.state == FlowState::Idle)
-                .fold(next, |a, f| earliest(a, Some(f.setup.start)));
+                .map(|f| f.setup.start);
+            let next = timers
+                .chain(starts)
+                .min()
+                .map_or(self.end, |t| t.min(self.end));
+            let next = Some(next);
             let wait = wait_until(now, next);
             if let Some((t, bytes)) = self.io.recv(&clock, wait) {
                 self.input(t, &bytes);
@@ -531,10 +533,10 @@ impl SenderLoop {
         self.io.stats.decoded += 1;
         let mut register = false;
         match m {
-            SctpMessage::Sack(sack) => {
-                if f.assoc == Assoc::Established && f.state == FlowState::Active {
-                    s.handle_input(now, sack);
-                }
+            SctpMessage::Sack(sack)
+                if f.assoc == Assoc::Established && f.state == FlowState::Active =>
+            {
+                s.handle_input(now, sack);
             }
             SctpMessage::InitAck { .. } if f.assoc == Assoc::InitSent => {
                 f.assoc = Assoc::CookieEchoed;

@@ -64,7 +64,11 @@ fn mixed_run_measures_both_flows_and_closes_the_association() {
     assert_eq!(r.sender.malformed + r.receiver.malformed, 0);
     assert_eq!(r.sender.foreign + r.receiver.foreign, 0);
     for side in [r.sender, r.receiver] {
-        assert_eq!(side.received, side.decoded + side.malformed + side.foreign, "{side:?}");
+        assert_eq!(
+            side.received,
+            side.decoded + side.malformed + side.foreign,
+            "{side:?}"
+        );
     }
     assert!(r.bottleneck.forward.forwarded > 100);
     assert!(r.sender_pcap.len() > 10_000 && r.receiver_pcap.len() > 10_000);
@@ -180,7 +184,11 @@ fn endpoints_survive_malformed_truncated_duplicated_reordered_and_foreign_datagr
     }
     assert_eq!(r.sctp[0].order_errors, 0);
     for side in [r.sender, r.receiver] {
-        assert_eq!(side.received, side.decoded + side.malformed + side.foreign, "{side:?}");
+        assert_eq!(
+            side.received,
+            side.decoded + side.malformed + side.foreign,
+            "{side:?}"
+        );
     }
 }
 

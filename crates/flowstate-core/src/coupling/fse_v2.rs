@@ -37,6 +37,21 @@ pub struct FseV2Config {
     /// `Minimum` uses the lowest sample seen in the group (a flowstate experiment, off by
     /// default; see docs/ALGORITHMS.md).
     pub cwnd_rtt: CwndRtt,
+    /// What happens to the part of a window flow's share that rounding its cwnd down to
+    /// whole MTUs cuts off. `true`: the window flow's FSE_R becomes the rate
+    /// its rounded cwnd carries and the remainder goes to the group's rate flows (by
+    /// priority, up to their DR), so S_CR stays the sum of what the flows can use.
+    /// `false` (default): the paper as written: FSE_R keeps the unrounded share, and the next
+    /// report of the window flow takes the cut-off part out of S_CR, a ratchet that can
+    /// pin the aggregate below the capacity (docs/ALGORITHMS.md, "FSEv2 rounding").
+    pub give_rounding_to_rate_flows: bool,
+    /// How a rate flow's decrease moves S_CR. `false` (default, the paper): by the
+    /// difference, S_CR += CC_R - FSE_R, so a GCC flow holding half the aggregate that
+    /// cuts its rate by 15 % cuts the aggregate by 7.5 %. `true`: by the same factor,
+    /// S_CR *= CC_R / FSE_R: a delay-based decrease of one rate flow is taken as a
+    /// congestion signal for the whole group, as if every flow had seen it
+    /// (docs/ALGORITHMS.md, "FSEv2 standing queue").
+    pub proportional_rate_decrease: bool,
 }
 
 /// The RTT FSEv2 converts cwnd <-> rate with.
@@ -55,6 +70,8 @@ impl Default for FseV2Config {
             rate_priority_boost: None,
             honour_desired_cwnd: true,
             cwnd_rtt: CwndRtt::Newest,
+            give_rounding_to_rate_flows: false,
+            proportional_rate_decrease: false,
         }
     }
 }
@@ -92,7 +109,16 @@ impl FseV2 {
 
     /// Alg. 6 for either kind of flow, with `cc_r` already converted.
     pub fn update(&self, group: &mut FlowGroup, idx: usize, cc_r: f64, out: &mut Vec<Allocation>) {
-        let change = cc_r - group.flows[idx].fse_r;
+        let previous = group.flows[idx].fse_r;
+        let change = if self.config.proportional_rate_decrease
+            && group.flows[idx].window.is_none()
+            && cc_r < previous
+            && previous > 0.0
+        {
+            group.s_cr * (cc_r / previous - 1.0)
+        } else {
+            cc_r - previous
+        };
         group.add_to_aggregate(change);
         let boost = self.config.rate_priority_boost.unwrap_or(1.0);
         let last_rtt = self.last_rtt;
@@ -124,38 +150,104 @@ impl FseV2 {
             }
         });
         group.s_cr = assigned;
-        for flow in group.flows.iter_mut() {
-            let Some(window) = flow.window.as_mut() else {
+        let mut allowances = Vec::new();
+        let mut remainder = 0.0;
+        if let Some(rtt) = last_rtt {
+            for (i, flow) in group.flows.iter_mut().enumerate() {
+                let Some(window) = flow.window.as_mut() else {
+                    continue;
+                };
+                let (cwnd, ssthresh) = window_allowance(
+                    Bitrate::bps(flow.fse_r),
+                    rtt,
+                    window.mtu,
+                    window.cwnd,
+                    window.ssthresh,
+                );
+                window.cwnd = cwnd;
+                if let Some(s) = ssthresh {
+                    window.ssthresh = s;
+                }
+                if self.config.give_rounding_to_rate_flows {
+                    let carried = (cwnd / rtt).as_bps();
+                    remainder += flow.fse_r - carried;
+                    flow.fse_r = carried;
+                }
+                allowances.push((i, cwnd, ssthresh));
+            }
+        }
+        if remainder != 0.0 {
+            let left = give_to_rate_flows(group, remainder, boost);
+            // What the rate flows cannot take (all at their DR, or none) stays with the
+            // window flows' FSE_R, as in the paper.
+            if left != 0.0 {
+                let windows = allowances.len() as f64;
+                for &(i, _, _) in &allowances {
+                    let f = &mut group.flows[i];
+                    f.fse_r = (f.fse_r + left / windows).max(0.0);
+                }
+            }
+            group.s_cr = group.flows.iter().map(|f| f.fse_r).sum();
+        }
+        let mut windows = allowances.into_iter().peekable();
+        for (i, flow) in group.flows.iter().enumerate() {
+            if flow.window.is_none() {
                 out.push(flow.rate_allocation());
                 continue;
-            };
-            // Without any RTT sample there is no way to express the share as a cwnd;
-            // such a flow keeps its own window until it reports one.
-            let Some(rtt) = last_rtt else { continue };
-            let rate = Bitrate::bps(flow.fse_r);
-            let (cwnd, ssthresh) =
-                window_allowance(rate, rtt, window.mtu, window.cwnd, window.ssthresh);
-            window.cwnd = cwnd;
-            if let Some(s) = ssthresh {
-                window.ssthresh = s;
             }
-            out.push(Allocation {
-                flow: flow.id,
-                rate,
-                allowance: Allowance::Window { cwnd, ssthresh },
-            });
+            if let Some((_, cwnd, ssthresh)) = windows.next_if(|&(w, _, _)| w == i) {
+                out.push(Allocation {
+                    flow: flow.id,
+                    rate: Bitrate::bps(flow.fse_r),
+                    allowance: Allowance::Window { cwnd, ssthresh },
+                });
+            }
         }
     }
 }
 
-/// Paper 000 VII-B2g: the cwnd to set for an allocated rate, and the ssthresh to set
-/// with it (if any).
-///
-/// - cwnd = rate * rtt rounded DOWN to whole MTUs, never below one MTU (the reference
-///   code could underflow here);
-/// - if the flow is in congestion avoidance (cwnd > ssthresh) and the new cwnd <=
-///   ssthresh, ssthresh = new cwnd - 1 MTU, so that the cut does not throw the flow
-///   into slow start.
+/// Spread `amount` (bit/s; negative takes away) over the rate flows of `group` by
+/// priority, each kept within [0, DR]. Returns what could not be placed.
+fn give_to_rate_flows(group: &mut FlowGroup, amount: f64, boost: f64) -> f64 {
+    let mut left = amount;
+    // A few passes suffice: each pass either places everything or saturates a flow.
+    for _ in 0..group.flows.len().max(1) {
+        let open = |f: &super::group::FlowEntry| {
+            f.window.is_none()
+                && if left > 0.0 {
+                    f.fse_r < f.desired_rate
+                } else {
+                    f.fse_r > 0.0
+                }
+        };
+        let total_priority: f64 = group
+            .flows
+            .iter()
+            .filter(|f| open(f))
+            .map(|f| f.priority * boost)
+            .sum();
+        if total_priority <= 0.0 || left.abs() < 1e-9 {
+            break;
+        }
+        let mut placed = 0.0;
+        for f in group.flows.iter_mut() {
+            if !open(f) {
+                continue;
+            }
+            let want = left * f.priority * boost / total_priority;
+            let new = (f.fse_r + want).clamp(0.0, f.desired_rate);
+            placed += new - f.fse_r;
+            f.fse_r = new;
+        }
+        left -= placed;
+    }
+    if left.abs() < 1e-9 {
+        0.0
+    } else {
+        left
+    }
+}
+
 pub fn window_allowance(
     rate: Bitrate,
     rtt: TimeDelta,

@@ -89,7 +89,13 @@ pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
             "reset_aggregate_to_allocated",
         ],
         Mechanism::FseNg(_) | Mechanism::ExtendedFseNg(_) => &["count_change_twice"],
-        Mechanism::FseV2(_) => &["rate_priority_boost", "honour_desired_cwnd", "cwnd_rtt"],
+        Mechanism::FseV2(_) => &[
+            "rate_priority_boost",
+            "honour_desired_cwnd",
+            "cwnd_rtt",
+            "give_rounding_to_rate_flows",
+            "proportional_rate_decrease",
+        ],
     }
 }
 
@@ -159,6 +165,12 @@ fn apply(
         Mechanism::FseV2(config) => match option {
             "rate_priority_boost" => config.rate_priority_boost = Some(as_positive(option, value)?),
             "honour_desired_cwnd" => config.honour_desired_cwnd = as_bool(option, value)?,
+            "proportional_rate_decrease" => {
+                config.proportional_rate_decrease = as_bool(option, value)?
+            }
+            "give_rounding_to_rate_flows" => {
+                config.give_rounding_to_rate_flows = as_bool(option, value)?
+            }
             "cwnd_rtt" => {
                 config.cwnd_rtt = match value {
                     OptionValue::Text(t) if t == "newest" => CwndRtt::Newest,

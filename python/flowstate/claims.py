@@ -1,0 +1,169 @@
+"""The safe evaluator of ``[[claims]] check`` expressions (docs/CATALOGUE.md).
+
+::
+
+    check = "{none:aggregate.jain_index} < 0.75 and {none:flows.gcc.share} < 0.25"
+
+``{point:metric}`` placeholders are replaced by the point's mean value of the metric;
+the rest may only use numbers, ``+ - * /``, unary ``-``/``+``, comparisons (chains
+too), ``and``, ``or``, ``not`` and calls to ``abs``, ``min`` and ``max``. The text is
+parsed with :mod:`ast` and only those nodes are walked; nothing is ever passed to
+``eval``. A placeholder whose value is missing (None) makes the claim "not evaluated".
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
+
+PLACEHOLDER = re.compile(r"\{([^{}:]+):([^{}]+)\}")
+
+HOLDS = "holds"
+FAILS = "fails"
+NOT_EVALUATED = "not evaluated"
+
+_BINOPS: dict[type, Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+_CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
+_FUNCTIONS: dict[str, Callable[..., float]] = {"abs": abs, "min": min, "max": max}
+
+
+class ClaimError(ValueError):
+    """A check expression that is not allowed or does not parse."""
+
+
+class _Missing(Exception):
+    """A placeholder without a value."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A parsed check: its placeholders (in order of first use) and the expression."""
+
+    text: str
+    refs: tuple[tuple[str, str], ...]  # (point, metric), one per variable _v<i>
+    tree: ast.Expression
+
+
+def parse(text: str) -> Check:
+    """Parses and checks ``text``; raises ClaimError naming the offending construct."""
+    if not isinstance(text, str) or not text.strip():
+        raise ClaimError("check must be a non-empty string")
+    refs: list[tuple[str, str]] = []
+
+    def var(m: re.Match[str]) -> str:
+        ref = (m.group(1).strip(), m.group(2).strip())
+        if ref not in refs:
+            refs.append(ref)
+        return f" _v{refs.index(ref)} "
+
+    expression = PLACEHOLDER.sub(var, text)
+    if "{" in expression or "}" in expression:
+        raise ClaimError("unbalanced or malformed {point:metric} placeholder")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError as e:
+        raise ClaimError(f"syntax error: {e.msg}") from None
+    names = {f"_v{i}" for i in range(len(refs))}
+    callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        _check_node(node, names)
+        if isinstance(node, ast.Name) and node.id in _FUNCTIONS and id(node) not in callees:
+            raise ClaimError(f"{node.id} may only be called")
+    return Check(text, tuple(refs), tree)
+
+
+def _check_node(node: ast.AST, names: set[str]) -> None:
+    allowed = (
+        ast.Expression,
+        ast.BoolOp,
+        ast.And,
+        ast.Or,
+        ast.UnaryOp,
+        ast.USub,
+        ast.UAdd,
+        ast.Not,
+        ast.BinOp,
+        ast.Compare,
+        ast.Call,
+        ast.Name,
+        ast.Load,
+        ast.Constant,
+        *_BINOPS,
+        *_CMPOPS,
+    )
+    if not isinstance(node, allowed):
+        raise ClaimError(f"not allowed in a check: {type(node).__name__}")
+    if isinstance(node, ast.Constant) and (
+        isinstance(node.value, bool) or not isinstance(node.value, (int, float))
+    ):
+        raise ClaimError(f"not allowed in a check: the constant {node.value!r}")
+    if isinstance(node, ast.Name) and node.id not in names and node.id not in _FUNCTIONS:
+        raise ClaimError(f"unknown name {node.id!r} (metrics are written {{point:metric}})")
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+            raise ClaimError("only abs(), min() and max() may be called")
+        if node.keywords or not node.args:
+            raise ClaimError(f"{node.func.id}() takes positional arguments only")
+
+
+def evaluate(check: Check, lookup: Callable[[str, str], Optional[float]]) -> tuple[str, dict[str, Optional[float]]]:
+    """``(status, values)``: status is "holds", "fails" or "not evaluated"; ``values``
+    maps each placeholder text ``{point:metric}`` to the value used (None: missing)."""
+    values = [lookup(point, metric) for point, metric in check.refs]
+    shown = {f"{{{p}:{m}}}": v for (p, m), v in zip(check.refs, values)}
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
+        return NOT_EVALUATED, shown
+    env = {f"_v{i}": float(v) for i, v in enumerate(values)}  # type: ignore[arg-type]
+    try:
+        result = _eval(check.tree.body, env)
+    except (ZeroDivisionError, OverflowError, _Missing):
+        return NOT_EVALUATED, shown
+    return (HOLDS if result else FAILS), shown
+
+
+def _eval(node: ast.AST, env: Mapping[str, float]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise _Missing(node.id)
+        return env[node.id]
+    if isinstance(node, ast.UnaryOp):
+        value = _eval(node.operand, env)
+        if isinstance(node.op, ast.Not):
+            return not value
+        return -value if isinstance(node.op, ast.USub) else +value
+    if isinstance(node, ast.BinOp):
+        return _BINOPS[type(node.op)](_eval(node.left, env), _eval(node.right, env))
+    if isinstance(node, ast.BoolOp):
+        if isinstance(node.op, ast.And):
+            return all(_eval(v, env) for v in node.values)
+        return any(_eval(v, env) for v in node.values)
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, env)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = _eval(comparator, env)
+            if not _CMPOPS[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)
+        return _FUNCTIONS[node.func.id](*(_eval(a, env) for a in node.args))
+    raise ClaimError(f"not allowed in a check: {type(node).__name__}")  # pragma: no cover

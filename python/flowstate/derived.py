@@ -1,0 +1,359 @@
+"""Derived metrics: functions of one run's time series (docs/CATALOGUE.md, ``[[derived]]``).
+
+An experiment names a function and its arguments::
+
+    [[derived]]
+    name = "sctp_fill_time"
+    fn = "time_to_reach"
+    args = { flow = "sctp", rate = "4Mbps", after = "30s" }
+
+Arguments carry units as in scenario files: times (``"30s"``, ``"500ms"``, a bare number
+is seconds) and bit rates (``"4Mbps"``); ``from`` / ``to`` bound the window (default:
+the whole run). A bin belongs to the window when its start time ``time_s`` is in
+``[from, to)``. Every function returns a float, or None when the series holds no
+sample to compute it from (the catalogue reports that as a missing value).
+
+The series of one run is a dict of columns (the native ``series``), a list of row
+dicts (``csv.DictReader`` over timeseries.csv, one run), or a pandas DataFrame with the
+timeseries.csv columns (``time_s``, ``flow``, ``throughput_mbps``,
+``queuing_delay_ms``, ``rtt_ms``, ...). :func:`compute` evaluates a checked spec.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+# --- units --------------------------------------------------------------------------
+
+_NUMBER = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+_TIME = re.compile(rf"^{_NUMBER}(us|ms|s|min)?\s*$", re.IGNORECASE)
+_RATE = re.compile(rf"^{_NUMBER}(bps|kbps|mbps|gbps|bit/s|kbit/s|mbit/s|gbit/s)\s*$", re.IGNORECASE)
+_TIME_SCALE = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+_RATE_SCALE_MBPS = {"bps": 1e-6, "kbps": 1e-3, "mbps": 1.0, "gbps": 1e3}
+
+
+class DerivedError(ValueError):
+    """A derived-metric spec that cannot be computed: unknown function, bad argument."""
+
+
+def parse_time(value: Any) -> float:
+    """``"30s"``, ``"500ms"``, ``"2min"`` or a bare number (seconds) -> seconds."""
+    if isinstance(value, bool):
+        raise DerivedError(f"expected a time such as \"30s\", got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    m = _TIME.match(value) if isinstance(value, str) else None
+    if m is None:
+        raise DerivedError(f"expected a time such as \"30s\" or \"500ms\", got {value!r}")
+    return float(m.group(1)) * _TIME_SCALE[(m.group(2) or "s").lower()]
+
+
+def parse_rate_mbps(value: Any) -> float:
+    """``"4Mbps"``, ``"500kbps"``, ``"2 Mbit/s"`` -> Mbit/s (a bare number is rejected)."""
+    m = _RATE.match(value) if isinstance(value, str) else None
+    if m is None:
+        raise DerivedError(f"expected a bit rate such as \"4Mbps\", got {value!r}")
+    unit = m.group(2).lower().replace("bit/s", "bps")
+    return float(m.group(1)) * _RATE_SCALE_MBPS[unit]
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DerivedError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise DerivedError(f"expected a flow name, got {value!r}")
+    return value
+
+
+def _names(value: Any) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise DerivedError(f"expected a non-empty list of flow names, got {value!r}")
+    return [_name(v) for v in value]
+
+
+# --- the series of one run ----------------------------------------------------------
+
+
+def _float_or_none(v: Any) -> Optional[float]:
+    if v is None or v == "":
+        return None
+    x = float(v)
+    return None if math.isnan(x) else x
+
+
+@dataclass
+class Bin:
+    time_s: float
+    throughput_mbps: float
+    queuing_delay_ms: Optional[float]
+    rtt_ms: Optional[float]
+
+
+class Series:
+    """One run's time series, per flow, in time order."""
+
+    def __init__(self, data: Any) -> None:
+        rows = _rows(data)
+        self.flows: dict[str, list[Bin]] = {}
+        for row in rows:
+            b = Bin(
+                float(row["time_s"]),
+                _float_or_none(row.get("throughput_mbps")) or 0.0,
+                _float_or_none(row.get("queuing_delay_ms")),
+                _float_or_none(row.get("rtt_ms")),
+            )
+            self.flows.setdefault(str(row["flow"]), []).append(b)
+        for bins in self.flows.values():
+            bins.sort(key=lambda b: b.time_s)
+        times = sorted({b.time_s for bins in self.flows.values() for b in bins})
+        steps = [b - a for a, b in zip(times, times[1:]) if b > a]
+        self.bin_s = min(steps) if steps else 0.0
+
+    def window(self, flow: str, start: float, end: Optional[float]) -> list[Bin]:
+        """The bins of ``flow`` starting in ``[start, end)``; an unknown flow has none."""
+        return [b for b in self.flows.get(flow, []) if b.time_s >= start and (end is None or b.time_s < end)]
+
+
+def _rows(data: Any) -> list[Mapping[str, Any]]:
+    if isinstance(data, Series):  # pragma: no cover - callers pass raw data
+        raise TypeError("already a Series")
+    if isinstance(data, Mapping):  # dict of columns
+        keys = list(data.keys())
+        n = len(data[keys[0]]) if keys else 0
+        return [{k: data[k][i] for k in keys} for i in range(n)]
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas DataFrame
+        return list(data.to_dict("records"))
+    return list(data)
+
+
+def _as_series(data: Any) -> Series:
+    return data if isinstance(data, Series) else Series(data)
+
+
+def _mean(xs: Sequence[float]) -> Optional[float]:
+    return math.fsum(xs) / len(xs) if xs else None
+
+
+# --- the functions ------------------------------------------------------------------
+
+
+def time_to_reach(
+    series: Any, flow: str, rate: float, after: float = 0.0, hold: float = 2.0
+) -> Optional[float]:
+    """Seconds from ``after`` until ``flow``'s throughput first reaches ``rate`` (Mbit/s)
+    and then stays >= 90 % of it for ``hold`` seconds (the bins starting in
+    ``[t, t + hold)``); None if it never does (or the series ends before ``hold``)."""
+    s = _as_series(series)
+    bins = s.window(flow, after, None)
+    end = bins[-1].time_s + s.bin_s if bins else 0.0
+    for i, b in enumerate(bins):
+        if b.throughput_mbps < rate:
+            continue
+        if b.time_s + hold > end + 1e-9:
+            return None
+        held = all(c.throughput_mbps >= 0.9 * rate for c in bins[i:] if c.time_s < b.time_s + hold - 1e-9)
+        if held:
+            return b.time_s - after
+    return None
+
+
+def mean_rate(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Mean throughput (Mbit/s) of ``flow`` over the window."""
+    return _mean([b.throughput_mbps for b in _as_series(series).window(flow, start, end)])
+
+
+def min_rate(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Lowest per-bin throughput (Mbit/s) of ``flow`` in the window."""
+    xs = [b.throughput_mbps for b in _as_series(series).window(flow, start, end)]
+    return min(xs) if xs else None
+
+
+def max_rate(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Highest per-bin throughput (Mbit/s) of ``flow`` in the window."""
+    xs = [b.throughput_mbps for b in _as_series(series).window(flow, start, end)]
+    return max(xs) if xs else None
+
+
+def share(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """``flow``'s part of the total throughput of all flows in the window (0..1)."""
+    s = _as_series(series)
+    total = math.fsum(b.throughput_mbps for name in s.flows for b in s.window(name, start, end))
+    if flow not in s.flows or total <= 0:
+        return None
+    return math.fsum(b.throughput_mbps for b in s.window(flow, start, end)) / total
+
+
+def jain(
+    series: Any, start: float = 0.0, end: Optional[float] = None, flows: Optional[list[str]] = None
+) -> Optional[float]:
+    """Jain's fairness index (sum x)^2 / (n sum x^2) of the flows' mean throughputs in the
+    window (``flows``: default every flow of the series)."""
+    s = _as_series(series)
+    means = [mean_rate(s, f, start, end) for f in (flows if flows is not None else list(s.flows))]
+    xs = [x for x in means if x is not None]
+    if not xs or len(xs) != len(means):
+        return None
+    sq = math.fsum(x * x for x in xs)
+    return math.fsum(xs) ** 2 / (len(xs) * sq) if sq > 0 else None
+
+
+def mean_queue(
+    series: Any, start: float = 0.0, end: Optional[float] = None, flow: Optional[str] = None
+) -> Optional[float]:
+    """Mean queuing delay (ms) over the window's samples of every flow (or of ``flow``)."""
+    s = _as_series(series)
+    names = [flow] if flow is not None else list(s.flows)
+    return _mean([b.queuing_delay_ms for n in names for b in s.window(n, start, end) if b.queuing_delay_ms is not None])
+
+
+def rtt_percentile(
+    series: Any, flow: str, p: float, start: float = 0.0, end: Optional[float] = None
+) -> Optional[float]:
+    """The ``p``-th percentile (0..100, linear interpolation) of ``flow``'s per-bin RTT (ms)."""
+    xs = sorted(b.rtt_ms for b in _as_series(series).window(flow, start, end) if b.rtt_ms is not None)
+    if not xs:
+        return None
+    k = (len(xs) - 1) * p / 100.0
+    lo, hi = math.floor(k), math.ceil(k)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def _alpha_utility(x: float, a: float) -> float:
+    """U_a(x) = x^(1-a) / (1-a), and its limit log(x) for a = 1 (paper 002 eq. 20)."""
+    if a == 1.0:
+        return math.log(x)
+    return x ** (1.0 - a) / (1.0 - a)
+
+
+def gcc_utility(
+    series: Any,
+    alpha: float = 2.0,
+    beta: float = 1.0,
+    delta: float = 0.15,
+    start: float = 0.0,
+    end: Optional[float] = None,
+    flows: Optional[list[str]] = None,
+    min_delay_ms: float = 1.0,
+) -> Optional[float]:
+    """Paper 002 Section 4 (tuning, Fig. 8), eq. (21): sum over flows of
+    U_alpha(x_i) - delta * U_beta(y_i), with U_a(x) = x^(1-a)/(1-a) (eq. 20; log for
+    a = 1), x_i the flow's mean throughput (Mbit/s) and y_i its mean queuing delay (ms)
+    over the window. The paper gives no units; we use Mbit/s and ms, and floor y_i at
+    ``min_delay_ms`` so that an empty queue does not give log(0). None if a flow has no
+    throughput or no queuing-delay sample."""
+    s = _as_series(series)
+    total = 0.0
+    for f in flows if flows is not None else list(s.flows):
+        x = mean_rate(s, f, start, end)
+        y = mean_queue(s, start, end, flow=f)
+        if x is None or y is None or x <= 0:
+            return None
+        total += _alpha_utility(x, alpha) - delta * _alpha_utility(max(y, min_delay_ms), beta)
+    return total
+
+
+# --- specs: name -> (function, argument parsers) ------------------------------------
+
+# Argument name in experiment.toml -> (Python parameter, parser, required).
+_Arg = tuple[str, Callable[[Any], Any], bool]
+_WINDOW: dict[str, _Arg] = {"from": ("start", parse_time, False), "to": ("end", parse_time, False)}
+
+FUNCTIONS: dict[str, tuple[Callable[..., Optional[float]], dict[str, _Arg]]] = {
+    "time_to_reach": (
+        time_to_reach,
+        {
+            "flow": ("flow", _name, True),
+            "rate": ("rate", parse_rate_mbps, True),
+            "after": ("after", parse_time, False),
+            "hold": ("hold", parse_time, False),
+        },
+    ),
+    "mean_rate": (mean_rate, {"flow": ("flow", _name, True), **_WINDOW}),
+    "min_rate": (min_rate, {"flow": ("flow", _name, True), **_WINDOW}),
+    "max_rate": (max_rate, {"flow": ("flow", _name, True), **_WINDOW}),
+    "share": (share, {"flow": ("flow", _name, True), **_WINDOW}),
+    "jain": (jain, {**_WINDOW, "flows": ("flows", _names, False)}),
+    "mean_queue": (mean_queue, {**_WINDOW, "flow": ("flow", _name, False)}),
+    "rtt_percentile": (
+        rtt_percentile,
+        {"flow": ("flow", _name, True), "p": ("p", _number, True), **_WINDOW},
+    ),
+    "gcc_utility": (
+        gcc_utility,
+        {
+            "alpha": ("alpha", _number, False),
+            "beta": ("beta", _number, False),
+            "delta": ("delta", _number, False),
+            **_WINDOW,
+            "flows": ("flows", _names, False),
+            "min_delay": ("min_delay_ms", lambda v: parse_time(v) * 1e3, False),
+        },
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A checked ``[[derived]]`` entry: function and parsed keyword arguments."""
+
+    name: str
+    fn: str
+    kwargs: Mapping[str, Any]
+
+    def flows(self) -> list[str]:
+        """The flow names the spec refers to (to check them against the scenario)."""
+        names = [self.kwargs["flow"]] if isinstance(self.kwargs.get("flow"), str) else []
+        return names + list(self.kwargs.get("flows") or [])
+
+
+def make_spec(name: str, fn: Any, args: Any) -> Spec:
+    """Checks ``fn`` and ``args``; raises DerivedError naming the argument."""
+    if not isinstance(fn, str) or fn not in FUNCTIONS:
+        raise DerivedError(f"unknown function {fn!r} (one of: {', '.join(sorted(FUNCTIONS))})")
+    if args is None:
+        args = {}
+    if not isinstance(args, Mapping):
+        raise DerivedError(f"args must be a table, got {args!r}")
+    _, params = FUNCTIONS[fn]
+    kwargs: dict[str, Any] = {}
+    for key, value in args.items():
+        if key not in params:
+            raise DerivedError(f"{fn}: unknown argument {key!r} (one of: {', '.join(params)})")
+        param, parse, _ = params[key]
+        try:
+            kwargs[param] = parse(value)
+        except DerivedError as e:
+            raise DerivedError(f"{fn}: {key}: {e}") from None
+    for key, (param, _, required) in params.items():
+        if required and param not in kwargs:
+            raise DerivedError(f"{fn}: argument {key!r} is required")
+    if fn == "rtt_percentile" and not 0 <= kwargs["p"] <= 100:
+        raise DerivedError(f"{fn}: p: must be in [0, 100], got {kwargs['p']}")
+    return Spec(name, fn, kwargs)
+
+
+def compute(spec: Spec, series: Any) -> Optional[float]:
+    """The value of ``spec`` on one run's series (None: nothing to compute it from)."""
+    function, _ = FUNCTIONS[spec.fn]
+    try:
+        value = function(_as_series(series), **spec.kwargs)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def aggregate(values: Sequence[Optional[float]]) -> dict[str, Any]:
+    """``{mean, std, min, max, values}`` over runs (std: sample std; None values left out)."""
+    xs = [v for v in values if v is not None]
+    if not xs:
+        return {"mean": None, "std": None, "min": None, "max": None, "values": list(values)}
+    mean = math.fsum(xs) / len(xs)
+    std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+    return {"mean": mean, "std": std, "min": min(xs), "max": max(xs), "values": list(values)}

@@ -1,0 +1,253 @@
+"""Running a catalogue entry: every point x seed, in parallel; point outputs and
+results.json (docs/CATALOGUE.md).
+
+::
+
+    from flowstate import catalogue, reproduce
+
+    exp = catalogue.load_id(catalogue.find_root(), "p000-table5")
+    results = reproduce.reproduce(exp, runs=10, out="out/p000-table5")
+    results["claims"]      # [{"text", "check", "status", "values"}, ...]
+
+Each run is one call of the native simulator (``threads=1``; it releases the GIL), on a
+pool of ``jobs`` threads, the longest runs first. Point ``p`` runs the seeds
+``seed .. seed + runs - 1`` (``seed`` default 1), the same for every point, so that
+the results are a pure function of (entry, runs, seed, short): two reproductions give
+the same results.json except ``elapsed_s``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional
+
+from flowstate import _native
+from flowstate import claims as claims_mod
+from flowstate import derived as derived_mod
+from flowstate.catalogue import Experiment, Point
+from flowstate.simulation import MAX_SEED, RunResult
+
+RESULTS_FILE = "results.json"
+CATALOGUE_INDEX = "catalogue.json"
+DEFAULT_SEED = 1
+Progress = Callable[[int, int], Any]
+
+
+def default_out(exp_id: str) -> Path:
+    return Path("out") / exp_id
+
+
+def _seconds(value: Any, default: float) -> float:
+    try:
+        return derived_mod.parse_time(value)
+    except (derived_mod.DerivedError, TypeError, ValueError):
+        return default
+
+
+def _cost(scenario: Mapping[str, Any]) -> float:
+    """A rough run-time estimate (simulated packets ~ duration x capacity x flows), to
+    start the longest runs first."""
+    duration = _seconds(scenario.get("duration"), 1.0)
+    link = scenario.get("link") or {}
+    try:
+        capacity = derived_mod.parse_rate_mbps(link.get("capacity"))
+    except derived_mod.DerivedError:
+        schedule = link.get("capacity_schedule") or []
+        rates = []
+        for step in schedule if isinstance(schedule, list) else []:
+            try:
+                rates.append(derived_mod.parse_rate_mbps(step.get("rate")))
+            except (derived_mod.DerivedError, AttributeError):
+                pass
+        capacity = max(rates, default=1.0)
+    return duration * max(capacity, 0.1) * (1 + len(scenario.get("flows") or []))
+
+
+def run_points(
+    exp: Experiment,
+    points: list[Point],
+    runs: int,
+    seed: int,
+    jobs: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> list[RunResult]:
+    """Simulates every point for the seeds ``seed .. seed + runs - 1``; one RunResult
+    per point, runs in seed order. Raises ScenarioError for a point that cannot run."""
+    texts = [_native.scenario_toml(p.scenario) for p in points]
+    files = [f"{exp.file}: point {p.name}" for p in points]
+    work = sorted(
+        ((i, k) for i in range(len(points)) for k in range(runs)),
+        key=lambda ik: (-_cost(points[ik[0]].scenario), ik),
+    )
+    raws: list[list[Any]] = [[None] * runs for _ in points]
+    total, done = len(work), 0
+    workers = max(1, min(jobs or os.cpu_count() or 1, total))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
+        futures: dict[Future[Any], tuple[int, int]] = {
+            pool.submit(_native.simulate, texts[i], files[i], seed=seed + k, runs=1, threads=1): (i, k)
+            for i, k in work
+        }
+        pending = set(futures)
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    i, k = futures[f]
+                    raws[i][k] = f.result()[0]  # raises the run's error
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            raise
+    return [RunResult(r) for r in raws]
+
+
+def _node(tree: Any, parts: list[str]) -> Any:
+    for part in parts:
+        if not isinstance(tree, Mapping):
+            return None
+        tree = tree.get(part)
+    return tree
+
+
+def metric_stats(point: Mapping[str, Any], metric: str) -> Optional[dict[str, Optional[float]]]:
+    """``{mean, std, min, max}`` of a metric path for one point entry of results.json
+    (None: the metric is missing or null)."""
+    parts = metric.split(".")
+    summary = point["summary"]
+    if parts[0] == "derived":
+        d = (point.get("derived") or {}).get(parts[1])
+        if not d or d.get("mean") is None:
+            return None
+        return {k: d[k] for k in ("mean", "std", "min", "max")}
+    if parts[0] == "aggregate":
+        base, rest = summary.get("aggregate") or {}, parts[1:]
+    else:  # flows.<name>....
+        flows = [f for f in summary.get("flows", []) if f.get("name") == parts[1]]
+        if not flows:
+            return None
+        base, rest = flows[0], parts[2:]
+    mean = _node(base, rest)
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean):
+        return None
+    spread = _node(base.get("spread"), rest)
+    if isinstance(spread, Mapping) and "std" in spread:
+        return {"mean": float(mean), "std": spread["std"], "min": spread["min"], "max": spread["max"]}
+    return {"mean": float(mean), "std": 0.0, "min": float(mean), "max": float(mean)}
+
+
+def _point_entry(exp: Experiment, point: Point, result: RunResult) -> dict[str, Any]:
+    derived = {}
+    if exp.derived:
+        series = [derived_mod.Series(s) for s in result._series]
+        for spec in exp.derived:
+            derived[spec.name] = derived_mod.aggregate([derived_mod.compute(spec, s) for s in series])
+    return {
+        "name": point.name,
+        "variant": point.variant,
+        "label": point.label,
+        "grid": dict(point.grid),
+        "dir": point.dir,
+        "summary": result.summary,
+        "derived": derived,
+    }
+
+
+def evaluate(exp: Experiment, points: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The comparison rows and the claims of results.json, from its point entries."""
+    by_name = {p["name"]: p for p in points}
+    comparison = []
+    for pv in exp.paper_values:
+        stats = metric_stats(by_name[pv.point], pv.metric) or {"mean": None, "std": None, "min": None, "max": None}
+        comparison.append(
+            {
+                "point": pv.point,
+                "metric": pv.metric,
+                "label": pv.label or pv.metric,
+                "paper": pv.value,
+                "ours": stats["mean"],
+                "std": stats["std"],
+                "min": stats["min"],
+                "max": stats["max"],
+            }
+        )
+
+    def lookup(point: str, metric: str) -> Optional[float]:
+        stats = metric_stats(by_name[point], metric) if point in by_name else None
+        return None if stats is None else stats["mean"]
+
+    claims = []
+    for claim in exp.claims:
+        status, values = claims_mod.evaluate(claim.check, lookup)
+        claims.append({"text": claim.text, "check": claim.check.text, "status": status, "values": values})
+    return comparison, claims
+
+
+def reproduce(
+    exp: Experiment,
+    *,
+    runs: Optional[int] = None,
+    seed: Optional[int] = None,
+    short: bool = False,
+    out: Optional[str | os.PathLike[str]] = None,
+    jobs: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> dict[str, Any]:
+    """Runs ``exp`` and writes OUT/<point dir>/{summary.json,timeseries.csv} and
+    OUT/results.json (OUT default out/<id>). Returns the results.json document."""
+    started = time.perf_counter()
+    runs = runs if runs is not None else exp.run_count(short)
+    seed = seed if seed is not None else DEFAULT_SEED
+    if runs < 1 or seed < 0 or seed + runs - 1 > MAX_SEED:
+        raise ValueError(f"seeds {seed} .. {seed} + {runs} runs - 1 must be in [0, 2^64 - 1]")
+    folder = Path(out) if out is not None else default_out(exp.id)
+    points = exp.points(short=short)
+    results = run_points(exp, points, runs, seed, jobs=jobs, progress=progress)
+    entries = []
+    for point, result in zip(points, results):
+        result.write(folder / point.dir)
+        entries.append(_point_entry(exp, point, result))
+    comparison, claims = evaluate(exp, entries)
+    document = {
+        "id": exp.id,
+        "paper": exp.paper,
+        "reference": exp.reference,
+        "title": exp.title,
+        "finding": exp.finding,
+        "notes": exp.notes,
+        "runs": runs,
+        "seed": seed,
+        "short": short,
+        "elapsed_s": round(time.perf_counter() - started, 3),
+        "axes": [{"name": a.name, "key": a.key, "label": a.label} for a in exp.grid],
+        "points": entries,
+        "comparison": comparison,
+        "claims": claims,
+        "figures": [dict(f) for f in exp.figures],
+    }
+    write_results(folder, document)
+    return document
+
+
+def write_results(folder: Path, document: Mapping[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / RESULTS_FILE
+    path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
+def build_report(folder: Path) -> tuple[Optional[Path], Optional[str]]:
+    """``flowstate.report.build(folder)`` if that module is installed: ``(report path,
+    None)``, or ``(None, why not)``."""
+    try:
+        from flowstate import report  # type: ignore[attr-defined]
+    except ImportError as e:
+        return None, f"the report builder (flowstate.report) cannot be imported ({e}); results.json is written"
+    return Path(report.build(folder)), None

@@ -1,0 +1,212 @@
+"""`flowstate list` and `flowstate reproduce`: the catalogue on the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence, TextIO
+
+from flowstate import catalogue, reproduce
+from flowstate.catalogue import CatalogueError, Experiment
+
+
+def _console(stream: TextIO) -> Any:
+    from rich.console import Console
+
+    return Console(file=stream, width=None if stream.isatty() else 160)
+
+
+def list_main(catalogue_dir: Optional[str] = None, *, stdout: TextIO = sys.stdout) -> list[Experiment]:
+    """Prints every id with its one-line description (checking every entry)."""
+    from rich.table import Table
+
+    experiments = catalogue.load_all(catalogue.find_root(catalogue_dir))
+    table = Table(title=f"{len(experiments)} experiments", title_justify="left")
+    for header in ("id", "paper", "reference", "points", "runs", "description"):
+        table.add_column(header, overflow="fold")
+    for exp in experiments:
+        table.add_row(
+            exp.id,
+            exp.paper,
+            exp.reference,
+            str(len(exp.point_names())),
+            str(exp.runs),
+            exp.description or exp.title,
+        )
+    _console(stdout).print(table)
+    return experiments
+
+
+def _fmt(value: Optional[float], digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if abs(value) >= 100:
+        return f"{value:.1f}"
+    return f"{value:.{digits}f}"
+
+
+def comparison_table(results: dict[str, Any]) -> Any:
+    """Ours (mean ± std over runs, [min, max]) against the paper's numbers; without
+    paper numbers, the points' aggregate metrics."""
+    from rich.table import Table
+
+    runs = results["runs"]
+    table = Table(
+        title=f"{results['id']} ({results['reference'] or results['paper']}): ours = mean ± std over {runs} runs"
+        + (" (short)" if results.get("short") else ""),
+        title_justify="left",
+    )
+    labels = {p["name"]: p["label"] + ("" if not p["grid"] else " " + p["name"][len(p["variant"]) :]) for p in results["points"]}
+    if results["comparison"]:
+        for header, justify in (("point", "left"), ("metric", "left"), ("paper", "right"), ("ours", "right"), ("min..max", "right"), ("ours/paper", "right")):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for row in results["comparison"]:
+            ours, paper = row["ours"], row["paper"]
+            ratio = f"{ours / paper:.2f}" if ours is not None and paper else "-"
+            table.add_row(
+                labels.get(row["point"], row["point"]),
+                row["label"],
+                _fmt(paper),
+                "-" if ours is None else f"{_fmt(ours)} ± {_fmt(row['std'])}",
+                "-" if ours is None else f"{_fmt(row['min'])}..{_fmt(row['max'])}",
+                ratio,
+            )
+        return table
+    for header, justify in (("point", "left"), ("utilization", "right"), ("Jain", "right"), ("throughput Mbit/s per flow", "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for p in results["points"]:
+        util = reproduce.metric_stats(p, "aggregate.utilization")
+        jain = reproduce.metric_stats(p, "aggregate.jain_index")
+        flows = ", ".join(
+            f"{f['name']} {_fmt(f.get('throughput_mbps'))}" for f in p["summary"].get("flows", [])
+        )
+        table.add_row(
+            labels[p["name"]],
+            "-" if util is None else f"{_fmt(util['mean'])} ± {_fmt(util['std'])}",
+            "-" if jain is None else f"{_fmt(jain['mean'])} ± {_fmt(jain['std'])}",
+            flows,
+        )
+    return table
+
+
+_STATUS_STYLE = {"holds": "green", "fails": "bold red", "not evaluated": "yellow"}
+
+
+def print_results(results: dict[str, Any], report: Optional[Path], note: Optional[str], out: Path, stdout: TextIO) -> None:
+    from rich.markup import escape
+
+    console = _console(stdout)
+    console.print(comparison_table(results))
+    for p in results["points"]:
+        if p.get("derived"):
+            parts = ", ".join(
+                f"{name} {_fmt(d['mean'])} ± {_fmt(d['std'])}" for name, d in p["derived"].items()
+            )
+            console.print(f"  derived, {escape(p['name'])}: {escape(parts)}", highlight=False)
+    for claim in results["claims"]:
+        style = _STATUS_STYLE[claim["status"]]
+        values = ", ".join(f"{k} = {_fmt(v)}" for k, v in claim["values"].items())
+        console.print(
+            f"[{style}]{claim['status'].upper():>13}[/{style}]  {escape(claim['text'])}  [dim]({escape(values)})[/dim]",
+            highlight=False,
+            soft_wrap=True,
+        )
+    console.print(f"results: {out / reproduce.RESULTS_FILE} ({results['elapsed_s']:.1f} s)", highlight=False, soft_wrap=True)
+    if report is not None:
+        console.print(f"report: {report}", highlight=False, soft_wrap=True)
+    elif note:
+        console.print(f"report: not built: {note}", highlight=False, soft_wrap=True)
+
+
+def _with_progress(label: str, total: int, body: Callable[[Optional[reproduce.Progress]], Any], stream: TextIO) -> Any:
+    if not stream.isatty():
+        return body(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(file=stream),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("runs", total=total)
+        return body(lambda done, n: bar.update(task, completed=done, total=n))
+
+
+def main(
+    ids: Sequence[str],
+    *,
+    all_: bool = False,
+    runs: Optional[int] = None,
+    out: Optional[str] = None,
+    seed: Optional[int] = None,
+    short: bool = False,
+    jobs: Optional[int] = None,
+    no_report: bool = False,
+    check: bool = False,
+    catalogue_dir: Optional[str] = None,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Checks every requested entry first, then runs them one after the other. Returns
+    the exit status: 0, or 1 with ``check`` when a claim fails."""
+    root = catalogue.find_root(catalogue_dir)
+    if all_ and ids:
+        raise CatalogueError("give experiment ids or --all, not both")
+    if not all_ and not ids:
+        raise CatalogueError("give at least one experiment id, or --all (see 'flowstate list')")
+    experiments = catalogue.load_all(root) if all_ else [catalogue.load_id(root, i) for i in dict.fromkeys(ids)]
+    if not experiments:
+        raise CatalogueError(f"{root}: the catalogue is empty")
+    several = len(experiments) > 1
+    out_root = Path(out) if out is not None else Path("out")
+    index: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    failed = False
+    for exp in experiments:
+        folder = out_root / exp.id if (all_ or several or out is None) else out_root
+        k = runs if runs is not None else exp.run_count(short)
+        total = len(exp.point_names()) * k
+        results = _with_progress(
+            f"{exp.id}",
+            total,
+            lambda progress, exp=exp, folder=folder: reproduce.reproduce(
+                exp, runs=runs, seed=seed, short=short, out=folder, jobs=jobs, progress=progress
+            ),
+            stderr,
+        )
+        report, note = (None, "--no-report") if no_report else reproduce.build_report(folder)
+        print_results(results, report, None if no_report else note, folder, stdout)
+        if several:
+            print(file=stdout)
+        failed = failed or any(c["status"] == "fails" for c in results["claims"])
+        index.append(
+            {
+                "id": exp.id,
+                "title": exp.title,
+                "out": str(folder),
+                "report": None if report is None else str(report),
+                "runs": results["runs"],
+                "elapsed_s": results["elapsed_s"],
+                "claims": [{"text": c["text"], "status": c["status"]} for c in results["claims"]],
+            }
+        )
+    if all_ or several:
+        path = out_root / reproduce.CATALOGUE_INDEX
+        document = {"short": short, "elapsed_s": round(time.perf_counter() - started, 3), "experiments": index}
+        out_root.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        statuses = [c["status"] for e in index for c in e["claims"]]
+        print(
+            f"catalogue: {len(index)} experiments in {document['elapsed_s']:.1f} s; claims: "
+            f"{statuses.count('holds')} hold, {statuses.count('fails')} fail, "
+            f"{statuses.count('not evaluated')} not evaluated; index: {path}",
+            file=stdout,
+        )
+    return 1 if (check and failed) else 0

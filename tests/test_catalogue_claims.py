@@ -1,0 +1,105 @@
+"""flowstate.claims: the safe evaluator of experiment.toml checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowstate import claims
+from flowstate.claims import FAILS, HOLDS, NOT_EVALUATED, ClaimError
+
+SUMMARIES = {
+    ("none", "aggregate.jain_index"): 0.64,
+    ("none", "flows.gcc.share"): 0.13,
+    ("none", "flows.gcc.rtt_ms.mean"): 306.0,
+    ("fsev2", "aggregate.jain_index"): 0.998,
+    ("fsev2", "flows.gcc.rtt_ms.mean"): 120.0,
+    ("fsev2", "flows.gcc.goodput_mbps"): None,
+}
+
+
+def lookup(point, metric):
+    return SUMMARIES.get((point, metric))
+
+
+def status(text):
+    return claims.evaluate(claims.parse(text), lookup)[0]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("{none:aggregate.jain_index} < 0.75 and {none:flows.gcc.share} < 0.25", HOLDS),
+        ("{none:aggregate.jain_index} < 0.6", FAILS),
+        ("{fsev2:flows.gcc.rtt_ms.mean} < 0.75 * {none:flows.gcc.rtt_ms.mean}", HOLDS),
+        ("{fsev2:flows.gcc.rtt_ms.mean} > {none:flows.gcc.rtt_ms.mean} - 100", FAILS),
+        ("abs({fsev2:aggregate.jain_index} - 1) <= 0.01", HOLDS),
+        ("min({none:aggregate.jain_index}, {fsev2:aggregate.jain_index}) > 0.7", FAILS),
+        ("max({none:aggregate.jain_index}, {fsev2:aggregate.jain_index}) > 0.99", HOLDS),
+        ("0.5 < {none:aggregate.jain_index} < 0.7", HOLDS),
+        ("0.5 < {none:aggregate.jain_index} < 0.6", FAILS),
+        ("not {none:aggregate.jain_index} > 0.9", HOLDS),
+        ("{none:aggregate.jain_index} > 0.9 or {fsev2:aggregate.jain_index} > 0.9", HOLDS),
+        ("-{none:aggregate.jain_index} == -0.64", HOLDS),
+        ("{none:flows.gcc.share} / 0 > 1", NOT_EVALUATED),
+        ("{fsev2:flows.gcc.goodput_mbps} > 0", NOT_EVALUATED),
+        ("{fsev2:flows.gcc.goodput_mbps} > 0 or 1 > 0", NOT_EVALUATED),  # missing: never "holds"
+        ("{nowhere:aggregate.jain_index} > 0", NOT_EVALUATED),
+    ],
+)
+def test_status(text, expected):
+    assert status(text) == expected
+
+
+def test_values_are_reported_by_placeholder():
+    check = claims.parse("{none:aggregate.jain_index} < 0.75 and {none:aggregate.jain_index} > 0.5")
+    assert check.refs == (("none", "aggregate.jain_index"),)
+    result, values = claims.evaluate(check, lookup)
+    assert result == HOLDS and values == {"{none:aggregate.jain_index}": 0.64}
+
+
+def test_placeholders_may_name_grid_points():
+    check = claims.parse("{fsev2[p_sctp=0.5]:flows.gcc.share} > {fsev2[p_sctp=1.0]:flows.gcc.share}")
+    assert check.refs == (("fsev2[p_sctp=0.5]", "flows.gcc.share"), ("fsev2[p_sctp=1.0]", "flows.gcc.share"))
+    values = {"fsev2[p_sctp=0.5]": 0.6, "fsev2[p_sctp=1.0]": 0.5}
+    assert claims.evaluate(check, lambda p, m: values[p])[0] == HOLDS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('echo pwned')",
+        "{none:aggregate.jain_index} < __import__('os').getpid()",
+        "open('/etc/passwd')",
+        "{none:aggregate.jain_index}.__class__",
+        "[x for x in ()]",
+        "lambda: 1",
+        "{none:aggregate.jain_index} ** 2 > 0",
+        "{none:aggregate.jain_index} // 1 > 0",
+        "'text' == 'text'",
+        "True",
+        "abs",
+        "abs(x=1)",
+        "abs()",
+        "eval('1')",
+        "{none:aggregate.jain_index} if 1 else 0",
+        "x < 1",
+        "{none:aggregate.jain_index} <",
+        "{none:aggregate.jain_index",
+        "",
+        "1 < 2; 3",
+    ],
+)
+def test_anything_else_is_rejected(text):
+    with pytest.raises(ClaimError) as e:
+        claims.parse(text)
+    assert "\n" not in str(e.value)
+
+
+def test_evaluation_never_calls_eval(monkeypatch):
+    import builtins
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("eval called")
+
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    assert status("{none:aggregate.jain_index} < 0.75") == HOLDS

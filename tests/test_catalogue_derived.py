@@ -1,0 +1,125 @@
+"""flowstate.derived: derived metrics against hand-built time series."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from flowstate import derived
+from flowstate.derived import DerivedError
+
+
+def series(rates, qd=None, rtt=None, bin_s=1.0):
+    """Columns as the native series: ``rates`` maps flow -> per-bin Mbit/s."""
+    cols = {k: [] for k in ("time_s", "flow", "throughput_mbps", "queuing_delay_ms", "rtt_ms")}
+    n = len(next(iter(rates.values())))
+    for i in range(n):
+        for flow, xs in rates.items():
+            cols["time_s"].append(i * bin_s)
+            cols["flow"].append(flow)
+            cols["throughput_mbps"].append(xs[i])
+            cols["queuing_delay_ms"].append((qd or {}).get(flow, [None] * n)[i])
+            cols["rtt_ms"].append((rtt or {}).get(flow, [None] * n)[i])
+    return cols
+
+
+S = series(
+    {"gcc": [0.0, 1.0, 2.0, 3.0, 4.0, 4.0, 3.7, 4.0, 4.0, 4.0], "sctp": [1.0] * 10},
+    qd={"gcc": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90], "sctp": [None, 5, 5, 5, 5, 5, 5, 5, 5, 5]},
+    rtt={"gcc": [100 + i for i in range(10)]},
+)
+
+
+def test_time_to_reach():
+    assert derived.time_to_reach(S, "gcc", 4.0, after=0.0, hold=2.0) == 4.0
+    assert derived.time_to_reach(S, "gcc", 4.0, after=2.0, hold=2.0) == 2.0
+    # 3.7 < 0.9 * 4.2: the flow reaches 4.2 never; holding 4.0 tolerates the 3.7 dip.
+    assert derived.time_to_reach(S, "gcc", 4.2) is None
+    # A dip below 90 %: the first crossing does not count.
+    dip = series({"f": [5, 1, 5, 5, 5, 5]})
+    assert derived.time_to_reach(dip, "f", 4.0, hold=2.0) == 2.0
+    # Not enough series left to hold.
+    assert derived.time_to_reach(series({"f": [0, 0, 0, 5]}), "f", 4.0, hold=2.0) is None
+    assert derived.time_to_reach(S, "nope", 1.0) is None
+
+
+def test_window_rates_and_share():
+    assert derived.mean_rate(S, "gcc", 4.0, 6.0) == pytest.approx(4.0)
+    assert derived.mean_rate(S, "gcc") == pytest.approx(2.97)
+    assert derived.min_rate(S, "gcc", 4.0) == pytest.approx(3.7)
+    assert derived.max_rate(S, "gcc", 0.0, 3.0) == 2.0
+    assert derived.share(S, "gcc", 4.0, 6.0) == pytest.approx(0.8)
+    assert derived.mean_rate(S, "gcc", 20.0) is None
+    assert derived.share(S, "nope") is None
+
+
+def test_jain():
+    assert derived.jain(S, 4.0, 6.0) == pytest.approx((5.0**2) / (2 * (16 + 1)))
+    assert derived.jain(series({"a": [1, 1], "b": [1, 1]})) == pytest.approx(1.0)
+    assert derived.jain(S, flows=["gcc"]) == pytest.approx(1.0)
+    assert derived.jain(S, flows=["gcc", "nope"]) is None
+
+
+def test_queue_and_rtt():
+    # Samples of both flows: gcc 10..40 and sctp 5 x 4 in [1, 5).
+    assert derived.mean_queue(S, 1.0, 5.0) == pytest.approx((10 + 20 + 30 + 40 + 4 * 5) / 8)
+    assert derived.mean_queue(S, flow="gcc") == pytest.approx(45.0)
+    assert derived.rtt_percentile(S, "gcc", 50) == pytest.approx(104.5)
+    assert derived.rtt_percentile(S, "gcc", 100, 0.0, 3.0) == 102.0
+    assert derived.rtt_percentile(S, "sctp", 50) is None
+
+
+def test_gcc_utility_is_paper_002_eq_21():
+    s = series({"a": [1.0, 1.0], "b": [2.0, 2.0]}, qd={"a": [10, 30], "b": [0, 0]})
+    # alpha = 2: U(x) = -1/x; beta = 1: U(y) = log(y); y floored at 1 ms.
+    expected = (-1 / 1.0 - 0.15 * math.log(20)) + (-1 / 2.0 - 0.15 * math.log(1.0))
+    assert derived.gcc_utility(s) == pytest.approx(expected)
+    assert derived.gcc_utility(s, alpha=0.5, beta=2.0, delta=1.0, flows=["a"]) == pytest.approx(
+        1.0**0.5 / 0.5 - (20.0**-1) / -1
+    )
+    assert derived.gcc_utility(series({"a": [0.0]}, qd={"a": [1]})) is None
+
+
+def test_rows_and_dataframes_give_the_same_values():
+    import pandas
+
+    frame = pandas.DataFrame(S)
+    rows = [
+        {k: ("" if v is None else str(v)) for k, v in row.items()} for row in frame.to_dict("records")
+    ]  # as csv.DictReader reads timeseries.csv
+    for data in (frame, rows):
+        assert derived.mean_rate(data, "gcc") == pytest.approx(2.97)
+        assert derived.time_to_reach(data, "gcc", 4.0) == 4.0
+        assert derived.mean_queue(data, flow="sctp") == pytest.approx(5.0)
+
+
+def test_specs_parse_units_and_reject_bad_arguments():
+    spec = derived.make_spec("fill", "time_to_reach", {"flow": "gcc", "rate": "4Mbps", "after": "2s", "hold": "500ms"})
+    assert spec.kwargs == {"flow": "gcc", "rate": 4.0, "after": 2.0, "hold": 0.5}
+    assert spec.flows() == ["gcc"]
+    assert derived.compute(spec, S) == 2.0
+    spec = derived.make_spec("m", "mean_rate", {"flow": "gcc", "from": "4s", "to": 6})
+    assert derived.compute(spec, S) == pytest.approx(4.0)
+    assert derived.make_spec("j", "jain", {"flows": ["a", "b"]}).flows() == ["a", "b"]
+    assert derived.parse_rate_mbps("500kbps") == 0.5 and derived.parse_rate_mbps("2 Mbit/s") == 2.0
+    assert derived.parse_time("2min") == 120.0 and derived.parse_time("250us") == 0.00025
+    for fn, args, message in [
+        ("nope", {}, "unknown function 'nope'"),
+        ("time_to_reach", {"flow": "gcc"}, "argument 'rate' is required"),
+        ("time_to_reach", {"flow": "gcc", "rate": 4}, "rate: expected a bit rate"),
+        ("mean_rate", {"flow": "gcc", "from": "soon"}, "from: expected a time"),
+        ("mean_rate", {"flow": "gcc", "until": "1s"}, "unknown argument 'until'"),
+        ("rtt_percentile", {"flow": "gcc", "p": 120}, "p: must be in [0, 100]"),
+        ("jain", {"flows": []}, "expected a non-empty list"),
+        ("gcc_utility", {"alpha": "two"}, "alpha: expected a number"),
+    ]:
+        with pytest.raises(DerivedError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            derived.make_spec("x", fn, args)
+
+
+def test_aggregate_over_runs():
+    a = derived.aggregate([1.0, 3.0, None])
+    assert a == {"mean": 2.0, "std": pytest.approx(math.sqrt(2)), "min": 1.0, "max": 3.0, "values": [1.0, 3.0, None]}
+    assert derived.aggregate([None])["mean"] is None
+    assert derived.aggregate([5.0])["std"] == 0.0

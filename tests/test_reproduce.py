@@ -1,0 +1,146 @@
+"""flowstate.reproduce and `flowstate reproduce` end to end on a tiny catalogue."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+from catalogue_support import EXPERIMENT, make_catalogue
+
+from flowstate import catalogue, reproduce, reproduce_command
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    return catalogue.load_id(make_catalogue(tmp_path / "cat"), "tiny")
+
+
+def _strip_elapsed(doc):
+    return {k: v for k, v in doc.items() if k != "elapsed_s"}
+
+
+def test_reproduce_writes_points_and_results(tiny, tmp_path):
+    out = tmp_path / "out"
+    ticks = []
+    results = reproduce.reproduce(tiny, out=out, jobs=2, progress=lambda d, t: ticks.append((d, t)))
+    assert ticks[-1] == (6, 6) and len(ticks) == 6  # 2 points x 3 runs
+    on_disk = json.loads((out / "results.json").read_text())
+    assert on_disk == results
+    assert set(results) == {
+        "id", "paper", "reference", "title", "finding", "notes", "runs", "seed", "short",
+        "elapsed_s", "axes", "points", "comparison", "claims", "figures",
+    }  # fmt: skip
+    assert results["runs"] == 3 and results["seed"] == 1 and results["short"] is False
+    assert [p["name"] for p in results["points"]] == ["plain", "heavy"]
+    plain, heavy = results["points"]
+    assert plain["summary"]["seeds"] == [1, 2, 3]
+    assert heavy["label"] == "heavy CBR" and heavy["dir"] == "heavy" and heavy["grid"] == {}
+    for p in results["points"]:
+        assert (out / p["dir"] / "summary.json").is_file()
+        with open(out / p["dir"] / "timeseries.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert {r["run"] for r in rows} == {"0", "1", "2"}
+    # The heavier CBR flow leaves GCC less (derived metric, mean over the runs).
+    g_plain, g_heavy = plain["derived"]["gcc_mean"], heavy["derived"]["gcc_mean"]
+    assert len(g_plain["values"]) == 3 and g_plain["min"] <= g_plain["mean"] <= g_plain["max"]
+    assert g_heavy["mean"] < g_plain["mean"]
+    util = plain["summary"]["aggregate"]["utilization"]
+    assert results["comparison"][0] == {
+        "point": "plain", "metric": "aggregate.utilization", "label": "utilization", "paper": 0.9,
+        "ours": util,
+        "std": plain["summary"]["aggregate"]["spread"]["utilization"]["std"],
+        "min": plain["summary"]["aggregate"]["spread"]["utilization"]["min"],
+        "max": plain["summary"]["aggregate"]["spread"]["utilization"]["max"],
+    }  # fmt: skip
+    assert results["comparison"][1]["ours"] == g_heavy["mean"]
+    assert results["comparison"][1]["label"] == "derived.gcc_mean"
+    assert [c["status"] for c in results["claims"]] == ["holds", "fails", "holds"]
+    assert results["claims"][0]["values"] == {"{plain:aggregate.utilization}": util}
+    assert results["figures"] == [{"kind": "rate", "points": ["plain", "heavy"]}]
+
+
+def test_reproduce_is_deterministic_whatever_the_jobs(tiny, tmp_path):
+    a = reproduce.reproduce(tiny, out=tmp_path / "a", jobs=1, runs=2, seed=7)
+    b = reproduce.reproduce(tiny, out=tmp_path / "b", jobs=3, runs=2, seed=7)
+    assert _strip_elapsed(a) == _strip_elapsed(b)
+    text = lambda p: json.dumps(_strip_elapsed(json.loads(p.read_text())))  # noqa: E731
+    assert text(tmp_path / "a/results.json") == text(tmp_path / "b/results.json")
+    assert (tmp_path / "a/plain/timeseries.csv").read_text() == (tmp_path / "b/plain/timeseries.csv").read_text()
+    assert a["points"][0]["summary"]["seeds"] == [7, 8]
+
+
+def test_short_applies_the_short_runs_and_set(tiny, tmp_path):
+    results = reproduce.reproduce(tiny, out=tmp_path, short=True)
+    assert results["short"] is True and results["runs"] == 2
+    assert results["points"][0]["summary"]["duration_s"] == 4.0
+
+
+def test_metric_stats_of_a_single_run_has_zero_spread(tiny, tmp_path):
+    results = reproduce.reproduce(tiny, out=tmp_path, runs=1)
+    stats = reproduce.metric_stats(results["points"][0], "flows.gcc.rtt_ms.p95")
+    assert stats["std"] == 0.0 and stats["min"] == stats["mean"] == stats["max"]
+    assert reproduce.metric_stats(results["points"][0], "flows.bg.rtt_ms.mean") is None  # CBR: no feedback
+
+
+def _cli(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+
+
+def test_cli_reproduce_prints_comparison_claims_and_paths(tmp_path):
+    root = make_catalogue(tmp_path / "cat")
+    r = _cli("reproduce", "tiny", "--runs", "2", "--catalogue", str(root), "--no-report", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "ours = mean ± std over 2 runs" in r.stdout
+    assert "HOLDS" in r.stdout and "FAILS" in r.stdout
+    assert "results: out/tiny/results.json" in r.stdout
+    assert json.loads((tmp_path / "out/tiny/results.json").read_text())["runs"] == 2
+    # A failed claim is a result, not an error; --check makes it one.
+    r = _cli("reproduce", "tiny", "--runs", "1", "--check", "--catalogue", str(root), "--no-report", "--out", "x", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert (tmp_path / "x/results.json").is_file()
+
+
+def test_cli_reproduce_all_writes_the_index(tmp_path):
+    root = make_catalogue(tmp_path / "cat")
+    make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "tiny2"'), name="tiny2")
+    r = _cli("reproduce", "--all", "--short", "--catalogue", str(root), "--out", "o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    index = json.loads((tmp_path / "o/catalogue.json").read_text())
+    assert [e["id"] for e in index["experiments"]] == ["tiny", "tiny2"]
+    assert index["short"] is True
+    assert [c["status"] for c in index["experiments"][0]["claims"]] == ["holds", "fails", "holds"]
+    assert (tmp_path / "o/tiny2/results.json").is_file()
+    assert "catalogue: 2 experiments" in r.stdout
+
+
+def test_a_missing_report_builder_is_a_note(tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_report(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "flowstate" and fromlist and "report" in fromlist:
+            raise ImportError("no flowstate.report")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", no_report)
+    report, note = reproduce.build_report(tmp_path)
+    assert report is None and "cannot be imported (no flowstate.report)" in note
+
+
+def test_comparison_table_without_paper_numbers(tiny, tmp_path):
+    results = reproduce.reproduce(tiny, out=tmp_path, runs=1)
+    results["comparison"] = []
+    table = reproduce_command.comparison_table(results)
+    assert [c.header for c in table.columns][:3] == ["point", "utilization", "Jain"]
+
+
+def test_seeds_past_64_bits_are_a_one_line_error(tmp_path):
+    root = make_catalogue(tmp_path / "cat")
+    r = _cli("reproduce", "tiny", "--seed", str(2**64 - 1), "--runs", "2", "--catalogue", str(root), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be in [0, 2^64 - 1]" in r.stderr
