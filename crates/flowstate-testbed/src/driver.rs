@@ -811,6 +811,16 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
                 "flows[{i}].direction: the testbed runs forward flows only"
             )));
         }
+        if !setup.pauses.is_empty() {
+            return Err(TestbedError::Unsupported(format!(
+                "flows[{i}].pauses: not supported by the testbed yet"
+            )));
+        }
+        if setup.path.path_delay != TimeDelta::ZERO {
+            return Err(TestbedError::Unsupported(format!(
+                "flows[{i}].path_delay: not supported by the testbed yet (one shared path)"
+            )));
+        }
         tx.push(TxFlow {
             setup: setup.clone(),
             kind: t,
@@ -825,6 +835,13 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             established: false,
             shut_down: false,
         });
+    }
+    for (name, link) in [("link", &config.forward), ("reverse_link", &config.reverse)] {
+        if link.jitter.is_some() {
+            return Err(TestbedError::Unsupported(format!(
+                "{name}.jitter: not supported by the testbed's bottleneck yet"
+            )));
+        }
     }
     let infos: Vec<FlowInfo> = config.flows.iter().map(|f| f.info.clone()).collect();
     let coupling = match &scenario.coupling {

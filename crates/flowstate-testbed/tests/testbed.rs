@@ -214,4 +214,7 @@ fn unsupported_kinds_are_a_one_line_error() {
     let text = MIXED.replace("kind = \"sctp\"", "kind = \"tfrc\"");
     let e = run(&scenario(&text), TestbedOptions::default()).unwrap_err();
     assert!(e.to_string().contains("flows[1].kind"), "{e}");
+    let text = MIXED.replace("queue = \"300ms\"", "queue = \"300ms\"\njitter = \"5ms\"");
+    let e = run(&scenario(&text), TestbedOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("link.jitter:"), "{e}");
 }
