@@ -99,13 +99,20 @@ desired_rate = "1Mbps"
         r.bottleneck
     );
     assert_eq!(t.order_errors, 0);
-    // Ordered delivery: one byte lost for good would stall everything after it.
+    // Ordered delivery: one byte lost for good would stall everything after it. What
+    // is missing at the end is only what was still in flight (at most ~0.25 s).
     let behind = t.bytes_written - t.bytes_delivered;
+    eprintln!("5 % loss: {t:?}, {:?}", r.bottleneck);
     assert!(
-        t.bytes_delivered > 400_000 && behind < 125_000,
+        t.bytes_delivered > 600_000 && behind < 30_000,
         "written {} delivered {}",
         t.bytes_written,
         t.bytes_delivered
+    );
+    assert_eq!(
+        t.bytes_delivered,
+        t.messages_delivered * 1200,
+        "whole messages only"
     );
     assert!(r.run.summary.flows[0].loss_ratio > 0.02);
 }
