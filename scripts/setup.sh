@@ -20,4 +20,10 @@ maturin develop --quiet --release --extras test 2>&1 | grep -vE "^(📦|🔗|�
 if ! command -v tshark >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   sh scripts/install-test-tools.sh >/dev/null 2>&1 || echo "setup: could not install tshark; its test will report SKIPPED" >&2
 fi
+# Ray: the optional executor of `flowstate sweep` (pyproject extra `ray`), installed so that
+# its test runs against a local Ray instance. Skipped when already importable (keeps reruns fast).
+if ! python -c "import ray" >/dev/null 2>&1; then
+  python -m pip install --quiet --disable-pip-version-check "ray>=2" \
+    || echo "setup: could not install ray; the Ray sweep test will report SKIPPED" >&2
+fi
 python -c "import flowstate" || { echo "setup: the flowstate extension did not build" >&2; exit 1; }

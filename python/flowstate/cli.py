@@ -71,6 +71,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--no-report", action="store_true", help="do not build report.html")
     rep.add_argument("--check", action="store_true", help="exit status 1 when a claim fails")
     _catalogue_option(rep)
+    from flowstate import sweep_command  # `flowstate sweep` (docs/SWEEPS.md)
+
+    sweep_command.add_parser(sub)
     _add_testbed(sub)
     return parser
 
@@ -161,6 +164,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 check=args.check,
                 catalogue_dir=args.catalogue,
             )
+        elif args.command == "sweep":
+            from flowstate import sweep_command
+
+            sweep_command.main(args)
         return 0
     except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
         print(f"flowstate: error: {e}", file=sys.stderr)

@@ -17,7 +17,8 @@
 use crate::cbr::{cbr_flow, CbrConfig};
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
 use crate::scenario::{
-    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, RateOverrides, WindowOverrides,
+    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, RateOverrides, ThresholdMode,
+    WindowOverrides,
 };
 use crate::SimError;
 use flowstate_core::coupling::{Allowance, FlowReport};
@@ -34,7 +35,11 @@ use flowstate_core::endpoint::tcp::{
 };
 use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
 use flowstate_core::endpoint::{Endpoint, Transmit};
-use flowstate_core::gcc::GccPreset;
+use flowstate_core::gcc::delay_based::DelayFilterConfig;
+use flowstate_core::gcc::threshold::{
+    AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
+};
+use flowstate_core::gcc::{GccConfig, GccPreset};
 use flowstate_core::rate::rap::RapConfig;
 use flowstate_core::rate::tfrc::TfrcConfig;
 use flowstate_core::source::statistics::StatisticsCodecConfig;
@@ -277,6 +282,78 @@ fn bad(index: usize, field: &str, (k, m): (String, String)) -> SimError {
     SimError::NotWired(format!("flows[{index}].{field}{k}: {m}"))
 }
 
+/// The GCC configuration of `preset` with a flow's `overrides` applied. Error:
+/// (sub-path, message), e.g. `(".k_up", "needs threshold = \"adaptive\"")`.
+pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (String, String)> {
+    let mut gcc = preset.config();
+    if o.start_rate.is_some() || o.min_rate.is_some() || o.max_rate.is_some() {
+        let a = &gcc.delay.aimd;
+        let start = o.start_rate.map_or(a.start_rate, |b| Bitrate::bps(b.0));
+        let min = o.min_rate.map_or(a.min_rate, |b| Bitrate::bps(b.0));
+        let max = o.max_rate.map_or(a.max_rate, |b| Bitrate::bps(b.0));
+        gcc = gcc.with_rates(start, min, max);
+    }
+    if let Some(p) = o.pacing_factor {
+        gcc.pacing_factor = p;
+    }
+    let err = |k: &str, m: String| Err((format!(".{k}"), m));
+    // Paper 002 eq. 15: the Kalman filter's state noise Q.
+    if let Some(q) = o.kalman_q {
+        match &mut gcc.delay.filter {
+            DelayFilterConfig::Kalman(k) => k.q = q,
+            DelayFilterConfig::Trendline(_) => {
+                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
+                return err("kalman_q", m);
+            }
+        }
+    }
+    // Threshold mode: switching keeps the other preset constants; the adaptive
+    // threshold of a paper preset takes paper 002's gains, of chromium Chromium's.
+    match (o.threshold, &gcc.delay.threshold) {
+        (Some(ThresholdMode::Static), ThresholdConfig::Adaptive(_)) => {
+            gcc.delay.threshold = ThresholdConfig::Static(StaticThresholdConfig::default());
+        }
+        (Some(ThresholdMode::Adaptive), ThresholdConfig::Static(_)) => {
+            gcc.delay.threshold = ThresholdConfig::Adaptive(match preset {
+                GccPreset::Chromium => AdaptiveThresholdConfig::chromium(),
+                _ => AdaptiveThresholdConfig::paper(),
+            });
+        }
+        _ => {}
+    }
+    match &mut gcc.delay.threshold {
+        ThresholdConfig::Static(s) => {
+            if o.k_up.is_some() || o.k_down.is_some() {
+                let k = if o.k_up.is_some() { "k_up" } else { "k_down" };
+                return err(k, "needs threshold = \"adaptive\"".into());
+            }
+            if let Some(g) = o.gamma_bar_ms {
+                s.gamma_bar_ms = g;
+            }
+            if let Some(h) = o.threshold_halving {
+                s.halving = h;
+            }
+        }
+        ThresholdConfig::Adaptive(a) => {
+            if o.gamma_bar_ms.is_some() || o.threshold_halving.is_some() {
+                let k = if o.gamma_bar_ms.is_some() {
+                    "gamma_bar_ms"
+                } else {
+                    "threshold_halving"
+                };
+                return err(k, "needs threshold = \"static\"".into());
+            }
+            if let Some(k) = o.k_up {
+                a.k_up = k;
+            }
+            if let Some(k) = o.k_down {
+                a.k_down = k;
+            }
+        }
+    }
+    Ok(gcc)
+}
+
 /// A GCC flow as the scenario describes it. Report mode: delay-based estimate under
 /// FSE-NG / Extended FSE-NG, target otherwise.
 pub fn gcc_flow(
@@ -292,17 +369,7 @@ pub fn gcc_flow(
         ))
     })?;
     let o: GccOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
-    let mut gcc = preset.config();
-    if o.start_rate.is_some() || o.min_rate.is_some() || o.max_rate.is_some() {
-        let a = &gcc.delay.aimd;
-        let start = o.start_rate.map_or(a.start_rate, |b| Bitrate::bps(b.0));
-        let min = o.min_rate.map_or(a.min_rate, |b| Bitrate::bps(b.0));
-        let max = o.max_rate.map_or(a.max_rate, |b| Bitrate::bps(b.0));
-        gcc = gcc.with_rates(start, min, max);
-    }
-    if let Some(p) = o.pacing_factor {
-        gcc.pacing_factor = p;
-    }
+    let gcc = gcc_config(preset, &o).map_err(|e| bad(index, "overrides", e))?;
     let mut bounds = EncoderBounds::paper000();
     if let Some(r) = o.video_max_rate {
         bounds.max_rate = Bitrate::bps(r.0);
@@ -516,5 +583,55 @@ impl FlowFactory for DefaultFlowFactory {
                 )))
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gcc_overrides_map_onto_the_config() {
+        let o = GccOverrides {
+            kalman_q: Some(0.01),
+            k_up: Some(0.02),
+            k_down: Some(0.0005),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
+        match &c.delay.filter {
+            DelayFilterConfig::Kalman(k) => assert_eq!(k.q, 0.01),
+            DelayFilterConfig::Trendline(_) => panic!("paper uses the Kalman filter"),
+        }
+        match &c.delay.threshold {
+            ThresholdConfig::Adaptive(a) => assert_eq!((a.k_up, a.k_down), (0.02, 0.0005)),
+            ThresholdConfig::Static(_) => panic!("paper is adaptive"),
+        }
+        let o = GccOverrides {
+            threshold: Some(ThresholdMode::Static),
+            gamma_bar_ms: Some(40.0 / 60.0),
+            threshold_halving: Some(false),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
+        match &c.delay.threshold {
+            ThresholdConfig::Static(s) => {
+                assert!((s.gamma_bar_ms - 40.0 / 60.0).abs() < 1e-12);
+                assert!(!s.halving);
+            }
+            ThresholdConfig::Adaptive(_) => panic!("switched to static"),
+        }
+        let o = GccOverrides {
+            threshold: Some(ThresholdMode::Adaptive),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::PaperStatic, &o).expect("valid");
+        assert_eq!(
+            c.delay.threshold,
+            ThresholdConfig::Adaptive(AdaptiveThresholdConfig::paper())
+        );
+        // Without threshold overrides the preset is unchanged.
+        let c = gcc_config(GccPreset::PaperStatic, &GccOverrides::default()).expect("valid");
+        assert_eq!(c, GccPreset::PaperStatic.config());
     }
 }

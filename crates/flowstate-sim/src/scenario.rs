@@ -166,6 +166,28 @@ pub struct GccOverrides {
     pub perfect_codec: Option<bool>,
     /// Pacer rate / target (preset default: paper 1.5, Chromium 1.1).
     pub pacing_factor: Option<f64>,
+    /// Kalman state noise variance Q (paper 002 eq. 15, default 1e-3; Kalman presets
+    /// `paper` and `paper-static` only).
+    pub kalman_q: Option<f64>,
+    /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002); default from
+    /// the preset.
+    pub threshold: Option<ThresholdMode>,
+    /// Static threshold gamma_bar in ms of m (paper 001: 10/60 .. 65/60, default 25/60).
+    pub gamma_bar_ms: Option<f64>,
+    /// Static threshold: halve gamma near congestion (paper 001, default true).
+    pub threshold_halving: Option<bool>,
+    /// Adaptive threshold gain k_u (paper 002 eq. 18: 0.01; Chromium 0.0087).
+    pub k_up: Option<f64>,
+    /// Adaptive threshold gain k_d (paper 002 eq. 18: 0.00018; Chromium 0.039).
+    pub k_down: Option<f64>,
+}
+
+/// The over-use threshold a `gcc` flow's `overrides.threshold` selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThresholdMode {
+    Static,
+    Adaptive,
 }
 
 /// The `overrides` `sctp`, `tcp-newreno` and `tcp-cubic` flows accept.
@@ -523,9 +545,19 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 ("video_min_rate", o.video_min_rate.map(|b| b.0)),
                 ("fps", o.fps),
                 ("pacing_factor", o.pacing_factor),
+                ("kalman_q", o.kalman_q),
+                ("gamma_bar_ms", o.gamma_bar_ms),
+                ("k_up", o.k_up),
+                ("k_down", o.k_down),
             ] {
                 sub(positive(n, v))?;
             }
+            let preset = f
+                .preset
+                .as_deref()
+                .and_then(flowstate_core::gcc::GccPreset::from_name)
+                .unwrap_or(flowstate_core::gcc::GccPreset::Chromium);
+            sub(crate::endpoints::gcc_config(preset, &o).map(|_| ()))?;
         }
         "sctp" | "tcp-newreno" | "tcp-cubic" => {
             let o: WindowOverrides =

@@ -365,3 +365,50 @@ fn other_kinds_validate_overrides_and_run() {
     let s = Scenario::from_toml(&text, "scenario.toml").expect("valid");
     flowstate_sim::run(&s, 1).expect("fse-ng with a cbr flow runs (cbr stays uncoupled)");
 }
+
+#[test]
+fn gcc_threshold_and_kalman_overrides() {
+    let gcc = |preset: &str, o: &str| {
+        replaced(
+            "kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }",
+            &format!("kind = \"gcc\"\npreset = \"{preset}\"\noverrides = {{ {o} }}"),
+        )
+    };
+    for (preset, o) in [
+        ("paper", "kalman_q = 1e-2, k_up = 0.001, k_down = 0.0001"),
+        ("paper", "threshold = \"static\", gamma_bar_ms = 0.6667"),
+        (
+            "paper-static",
+            "gamma_bar_ms = 0.1667, threshold_halving = false",
+        ),
+        ("paper-static", "threshold = \"adaptive\", k_up = 0.02"),
+        ("chromium", "threshold = \"static\""),
+    ] {
+        Scenario::from_toml(&gcc(preset, o), "scenario.toml")
+            .unwrap_or_else(|e| panic!("{preset} {o}: {e}"));
+    }
+    for (preset, o, field, needle) in [
+        ("paper", "gamma_bar_ms = 0.5", "gamma_bar_ms", "static"),
+        (
+            "paper",
+            "threshold_halving = true",
+            "threshold_halving",
+            "static",
+        ),
+        ("paper-static", "k_up = 0.01", "k_up", "adaptive"),
+        (
+            "paper",
+            "threshold = \"static\", k_down = 0.01",
+            "k_down",
+            "adaptive",
+        ),
+        ("paper", "kalman_q = 0", "kalman_q", "> 0"),
+        ("paper", "k_up = -1", "k_up", "> 0"),
+        ("paper-static", "gamma_bar_ms = -0.2", "gamma_bar_ms", "> 0"),
+        ("paper", "threshold = \"fixed\"", "threshold", "static"),
+    ] {
+        let m = err(&gcc(preset, o));
+        assert_field(&m, &format!("flows[0].overrides.{field}"));
+        assert!(m.contains(needle), "{o}: {m}");
+    }
+}

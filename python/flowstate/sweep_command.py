@@ -1,0 +1,230 @@
+"""`flowstate sweep FILE`: a parameter grid over a scenario (docs/SWEEPS.md).
+
+::
+
+    flowstate sweep scenarios/sweeps/p002-fig8-ku-kd.toml --workers 2
+    flowstate sweep SCENARIO.toml --set link.capacity=1Mbps,2Mbps \\
+        --set "flows.gcc.overrides.k_up=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
+
+FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file. ``--set``
+adds an axis (or replaces the values of the file's axis on the same path); ``--seeds``,
+``--metric`` and ``--objective`` override / extend the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Optional, TextIO
+
+DEFAULT_OUT_ROOT = Path("out") / "sweeps"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``sweep`` subcommand on the ``flowstate`` subparsers ``sub``."""
+    p = sub.add_parser(
+        "sweep",
+        help="run a parameter grid (axes x seeds) over a scenario, resumable",
+        description="Run every point of a grid over a scenario for every seed, on a local process pool "
+        "(default) or Ray; finished points in DIR are reused. Writes DIR/results.csv, DIR/summary.csv, "
+        "DIR/sweep.json, DIR/points/ and DIR/plots/ (with matplotlib). See docs/SWEEPS.md.",
+    )
+    p.add_argument("file", metavar="FILE.toml", help="a sweep file (scenario = ..., [[axes]]) or a scenario file")
+    p.add_argument(
+        "--set",
+        dest="axes",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="an axis: a scenario path and its values, or KEY=logspace(FROM,TO,NUM) / linspace(...) "
+        "(repeatable; replaces the values of the file's axis on the same path, else adds an axis)",
+    )
+    p.add_argument("--seeds", metavar="SEEDS", help='seeds: "1-10", "1,3,5-7" or one number')
+    p.add_argument("--metric", action="append", default=[], metavar="PATH", help="a metric path (repeatable)")
+    p.add_argument("--objective", metavar="PATH", help="metric (or derived name) to rank the points by")
+    p.add_argument("--minimize", action="store_true", help="the best points have the smallest objective")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: out/sweeps/<sweep name>/)")
+    p.add_argument("--workers", type=_positive, metavar="N", help="parallel tasks (default: one per core)")
+    p.add_argument("--executor", choices=["local", "ray"], default="local", help="local process pool (default) or Ray")
+    p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster address (default: start a local Ray)")
+    p.add_argument("--fresh", action="store_true", help="forget the finished tasks in DIR and rerun all")
+    p.add_argument("--top", type=_positive, default=5, metavar="K", help="best points to print (default 5)")
+    p.add_argument("--no-plots", action="store_true", help="do not draw the PNG figures")
+    return p
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def build_spec(args: argparse.Namespace) -> Any:
+    """The sweep of FILE with the flags applied."""
+    from flowstate.sweep import finish, load_any, parse_seeds, parse_set_flag
+
+    spec = load_any(args.file)
+    for text in args.axes:  # a flag on a path of the file replaces that axis's values
+        axis = parse_set_flag(text)
+        same = [i for i, a in enumerate(spec.axes) if a.key == axis.key]
+        if same:
+            old = spec.axes[same[0]]
+            spec.axes[same[0]] = replace(axis, name=old.name, label=old.label)
+        else:
+            spec.axes.append(axis)
+    if args.seeds is not None:
+        spec.seeds = parse_seeds(args.seeds, "--seeds")
+    if args.metric:
+        spec.metrics = list(dict.fromkeys([*spec.metrics, *args.metric]))
+    if args.objective is not None:
+        spec.objective = args.objective
+    if args.minimize:
+        spec.goal = "min"
+    return finish(spec)
+
+
+def out_folder(name: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "sweep"
+    return DEFAULT_OUT_ROOT / safe
+
+
+class _Bar:
+    """A rich progress bar over the computed tasks, when ``stream`` is a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> "_Bar":
+        if self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("sweeping"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("eta"),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=True,
+            )
+            self.bar.__enter__()
+            self.task = self.bar.add_task("tasks", total=None)
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _workers(n: Optional[int]) -> str:
+    return "" if n is None else f" ({n} worker{'s' if n > 1 else ''})"
+
+
+def _num(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def best_table(result: Any) -> Any:
+    from rich.table import Table
+
+    spec = result.spec
+    goal = "largest" if spec.goal == "max" else "smallest"
+    table = Table(
+        title=f"best points of {spec.name} by {spec.objective} ({goal} mean over {_count(len(spec.seeds), 'seed')})",
+        title_justify="left",
+    )
+    table.add_column("#", justify="right")
+    for a in spec.axes:
+        table.add_column(a.name, justify="right")
+    table.add_column(f"{spec.objective}\nmean ± std", justify="right")
+    others = [m for m in spec.metrics if m != spec.objective]
+    for m in others:
+        table.add_column(m, justify="right")
+    from flowstate.sweep import format_value
+
+    for rank, (point, _runs, st) in enumerate(result.best, start=1):
+        o = st[spec.objective]
+        table.add_row(
+            str(rank),
+            *(format_value(point.values[a.name]) for a in spec.axes),
+            f"{_num(o['mean'])} ± {_num(o['std'])}",
+            *(_num(st[m]["mean"]) for m in others),
+        )
+    return table
+
+
+def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> Any:
+    from rich.console import Console
+
+    from flowstate.executors import make_executor
+    from flowstate.sweep_run import run_sweep
+
+    spec = build_spec(args)
+    executor = make_executor(args.executor, args.workers, args.ray_address)
+    out = Path(args.out) if args.out is not None else out_folder(spec.name)
+    console = Console(file=stdout, width=None if stdout.isatty() else 160)
+    n_points = 1
+    for a in spec.axes:
+        n_points *= len(a.values)
+    n_tasks = n_points * len(spec.seeds)
+    print(
+        f"sweep {spec.name}: {_count(n_points, 'point')} x {_count(len(spec.seeds), 'seed')} = "
+        f"{_count(n_tasks, 'task')} "
+        f"on {executor.name}{_workers(args.workers)}, into {out}",
+        file=stderr,
+    )
+    t0 = time.monotonic()
+    try:
+        with _Bar(stderr) as bar:
+            result = run_sweep(spec, out, executor, progress=bar, fresh=args.fresh, top=args.top)
+    except KeyboardInterrupt:
+        from flowstate.sweep_store import POINTS_DIR
+
+        stored = len(list((out / POINTS_DIR).glob("*.json")))
+        print(f"sweep interrupted: {stored} finished tasks are stored in {out}; rerun to resume", file=stderr)
+        raise
+    changed = " (the spec changed since the last run in this folder: reused the matching tasks)"
+    console.print(
+        f"{len(result.rows)} tasks: {result.reused} reused, {result.computed} computed in "
+        f"{time.monotonic() - t0:.1f} s{changed if result.spec_changed else ''}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if result.best:
+        console.print(best_table(result))
+    files = list(result.files)
+    if not args.no_plots:
+        from flowstate.sweep_plots import write_plots
+
+        plots = write_plots(result)
+        if plots:
+            files.append(plots[0].parent)
+    console.print(f"wrote {', '.join(str(f) for f in files)}", highlight=False, soft_wrap=True)
+    return result

@@ -1,0 +1,334 @@
+"""`flowstate sweep` end to end on a tiny 3-second scenario: the local process pool,
+resumability (deleted point files are the only ones rerun), a changed spec, Ctrl-C,
+determinism across worker counts and executors (Ray on a local instance), derived
+metrics, and bad input as one-line errors with exit status 2."""
+
+import csv
+import json
+import math
+import subprocess
+import sys
+import time
+
+import pytest
+
+from flowstate.executors import InlineExecutor, LocalExecutor, RayExecutor, run_task
+from flowstate.sweep import load_sweep_file
+from flowstate.sweep_run import run_sweep
+from flowstate.sweep_store import POINTS_DIR, RESULTS_FILE, SPEC_FILE, SUMMARY_FILE
+
+SCENARIO = """\
+name = "tiny"
+duration = "3s"
+[link]
+capacity = "2Mbps"
+delay = "25ms"
+queue = "100ms"
+[[flows]]
+name = "video"
+kind = "cbr"
+overrides = { rate = "1.5Mbps", packet_size = "1000B" }
+[[flows]]
+name = "data"
+kind = "cbr"
+overrides = { rate = "1Mbps", packet_size = "1000B" }
+"""
+
+SWEEP = """\
+scenario = "tiny.toml"
+name = "tiny-capacity"
+seeds = "1-2"
+metrics = ["aggregate.utilization", "flows.video.throughput_mbps", "flows.data.loss_ratio"]
+objective = "aggregate.utilization"
+[[axes]]
+key = "link.capacity"
+values = ["1Mbps", "2Mbps", "4Mbps"]
+"""
+
+
+@pytest.fixture
+def sweep_path(tmp_path):
+    (tmp_path / "tiny.toml").write_text(SCENARIO)
+    path = tmp_path / "sweep.toml"
+    path.write_text(SWEEP)
+    return path
+
+
+class Counting:
+    """An executor that counts the jobs it is given."""
+
+    name = "counting"
+
+    def __init__(self, inner=None):
+        self.inner = inner or InlineExecutor()
+        self.jobs = 0
+
+    def run(self, jobs):
+        self.jobs += len(jobs)
+        yield from self.inner.run(jobs)
+
+
+def flowstate(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "panicked" not in result.stderr
+    err = result.stderr.splitlines()[-1]
+    assert err.startswith("flowstate: error: "), result.stderr
+    assert sum(1 for line in result.stderr.splitlines() if line.startswith("flowstate: error")) == 1
+    for fragment in fragments:
+        assert fragment in err, result.stderr
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_local_pool_end_to_end_then_resume_via_cli(sweep_path, tmp_path):
+    out = tmp_path / "out"
+    first = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots")
+    assert first.returncode == 0, first.stderr
+    assert "6 tasks: 0 reused, 6 computed" in first.stdout
+    assert "3 points x 2 seeds = 6 tasks on local (2 workers)" in first.stderr
+    assert "best points of tiny-capacity by aggregate.utilization" in first.stdout
+    rows = read_csv(out / RESULTS_FILE)
+    assert [(r["capacity"], r["seed"]) for r in rows] == [
+        (c, s) for c in ("1Mbps", "2Mbps", "4Mbps") for s in ("1", "2")
+    ]
+    summary = read_csv(out / SUMMARY_FILE)
+    assert [r["point"] for r in summary] == ["capacity=1Mbps", "capacity=2Mbps", "capacity=4Mbps"]
+    util = [float(r["aggregate.utilization_mean"]) for r in summary]
+    # 2.5 Mbit/s offered: the 1 and 2 Mbit/s links are full, the 4 Mbit/s link is not
+    assert util[0] > 0.9 and util[1] > 0.9 and util[2] < 0.8
+    assert all(r["runs"] == "2" for r in summary)
+    # the best point by utilization is printed first
+    table = first.stdout[first.stdout.index("best points") :]
+    assert table.index("1Mbps") < table.index("4Mbps") or table.index("2Mbps") < table.index("4Mbps")
+    assert len(list((out / POINTS_DIR).glob("*.json"))) == 6
+    spec = json.loads((out / SPEC_FILE).read_text())
+    assert spec["tasks"] == 6 and spec["computed"] == 6 and spec["spec"]["seeds"] == [1, 2]
+
+    again = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots")
+    assert again.returncode == 0, again.stderr
+    assert "6 tasks: 6 reused, 0 computed" in again.stdout
+    assert read_csv(out / RESULTS_FILE) == rows
+
+
+def test_resume_recomputes_only_deleted_points(sweep_path, tmp_path):
+    spec = load_sweep_file(sweep_path)
+    out = tmp_path / "out"
+    ex = Counting()
+    first = run_sweep(spec, out, ex)
+    assert (first.reused, first.computed, ex.jobs) == (0, 6, 6)
+    results = (out / RESULTS_FILE).read_bytes()
+    files = sorted((out / POINTS_DIR).glob("*.json"))
+    files[3].unlink()
+    ex2 = Counting()
+    second = run_sweep(load_sweep_file(sweep_path), out, ex2)
+    assert (second.reused, second.computed, ex2.jobs) == (5, 1, 1)
+    assert (out / RESULTS_FILE).read_bytes() == results
+    # a damaged point file is recomputed, not trusted
+    files[0].write_text("{not json")
+    ex3 = Counting()
+    third = run_sweep(load_sweep_file(sweep_path), out, ex3)
+    assert (third.reused, ex3.jobs) == (5, 1) and (out / RESULTS_FILE).read_bytes() == results
+    # --fresh forgets everything
+    ex4 = Counting()
+    assert run_sweep(load_sweep_file(sweep_path), out, ex4, fresh=True).computed == 6 and ex4.jobs == 6
+
+
+def test_changed_spec_reuses_matching_tasks(sweep_path, tmp_path):
+    out = tmp_path / "out"
+    run_sweep(load_sweep_file(sweep_path), out, InlineExecutor())
+    sweep_path.write_text(SWEEP.replace('"4Mbps"]', '"4Mbps", "8Mbps"]').replace('"1-2"', '"1-3"'))
+    ex = Counting()
+    result = run_sweep(load_sweep_file(sweep_path), out, ex)
+    # old: 3 capacities x seeds 1-2; new: 4 x 1-3 -> 6 reused, 6 new
+    assert result.spec_changed and (result.reused, result.computed, ex.jobs) == (6, 6, 6)
+    assert len(read_csv(out / RESULTS_FILE)) == 12
+    # the metrics list is not part of a task: changing it reuses every task
+    sweep_path.write_text(SWEEP.replace('"flows.data.loss_ratio"', '"aggregate.jain_index"'))
+    result = run_sweep(load_sweep_file(sweep_path), out, Counting())
+    assert (result.reused, result.computed) == (6, 0)
+    assert "aggregate.jain_index" in read_csv(out / RESULTS_FILE)[0]
+
+
+def test_same_results_whatever_the_worker_count(sweep_path, tmp_path):
+    spec = load_sweep_file(sweep_path)
+    run_sweep(spec, tmp_path / "a", InlineExecutor())
+    run_sweep(load_sweep_file(sweep_path), tmp_path / "b", LocalExecutor(2))
+    run_sweep(load_sweep_file(sweep_path), tmp_path / "c", LocalExecutor(3))
+    a = (tmp_path / "a" / RESULTS_FILE).read_bytes()
+    assert a == (tmp_path / "b" / RESULTS_FILE).read_bytes() == (tmp_path / "c" / RESULTS_FILE).read_bytes()
+    assert (tmp_path / "a" / SUMMARY_FILE).read_bytes() == (tmp_path / "c" / SUMMARY_FILE).read_bytes()
+
+
+class Interrupting:
+    """Yields ``n`` results, then raises KeyboardInterrupt (Ctrl-C)."""
+
+    name = "interrupting"
+
+    def __init__(self, n):
+        self.n = n
+
+    def run(self, jobs):
+        for i, job in enumerate(jobs):
+            if i == self.n:
+                raise KeyboardInterrupt
+            yield i, run_task(*job)
+
+
+def test_ctrl_c_keeps_finished_points(sweep_path, tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(load_sweep_file(sweep_path), out, Interrupting(2))
+    assert len(list((out / POINTS_DIR).glob("*.json"))) == 2
+    assert not list((out / POINTS_DIR).glob(".*tmp"))  # no half-written files
+    result = run_sweep(load_sweep_file(sweep_path), out, InlineExecutor())
+    assert (result.reused, result.computed) == (2, 4)
+
+
+def test_closing_the_pool_stops_its_workers(sweep_path):
+    spec = load_sweep_file(sweep_path)
+    from flowstate.sweep import expand
+
+    jobs = [(t.point.scenario, t.seed, []) for t in spec.tasks(expand(spec))] * 4
+    runner = LocalExecutor(2).run(jobs)
+    index, result = next(runner)
+    assert "summary" in result and 0 <= index < len(jobs)
+    t0 = time.monotonic()
+    runner.close()  # what Ctrl-C does to the generator
+    assert time.monotonic() - t0 < 5
+
+
+GCC_SCENARIO = """\
+name = "tiny-gcc"
+duration = "3s"
+[link]
+capacity = "1Mbps"
+delay = "25ms"
+queue = "200ms"
+[[flows]]
+name = "gcc"
+kind = "gcc"
+"""
+
+
+def test_derived_objective_and_plots(tmp_path):
+    (tmp_path / "g.toml").write_text(GCC_SCENARIO)
+    path = tmp_path / "sw.toml"
+    path.write_text(
+        'scenario = "g.toml"\nseeds = [1]\nobjective = "utility"\n'
+        'metrics = ["flows.gcc.throughput_mbps"]\n'
+        '[[derived]]\nname = "utility"\nfn = "gcc_utility"\nargs = { alpha = 2, beta = 1, delta = 0.15 }\n'
+        '[[axes]]\nkey = "link.capacity"\nvalues = ["0.5Mbps", "1Mbps"]\n'
+    )
+    out = tmp_path / "out"
+    result = flowstate("sweep", path, "--out", out, "--workers", 1)
+    assert result.returncode == 0, result.stderr
+    rows = read_csv(out / RESULTS_FILE)
+    assert list(rows[0]) == ["point", "capacity", "seed", "flows.gcc.throughput_mbps", "derived.utility"]
+    assert all(math.isfinite(float(r["derived.utility"])) for r in rows)
+    assert "best points of sw by derived.utility" in result.stdout
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert (out / "plots" / "derived.utility.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["--set", "link.capacity"], ["--set link.capacity: expected KEY=V1"]),
+        (["--seeds", "5-1"], ["--seeds: seed range '5-1' runs backwards"]),
+        (["--metric", "aggregate.utilisation"], ["no field 'utilisation'"]),
+        (["--metric", "flows.nope.share"], ["no flow of the scenario matches"]),
+        (["--set", "flows.video.overrides.rate=fast"], ["point capacity=1Mbps,rate=fast, seed 1: flows[0].overrides.rate"]),
+        (["--set", "flows.nope.priority=1"], ["no flow named 'nope'"]),
+        (["--workers", "0"], ["--workers: expected an integer >= 1"]),
+        (["--executor", "spark"], ["--executor: invalid choice"]),
+        (["--set", "link.capacity=logspace(1,10,0)Mbps"], ["num: expected an integer >= 1"]),
+    ],
+)
+def test_bad_flags_are_one_line_errors(sweep_path, tmp_path, args, fragments):
+    result = flowstate("sweep", sweep_path, "--out", tmp_path / "o", "--workers", 1, "--no-plots", *args)
+    assert_one_line_error(result, *fragments)
+
+
+def test_bad_files_are_one_line_errors(tmp_path, sweep_path):
+    assert_one_line_error(flowstate("sweep", tmp_path / "missing.toml"), "missing.toml", "cannot read")
+    sweep_path.write_text(SWEEP + "\n[[axes]]\nkey = 3\nvalues = [1]\n")
+    assert_one_line_error(flowstate("sweep", sweep_path), str(sweep_path), "axes[1].key")
+    (tmp_path / "d.toml").write_text(
+        'scenario = "tiny.toml"\n[[derived]]\nname = "x"\nfn = "no_such_fn"\n'
+    )
+    assert_one_line_error(flowstate("sweep", tmp_path / "d.toml", "--out", tmp_path / "o"), "no_such_fn")
+
+
+def test_scenario_file_with_set_flags(tmp_path):
+    (tmp_path / "tiny.toml").write_text(SCENARIO)
+    out = tmp_path / "o"
+    result = flowstate(
+        "sweep", tmp_path / "tiny.toml", "--set", "flows.video.overrides.rate=0.5Mbps,1Mbps",
+        "--seeds", "3", "--out", out, "--workers", 1, "--no-plots",
+    )
+    assert result.returncode == 0, result.stderr
+    rows = read_csv(out / RESULTS_FILE)
+    assert [(r["rate"], r["seed"]) for r in rows] == [("0.5Mbps", "3"), ("1Mbps", "3")]
+    assert float(rows[0]["aggregate.throughput_mbps"]) < float(rows[1]["aggregate.throughput_mbps"])
+
+
+def test_ray_executor_on_a_local_instance(sweep_path, tmp_path):
+    ray = pytest.importorskip("ray", reason="ray cannot be installed on this platform")
+    run_sweep(load_sweep_file(sweep_path), tmp_path / "inline", InlineExecutor())
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        result = run_sweep(load_sweep_file(sweep_path), tmp_path / "ray", RayExecutor())
+        assert ray.is_initialized()  # not ours to shut down
+    finally:
+        ray.shutdown()
+    assert result.computed == 6
+    assert (tmp_path / "ray" / RESULTS_FILE).read_bytes() == (tmp_path / "inline" / RESULTS_FILE).read_bytes()
+
+
+LONG = """\
+name = "long"
+duration = "150s"
+[link]
+capacity = "20Mbps"
+delay = "25ms"
+queue = "100ms"
+[[flows]]
+name = "a"
+kind = "tcp-cubic"
+"""
+
+
+def test_sigint_stops_the_cli_and_keeps_finished_tasks(tmp_path):
+    import signal
+
+    (tmp_path / "long.toml").write_text(LONG)
+    out = tmp_path / "o"
+    args = ["sweep", tmp_path / "long.toml", "--set", "link.capacity=linspace(10,30,6)Mbps", "--workers", 2]
+    cmd = [sys.executable, "-m", "flowstate", *map(str, args), "--out", str(out), "--no-plots"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((out / POINTS_DIR).glob("*.json")) and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=30)
+    if proc.returncode == 0:
+        pytest.skip("the sweep finished before the signal")
+    assert proc.returncode == 130 and time.monotonic() - t0 < 10, stderr
+    assert "Traceback" not in stderr and "rerun to resume" in stderr
+    stored = len(list((out / POINTS_DIR).glob("*.json")))
+    assert 1 <= stored < 6 and not list((out / POINTS_DIR).glob(".*tmp"))
+    again = flowstate(*args, "--out", out, "--no-plots")
+    assert again.returncode == 0 and f"6 tasks: {stored} reused, {6 - stored} computed" in again.stdout
