@@ -53,6 +53,19 @@ def simulate(
     """Runs the scenario ``text`` for seeds ``seed .. seed + runs - 1`` on ``threads``
     threads with the GIL released; one dict per run, in seed order."""
 
+def testbed(
+    text: str,
+    file: str,
+    *,
+    seed: Optional[int] = None,
+    duration: Optional[float] = None,
+    direct: bool = False,
+) -> dict[str, Any]:
+    """Runs the scenario ``text`` in real time over UDP sockets (crates/flowstate-testbed)
+    in a worker thread with the GIL released; Ctrl-C stops it early. The dict has the
+    keys of a ``simulate`` run plus ``interrupted``, ``sender_pcap``, ``receiver_pcap``,
+    ``sender``, ``receiver``, ``bottleneck`` and ``sctp``."""
+
 class Allocation:
     """One flow's share after an update."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 from flowstate import CouplingError, ScenarioError
 from flowstate.simulation import MAX_SEED
@@ -81,7 +81,32 @@ def _build_parser() -> argparse.ArgumentParser:
         "(for a folder of reproductions: each one's report and OUT_DIR/index.html).",
     )
     rep.add_argument("out_dir", metavar="OUT_DIR", help="the output folder of 'flowstate reproduce'")
+    _add_testbed(sub)
     return parser
+
+
+def _add_testbed(sub: Any) -> None:
+    tb = sub.add_parser(
+        "testbed",
+        help="run a scenario in real time over UDP sockets (real RTP/RTCP/SCTP packets)",
+        description="Run SCENARIO in real time: the simulator's endpoints over loopback UDP through a "
+        "user-space bottleneck; writes summary.json, timeseries.csv, sender.pcap, receiver.pcap.",
+    )
+    tb.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    tb.add_argument("--duration", type=_seconds, metavar="S", help="stop after S seconds (default: the scenario's)")
+    tb.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>-testbed/)")
+    tb.add_argument("--seed", type=_seed, metavar="N", help="seed (default: the scenario's, else 1)")
+    tb.add_argument("--no-report", action="store_true", help="do not build the report")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got '{text}'") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got '{text}'")
+    return value
 
 
 def _catalogue_option(parser: argparse.ArgumentParser) -> None:
@@ -121,6 +146,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import run_command
 
             run_command.main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads)
+        elif args.command == "testbed":
+            from flowstate import testbed_command
+
+            testbed_command.main(
+                args.scenario, seed=args.seed, duration=args.duration, out=args.out, report=not args.no_report
+            )
         elif args.command == "list":
             from flowstate import reproduce_command
 

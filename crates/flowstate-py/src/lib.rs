@@ -8,6 +8,7 @@
 //! in seconds (float).
 
 mod sim;
+mod testbed;
 
 use std::collections::BTreeMap;
 
@@ -350,5 +351,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MECHANISMS", Mechanism::NAMES.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sim::register(m)?;
+    testbed::register(m)?;
     Ok(())
 }

@@ -233,7 +233,11 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
     Ok(d)
 }
 
-fn run_dict<'py>(py: Python<'py>, seed: u64, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn run_dict<'py>(
+    py: Python<'py>,
+    seed: u64,
+    r: &RunResult,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("seed", seed)?;
     d.set_item("summary_json", r.summary.to_json())?;

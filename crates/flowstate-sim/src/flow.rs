@@ -217,6 +217,10 @@ where
     pub fn sender(&self) -> &S {
         &self.sender
     }
+    /// The two endpoints (the real-network testbed drives them on separate hosts).
+    pub fn into_parts(self) -> (S, R) {
+        (self.sender, self.receiver)
+    }
     pub fn receiver(&self) -> &R {
         &self.receiver
     }

@@ -1,0 +1,992 @@
+//! The wall-clock driver: one sender-side and one receiver-side event loop (a thread
+//! each), each with one UDP socket that multiplexes every flow of the scenario (one
+//! 5-tuple per direction; RTP/RTCP told apart from SCTP by the first byte, flows by
+//! SSRC and SCTP port, see [`crate::codec`]).
+//!
+//! Each loop: hand every datagram that arrives to its flow's endpoint, run due timers,
+//! drain `poll_transmit`, then sleep in `recv_from` until the earliest `poll_timeout`
+//! (at most [`MAX_WAIT`]). Time is `Instant` since the run's start as a
+//! [`Timestamp`]. The sender loop starts/stops flows on the scenario's schedule and
+//! drives the coupling manager exactly as the simulator's engine does (the same
+//! [`CouplingHook`], reports after every drain, allowances applied at once).
+//! SCTP flows open a real association (INIT / INIT-ACK / COOKIE-ECHO / COOKIE-ACK)
+//! when they start and close it (SHUTDOWN / SHUTDOWN-ACK / SHUTDOWN-COMPLETE) at the
+//! end; the endpoint runs, and the flow registers with the coupling manager, once the
+//! association is up.
+//!
+//! Metrics: the simulator's [`Metrics`] collector, shared by both loops. Sending rate
+//! at the sender; throughput, goodput, queuing delay (one-way delay minus the flow's
+//! smallest one-way delay: both sides share one clock) and loss (gaps in the RTP
+//! sequence numbers / first-seen SCTP TSNs) at the receiver; RTT samples from the
+//! sender endpoints. Datagrams that do not decode are counted and dropped.
+
+use crate::bottleneck::{Bottleneck, BottleneckReport, MAX_DATAGRAM};
+use crate::codec::{self, Class, FeedbackDecoder, FeedbackEncoder, SctpMessage};
+use flowstate_core::coupling::{Allowance, FlowReport};
+use flowstate_core::endpoint::media::{MediaReceiver, MediaSender};
+use flowstate_core::endpoint::sctp::{SctpReceiver, SctpSender};
+use flowstate_core::endpoint::Endpoint;
+use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_sim::coupling::{CouplingFactory, CouplingHook, DefaultCouplingFactory, FlowInfo};
+use flowstate_sim::endpoints::{gcc_flow, sctp_flow, FlowContext, Tracked};
+use flowstate_sim::engine::{FlowSetup, SimConfig};
+use flowstate_sim::flow::{Dir, FlowState, ReceiverHooks, SenderHooks};
+use flowstate_sim::metrics::{FlowMeta, Metrics};
+use flowstate_sim::scheduler::{component_rng, ComponentId};
+use flowstate_sim::{RunResult, Scenario, SimError};
+use flowstate_wire::pcap::PcapWriter;
+use rand::RngExt;
+use std::io::ErrorKind;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Longest a loop sleeps without looking at the clock (schedule, stop flag).
+pub const MAX_WAIT: Duration = Duration::from_millis(5);
+/// Shortest socket wait (a zero read timeout would mean "block forever").
+pub const MIN_WAIT: Duration = Duration::from_micros(50);
+/// INIT / COOKIE-ECHO retransmission interval (RFC 9260 RTO.Initial is 1 s; WebRTC
+/// stacks use less).
+pub const HANDSHAKE_RTO: TimeDelta = TimeDelta::millis(500);
+/// How long the sender waits for SHUTDOWN-ACKs at the end (a full 300 ms queue plus
+/// a 100 ms RTT must fit).
+pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1000);
+/// Coupling report rounds per drain (as the simulator's engine).
+pub const MAX_REPORTS_PER_DRAIN: usize = 16;
+/// pcap UDP ports per protocol (the real sockets multiplex one 5-tuple; the capture
+/// names each protocol's conventional port so that tshark dissects it): RTP, RTCP and
+/// SCTP over UDP (RFC 6951's registered port 9899).
+pub const PCAP_RTP_PORT: u16 = 5004;
+pub const PCAP_RTCP_PORT: u16 = 5005;
+pub const PCAP_SCTP_PORT: u16 = 9899;
+
+/// Why a testbed run could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum TestbedError {
+    #[error("{0}")]
+    Sim(#[from] SimError),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Run options.
+#[derive(Debug, Clone, Default)]
+pub struct TestbedOptions {
+    /// Seed (default: the scenario's, else 1).
+    pub seed: Option<u64>,
+    /// Cap on the run length in seconds (default: the scenario's duration).
+    pub duration: Option<f64>,
+    /// Set it to end the run early (Ctrl-C); what was measured is still returned.
+    pub stop: Arc<AtomicBool>,
+    /// Connect the sides directly over loopback, without a bottleneck.
+    pub direct: bool,
+    /// Receives `(sender socket, receiver socket)` once both loops run (tests inject
+    /// datagrams there).
+    pub ready: Option<mpsc::Sender<(SocketAddr, SocketAddr)>>,
+}
+
+/// Datagram counters of one side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SideStats {
+    pub received: u64,
+    pub decoded: u64,
+    /// Did not parse (bad header, checksum, truncation...).
+    pub malformed: u64,
+    /// Not one of ours (unknown first byte, unknown flow, wrong tag).
+    pub foreign: u64,
+    pub sent: u64,
+    pub send_errors: u64,
+}
+
+/// An SCTP flow's transfer at the receiver.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SctpTransfer {
+    pub flow: usize,
+    pub bytes_delivered: u64,
+    pub messages_delivered: u64,
+    pub order_errors: u64,
+    /// Bytes the sender's application wrote.
+    pub bytes_written: u64,
+    pub established: bool,
+    pub shut_down: bool,
+}
+
+/// The outcome of a testbed run.
+#[derive(Debug, Clone)]
+pub struct TestbedResult {
+    /// Summary and time series, as the simulator's.
+    pub run: RunResult,
+    pub sender: SideStats,
+    pub receiver: SideStats,
+    pub bottleneck: BottleneckReport,
+    pub sender_pcap: Vec<u8>,
+    pub receiver_pcap: Vec<u8>,
+    pub sctp: Vec<SctpTransfer>,
+    /// Whether the run was stopped before its duration.
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Clock(Instant);
+impl Clock {
+    fn now(&self) -> Timestamp {
+        Timestamp::from_micros(self.0.elapsed().as_micros() as u64)
+    }
+}
+
+const NO_GOODPUT: u64 = u64::MAX;
+
+/// What both loops share.
+struct Shared {
+    clock: Clock,
+    metrics: Mutex<Metrics>,
+    goodput: Vec<AtomicU64>,
+    /// The measured run's end in microseconds (`u64::MAX` while it runs): events after
+    /// it (the SCTP shutdown, packets still in flight) are not measured.
+    end_us: AtomicU64,
+}
+
+impl Shared {
+    fn goodput(&self, i: usize) -> Option<u64> {
+        let g = self.goodput.get(i)?.load(Ordering::Relaxed);
+        (g != NO_GOODPUT).then_some(g)
+    }
+    /// Record into the metrics at the current time.
+    fn record(&self, f: impl FnOnce(&mut Metrics, Timestamp)) {
+        if let Ok(mut m) = self.metrics.lock() {
+            let now = self.clock.now();
+            if now.as_micros() >= self.end_us.load(Ordering::Relaxed) {
+                return;
+            }
+            m.advance(now, |i| self.goodput(i));
+            f(&mut m, now);
+        }
+    }
+}
+
+fn pcap_ports(class: Class) -> u16 {
+    match class {
+        Class::Rtp => PCAP_RTP_PORT,
+        Class::Rtcp => PCAP_RTCP_PORT,
+        Class::Sctp => PCAP_SCTP_PORT,
+    }
+}
+
+/// A socket plus its counters and capture.
+struct Io {
+    sock: UdpSocket,
+    peer: SocketAddr,
+    stats: SideStats,
+    pcap: PcapWriter,
+    buf: Vec<u8>,
+}
+
+impl Io {
+    fn send(&mut self, now: Timestamp, class: Class, bytes: &[u8]) {
+        let port = pcap_ports(class);
+        self.pcap.udp(now.as_micros(), port, port, bytes);
+        match self.sock.send_to(bytes, self.peer) {
+            Ok(_) => self.stats.sent += 1,
+            Err(_) => self.stats.send_errors += 1,
+        }
+    }
+
+    /// Wait up to `wait` for one datagram.
+    fn recv(&mut self, clock: &Clock, wait: Duration) -> Option<(Timestamp, Vec<u8>)> {
+        let _ = self.sock.set_read_timeout(Some(wait.max(MIN_WAIT)));
+        match self.sock.recv_from(&mut self.buf) {
+            Ok((n, _)) => {
+                let now = clock.now();
+                let bytes = self.buf.get(..n).unwrap_or(&[]).to_vec();
+                self.stats.received += 1;
+                let port = codec::classify(&bytes).map_or(0, pcap_ports);
+                self.pcap.udp(now.as_micros(), port, port, &bytes);
+                Some((now, bytes))
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => None,
+            Err(_) => None,
+        }
+    }
+}
+
+fn wait_until(now: Timestamp, t: Option<Timestamp>) -> Duration {
+    match t {
+        Some(t) if t > now => Duration::from_micros((t - now).as_micros() as u64).min(MAX_WAIT),
+        Some(_) => Duration::ZERO,
+        None => MAX_WAIT,
+    }
+}
+
+fn earliest(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+// ---------------------------------------------------------------- sender side
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Assoc {
+    Closed,
+    InitSent,
+    CookieEchoed,
+    Established,
+    ShutdownSent,
+    Done,
+}
+
+enum TxKind {
+    Gcc(Box<Tracked<MediaSender>>, FeedbackDecoder),
+    Sctp(Box<Tracked<SctpSender>>),
+}
+
+struct TxFlow {
+    setup: FlowSetup,
+    kind: TxKind,
+    state: FlowState,
+    assoc: Assoc,
+    handshake_at: Option<Timestamp>,
+}
+
+/// Dispatch over the two sender kinds (same hooks, different message types).
+macro_rules! with_sender {
+    ($flow:expr, $s:ident => $e:expr) => {
+        match &mut $flow.kind {
+            TxKind::Gcc($s, _) => $e,
+            TxKind::Sctp($s) => $e,
+        }
+    };
+}
+
+impl TxFlow {
+    /// The endpoint runs: the flow is active (and an SCTP association is up).
+    fn runs(&self) -> bool {
+        self.state == FlowState::Active
+            && match self.kind {
+                TxKind::Gcc(..) => true,
+                TxKind::Sctp(_) => self.assoc == Assoc::Established,
+            }
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        let t = if self.runs() {
+            match &self.kind {
+                TxKind::Gcc(s, _) => s.poll_timeout(),
+                TxKind::Sctp(s) => s.poll_timeout(),
+            }
+        } else {
+            None
+        };
+        earliest(t, self.handshake_at)
+    }
+}
+
+struct SenderLoop {
+    shared: Arc<Shared>,
+    io: Io,
+    flows: Vec<TxFlow>,
+    coupling: Box<dyn CouplingHook>,
+    allowances: Vec<(usize, Allowance)>,
+    end: Timestamp,
+    stop: Arc<AtomicBool>,
+}
+
+impl SenderLoop {
+    fn run(mut self) -> (Io, Vec<TxFlow>, Timestamp, bool) {
+        let clock = self.shared.clock;
+        let mut interrupted = false;
+        loop {
+            let now = clock.now();
+            if now >= self.end {
+                break;
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
+            self.schedule(now);
+            for i in 0..self.flows.len() {
+                self.timers(now, i);
+                self.drain(now, i);
+            }
+            let timers = self.flows.iter().filter_map(TxFlow::poll_timeout);
+            let starts = self
+                .flows
+                .iter()
+                .filter(|f| f.state == FlowState::Idle)
+                .map(|f| f.setup.start);
+            let next = timers
+                .chain(starts)
+                .min()
+                .map_or(self.end, |t| t.min(self.end));
+            let next = Some(next);
+            let wait = wait_until(now, next);
+            if let Some((t, bytes)) = self.io.recv(&clock, wait) {
+                self.input(t, &bytes);
+            }
+        }
+        let end = clock.now().min(self.end);
+        self.shared.end_us.store(end.as_micros(), Ordering::Relaxed);
+        for f in &mut self.flows {
+            f.state = FlowState::Stopped;
+        }
+        self.shutdown(&clock);
+        (self.io, self.flows, end, interrupted)
+    }
+
+    fn schedule(&mut self, now: Timestamp) {
+        for i in 0..self.flows.len() {
+            let f = &mut self.flows[i];
+            match f.state {
+                FlowState::Idle if now >= f.setup.start => {
+                    f.state = FlowState::Active;
+                    match f.kind {
+                        TxKind::Gcc(..) => self.register(now, i, FlowState::Active),
+                        TxKind::Sctp(_) => {
+                            f.assoc = Assoc::InitSent;
+                            f.handshake_at = Some(now + HANDSHAKE_RTO);
+                            let b = codec::encode_control(i, &SctpMessage::Init);
+                            self.io.send(now, Class::Sctp, &b);
+                        }
+                    }
+                }
+                FlowState::Active if f.setup.stop.is_some_and(|s| now >= s) => {
+                    f.state = FlowState::Stopped;
+                    self.register(now, i, FlowState::Stopped);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Tell the coupling hook a flow's state changed (as the engine does).
+    fn register(&mut self, now: Timestamp, i: usize, state: FlowState) {
+        let Some(f) = self.flows.get(i) else { return };
+        let snapshot = match &f.kind {
+            TxKind::Gcc(s, _) => s.cc_snapshot(),
+            TxKind::Sctp(s) => s.cc_snapshot(),
+        };
+        self.allowances.clear();
+        let info = f.setup.info.clone();
+        self.coupling
+            .on_state_with(now, &info, state, snapshot.as_ref(), &mut self.allowances);
+        self.apply(now);
+    }
+
+    fn apply(&mut self, now: Timestamp) {
+        let allowances = std::mem::take(&mut self.allowances);
+        for &(g, a) in &allowances {
+            if let Some(f) = self.flows.get_mut(g) {
+                with_sender!(f, s => s.apply_allowance(now, a));
+            }
+        }
+        self.allowances = allowances;
+    }
+
+    fn timers(&mut self, now: Timestamp, i: usize) {
+        let Some(f) = self.flows.get_mut(i) else {
+            return;
+        };
+        if f.handshake_at.is_some_and(|t| t <= now) {
+            let m = match f.assoc {
+                Assoc::InitSent => Some(SctpMessage::Init),
+                Assoc::CookieEchoed => Some(SctpMessage::CookieEcho),
+                _ => None,
+            };
+            f.handshake_at = m.as_ref().map(|_| now + HANDSHAKE_RTO);
+            if let Some(m) = m {
+                let b = codec::encode_control(i, &m);
+                self.io.send(now, Class::Sctp, &b);
+            }
+        }
+        if f.runs() {
+            let due = match &f.kind {
+                TxKind::Gcc(s, _) => s.poll_timeout(),
+                TxKind::Sctp(s) => s.poll_timeout(),
+            };
+            if due.is_some_and(|t| t <= now) {
+                with_sender!(f, s => s.handle_timeout(now));
+            }
+        }
+    }
+
+    fn drain(&mut self, now: Timestamp, i: usize) {
+        let Some(f) = self.flows.get_mut(i) else {
+            return;
+        };
+        if !f.runs() {
+            return;
+        }
+        loop {
+            let out = match &mut f.kind {
+                TxKind::Gcc(s, _) => s
+                    .poll_transmit(now)
+                    .map(|t| (t.size, Class::Rtp, codec::encode_rtp(&t.message))),
+                TxKind::Sctp(s) => s
+                    .poll_transmit(now)
+                    .map(|t| (t.size, Class::Sctp, codec::encode_data(i, &t.message, now))),
+            };
+            let Some((size, class, bytes)) = out else {
+                break;
+            };
+            self.io.send(now, class, &bytes);
+            let size = size.as_bytes().min(u64::from(u32::MAX)) as u32;
+            self.shared.record(|m, t| m.on_send(t, i, Dir::Data, size));
+        }
+        let mut rtts = Vec::new();
+        while let Some(r) = with_sender!(f, s => s.poll_rtt_sample()) {
+            rtts.push(r);
+        }
+        if !rtts.is_empty() {
+            self.shared.record(|m, t| {
+                for r in rtts {
+                    m.on_rtt(t, i, r);
+                }
+            });
+        }
+        let mut reports: Vec<FlowReport> = Vec::new();
+        for _ in 0..MAX_REPORTS_PER_DRAIN {
+            match with_sender!(f, s => s.poll_cc_report()) {
+                Some(r) => reports.push(r),
+                None => break,
+            }
+        }
+        for r in reports {
+            self.allowances.clear();
+            self.coupling.on_report(now, i, &r, &mut self.allowances);
+            self.apply(now);
+        }
+    }
+
+    fn input(&mut self, now: Timestamp, bytes: &[u8]) {
+        match codec::classify(bytes) {
+            Some(Class::Rtcp) => self.rtcp(now, bytes),
+            Some(Class::Sctp) => self.sctp(now, bytes),
+            _ => self.io.stats.foreign += 1,
+        }
+    }
+
+    fn rtcp(&mut self, now: Timestamp, bytes: &[u8]) {
+        // Peek the media SSRC to find the flow (and its unwrapping state).
+        let ssrc = flowstate_wire::rtcp::Compound::parse(bytes)
+            .ok()
+            .and_then(|c| {
+                c.packets.iter().find_map(|p| match p {
+                    flowstate_wire::rtcp::RtcpPacket::ReceiverReport(r) => {
+                        r.reports.first().map(|b| b.ssrc)
+                    }
+                    flowstate_wire::rtcp::RtcpPacket::TransportFeedback(t) => Some(t.media_ssrc),
+                    flowstate_wire::rtcp::RtcpPacket::Remb(r) => r.ssrcs.first().copied(),
+                    _ => None,
+                })
+            });
+        let Some(ssrc) = ssrc else {
+            self.io.stats.malformed += 1;
+            return;
+        };
+        let flow = codec::flow_of_ssrc(ssrc).and_then(|i| self.flows.get_mut(i));
+        let Some(f) = flow else {
+            self.io.stats.foreign += 1;
+            return;
+        };
+        let alive = matches!(f.state, FlowState::Active);
+        let TxKind::Gcc(s, dec) = &mut f.kind else {
+            self.io.stats.foreign += 1;
+            return;
+        };
+        match dec.decode(bytes) {
+            Ok(msgs) => {
+                self.io.stats.decoded += 1;
+                if alive {
+                    for m in msgs {
+                        s.handle_input(now, m);
+                    }
+                }
+            }
+            Err(_) => self.io.stats.malformed += 1,
+        }
+        if let Some(i) = codec::flow_of_ssrc(ssrc) {
+            self.drain(now, i);
+        }
+    }
+
+    fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
+        let (i, m) = match codec::decode_sctp(bytes) {
+            Ok(x) => x,
+            Err(_) => {
+                self.io.stats.malformed += 1;
+                return;
+            }
+        };
+        let Some(f) = self.flows.get_mut(i) else {
+            self.io.stats.foreign += 1;
+            return;
+        };
+        let TxKind::Sctp(s) = &mut f.kind else {
+            self.io.stats.foreign += 1;
+            return;
+        };
+        self.io.stats.decoded += 1;
+        let mut register = false;
+        match m {
+            SctpMessage::Sack(sack)
+                if f.assoc == Assoc::Established && f.state == FlowState::Active =>
+            {
+                s.handle_input(now, sack);
+            }
+            SctpMessage::InitAck { .. } if f.assoc == Assoc::InitSent => {
+                f.assoc = Assoc::CookieEchoed;
+                f.handshake_at = Some(now + HANDSHAKE_RTO);
+                let b = codec::encode_control(i, &SctpMessage::CookieEcho);
+                self.io.send(now, Class::Sctp, &b);
+            }
+            SctpMessage::CookieAck if f.assoc == Assoc::CookieEchoed => {
+                f.assoc = Assoc::Established;
+                f.handshake_at = None;
+                register = f.state == FlowState::Active;
+            }
+            SctpMessage::ShutdownAck => {
+                f.assoc = Assoc::Done;
+                let b = codec::encode_control(i, &SctpMessage::ShutdownComplete);
+                self.io.send(now, Class::Sctp, &b);
+            }
+            _ => {}
+        }
+        if register {
+            self.register(now, i, FlowState::Active);
+        }
+        self.drain(now, i);
+    }
+
+    /// Close every open association (best effort within [`SHUTDOWN_GRACE`]).
+    fn shutdown(&mut self, clock: &Clock) {
+        let now = clock.now();
+        let mut open = 0;
+        for i in 0..self.flows.len() {
+            if self.flows[i].assoc == Assoc::Established {
+                self.flows[i].assoc = Assoc::ShutdownSent;
+                let b = codec::encode_control(i, &SctpMessage::Shutdown);
+                self.io.send(now, Class::Sctp, &b);
+                open += 1;
+            }
+        }
+        let deadline = Instant::now() + SHUTDOWN_GRACE;
+        while open > 0 && Instant::now() < deadline {
+            if let Some((t, b)) = self.io.recv(clock, MAX_WAIT) {
+                // SHUTDOWN-ACK answers with SHUTDOWN-COMPLETE (in `sctp`); the rest is
+                // counted as usual (the stopped flows ignore it).
+                self.input(t, &b);
+                open = self
+                    .flows
+                    .iter()
+                    .filter(|f| f.assoc == Assoc::ShutdownSent)
+                    .count();
+            }
+        }
+    }
+}
+
+// -------------------------------------------------------------- receiver side
+
+enum RxKind {
+    Gcc(Box<MediaReceiver>, FeedbackEncoder),
+    Sctp(Box<SctpReceiver>),
+}
+
+struct RxFlow {
+    kind: RxKind,
+    highest: Option<u64>,
+    min_owd: Option<i64>,
+    established: bool,
+    shut_down: bool,
+}
+
+struct ReceiverLoop {
+    shared: Arc<Shared>,
+    io: Io,
+    flows: Vec<RxFlow>,
+    done: Arc<AtomicBool>,
+}
+
+impl ReceiverLoop {
+    fn run(mut self) -> (Io, Vec<RxFlow>) {
+        let clock = self.shared.clock;
+        while !self.done.load(Ordering::Relaxed) {
+            let now = clock.now();
+            for i in 0..self.flows.len() {
+                let f = &mut self.flows[i];
+                let due = match &f.kind {
+                    RxKind::Gcc(r, _) => r.poll_timeout(),
+                    RxKind::Sctp(r) => r.poll_timeout(),
+                };
+                if due.is_some_and(|t| t <= now) {
+                    match &mut f.kind {
+                        RxKind::Gcc(r, _) => r.handle_timeout(now),
+                        RxKind::Sctp(r) => r.handle_timeout(now),
+                    }
+                }
+                self.drain(now, i);
+            }
+            let next = self.flows.iter().fold(None, |a, f| {
+                earliest(
+                    a,
+                    match &f.kind {
+                        RxKind::Gcc(r, _) => r.poll_timeout(),
+                        RxKind::Sctp(r) => r.poll_timeout(),
+                    },
+                )
+            });
+            if let Some((t, bytes)) = self.io.recv(&clock, wait_until(now, next)) {
+                self.input(t, &bytes);
+            }
+        }
+        (self.io, self.flows)
+    }
+
+    fn drain(&mut self, now: Timestamp, i: usize) {
+        let Some(f) = self.flows.get_mut(i) else {
+            return;
+        };
+        loop {
+            let out = match &mut f.kind {
+                RxKind::Gcc(r, enc) => r
+                    .poll_transmit(now)
+                    .map(|t| (Class::Rtcp, enc.encode(&t.message))),
+                RxKind::Sctp(r) => r
+                    .poll_transmit(now)
+                    .map(|t| (Class::Sctp, codec::encode_sack(i, &t.message))),
+            };
+            let Some((class, bytes)) = out else { break };
+            self.io.send(now, class, &bytes);
+        }
+        if let (RxKind::Sctp(r), Some(g)) = (&f.kind, self.shared.goodput.get(i)) {
+            g.store(r.bytes_delivered().as_bytes(), Ordering::Relaxed);
+        }
+    }
+
+    /// Metrics for one arriving data packet: throughput, one-way delay above the
+    /// flow's minimum (queuing delay), and losses by sequence gaps.
+    fn measure(&mut self, i: usize, seq: u64, sent: Timestamp, now: Timestamp, size: u32) {
+        let Some(f) = self.flows.get_mut(i) else {
+            return;
+        };
+        let owd = now.as_micros() as i64 - sent.as_micros() as i64;
+        let min = f.min_owd.map_or(owd, |m| m.min(owd));
+        f.min_owd = Some(min);
+        let lost = match f.highest {
+            Some(h) if seq > h + 1 => seq - h - 1,
+            _ => 0,
+        };
+        f.highest = Some(f.highest.map_or(seq, |h| h.max(seq)));
+        self.shared.record(|m, t| {
+            m.on_deliver(t, i, Dir::Data, size);
+            m.on_queue_wait(t, i, Dir::Data, TimeDelta::from_micros(owd - min));
+            for _ in 0..lost {
+                m.on_loss(t, i, Dir::Data);
+            }
+        });
+    }
+
+    fn input(&mut self, now: Timestamp, bytes: &[u8]) {
+        match codec::classify(bytes) {
+            Some(Class::Rtp) => match codec::decode_rtp(bytes) {
+                Ok(p) => {
+                    let i = codec::flow_of_ssrc(p.ssrc);
+                    let Some(i) = i.filter(|&i| {
+                        matches!(self.flows.get(i).map(|f| &f.kind), Some(RxKind::Gcc(..)))
+                    }) else {
+                        self.io.stats.foreign += 1;
+                        return;
+                    };
+                    self.io.stats.decoded += 1;
+                    let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
+                    self.measure(i, p.sequence_number, p.send_time, now, size);
+                    if let Some(RxKind::Gcc(r, _)) = self.flows.get_mut(i).map(|f| &mut f.kind) {
+                        r.handle_input(now, p);
+                    }
+                    self.drain(now, i);
+                }
+                Err(_) => self.io.stats.malformed += 1,
+            },
+            Some(Class::Sctp) => self.sctp(now, bytes),
+            Some(Class::Rtcp) | None => self.io.stats.foreign += 1,
+        }
+    }
+
+    fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
+        let (i, m) = match codec::decode_sctp(bytes) {
+            Ok(x) => x,
+            Err(_) => {
+                self.io.stats.malformed += 1;
+                return;
+            }
+        };
+        if !matches!(self.flows.get(i).map(|f| &f.kind), Some(RxKind::Sctp(_))) {
+            self.io.stats.foreign += 1;
+            return;
+        }
+        self.io.stats.decoded += 1;
+        let reply = match m {
+            SctpMessage::Init => Some(SctpMessage::InitAck {
+                cookie: codec::cookie_for(i),
+            }),
+            SctpMessage::CookieEcho => {
+                self.flows[i].established = true;
+                Some(SctpMessage::CookieAck)
+            }
+            SctpMessage::Shutdown => {
+                self.flows[i].shut_down = true;
+                Some(SctpMessage::ShutdownAck)
+            }
+            SctpMessage::Data { chunk, sent } => {
+                if self.flows[i].established && !self.flows[i].shut_down {
+                    let size = bytes.len() as u32;
+                    self.measure(i, chunk.tsn, sent, now, size);
+                    if let RxKind::Sctp(r) = &mut self.flows[i].kind {
+                        r.handle_input(now, chunk);
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(r) = reply {
+            let b = codec::encode_control(i, &r);
+            self.io.send(now, Class::Sctp, &b);
+        }
+        self.drain(now, i);
+    }
+}
+
+// ------------------------------------------------------------------- the run
+
+fn flow_seed(seed: u64, i: usize) -> u64 {
+    component_rng(seed, ComponentId::flow(i as u64)).random()
+}
+
+/// Run `scenario` over real UDP sockets on the wall clock.
+pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, TestbedError> {
+    let seed = opts.seed.or(scenario.seed).unwrap_or(1);
+    let mut scenario = scenario.clone();
+    if let Some(d) = opts.duration {
+        if d.is_finite() && d > 0.0 && d < scenario.duration.0 {
+            scenario.duration.0 = d;
+        }
+    }
+    let config: SimConfig = flowstate_sim::run::sim_config(&scenario, seed);
+    let ctx = FlowContext {
+        mechanism: scenario
+            .coupling
+            .as_ref()
+            .map_or_else(|| "none".to_string(), |c| c.mechanism.clone()),
+    };
+    let mut tx = Vec::new();
+    let mut rx = Vec::new();
+    for (i, (spec, setup)) in scenario.flows.iter().zip(&config.flows).enumerate() {
+        let fseed = flow_seed(seed, i);
+        let (t, r) = match spec.kind.as_str() {
+            "gcc" => {
+                let (s, r) = gcc_flow(&ctx, i, spec, fseed)?.into_parts();
+                (
+                    TxKind::Gcc(Box::new(s), FeedbackDecoder::default()),
+                    RxKind::Gcc(Box::new(r), FeedbackEncoder::default()),
+                )
+            }
+            "sctp" => {
+                let (s, r) = sctp_flow(i, spec, fseed)?.into_parts();
+                (TxKind::Sctp(Box::new(s)), RxKind::Sctp(Box::new(r)))
+            }
+            other => {
+                return Err(TestbedError::Unsupported(format!(
+                    "flows[{i}].kind: '{other}' is not wired into the testbed (gcc and sctp are)"
+                )))
+            }
+        };
+        if setup.path.direction != flowstate_sim::topology::FlowDirection::Forward {
+            return Err(TestbedError::Unsupported(format!(
+                "flows[{i}].direction: the testbed runs forward flows only"
+            )));
+        }
+        if !setup.pauses.is_empty() {
+            return Err(TestbedError::Unsupported(format!(
+                "flows[{i}].pauses: not supported by the testbed yet"
+            )));
+        }
+        if setup.path.path_delay != TimeDelta::ZERO {
+            return Err(TestbedError::Unsupported(format!(
+                "flows[{i}].path_delay: not supported by the testbed yet (one shared path)"
+            )));
+        }
+        tx.push(TxFlow {
+            setup: setup.clone(),
+            kind: t,
+            state: FlowState::Idle,
+            assoc: Assoc::Closed,
+            handshake_at: None,
+        });
+        rx.push(RxFlow {
+            kind: r,
+            highest: None,
+            min_owd: None,
+            established: false,
+            shut_down: false,
+        });
+    }
+    for (name, link) in [("link", &config.forward), ("reverse_link", &config.reverse)] {
+        if link.jitter.is_some() {
+            return Err(TestbedError::Unsupported(format!(
+                "{name}.jitter: not supported by the testbed's bottleneck yet"
+            )));
+        }
+    }
+    let infos: Vec<FlowInfo> = config.flows.iter().map(|f| f.info.clone()).collect();
+    let coupling = match &scenario.coupling {
+        Some(c) => DefaultCouplingFactory.build(&c.mechanism, &c.options, &infos)?,
+        None => DefaultCouplingFactory.build("none", &toml::Table::new(), &infos)?,
+    };
+    let metas = config
+        .flows
+        .iter()
+        .map(|f| FlowMeta {
+            name: f.info.name.clone(),
+            kind: f.info.kind.clone(),
+            priority: f.info.priority,
+            forward: true,
+        })
+        .collect();
+    let metrics = Metrics::new(config.metrics.clone(), metas, config.forward.clone());
+
+    let s_sock = UdpSocket::bind("127.0.0.1:0")?;
+    let r_sock = UdpSocket::bind("127.0.0.1:0")?;
+    let s_addr = s_sock.local_addr()?;
+    let r_addr = r_sock.local_addr()?;
+    let origin = Instant::now();
+    let bottleneck = if opts.direct {
+        None
+    } else {
+        Some(Bottleneck::start(
+            config.forward.clone(),
+            config.reverse.clone(),
+            r_addr,
+            seed,
+            origin,
+        )?)
+    };
+    let (s_peer, r_peer) = match &bottleneck {
+        Some(b) => (b.sender_facing(), b.receiver_facing()),
+        None => (r_addr, s_addr),
+    };
+    let shared = Arc::new(Shared {
+        clock: Clock(origin),
+        metrics: Mutex::new(metrics),
+        goodput: scenario
+            .flows
+            .iter()
+            .map(|f| AtomicU64::new(if f.kind == "sctp" { 0 } else { NO_GOODPUT }))
+            .collect(),
+        end_us: AtomicU64::new(u64::MAX),
+    });
+    let mk_io = |sock, peer| Io {
+        sock,
+        peer,
+        stats: SideStats::default(),
+        pcap: PcapWriter::new(),
+        buf: vec![0; MAX_DATAGRAM],
+    };
+    let done = Arc::new(AtomicBool::new(false));
+    let receiver = ReceiverLoop {
+        shared: shared.clone(),
+        io: mk_io(r_sock, r_peer),
+        flows: rx,
+        done: done.clone(),
+    };
+    let sender = SenderLoop {
+        shared: shared.clone(),
+        io: mk_io(s_sock, s_peer),
+        flows: tx,
+        coupling,
+        allowances: Vec::new(),
+        end: config.duration,
+        stop: opts.stop.clone(),
+    };
+    let r_thread = std::thread::Builder::new()
+        .name("testbed-receiver".into())
+        .spawn(move || receiver.run())?;
+    if let Some(ready) = &opts.ready {
+        let _ = ready.send((s_addr, r_addr));
+    }
+    // The sender loop runs on the calling thread (the coupling hook is not `Send`).
+    let s_out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || sender.run()));
+    done.store(true, Ordering::Relaxed);
+    let r_out = r_thread.join();
+    let report = bottleneck.map(Bottleneck::stop).unwrap_or_default();
+    let (s_io, s_flows, end, interrupted) =
+        s_out.map_err(|_| TestbedError::Unsupported("the sender loop panicked (a bug)".into()))?;
+    let (r_io, r_flows) = r_out
+        .map_err(|_| TestbedError::Unsupported("the receiver loop panicked (a bug)".into()))?;
+
+    let shared = Arc::try_unwrap(shared).map_err(|_| {
+        TestbedError::Unsupported("metrics still shared after the run (a bug)".into())
+    })?;
+    let metrics = shared
+        .metrics
+        .into_inner()
+        .map_err(|_| TestbedError::Unsupported("metrics lock poisoned (a bug)".into()))?;
+    let goodput: Vec<Option<u64>> = (0..shared.goodput.len())
+        .map(|i| {
+            let g = shared.goodput[i].load(Ordering::Relaxed);
+            (g != NO_GOODPUT).then_some(g)
+        })
+        .collect();
+    let events = s_io.stats.sent + s_io.stats.received + r_io.stats.sent + r_io.stats.received;
+    let (mut summary, series) = metrics.finish(end, &config.name, seed, events, |i| {
+        goodput.get(i).copied().flatten()
+    });
+    let mut sctp = Vec::new();
+    for (i, ((fs, t), r)) in summary
+        .flows
+        .iter_mut()
+        .zip(&s_flows)
+        .zip(&r_flows)
+        .enumerate()
+    {
+        fs.n_dd = match (&r.kind, &t.kind) {
+            (RxKind::Gcc(r, _), TxKind::Gcc(s, _)) => r
+                .delay_based_decreases()
+                .or_else(|| s.delay_based_decreases()),
+            _ => None,
+        };
+        if let (RxKind::Sctp(recv), TxKind::Sctp(s)) = (&r.kind, &t.kind) {
+            let st = recv.stats();
+            sctp.push(SctpTransfer {
+                flow: i,
+                bytes_delivered: st.bytes_delivered,
+                messages_delivered: st.messages_delivered,
+                order_errors: st.order_errors,
+                bytes_written: s.inner().bytes_written().as_bytes(),
+                established: r.established,
+                shut_down: r.shut_down,
+            });
+        }
+    }
+    Ok(TestbedResult {
+        run: RunResult {
+            summary,
+            series,
+            trace: None,
+            trace_hash: 0,
+            events,
+        },
+        sender: s_io.stats,
+        receiver: r_io.stats,
+        bottleneck: report,
+        sender_pcap: s_io.pcap.into_bytes(),
+        receiver_pcap: r_io.pcap.into_bytes(),
+        sctp,
+        interrupted,
+    })
+}

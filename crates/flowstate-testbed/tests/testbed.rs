@@ -1,0 +1,227 @@
+//! Real-time runs over loopback UDP (a few seconds each).
+
+use flowstate_core::endpoint::media::RtpPacket;
+use flowstate_core::{DataSize, Timestamp};
+use flowstate_sim::Scenario;
+use flowstate_testbed::codec;
+use flowstate_testbed::{run, TestbedOptions};
+use std::net::UdpSocket;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn scenario(text: &str) -> Scenario {
+    Scenario::from_toml(text, "<test>").unwrap()
+}
+
+const MIXED: &str = r#"
+name = "testbed-mixed"
+duration = "6s"
+[link]
+capacity = "2Mbps"
+delay = "20ms"
+queue = "300ms"
+[coupling]
+mechanism = "fsev2"
+[[flows]]
+name = "gcc"
+kind = "gcc"
+preset = "chromium"
+[[flows]]
+name = "sctp"
+kind = "sctp"
+start = "1s"
+[measure]
+start = "2s"
+"#;
+
+#[test]
+fn mixed_run_measures_both_flows_and_closes_the_association() {
+    let r = run(&scenario(MIXED), TestbedOptions::default()).unwrap();
+    let s = &r.run.summary;
+    assert_eq!(s.flows.len(), 2);
+    assert!(!r.interrupted);
+    assert!((s.duration_s - 6.0).abs() < 0.1, "{}", s.duration_s);
+    for f in &s.flows {
+        assert!(
+            f.throughput_mbps > 0.05,
+            "{}: {}",
+            f.name,
+            f.throughput_mbps
+        );
+        assert!(f.send_rate_mbps >= f.throughput_mbps * 0.8);
+    }
+    assert!(
+        s.aggregate.throughput_mbps < 2.2,
+        "cannot exceed the bottleneck: {}",
+        s.aggregate.throughput_mbps
+    );
+    assert!(s.flows[0].rtt_ms.mean.unwrap() >= 40.0, "RTT >= 2 x 20 ms");
+    let t = r.sctp[0];
+    assert!(t.established && t.shut_down, "{t:?}");
+    assert_eq!(t.order_errors, 0);
+    assert!(t.bytes_delivered > 10_000);
+    assert_eq!(r.sender.malformed + r.receiver.malformed, 0);
+    assert_eq!(r.sender.foreign + r.receiver.foreign, 0);
+    for side in [r.sender, r.receiver] {
+        assert_eq!(
+            side.received,
+            side.decoded + side.malformed + side.foreign,
+            "{side:?}"
+        );
+    }
+    assert!(r.bottleneck.forward.forwarded > 100);
+    assert!(r.sender_pcap.len() > 10_000 && r.receiver_pcap.len() > 10_000);
+    // Same time-series shape as the simulator: one row per flow per 500 ms bin.
+    assert_eq!(r.run.series.len(), 2 * 12);
+}
+
+#[test]
+fn sctp_loses_no_byte_under_five_percent_random_loss() {
+    let text = r#"
+name = "testbed-loss"
+duration = "6s"
+[link]
+capacity = "4Mbps"
+delay = "10ms"
+queue = "200ms"
+loss = 0.05
+[[flows]]
+name = "sctp"
+kind = "sctp"
+desired_rate = "1Mbps"
+"#;
+    let r = run(&scenario(text), TestbedOptions::default()).unwrap();
+    let t = r.sctp[0];
+    assert!(
+        r.bottleneck.forward.random_losses > 10,
+        "{:?}",
+        r.bottleneck
+    );
+    assert_eq!(t.order_errors, 0);
+    // Ordered delivery: one byte lost for good would stall everything after it. What
+    // is missing at the end is only what was still in flight (at most ~0.25 s).
+    let behind = t.bytes_written - t.bytes_delivered;
+    eprintln!("5 % loss: {t:?}, {:?}", r.bottleneck);
+    assert!(
+        t.bytes_delivered > 600_000 && behind < 30_000,
+        "written {} delivered {}",
+        t.bytes_written,
+        t.bytes_delivered
+    );
+    assert_eq!(
+        t.bytes_delivered,
+        t.messages_delivered * 1200,
+        "whole messages only"
+    );
+    assert!(r.run.summary.flows[0].loss_ratio > 0.02);
+}
+
+fn rtp_bytes(ssrc: u32, seq: u64) -> Vec<u8> {
+    codec::encode_rtp(&RtpPacket {
+        ssrc,
+        sequence_number: seq,
+        transport_seq: seq,
+        send_time: Timestamp::from_micros(1000),
+        payload_size: DataSize::bytes(300),
+        frame_id: 1,
+        frame_capture_time: Timestamp::from_micros(1000),
+        frame_packet_index: 0,
+        frame_packet_count: 1,
+        keyframe: false,
+    })
+}
+
+#[test]
+fn endpoints_survive_malformed_truncated_duplicated_reordered_and_foreign_datagrams() {
+    let (tx, rx) = mpsc::channel();
+    let opts = TestbedOptions {
+        ready: Some(tx),
+        ..TestbedOptions::default()
+    };
+    let injector = std::thread::spawn(move || {
+        let (s, r) = rx.recv().unwrap();
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        let rtp = rtp_bytes(1, 5);
+        let init = codec::encode_control(1, &codec::SctpMessage::Init);
+        let mut bad_crc = codec::encode_control(1, &codec::SctpMessage::CookieEcho);
+        bad_crc[13] ^= 1;
+        let datagrams: Vec<Vec<u8>> = vec![
+            vec![],                             // empty
+            vec![0xFF; 40],                     // foreign first byte
+            b"GET / HTTP/1.1\r\n\r\n".to_vec(), // foreign protocol
+            rtp[..15].to_vec(),                 // truncated RTP
+            rtp.clone(),                        // duplicate of a real packet ...
+            rtp.clone(),                        // ... twice
+            rtp_bytes(1, 2),                    // reordered (older)
+            rtp_bytes(77, 1),                   // unknown SSRC
+            init[..10].to_vec(),                // truncated SCTP
+            bad_crc,                            // bad CRC32c
+            init.clone(),                       // duplicate INIT after set-up
+            vec![0x80, 201, 0, 50, 1, 2],       // RTCP with a lying length
+            vec![0x80, 0xCD, 0, 1],             // truncated RTCP feedback
+        ];
+        for round in 0..20 {
+            for d in &datagrams {
+                let _ = sock.send_to(d, s);
+                let _ = sock.send_to(d, r);
+            }
+            if round % 5 == 0 {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    });
+    let r = run(&scenario(MIXED), opts).unwrap();
+    injector.join().unwrap();
+    let bad_rx = r.receiver.malformed + r.receiver.foreign;
+    let bad_tx = r.sender.malformed + r.sender.foreign;
+    assert!(
+        bad_rx >= 20 * 8,
+        "receiver counted {bad_rx}: {:?}",
+        r.receiver
+    );
+    assert!(bad_tx >= 20 * 8, "sender counted {bad_tx}: {:?}", r.sender);
+    for f in &r.run.summary.flows {
+        assert!(
+            f.throughput_mbps > 0.05,
+            "{} starved after the injection",
+            f.name
+        );
+    }
+    assert_eq!(r.sctp[0].order_errors, 0);
+    for side in [r.sender, r.receiver] {
+        assert_eq!(
+            side.received,
+            side.decoded + side.malformed + side.foreign,
+            "{side:?}"
+        );
+    }
+}
+
+#[test]
+fn a_stopped_run_returns_what_it_measured() {
+    let opts = TestbedOptions::default();
+    let stop = opts.stop.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(2500));
+        stop.store(true, Ordering::Relaxed);
+    });
+    let r = run(&scenario(MIXED), opts).unwrap();
+    t.join().unwrap();
+    assert!(r.interrupted);
+    let s = &r.run.summary;
+    assert!(s.duration_s > 2.0 && s.duration_s < 3.5, "{}", s.duration_s);
+    assert!(s.flows[0].throughput_mbps > 0.05);
+    assert!(!r.run.series.is_empty());
+}
+
+#[test]
+fn unsupported_kinds_are_a_one_line_error() {
+    let text = MIXED.replace("kind = \"sctp\"", "kind = \"tfrc\"");
+    let e = run(&scenario(&text), TestbedOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("flows[1].kind"), "{e}");
+    let text = MIXED.replace("queue = \"300ms\"", "queue = \"300ms\"\njitter = \"5ms\"");
+    let e = run(&scenario(&text), TestbedOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("link.jitter:"), "{e}");
+}

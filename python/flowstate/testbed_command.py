@@ -1,0 +1,108 @@
+"""`flowstate testbed SCENARIO.toml`: run a scenario in real time over UDP sockets.
+
+The same sans-I/O endpoints as the simulator exchange real RTP/RTCP and SCTP-over-UDP
+packets through a user-space bottleneck on loopback (crates/flowstate-testbed). The
+outputs have the shape of `flowstate run`'s (summary.json, timeseries.csv), plus
+sender.pcap and receiver.pcap and testbed.json (datagram counters). Ctrl-C ends the
+run early; what it measured is still written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional, TextIO
+
+from flowstate import _native
+from flowstate.simulation import RunResult, load_scenario
+
+SENDER_PCAP = "sender.pcap"
+RECEIVER_PCAP = "receiver.pcap"
+TESTBED_FILE = "testbed.json"
+
+
+class TestbedResult(RunResult):
+    """A :class:`RunResult` (one run) with the testbed's own outputs: ``interrupted``,
+    ``sender_pcap`` / ``receiver_pcap`` (bytes) and ``counters`` (datagram counters of
+    both sides, the bottleneck's drops, SCTP transfer counters)."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        super().__init__([raw])
+        self.interrupted: bool = bool(raw["interrupted"])
+        self.sender_pcap: bytes = raw["sender_pcap"]
+        self.receiver_pcap: bytes = raw["receiver_pcap"]
+        self.counters: dict[str, Any] = {
+            k: raw[k] for k in ("sender", "receiver", "bottleneck", "sctp")
+        }
+        self.counters["interrupted"] = self.interrupted
+
+    def write_all(self, out: Path) -> list[Path]:
+        """summary.json, timeseries.csv, the pcaps and testbed.json into ``out``."""
+        paths = list(self.write(out))
+        for name, data in ((SENDER_PCAP, self.sender_pcap), (RECEIVER_PCAP, self.receiver_pcap)):
+            (out / name).write_bytes(data)
+            paths.append(out / name)
+        (out / TESTBED_FILE).write_text(json.dumps(self.counters, indent=2) + "\n", encoding="utf-8")
+        paths.append(out / TESTBED_FILE)
+        return paths
+
+
+def testbed(
+    scenario: Any,
+    *,
+    seed: Optional[int] = None,
+    duration: Optional[float] = None,
+    direct: bool = False,
+) -> TestbedResult:
+    """Runs ``scenario`` (a TOML path or a dict) in real time. Raises ScenarioError for a
+    scenario that cannot be read, parsed or run on the testbed."""
+    text, file = load_scenario(scenario)
+    return TestbedResult(_native.testbed(text, file, seed=seed, duration=duration, direct=direct))
+
+
+def _report(out: Path, stderr: TextIO) -> None:
+    """The report, if flowstate.report exists and builds one for a single run folder."""
+    try:
+        from flowstate import report  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    build = getattr(report, "build", None)
+    if build is None:
+        return
+    try:
+        build(out)
+    except Exception as e:  # noqa: BLE001 - the report is optional; the run is written
+        print(f"flowstate: note: no report for this run ({e})", file=stderr)
+
+
+def main(
+    scenario: str,
+    *,
+    seed: Optional[int] = None,
+    duration: Optional[float] = None,
+    out: Optional[str] = None,
+    report: bool = True,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> TestbedResult:
+    from rich.console import Console
+
+    from flowstate.run_command import aggregate_line, out_folder, summary_table
+
+    load_scenario(scenario)  # a missing file is reported before any work
+    print("flowstate: running in real time (Ctrl-C stops early and keeps the results)", file=stdout, flush=True)
+    result = testbed(scenario, seed=seed, duration=duration)
+    folder = Path(out) if out is not None else out_folder(result.scenario + "-testbed")
+    paths = result.write_all(folder)
+    if report:
+        _report(folder, stderr)
+    console = Console(file=stdout, width=None if stdout.isatty() else 160)
+    console.print(summary_table(result.summary))
+    console.print(aggregate_line(result.summary), highlight=False)
+    if result.interrupted:
+        console.print("interrupted: the results cover the run up to Ctrl-C", highlight=False)
+    console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, soft_wrap=True)
+    return result
