@@ -22,6 +22,8 @@ pub struct FlowSetup {
     pub stop: Option<Timestamp>,
     /// `(pause at, resume at)` intervals, sorted, inside `[start, stop)`.
     pub pauses: Vec<(Timestamp, Timestamp)>,
+    /// `(at, priority)` changes handed to [`CouplingHook::on_priority`].
+    pub priority_schedule: Vec<(Timestamp, f64)>,
 }
 
 /// Everything the engine needs besides the flows.
@@ -87,6 +89,7 @@ enum Event {
     Timer(u32),
     State(u32, FlowState),
     Rate(LinkId, Bitrate),
+    Priority(u32, f64),
 }
 
 /// Bound on coupling ping-pong within one instant (reports -> allowances -> reports),
@@ -158,6 +161,9 @@ impl Simulation {
             }
             if let Some(s) = f.stop {
                 queue.schedule(s, Event::State(i, FlowState::Stopped));
+            }
+            for &(t, p) in &f.priority_schedule {
+                queue.schedule(t, Event::Priority(i, p));
             }
         }
         for (id, link) in [
@@ -292,6 +298,11 @@ impl Simulation {
                 self.service(now, i, false);
             }
             Event::Rate(link, rate) => self.topo.link_mut(link).set_rate(rate),
+            Event::Priority(f, p) => {
+                if let Some(setup) = self.config.flows.get(f as usize) {
+                    self.coupling.on_priority(now, &setup.info, p);
+                }
+            }
         }
     }
 
