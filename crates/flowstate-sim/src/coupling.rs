@@ -49,6 +49,9 @@ pub trait CouplingHook {
     /// A flow's priority changed (scenario `priority_schedule`); takes effect at the
     /// group's next update. Default: ignored.
     fn on_priority(&mut self, _now: Timestamp, _flow: &FlowInfo, _priority: f64) {}
+    /// A rate flow's application rate changed (scenario `desired_rate_schedule`: the
+    /// paper's new_DR); takes effect at the group's next update. Default: ignored.
+    fn on_desired_rate(&mut self, _now: Timestamp, _flow: &FlowInfo, _rate: Bitrate) {}
     /// A flow's sender reported a new controller value. Push `(flow index, allowance)`
     /// pairs into `out` for every flow whose controller must change.
     fn on_report(
@@ -224,6 +227,14 @@ impl CouplingHook for ManagerHook {
     fn on_priority(&mut self, _now: Timestamp, flow: &FlowInfo, priority: f64) {
         if let Some(id) = self.ids.get(flow.index).copied().flatten() {
             if self.manager.set_priority(id, priority).is_err() {
+                self.errors += 1;
+            }
+        }
+    }
+
+    fn on_desired_rate(&mut self, _now: Timestamp, flow: &FlowInfo, rate: Bitrate) {
+        if let Some(id) = self.ids.get(flow.index).copied().flatten() {
+            if self.manager.set_desired_rate(id, Some(rate)).is_err() {
                 self.errors += 1;
             }
         }

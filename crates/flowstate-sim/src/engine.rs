@@ -24,6 +24,9 @@ pub struct FlowSetup {
     pub pauses: Vec<(Timestamp, Timestamp)>,
     /// `(at, priority)` changes handed to [`CouplingHook::on_priority`].
     pub priority_schedule: Vec<(Timestamp, f64)>,
+    /// `(at, rate)` application rate changes handed to
+    /// [`CouplingHook::on_desired_rate`] (the sender applies them itself).
+    pub desired_rate_schedule: Vec<(Timestamp, Bitrate)>,
 }
 
 /// Everything the engine needs besides the flows.
@@ -90,6 +93,7 @@ enum Event {
     State(u32, FlowState),
     Rate(LinkId, Bitrate),
     Priority(u32, f64),
+    DesiredRate(u32, Bitrate),
 }
 
 /// Bound on coupling ping-pong within one instant (reports -> allowances -> reports),
@@ -164,6 +168,9 @@ impl Simulation {
             }
             for &(t, p) in &f.priority_schedule {
                 queue.schedule(t, Event::Priority(i, p));
+            }
+            for &(t, r) in &f.desired_rate_schedule {
+                queue.schedule(t.max(f.start), Event::DesiredRate(i, r));
             }
         }
         for (id, link) in [
@@ -301,6 +308,11 @@ impl Simulation {
             Event::Priority(f, p) => {
                 if let Some(setup) = self.config.flows.get(f as usize) {
                     self.coupling.on_priority(now, &setup.info, p);
+                }
+            }
+            Event::DesiredRate(f, r) => {
+                if let Some(setup) = self.config.flows.get(f as usize) {
+                    self.coupling.on_desired_rate(now, &setup.info, r);
                 }
             }
         }

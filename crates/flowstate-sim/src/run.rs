@@ -101,6 +101,11 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
                 .iter()
                 .map(|p| (secs(p.at.0), p.priority))
                 .collect(),
+            desired_rate_schedule: f
+                .desired_rate_schedule
+                .iter()
+                .map(|p| (secs(p.at.0), Bitrate::bps(p.rate.0)))
+                .collect(),
             stop: f.stop.map(|s| secs(s.0)).filter(|&s| s < duration),
             pauses: f
                 .pauses

@@ -321,6 +321,7 @@ fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
         stop: None,
         pauses: vec![],
         priority_schedule: vec![],
+        desired_rate_schedule: vec![],
     }
 }
 

@@ -245,3 +245,21 @@ fn aggregate_loss_and_queue_cover_forward_flows() {
         "bounded by the 62-packet queue: {q}"
     );
 }
+
+#[test]
+fn desired_rate_schedule_reaches_the_coupling_manager() {
+    // The manager learns DR(v) = 2 Mbit/s, so its leftover goes to the greedy flow
+    // (RFC 8699 water-filling, the conservative FSE's default distribution).
+    let s = parse(&base(
+        "[[flows]]\nname = \"v\"\nkind = \"rap\"\n\
+         desired_rate_schedule = [{ at = 0, rate = \"2Mbps\" }]\n\
+         [[flows]]\nname = \"g\"\nkind = \"rap\"",
+        "[coupling]\nmechanism = \"conservative-fse\"",
+        "40s",
+    ));
+    let r = run(&s, 1).expect("runs");
+    let v = mean_tput(&r, "v", 20.0, 40.0);
+    let g = mean_tput(&r, "g", 20.0, 40.0);
+    assert!((v - 2.0).abs() < 0.2, "app-limited flow at its DR: {v}");
+    assert!(g > 6.0, "the greedy flow takes the leftover: {g}");
+}
