@@ -263,3 +263,44 @@ fn desired_rate_schedule_reaches_the_coupling_manager() {
     assert!((v - 2.0).abs() < 0.2, "app-limited flow at its DR: {v}");
     assert!(g > 6.0, "the greedy flow takes the leftover: {g}");
 }
+
+/// Paper 004 Figs. 22-27 (the catalogue's p004-rtt, cut short): two RAP flows with RTTs
+/// 30 and 480 ms (ratio 16) share 10 Mbit/s fairly under the conservative FSE and
+/// unfairly without it.
+#[test]
+fn fse_gives_fairness_across_rtt_ratios() {
+    let text = |mech: &str| {
+        format!(
+            r#"
+name = "rtt"
+duration = "40s"
+[link]
+capacity = "10Mbps"
+delay = "5ms"
+queue = "62pkt"
+[coupling]
+mechanism = "{mech}"
+[[flows]]
+name = "near"
+kind = "rap"
+path_delay = "10ms"
+start_jitter = "1s"
+[[flows]]
+name = "far"
+kind = "rap"
+path_delay = "235ms"
+start_jitter = "1s"
+[measure]
+start = "15s"
+"#
+        )
+    };
+    let jain = |mech: &str| {
+        let r = run(&parse(&text(mech)), 1).expect("runs");
+        r.summary.aggregate.jain_index
+    };
+    let fse = jain("conservative-fse");
+    let none = jain("none");
+    assert!(fse > 0.99, "FSE: Jain {fse}");
+    assert!(none < 0.8, "uncoupled: Jain {none}");
+}
