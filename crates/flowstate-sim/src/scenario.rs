@@ -414,7 +414,7 @@ impl Scenario {
                 ));
             }
             let stop = f.stop.map_or(dur, |s| s.0);
-            if start + jitter >= stop {
+            if jitter > 0.0 && start + jitter >= stop {
                 return Err(err(
                     &field("start_jitter"),
                     format!(
