@@ -46,6 +46,12 @@ pub trait CouplingHook {
     ) {
         self.on_state(now, flow, state);
     }
+    /// A flow's priority changed (scenario `priority_schedule`); takes effect at the
+    /// group's next update. Default: ignored.
+    fn on_priority(&mut self, _now: Timestamp, _flow: &FlowInfo, _priority: f64) {}
+    /// A rate flow's application rate changed (scenario `desired_rate_schedule`: the
+    /// paper's new_DR); takes effect at the group's next update. Default: ignored.
+    fn on_desired_rate(&mut self, _now: Timestamp, _flow: &FlowInfo, _rate: Bitrate) {}
     /// A flow's sender reported a new controller value. Push `(flow index, allowance)`
     /// pairs into `out` for every flow whose controller must change.
     fn on_report(
@@ -217,6 +223,22 @@ fn window_mtu(kind: &str) -> DataSize {
 
 impl CouplingHook for ManagerHook {
     fn on_state(&mut self, _now: Timestamp, _flow: &FlowInfo, _state: FlowState) {}
+
+    fn on_priority(&mut self, _now: Timestamp, flow: &FlowInfo, priority: f64) {
+        if let Some(id) = self.ids.get(flow.index).copied().flatten() {
+            if self.manager.set_priority(id, priority).is_err() {
+                self.errors += 1;
+            }
+        }
+    }
+
+    fn on_desired_rate(&mut self, _now: Timestamp, flow: &FlowInfo, rate: Bitrate) {
+        if let Some(id) = self.ids.get(flow.index).copied().flatten() {
+            if self.manager.set_desired_rate(id, Some(rate)).is_err() {
+                self.errors += 1;
+            }
+        }
+    }
 
     fn on_state_with(
         &mut self,

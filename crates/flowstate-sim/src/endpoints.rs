@@ -90,6 +90,8 @@ pub trait CoreSender: Endpoint {
     fn n_dd(&self) -> Option<u64> {
         None
     }
+    /// The application's rate limit changed (`desired_rate_schedule`); default: ignored.
+    fn set_app_rate(&mut self, _rate: Option<Bitrate>) {}
 }
 
 /// A flowstate-core sender with the simulator hooks.
@@ -97,6 +99,9 @@ pub trait CoreSender: Endpoint {
 pub struct Tracked<S> {
     inner: S,
     last_rtt: Option<TimeDelta>,
+    /// `(at, rate)` application rate changes not yet applied (sorted).
+    app_rates: Vec<(Timestamp, Bitrate)>,
+    next_app_rate: usize,
 }
 
 impl<S> Tracked<S> {
@@ -104,10 +109,31 @@ impl<S> Tracked<S> {
         Self {
             inner,
             last_rtt: None,
+            app_rates: Vec::new(),
+            next_app_rate: 0,
         }
+    }
+    /// With a `desired_rate_schedule`: `(at, rate)` sorted by time.
+    pub fn with_app_rates(mut self, schedule: Vec<(Timestamp, Bitrate)>) -> Self {
+        self.app_rates = schedule;
+        self.next_app_rate = 0;
+        self
     }
     pub fn inner(&self) -> &S {
         &self.inner
+    }
+}
+
+impl<S: CoreSender> Tracked<S> {
+    /// Apply every scheduled application rate due at `now`.
+    fn apply_app_rates(&mut self, now: Timestamp) {
+        while let Some(&(at, rate)) = self.app_rates.get(self.next_app_rate) {
+            if at > now {
+                break;
+            }
+            self.inner.set_app_rate(Some(rate));
+            self.next_app_rate += 1;
+        }
     }
 }
 
@@ -115,15 +141,22 @@ impl<S: CoreSender> Endpoint for Tracked<S> {
     type Outgoing = S::Outgoing;
     type Incoming = S::Incoming;
     fn handle_input(&mut self, now: Timestamp, msg: Self::Incoming) {
+        self.apply_app_rates(now);
         self.inner.handle_input(now, msg);
     }
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<Self::Outgoing>> {
+        self.apply_app_rates(now);
         self.inner.poll_transmit(now)
     }
     fn poll_timeout(&self) -> Option<Timestamp> {
-        self.inner.poll_timeout()
+        let next = self.app_rates.get(self.next_app_rate).map(|&(at, _)| at);
+        match (self.inner.poll_timeout(), next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     fn handle_timeout(&mut self, now: Timestamp) {
+        self.apply_app_rates(now);
         self.inner.handle_timeout(now);
     }
 }
@@ -213,6 +246,9 @@ impl CoreSender for RapSender {
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
     }
+    fn set_app_rate(&mut self, rate: Option<Bitrate>) {
+        self.set_desired_rate(rate);
+    }
     fn allowance(&mut self, now: Timestamp, a: Allowance) {
         self.apply_allowance(now, a);
     }
@@ -230,6 +266,9 @@ impl CoreSender for RapSender {
 impl CoreSender for TfrcSender {
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
+    }
+    fn set_app_rate(&mut self, rate: Option<Bitrate>) {
+        self.set_desired_rate(rate);
     }
     fn allowance(&mut self, now: Timestamp, a: Allowance) {
         self.apply_allowance(now, a);
@@ -502,7 +541,16 @@ pub fn tcp_flow(
     ))
 }
 
-/// A greedy RAP flow (application-limited with `desired_rate`).
+/// A rate flow's `desired_rate_schedule` as `(at, rate)`.
+fn app_rates(spec: &FlowSpec) -> Vec<(Timestamp, Bitrate)> {
+    spec.desired_rate_schedule
+        .iter()
+        .map(|p| (secs(p.at.0), Bitrate::bps(p.rate.0)))
+        .collect()
+}
+
+/// A greedy RAP flow (application-limited with `desired_rate`, or over time with
+/// `desired_rate_schedule`).
 pub fn rap_flow(index: usize, spec: &FlowSpec) -> Result<RapFlow, SimError> {
     let o: RateOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
     let mut cfg = RapConfig::default();
@@ -518,7 +566,7 @@ pub fn rap_flow(index: usize, spec: &FlowSpec) -> Result<RapFlow, SimError> {
     let mut s = RapSender::new(cfg);
     s.set_desired_rate(spec.desired_rate.map(|r| Bitrate::bps(r.0)));
     Ok(EndpointPairFlow::new(
-        Tracked::new(s),
+        Tracked::new(s).with_app_rates(app_rates(spec)),
         RapReceiver::new(RapReceiverConfig::default()),
     ))
 }
@@ -541,7 +589,7 @@ pub fn tfrc_flow(index: usize, spec: &FlowSpec) -> Result<TfrcFlow, SimError> {
     let mut s = TfrcSender::new(cfg);
     s.set_desired_rate(spec.desired_rate.map(|r| Bitrate::bps(r.0)));
     Ok(EndpointPairFlow::new(
-        Tracked::new(s),
+        Tracked::new(s).with_app_rates(app_rates(spec)),
         TfrcReceiver::new(TfrcReceiverEndpointConfig::default()),
     ))
 }

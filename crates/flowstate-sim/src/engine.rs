@@ -22,6 +22,11 @@ pub struct FlowSetup {
     pub stop: Option<Timestamp>,
     /// `(pause at, resume at)` intervals, sorted, inside `[start, stop)`.
     pub pauses: Vec<(Timestamp, Timestamp)>,
+    /// `(at, priority)` changes handed to [`CouplingHook::on_priority`].
+    pub priority_schedule: Vec<(Timestamp, f64)>,
+    /// `(at, rate)` application rate changes handed to
+    /// [`CouplingHook::on_desired_rate`] (the sender applies them itself).
+    pub desired_rate_schedule: Vec<(Timestamp, Bitrate)>,
 }
 
 /// Everything the engine needs besides the flows.
@@ -87,6 +92,8 @@ enum Event {
     Timer(u32),
     State(u32, FlowState),
     Rate(LinkId, Bitrate),
+    Priority(u32, f64),
+    DesiredRate(u32, Bitrate),
 }
 
 /// Bound on coupling ping-pong within one instant (reports -> allowances -> reports),
@@ -158,6 +165,12 @@ impl Simulation {
             }
             if let Some(s) = f.stop {
                 queue.schedule(s, Event::State(i, FlowState::Stopped));
+            }
+            for &(t, p) in &f.priority_schedule {
+                queue.schedule(t, Event::Priority(i, p));
+            }
+            for &(t, r) in &f.desired_rate_schedule {
+                queue.schedule(t.max(f.start), Event::DesiredRate(i, r));
             }
         }
         for (id, link) in [
@@ -292,6 +305,16 @@ impl Simulation {
                 self.service(now, i, false);
             }
             Event::Rate(link, rate) => self.topo.link_mut(link).set_rate(rate),
+            Event::Priority(f, p) => {
+                if let Some(setup) = self.config.flows.get(f as usize) {
+                    self.coupling.on_priority(now, &setup.info, p);
+                }
+            }
+            Event::DesiredRate(f, r) => {
+                if let Some(setup) = self.config.flows.get(f as usize) {
+                    self.coupling.on_desired_rate(now, &setup.info, r);
+                }
+            }
         }
     }
 

@@ -261,6 +261,12 @@ pub struct AggregateSummary {
     pub utilization: f64,
     pub jain_index: f64,
     pub throughput_mbps: f64,
+    /// Lost / sent data packets of all forward flows in the window (papers 003/004).
+    #[serde(default)]
+    pub loss_ratio: f64,
+    /// Mean queuing delay of every forward data packet in the window (`None`: none).
+    #[serde(default)]
+    pub queuing_delay_ms: Option<f64>,
 }
 
 /// The summary.json contract of ARCHITECTURE.md.
@@ -502,9 +508,16 @@ impl Metrics {
         let total_prio: f64 = self.flows.iter().map(|f| f.priority).sum();
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut fwd_bytes = 0u64;
+        let (mut fwd_sent, mut fwd_lost, mut fwd_q_n, mut fwd_q_ms) = (0u64, 0u64, 0u64, 0.0);
         for (meta, w) in self.flows.iter().zip(&self.window) {
             if meta.forward {
                 fwd_bytes += w.recv_bytes;
+                fwd_sent += w.sent_pkts;
+                fwd_lost += w.lost_pkts;
+                if let Some(m) = w.qdelay.mean_ms() {
+                    fwd_q_n += w.qdelay.count();
+                    fwd_q_ms += m * w.qdelay.count() as f64;
+                }
             }
             let goodput_mbps = match (w.goodput_start, w.goodput_end) {
                 (Some(a), Some(b)) => Some(mbps(b.saturating_sub(a))),
@@ -555,6 +568,12 @@ impl Metrics {
                 },
                 jain_index: jain_index(&throughputs),
                 throughput_mbps: throughputs.iter().sum(),
+                loss_ratio: if fwd_sent > 0 {
+                    fwd_lost as f64 / fwd_sent as f64
+                } else {
+                    0.0
+                },
+                queuing_delay_ms: (fwd_q_n > 0).then(|| fwd_q_ms / fwd_q_n as f64),
             },
             flows,
             events,

@@ -16,6 +16,7 @@ use crate::topology::{FlowDirection, FlowPath};
 use crate::units_parse::QueueSpec;
 use crate::SimError;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
+use rand::RngExt;
 use std::path::Path;
 
 fn secs(s: f64) -> Timestamp {
@@ -55,8 +56,19 @@ fn default_reverse(forward: &LinkConfig) -> LinkConfig {
     )
 }
 
-/// The engine configuration a scenario describes.
+/// Flow `index`'s extra start delay: uniform in `[0, jitter)` from its own random
+/// stream of the run's seed (papers 003/004: start times random in the first second).
+pub fn start_jitter(seed: u64, index: usize, jitter: f64) -> f64 {
+    if jitter <= 0.0 {
+        return 0.0;
+    }
+    let mut rng = component_rng(seed, ComponentId::start_jitter(index as u64));
+    rng.random::<f64>() * jitter
+}
+
+/// The engine configuration a scenario describes (flows with `count` expanded).
 pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
+    let scenario = &scenario.expand_counts();
     let forward = link_config(&scenario.link);
     let reverse = scenario
         .reverse_link
@@ -83,7 +95,17 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
                 },
                 path_delay: TimeDelta::from_secs_f64(f.path_delay.map_or(0.0, |d| d.0)),
             },
-            start: secs(f.start_secs()),
+            start: secs(f.start_secs() + start_jitter(seed, i, f.start_jitter_secs())),
+            priority_schedule: f
+                .priority_schedule
+                .iter()
+                .map(|p| (secs(p.at.0), p.priority))
+                .collect(),
+            desired_rate_schedule: f
+                .desired_rate_schedule
+                .iter()
+                .map(|p| (secs(p.at.0), Bitrate::bps(p.rate.0)))
+                .collect(),
             stop: f.stop.map(|s| secs(s.0)).filter(|&s| s < duration),
             pauses: f
                 .pauses
@@ -118,6 +140,7 @@ pub fn run_with(
     flows: &dyn FlowFactory,
     coupling: &dyn CouplingFactory,
 ) -> Result<RunResult, SimError> {
+    let scenario = &scenario.expand_counts();
     let config = sim_config(scenario, seed);
     let ctx = FlowContext {
         mechanism: scenario

@@ -120,7 +120,32 @@ pub struct FlowSpec {
     /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
     /// `desired_rate` and no `source`, the application writes at that rate.
     pub source: Option<String>,
+    /// Run `count` copies of this flow (default 1), named `{name}1` .. `{name}{count}`
+    /// when `count > 1` (papers 003/004: N = 2..15 identical flows).
+    pub count: Option<u32>,
+    /// Extra start delay drawn uniformly from `[0, start_jitter)` per flow and seed
+    /// (papers 003/004: "randomly picked start times over the first second").
+    pub start_jitter: Option<Secs>,
+    /// Priority changes while the flow runs, applied through the coupling manager's
+    /// `set_priority` (paper 004 Fig. 13).
+    #[serde(default)]
+    pub priority_schedule: Vec<PriorityPoint>,
+    /// `rap` / `tfrc` only: the application's rate over time (a video-trace-like
+    /// source; paper 004 Figs. 28-30); each point replaces `desired_rate` from `at` on.
+    #[serde(default)]
+    pub desired_rate_schedule: Vec<RatePoint>,
 }
+
+/// One `priority_schedule` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorityPoint {
+    pub at: Secs,
+    pub priority: f64,
+}
+
+/// Largest `count` a flow may ask for.
+pub const MAX_FLOW_COUNT: u32 = 10_000;
 
 /// Values `source` may take.
 pub const SOURCES: &[&str] = &["greedy", "on-off", "short-flows"];
@@ -134,6 +159,10 @@ impl FlowSpec {
     }
     pub fn group(&self) -> &str {
         self.group.as_deref().unwrap_or("default")
+    }
+    /// `start_jitter` in seconds (0 without).
+    pub fn start_jitter_secs(&self) -> f64 {
+        self.start_jitter.map_or(0.0, |s| s.0)
     }
 }
 
@@ -299,7 +328,31 @@ impl Scenario {
             }
         })?;
         scenario.validate(file)?;
-        Ok(scenario)
+        let expanded = scenario.expand_counts();
+        if expanded.flows.len() != scenario.flows.len() {
+            expanded.validate(file)?;
+        }
+        Ok(expanded)
+    }
+
+    /// The scenario with every flow of `count = N > 1` replaced by N copies named
+    /// `{name}1` .. `{name}N` (each with `count` unset); called by
+    /// [`Scenario::from_toml`] and [`crate::run_with`] (a no-op when already expanded).
+    pub fn expand_counts(&self) -> Scenario {
+        let mut out = self.clone();
+        out.flows = Vec::with_capacity(self.flows.len());
+        for f in &self.flows {
+            let n = f.count.unwrap_or(1);
+            for k in 1..=n {
+                let mut g = f.clone();
+                g.count = None;
+                if n > 1 {
+                    g.name = format!("{}{k}", f.name);
+                }
+                out.flows.push(g);
+            }
+        }
+        out
     }
 
     /// Check every value (called by [`Scenario::from_toml`]; call it again after
@@ -375,7 +428,79 @@ impl Scenario {
                     format!("must be before the end of the run ({dur} s), got {start} s"),
                 ));
             }
+            let jitter = f.start_jitter_secs();
+            if !(jitter.is_finite() && jitter >= 0.0) {
+                return Err(err(
+                    &field("start_jitter"),
+                    format!("must be >= 0 s, got {jitter} s"),
+                ));
+            }
             let stop = f.stop.map_or(dur, |s| s.0);
+            if jitter > 0.0 && start + jitter >= stop {
+                return Err(err(
+                    &field("start_jitter"),
+                    format!(
+                        "start + start_jitter ({} s) must be before the flow's stop ({stop} s)",
+                        start + jitter
+                    ),
+                ));
+            }
+            // Pauses and schedules must follow the latest possible start.
+            let start = start + jitter;
+            if let Some(n) = f.count {
+                if !(1..=MAX_FLOW_COUNT).contains(&n) {
+                    return Err(err(
+                        &field("count"),
+                        format!("must be between 1 and {MAX_FLOW_COUNT}, got {n}"),
+                    ));
+                }
+            }
+            let mut prev = start;
+            for (k, p) in f.priority_schedule.iter().enumerate() {
+                let fk = format!("flows[{i}].priority_schedule[{k}]");
+                if p.at.0 <= prev || p.at.0 >= stop {
+                    return Err(err(
+                        &format!("{fk}.at"),
+                        format!(
+                            "must be after the flow's (latest) start and the previous point ({prev} s) and before its stop ({stop} s), got {} s",
+                            p.at.0
+                        ),
+                    ));
+                }
+                if !(p.priority.is_finite() && p.priority > 0.0) {
+                    return Err(err(
+                        &format!("{fk}.priority"),
+                        format!("must be a number > 0, got {}", p.priority),
+                    ));
+                }
+                prev = p.at.0;
+            }
+            let mut prev = -1.0;
+            for (k, p) in f.desired_rate_schedule.iter().enumerate() {
+                let fk = format!("flows[{i}].desired_rate_schedule[{k}]");
+                if !matches!(f.kind.as_str(), "rap" | "tfrc") {
+                    return Err(err(
+                        &field("desired_rate_schedule"),
+                        format!("only rap and tfrc flows take one, not {}", f.kind),
+                    ));
+                }
+                if p.at.0 < 0.0 || p.at.0 <= prev {
+                    return Err(err(
+                        &format!("{fk}.at"),
+                        format!(
+                            "must be >= 0 s and after the previous point ({prev} s), got {} s",
+                            p.at.0
+                        ),
+                    ));
+                }
+                if p.rate.0 <= 0.0 {
+                    return Err(err(
+                        &format!("{fk}.rate"),
+                        format!("must be > 0 bit/s, got {} bit/s", p.rate.0),
+                    ));
+                }
+                prev = p.at.0;
+            }
             if let Some(s) = f.stop {
                 if s.0 <= start {
                     return Err(err(

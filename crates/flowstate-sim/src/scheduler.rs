@@ -136,6 +136,11 @@ impl ComponentId {
     pub const fn flow(index: u64) -> Self {
         ComponentId(0x2000_0000_0000 | index)
     }
+    /// The `start_jitter` draw of flow number `index` (a stream of its own, so a
+    /// jittered start leaves the flow's other random draws unchanged).
+    pub const fn start_jitter(index: u64) -> Self {
+        ComponentId(0x3000_0000_0000 | index)
+    }
 }
 
 /// The random stream of one component: a ChaCha8 generator whose 32-byte seed is four

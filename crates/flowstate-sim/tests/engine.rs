@@ -320,6 +320,8 @@ fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
         start: Timestamp::ZERO,
         stop: None,
         pauses: vec![],
+        priority_schedule: vec![],
+        desired_rate_schedule: vec![],
     }
 }
 
