@@ -90,7 +90,7 @@ impl<P> PathCore<P> {
         loop {
             let rate_at = self.rates.get(self.next_rate).map(|r| r.0);
             match (rate_at, self.done_at) {
-                (Some(r), d) if r <= t && d.is_none_or(|d| r <= d) => {
+                (Some(r), d) if r <= t && d.map_or(true, |d| r <= d) => {
                     self.link.set_rate(self.rates[self.next_rate].1);
                     self.next_rate += 1;
                 }
@@ -378,7 +378,7 @@ mod tests {
             let mut last_id = None;
             for d in &out {
                 let r = st.records[d.id as usize];
-                prop_assert!(last_id.is_none_or(|l| d.id > l), "FIFO");
+                prop_assert!(last_id.map_or(true, |l| d.id > l), "FIFO");
                 prop_assert!(d.at.as_micros() >= last_exit, "no reordering");
                 let ser = (r.size / rate).as_micros();
                 let expect = r.arrival_us as i64 + r.queue_delay.as_micros() + ser + delay_ms * 1000;
