@@ -324,6 +324,21 @@ mod tests {
     }
 
     #[test]
+    fn time_limit_is_bytes_at_the_current_rate() {
+        // 10 ms at 1 Mbit/s = 1250 B waiting: with 500 B datagrams, one in service and
+        // two waiting (1000 B); the fourth of a burst is dropped.
+        let mut core = PathCore::new(
+            &cfg(1.0, 0, QueueLimit::Time(TimeDelta::millis(10))),
+            LinkId::Forward,
+        );
+        let adm: Vec<_> = (0..4u64)
+            .map(|k| core.offer(Timestamp::ZERO, 0, DataSize::bytes(500), k))
+            .collect();
+        assert!(matches!(adm[2], Admission::Accepted { .. }));
+        assert_eq!(adm[3], Admission::Dropped { id: 3 });
+    }
+
+    #[test]
     fn rate_schedule_applies_at_its_time() {
         // 1 Mbit/s, then 2 Mbit/s from 10 ms: a 1250 B packet (10 ms at 1 Mbit/s) sent at
         // 0 is at the old rate; one arriving at 10 ms takes 5 ms.
