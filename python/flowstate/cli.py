@@ -90,7 +90,7 @@ def _add_testbed(sub: Any) -> None:
         "testbed",
         help="run a scenario in real time over UDP sockets (real RTP/RTCP/SCTP packets)",
         description="Run SCENARIO in real time: the simulator's endpoints over loopback UDP through a "
-        "user-space bottleneck; writes summary.json, timeseries.csv, sender.pcap, receiver.pcap.",
+        "flowstate-emu bottleneck emulator; writes summary.json, timeseries.csv, sender.pcap, receiver.pcap.",
     )
     tb.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
     tb.add_argument("--duration", type=_seconds, metavar="S", help="stop after S seconds (default: the scenario's)")

@@ -1,7 +1,8 @@
 """`flowstate testbed SCENARIO.toml`: run a scenario in real time over UDP sockets.
 
 The same sans-I/O endpoints as the simulator exchange real RTP/RTCP and SCTP-over-UDP
-packets through a user-space bottleneck on loopback (crates/flowstate-testbed). The
+packets through the flowstate-emu bottleneck emulator on loopback
+(crates/flowstate-testbed). The
 outputs have the shape of `flowstate run`'s (summary.json, timeseries.csv), plus
 sender.pcap and receiver.pcap and testbed.json (datagram counters). Ctrl-C ends the
 run early; what it measured is still written.

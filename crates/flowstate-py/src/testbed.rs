@@ -109,14 +109,18 @@ fn testbed<'py>(
     d.set_item("receiver", side(py, &r.receiver)?)?;
     let b = PyDict::new(py);
     for (name, p) in [
-        ("forward", r.bottleneck.forward),
-        ("reverse", r.bottleneck.reverse),
+        ("forward", &r.bottleneck.forward),
+        ("reverse", &r.bottleneck.reverse),
     ] {
+        // flowstate-emu's counters (PathStats), under the names testbed.json used.
         let pd = PyDict::new(py);
-        pd.set_item("arrived", p.arrived)?;
-        pd.set_item("forwarded", p.forwarded)?;
-        pd.set_item("queue_drops", p.queue_drops)?;
-        pd.set_item("random_losses", p.random_losses)?;
+        pd.set_item("arrived", p.packets_in)?;
+        pd.set_item("forwarded", p.packets_out)?;
+        pd.set_item("queue_drops", p.dropped_queue)?;
+        pd.set_item("random_losses", p.dropped_loss)?;
+        pd.set_item("foreign", p.foreign)?;
+        pd.set_item("malformed", p.malformed)?;
+        pd.set_item("io_errors", p.io_errors)?;
         b.set_item(name, pd)?;
     }
     d.set_item("bottleneck", b)?;

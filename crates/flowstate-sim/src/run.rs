@@ -23,7 +23,9 @@ fn secs(s: f64) -> Timestamp {
     Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
 }
 
-fn link_config(l: &LinkSpec) -> LinkConfig {
+/// The link a `[link]` / `[reverse_link]` section describes (also used by the
+/// flowstate-emu bottleneck emulator).
+pub fn link_config(l: &LinkSpec) -> LinkConfig {
     let schedule = match (&l.capacity, &l.capacity_schedule) {
         (Some(c), _) => vec![(Timestamp::ZERO, Bitrate::bps(c.0))],
         (None, Some(s)) => s
@@ -48,7 +50,7 @@ fn link_config(l: &LinkSpec) -> LinkConfig {
 
 /// The default reverse link: the forward link's delay and queue, a constant capacity
 /// equal to the forward link's initial capacity, no jitter, no loss.
-fn default_reverse(forward: &LinkConfig) -> LinkConfig {
+pub fn default_reverse(forward: &LinkConfig) -> LinkConfig {
     LinkConfig::constant(
         forward.rate_at(Timestamp::ZERO),
         forward.delay,

@@ -20,13 +20,13 @@
 //! sequence numbers / first-seen SCTP TSNs) at the receiver; RTT samples from the
 //! sender endpoints. Datagrams that do not decode are counted and dropped.
 
-use crate::bottleneck::{Bottleneck, BottleneckReport, MAX_DATAGRAM};
 use crate::codec::{self, Class, FeedbackDecoder, FeedbackEncoder, SctpMessage};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::media::{MediaReceiver, MediaSender};
 use flowstate_core::endpoint::sctp::{SctpReceiver, SctpSender};
 use flowstate_core::endpoint::Endpoint;
 use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_emu::{Emulator, EmulatorConfig, EmulatorReport, PathConfig, Route};
 use flowstate_sim::coupling::{CouplingFactory, CouplingHook, DefaultCouplingFactory, FlowInfo};
 use flowstate_sim::endpoints::{gcc_flow, sctp_flow, FlowContext, Tracked};
 use flowstate_sim::engine::{FlowSetup, SimConfig};
@@ -60,6 +60,8 @@ pub const MAX_REPORTS_PER_DRAIN: usize = 16;
 pub const PCAP_RTP_PORT: u16 = 5004;
 pub const PCAP_RTCP_PORT: u16 = 5005;
 pub const PCAP_SCTP_PORT: u16 = 9899;
+/// Receive buffer size (the largest UDP payload fits, nothing is truncated).
+pub const MAX_DATAGRAM: usize = 65_535;
 
 /// Why a testbed run could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -121,7 +123,8 @@ pub struct TestbedResult {
     pub run: RunResult,
     pub sender: SideStats,
     pub receiver: SideStats,
-    pub bottleneck: BottleneckReport,
+    /// What the flowstate-emu bottleneck saw (empty with `direct`).
+    pub bottleneck: EmulatorReport,
     pub sender_pcap: Vec<u8>,
     pub receiver_pcap: Vec<u8>,
     pub sctp: Vec<SctpTransfer>,
@@ -839,7 +842,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     for (name, link) in [("link", &config.forward), ("reverse_link", &config.reverse)] {
         if link.jitter.is_some() {
             return Err(TestbedError::Unsupported(format!(
-                "{name}.jitter: not supported by the testbed's bottleneck yet"
+                "{name}.jitter: not supported by the testbed yet"
             )));
         }
     }
@@ -864,22 +867,33 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     let r_sock = UdpSocket::bind("127.0.0.1:0")?;
     let s_addr = s_sock.local_addr()?;
     let r_addr = r_sock.local_addr()?;
-    let origin = Instant::now();
-    let bottleneck = if opts.direct {
+    // The packets cross flowstate-emu's bottleneck (issue 7): one route, from the
+    // sender socket (learned from its first datagram) to the receiver socket.
+    let emulator = if opts.direct {
         None
     } else {
-        Some(Bottleneck::start(
-            config.forward.clone(),
-            config.reverse.clone(),
-            r_addr,
-            seed,
-            origin,
-        )?)
+        let any: SocketAddr = ([127, 0, 0, 1], 0).into();
+        Some(Emulator::start(EmulatorConfig {
+            forward: PathConfig::from_sim(&config.forward, seed),
+            reverse: PathConfig::from_sim(&config.reverse, seed),
+            routes: vec![Route {
+                sender_facing: any,
+                receiver_facing: any,
+                receiver: r_addr,
+            }],
+        })?)
     };
-    let (s_peer, r_peer) = match &bottleneck {
-        Some(b) => (b.sender_facing(), b.receiver_facing()),
+    let (s_peer, r_peer) = match emulator
+        .as_ref()
+        .and_then(|e| e.route_addrs().first().copied())
+    {
+        Some(addrs) => addrs,
         None => (r_addr, s_addr),
     };
+    // Time zero is the emulator's (its capacity schedule counts from it).
+    let origin = emulator
+        .as_ref()
+        .map_or_else(Instant::now, Emulator::start_instant);
     let shared = Arc::new(Shared {
         clock: Clock(origin),
         metrics: Mutex::new(metrics),
@@ -923,7 +937,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     let s_out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || sender.run()));
     done.store(true, Ordering::Relaxed);
     let r_out = r_thread.join();
-    let report = bottleneck.map(Bottleneck::stop).unwrap_or_default();
+    let report = emulator.map(Emulator::stop).unwrap_or_default();
     let (s_io, s_flows, end, interrupted) =
         s_out.map_err(|_| TestbedError::Unsupported("the sender loop panicked (a bug)".into()))?;
     let (r_io, r_flows) = r_out

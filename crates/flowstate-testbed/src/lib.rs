@@ -6,9 +6,9 @@
 //! loop thread per side, the coupling manager driven in the sender loop by the
 //! simulator's [`flowstate_sim::coupling::ManagerHook`], the results measured by the
 //! simulator's [`flowstate_sim::metrics::Metrics`] (summary.json and time series of
-//! identical shape), and a pcap of each side.
+//! identical shape), and a pcap of each side; the packets cross the flowstate-emu
+//! bottleneck emulator ([`flowstate_emu::Emulator`]) on loopback.
 
-pub mod bottleneck;
 pub mod codec;
 pub mod driver;
 

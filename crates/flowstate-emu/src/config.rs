@@ -1,0 +1,278 @@
+//! A bottleneck path's static description, and its conversion to and from the
+//! simulator's link model (so a scenario's `[link]` means the same in both).
+
+use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_sim::link::LinkConfig;
+use flowstate_sim::queue::QueueLimit as SimQueueLimit;
+use flowstate_sim::scenario::LinkSpec;
+
+/// How much the drop-tail queue may hold (packets waiting, not the one being sent).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum QueueLimit {
+    /// At most this many bytes waiting.
+    Bytes(DataSize),
+    /// At most this many packets waiting.
+    Packets(u32),
+    /// At most as many bytes as the link sends in this time at its current rate.
+    Time(TimeDelta),
+}
+
+impl QueueLimit {
+    fn to_sim(self) -> SimQueueLimit {
+        match self {
+            QueueLimit::Bytes(b) => SimQueueLimit::Bytes(b.as_bytes()),
+            QueueLimit::Packets(n) => SimQueueLimit::Packets(u64::from(n)),
+            QueueLimit::Time(t) => SimQueueLimit::Time(t),
+        }
+    }
+    fn from_sim(q: SimQueueLimit) -> Self {
+        match q {
+            SimQueueLimit::Bytes(b) => QueueLimit::Bytes(DataSize::bytes(b)),
+            SimQueueLimit::Packets(n) => QueueLimit::Packets(u32::try_from(n).unwrap_or(u32::MAX)),
+            SimQueueLimit::Time(t) => QueueLimit::Time(t),
+        }
+    }
+}
+
+/// One direction's bottleneck.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathConfig {
+    /// Capacity schedule: `(from time since start, rate)`, first entry at 0, times
+    /// increasing.
+    pub capacity: Vec<(TimeDelta, Bitrate)>,
+    /// One-way propagation delay added after serialization.
+    pub delay: TimeDelta,
+    pub queue: QueueLimit,
+    /// Standard deviation of the RFC 8868 truncated-Gaussian jitter (`None`: none).
+    pub jitter: Option<TimeDelta>,
+    /// Probability that a packet is lost after serialization, in [0, 1).
+    pub loss: f64,
+    /// Seed of the jitter and loss streams (same streams as the simulator's link with
+    /// the same run seed and direction).
+    pub seed: u64,
+}
+
+/// A path that cannot be emulated: `{field}: {message}` on one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl PathConfig {
+    /// A constant-rate path without jitter or loss.
+    pub fn constant(rate: Bitrate, delay: TimeDelta, queue: QueueLimit) -> Self {
+        Self {
+            capacity: vec![(TimeDelta::ZERO, rate)],
+            delay,
+            queue,
+            jitter: None,
+            loss: 0.0,
+            seed: 0,
+        }
+    }
+
+    /// The path a scenario's `[link]` / `[reverse_link]` describes (the simulator's
+    /// own conversion, `flowstate_sim::run::link_config`).
+    pub fn from_link(link: &LinkSpec, seed: u64) -> Self {
+        Self::from_sim(&flowstate_sim::run::link_config(link), seed)
+    }
+
+    /// The reverse path a scenario without `[reverse_link]` gets (the simulator's
+    /// default: the forward delay and queue at the forward initial capacity).
+    pub fn default_reverse(forward: &PathConfig) -> Self {
+        Self::from_sim(
+            &flowstate_sim::run::default_reverse(&forward.to_sim()),
+            forward.seed,
+        )
+    }
+
+    /// From the simulator's link description.
+    pub fn from_sim(l: &LinkConfig, seed: u64) -> Self {
+        Self {
+            capacity: l
+                .schedule
+                .iter()
+                .map(|&(t, r)| (t - Timestamp::ZERO, r))
+                .collect(),
+            delay: l.delay,
+            queue: QueueLimit::from_sim(l.queue),
+            jitter: l.jitter,
+            loss: l.loss,
+            seed,
+        }
+    }
+
+    /// To the simulator's link description.
+    pub fn to_sim(&self) -> LinkConfig {
+        LinkConfig {
+            schedule: self
+                .capacity
+                .iter()
+                .map(|&(t, r)| (Timestamp::ZERO + t.max(TimeDelta::ZERO), r))
+                .collect(),
+            delay: self.delay,
+            queue: self.queue.to_sim(),
+            jitter: self.jitter,
+            loss: self.loss,
+        }
+    }
+
+    /// Check every field; `name` prefixes the field in errors (`forward`, `reverse`).
+    pub fn validate(&self, name: &str) -> Result<(), ConfigError> {
+        let err = |field: &str, message: String| ConfigError {
+            field: format!("{name}.{field}"),
+            message,
+        };
+        let Some(&(first, _)) = self.capacity.first() else {
+            return Err(err(
+                "capacity",
+                "needs at least one (at, rate) point".into(),
+            ));
+        };
+        if first != TimeDelta::ZERO {
+            return Err(err(
+                "capacity",
+                format!("first point must be at 0 s, got {first}"),
+            ));
+        }
+        for (i, w) in self.capacity.windows(2).enumerate() {
+            if w[1].0 <= w[0].0 {
+                return Err(err(
+                    &format!("capacity[{}]", i + 1),
+                    "times must increase".into(),
+                ));
+            }
+        }
+        for (i, &(_, r)) in self.capacity.iter().enumerate() {
+            if !(r.as_bps() > 0.0 && r.is_finite()) {
+                return Err(err(
+                    &format!("capacity[{i}]"),
+                    format!("rate must be finite and > 0, got {r}"),
+                ));
+            }
+        }
+        if self.delay < TimeDelta::ZERO {
+            return Err(err("delay", format!("must be >= 0, got {}", self.delay)));
+        }
+        if let Some(j) = self.jitter {
+            if j < TimeDelta::ZERO {
+                return Err(err("jitter", format!("must be >= 0, got {j}")));
+            }
+        }
+        if !(0.0..1.0).contains(&self.loss) {
+            return Err(err("loss", format!("must be in [0, 1), got {}", self.loss)));
+        }
+        let empty = match self.queue {
+            QueueLimit::Bytes(b) => b == DataSize::ZERO,
+            QueueLimit::Packets(n) => n == 0,
+            QueueLimit::Time(t) => t <= TimeDelta::ZERO,
+        };
+        if empty {
+            return Err(err("queue", "must hold something (> 0)".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flowstate_sim::Scenario;
+
+    const SCENARIO: &str = r#"
+name = "emu"
+duration = "10s"
+[link]
+capacity_schedule = [ { at = "0s", rate = "2Mbps" }, { at = "5s", rate = "1Mbps" } ]
+delay = "50ms"
+queue = "62pkt"
+jitter = "5ms"
+loss = 0.01
+[reverse_link]
+capacity = "1Mbps"
+delay = "20ms"
+queue = "75kB"
+[[flows]]
+name = "a"
+kind = "cbr"
+overrides = { rate = "1Mbps" }
+"#;
+
+    #[test]
+    fn from_link_matches_the_scenario() {
+        let s = Scenario::from_toml(SCENARIO, "emu.toml").expect("valid scenario");
+        let f = PathConfig::from_link(&s.link, 7);
+        assert_eq!(
+            f.capacity,
+            vec![
+                (TimeDelta::ZERO, Bitrate::mbps(2.0)),
+                (TimeDelta::secs(5), Bitrate::mbps(1.0))
+            ]
+        );
+        assert_eq!(f.delay, TimeDelta::millis(50));
+        assert_eq!(f.queue, QueueLimit::Packets(62));
+        assert_eq!(f.jitter, Some(TimeDelta::millis(5)));
+        assert_eq!(f.loss, 0.01);
+        assert_eq!(f.seed, 7);
+        assert_eq!(f.validate("forward"), Ok(()));
+        let r = PathConfig::from_link(s.reverse_link.as_ref().expect("given"), 7);
+        assert_eq!(r.queue, QueueLimit::Bytes(DataSize::bytes(75_000)));
+        assert_eq!(r.capacity, vec![(TimeDelta::ZERO, Bitrate::mbps(1.0))]);
+        // Round trip through the simulator's type.
+        assert_eq!(PathConfig::from_sim(&f.to_sim(), 7), f);
+        let d = PathConfig::default_reverse(&f);
+        assert_eq!(d.capacity, vec![(TimeDelta::ZERO, Bitrate::mbps(2.0))]);
+        assert_eq!(
+            (d.delay, d.queue, d.jitter, d.loss),
+            (f.delay, f.queue, None, 0.0)
+        );
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let good = PathConfig::constant(
+            Bitrate::mbps(1.0),
+            TimeDelta::millis(10),
+            QueueLimit::Packets(10),
+        );
+        assert_eq!(good.validate("forward"), Ok(()));
+        let mut bad = good.clone();
+        bad.loss = 1.0;
+        assert_eq!(
+            bad.validate("forward").map_err(|e| e.field),
+            Err("forward.loss".into())
+        );
+        let mut bad = good.clone();
+        bad.capacity.clear();
+        assert_eq!(
+            bad.validate("reverse").map_err(|e| e.field),
+            Err("reverse.capacity".into())
+        );
+        let mut bad = good.clone();
+        bad.capacity.push((TimeDelta::ZERO, Bitrate::mbps(2.0)));
+        assert_eq!(
+            bad.validate("f").map_err(|e| e.field),
+            Err("f.capacity[1]".into())
+        );
+        let mut bad = good.clone();
+        bad.capacity[0].1 = Bitrate::ZERO;
+        assert_eq!(
+            bad.validate("f").map_err(|e| e.field),
+            Err("f.capacity[0]".into())
+        );
+        let mut bad = good.clone();
+        bad.queue = QueueLimit::Packets(0);
+        assert_eq!(
+            bad.validate("f").map_err(|e| e.field),
+            Err("f.queue".into())
+        );
+        let mut bad = good;
+        bad.delay = TimeDelta::millis(-1);
+        assert_eq!(
+            bad.validate("f").map_err(|e| e.field),
+            Err("f.delay".into())
+        );
+    }
+}

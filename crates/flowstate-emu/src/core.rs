@@ -1,0 +1,417 @@
+//! The sans-I/O shaper of one direction: the simulator's bottleneck link
+//! ([`flowstate_sim::link::Link`]) plus its rate schedule, a FIFO of the payloads it
+//! carries and the delay line after it, on a virtual clock (microseconds since start).
+//!
+//! The caller feeds arrivals ([`PathCore::offer`]) stamped with the time they reached
+//! the emulator and asks for departures that are due ([`PathCore::pop_due`]); link
+//! events (end of serialization, rate changes) are processed at their own virtual
+//! times however late the caller comes, so the model's timing never depends on how
+//! promptly the I/O layer wakes up. No clock, socket or thread here.
+
+use crate::config::PathConfig;
+use crate::stats::{PacketRecord, PathStats};
+use flowstate_core::{Bitrate, DataSize, Timestamp};
+use flowstate_sim::flow::{Dir, SimPacket};
+use flowstate_sim::link::{Link, LinkId, Offer};
+use std::collections::VecDeque;
+
+/// Whether a datagram entered the link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Queued or in service; `id` indexes [`PathStats::records`].
+    Accepted { id: u64 },
+    /// Tail drop.
+    Dropped { id: u64 },
+}
+
+/// A datagram due to leave the path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Departure<P> {
+    pub id: u64,
+    pub route: usize,
+    pub payload: P,
+    /// The model's exit time.
+    pub at: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+struct Carried<P> {
+    id: u64,
+    route: usize,
+    payload: P,
+}
+
+/// One direction's shaper on a virtual clock.
+#[derive(Debug)]
+pub struct PathCore<P> {
+    link: Link,
+    rates: Vec<(Timestamp, Bitrate)>,
+    next_rate: usize,
+    now: Timestamp,
+    /// Payloads in the link, FIFO: the front one is in service when `done_at` is set.
+    in_link: VecDeque<Carried<P>>,
+    done_at: Option<Timestamp>,
+    /// Serialized, waiting out the propagation delay; exit times never decrease.
+    delay_line: VecDeque<(Timestamp, Carried<P>)>,
+    stats: PathStats,
+}
+
+impl<P> PathCore<P> {
+    /// `link` picks the seeded streams: the emulator's forward path uses
+    /// [`LinkId::Forward`], so it draws the same jitter and loss as the simulator's
+    /// forward link with the same seed.
+    pub fn new(config: &PathConfig, link: LinkId) -> Self {
+        let sim = config.to_sim();
+        let rates = sim.schedule.clone();
+        Self {
+            link: Link::new(link, sim, config.seed),
+            rates,
+            next_rate: 1,
+            now: Timestamp::ZERO,
+            in_link: VecDeque::new(),
+            done_at: None,
+            delay_line: VecDeque::new(),
+            stats: PathStats::default(),
+        }
+    }
+
+    /// The virtual time the model has reached.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// The capacity in force.
+    pub fn rate(&self) -> Bitrate {
+        self.link.rate()
+    }
+
+    /// Process every link event up to `t` (rate changes first on ties).
+    pub fn advance(&mut self, t: Timestamp) {
+        loop {
+            let rate_at = self.rates.get(self.next_rate).map(|r| r.0);
+            match (rate_at, self.done_at) {
+                (Some(r), d) if r <= t && d.map_or(true, |d| r <= d) => {
+                    self.link.set_rate(self.rates[self.next_rate].1);
+                    self.next_rate += 1;
+                }
+                (_, Some(d)) if d <= t => self.finish(d),
+                _ => break,
+            }
+        }
+        self.now = self.now.max(t);
+    }
+
+    fn finish(&mut self, at: Timestamp) {
+        let Some(f) = self.link.finish(at) else {
+            self.done_at = None;
+            return;
+        };
+        self.done_at = f.next.map(|n| n.done_at);
+        if let Some(n) = f.next {
+            if let Some(r) = self.stats.records.get_mut(n.pkt.id as usize) {
+                r.queue_delay = n.waited;
+            }
+        }
+        let Some(item) = self.in_link.pop_front() else {
+            return;
+        };
+        debug_assert_eq!(item.id, f.pkt.id, "link and payload FIFO out of step");
+        match f.exit_at {
+            Some(exit) => {
+                if let Some(r) = self.stats.records.get_mut(item.id as usize) {
+                    r.model_departure_us = Some(exit.as_micros());
+                }
+                self.delay_line.push_back((exit, item));
+            }
+            None => self.stats.dropped_loss += 1,
+        }
+    }
+
+    /// A datagram of `size` on `route` reached the path at `at` (taken as the model's
+    /// current time if earlier: arrivals are never back-dated behind processed events).
+    pub fn offer(&mut self, at: Timestamp, route: usize, size: DataSize, payload: P) -> Admission {
+        self.advance(at);
+        let now = self.now;
+        let id = self.stats.records.len() as u64;
+        self.stats.packets_in += 1;
+        self.stats.records.push(PacketRecord {
+            route,
+            size,
+            arrival_us: now.as_micros(),
+            departure_us: None,
+            queue_delay: flowstate_core::TimeDelta::ZERO,
+            model_departure_us: None,
+        });
+        let pkt = SimPacket {
+            id,
+            sent_at: now,
+            flow: u32::try_from(route).unwrap_or(u32::MAX),
+            size: u32::try_from(size.as_bytes()).unwrap_or(u32::MAX),
+            slot: 0,
+            dir: Dir::Data,
+        };
+        match self.link.offer(now, pkt) {
+            Offer::Started(s) => {
+                self.done_at = Some(s.done_at);
+                self.in_link.push_back(Carried { id, route, payload });
+                Admission::Accepted { id }
+            }
+            Offer::Queued => {
+                self.in_link.push_back(Carried { id, route, payload });
+                Admission::Accepted { id }
+            }
+            Offer::Dropped => {
+                self.stats.dropped_queue += 1;
+                Admission::Dropped { id }
+            }
+        }
+    }
+
+    /// The next departure due at or before `now`, if any.
+    pub fn pop_due(&mut self, now: Timestamp) -> Option<Departure<P>> {
+        self.advance(now);
+        if self.delay_line.front()?.0 > now {
+            return None;
+        }
+        let (at, c) = self.delay_line.pop_front()?;
+        Some(Departure {
+            id: c.id,
+            route: c.route,
+            payload: c.payload,
+            at,
+        })
+    }
+
+    /// When something next happens (a departure or an end of serialization); `None`
+    /// when the path is empty.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        let exit = self.delay_line.front().map(|d| d.0);
+        match (exit, self.done_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The I/O layer sent datagram `id` at `at`.
+    pub fn mark_sent(&mut self, id: u64, at: Timestamp) {
+        if let Some(r) = self.stats.records.get_mut(id as usize) {
+            r.departure_us = Some(at.as_micros());
+            self.stats.packets_out += 1;
+        }
+    }
+
+    /// Counters the I/O layer keeps through the core, so one place holds a path's
+    /// statistics.
+    pub fn count_foreign(&mut self) {
+        self.stats.foreign += 1;
+    }
+    pub fn count_malformed(&mut self) {
+        self.stats.malformed += 1;
+    }
+    pub fn count_io_error(&mut self) {
+        self.stats.io_errors += 1;
+    }
+
+    pub fn stats(&self) -> &PathStats {
+        &self.stats
+    }
+
+    pub fn into_stats(self) -> PathStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::QueueLimit;
+    use flowstate_core::TimeDelta;
+    use proptest::prelude::*;
+
+    fn cfg(mbps: f64, delay_ms: i64, queue: QueueLimit) -> PathConfig {
+        PathConfig::constant(Bitrate::mbps(mbps), TimeDelta::millis(delay_ms), queue)
+    }
+
+    /// Run arrivals `(time_us, size)` through a core, popping departures at every
+    /// event time; returns the departures.
+    fn drive(core: &mut PathCore<u64>, arrivals: &[(u64, u64)]) -> Vec<Departure<u64>> {
+        let mut out = Vec::new();
+        for (k, &(t, size)) in arrivals.iter().enumerate() {
+            let t = Timestamp::from_micros(t);
+            while let Some(d) = core.next_deadline().filter(|&d| d <= t) {
+                while let Some(x) = core.pop_due(d) {
+                    out.push(x);
+                }
+                if core.next_deadline() == Some(d) {
+                    core.advance(d);
+                }
+            }
+            core.offer(t, 0, DataSize::bytes(size), k as u64);
+        }
+        while let Some(d) = core.next_deadline() {
+            while let Some(x) = core.pop_due(d) {
+                out.push(x);
+            }
+            core.advance(d);
+        }
+        out
+    }
+
+    #[test]
+    fn one_packet_leaves_after_serialization_and_delay() {
+        // 1250 B at 10 Mbit/s = 1 ms; 20 ms propagation: leaves at 5 + 1 + 20 ms.
+        let mut core = PathCore::new(&cfg(10.0, 20, QueueLimit::Packets(10)), LinkId::Forward);
+        let t0 = Timestamp::from_millis(5);
+        assert_eq!(
+            core.offer(t0, 3, DataSize::bytes(1250), "x"),
+            Admission::Accepted { id: 0 }
+        );
+        assert_eq!(core.next_deadline(), Some(Timestamp::from_millis(6)));
+        assert_eq!(core.pop_due(Timestamp::from_millis(25)), None);
+        let d = core
+            .pop_due(Timestamp::from_millis(26))
+            .expect("due at 26 ms");
+        assert_eq!(
+            (d.id, d.route, d.payload, d.at),
+            (0, 3, "x", Timestamp::from_millis(26))
+        );
+        assert_eq!(core.next_deadline(), None);
+        core.mark_sent(0, Timestamp::from_micros(26_040));
+        let r = core.stats().records[0];
+        assert_eq!(r.arrival_us, 5_000);
+        assert_eq!(r.model_departure_us, Some(26_000));
+        assert_eq!(r.departure_us, Some(26_040));
+        assert_eq!(r.queue_delay, TimeDelta::ZERO);
+    }
+
+    #[test]
+    fn a_late_poll_does_not_change_the_model() {
+        // A burst of 5 x 1250 B at t = 0 on 10 Mbit/s: packet k exits at (k+1) ms + 10 ms
+        // and waited k ms, even if the caller first looks at t = 100 ms.
+        let mut core = PathCore::new(&cfg(10.0, 10, QueueLimit::Packets(10)), LinkId::Forward);
+        for k in 0..5u64 {
+            core.offer(Timestamp::ZERO, 0, DataSize::bytes(1250), k);
+        }
+        let late = Timestamp::from_millis(100);
+        for k in 0..5u64 {
+            let d = core.pop_due(late).expect("all due");
+            assert_eq!(d.payload, k);
+            assert_eq!(d.at, Timestamp::from_millis(k + 11));
+            assert_eq!(
+                core.stats().records[k as usize].queue_delay,
+                TimeDelta::millis(k as i64)
+            );
+        }
+        assert!(core.pop_due(late).is_none());
+    }
+
+    #[test]
+    fn tail_drop_counts_and_records() {
+        // Packet limit 2: of a burst of 5, one in service + 2 waiting, 2 dropped.
+        let mut core = PathCore::new(&cfg(1.0, 0, QueueLimit::Packets(2)), LinkId::Forward);
+        let adm: Vec<_> = (0..5u64)
+            .map(|k| core.offer(Timestamp::ZERO, 0, DataSize::bytes(100), k))
+            .collect();
+        assert_eq!(adm[3], Admission::Dropped { id: 3 });
+        assert_eq!(adm[4], Admission::Dropped { id: 4 });
+        assert_eq!(core.stats().dropped_queue, 2);
+        let out = drive(&mut core, &[]);
+        assert_eq!(
+            out.iter().map(|d| d.payload).collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
+        assert_eq!(core.stats().records[3].model_departure_us, None);
+    }
+
+    #[test]
+    fn time_limit_is_bytes_at_the_current_rate() {
+        // 10 ms at 1 Mbit/s = 1250 B waiting: with 500 B datagrams, one in service and
+        // two waiting (1000 B); the fourth of a burst is dropped.
+        let mut core = PathCore::new(
+            &cfg(1.0, 0, QueueLimit::Time(TimeDelta::millis(10))),
+            LinkId::Forward,
+        );
+        let adm: Vec<_> = (0..4u64)
+            .map(|k| core.offer(Timestamp::ZERO, 0, DataSize::bytes(500), k))
+            .collect();
+        assert!(matches!(adm[2], Admission::Accepted { .. }));
+        assert_eq!(adm[3], Admission::Dropped { id: 3 });
+    }
+
+    #[test]
+    fn rate_schedule_applies_at_its_time() {
+        // 1 Mbit/s, then 2 Mbit/s from 10 ms: a 1250 B packet (10 ms at 1 Mbit/s) sent at
+        // 0 is at the old rate; one arriving at 10 ms takes 5 ms.
+        let mut c = cfg(1.0, 0, QueueLimit::Packets(10));
+        c.capacity.push((TimeDelta::millis(10), Bitrate::mbps(2.0)));
+        let mut core = PathCore::new(&c, LinkId::Forward);
+        let out = drive(&mut core, &[(0, 1250), (10_000, 1250)]);
+        let at: Vec<_> = out.iter().map(|d| d.at.as_micros()).collect();
+        assert_eq!(at, vec![10_000, 15_000]);
+        assert_eq!(core.rate(), Bitrate::mbps(2.0));
+    }
+
+    #[test]
+    fn same_seed_same_jitter_and_loss() {
+        let mut c = cfg(10.0, 30, QueueLimit::Packets(1000));
+        c.jitter = Some(TimeDelta::millis(3));
+        c.loss = 0.05;
+        c.seed = 99;
+        let arrivals: Vec<(u64, u64)> = (0..2000).map(|k| (k * 1500, 1200)).collect();
+        let a = drive(&mut PathCore::new(&c, LinkId::Forward), &arrivals);
+        let b = drive(&mut PathCore::new(&c, LinkId::Forward), &arrivals);
+        assert_eq!(a, b);
+        let lost = arrivals.len() - a.len();
+        assert!((60..=140).contains(&lost), "{lost} lost of 2000 at 5 %");
+        c.seed = 100;
+        let other = drive(&mut PathCore::new(&c, LinkId::Forward), &arrivals);
+        assert_ne!(a, other);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Conservation, FIFO, no reordering, exit = arrival + queue wait + serialization
+        /// + delay (no jitter), queue bound, and never more than the capacity.
+        #[test]
+        fn invariants(
+            gaps in proptest::collection::vec((0u64..3000, 1u64..1500), 1..300),
+            mbps in 0.5f64..20.0,
+            delay_ms in 0i64..100,
+            limit in 1u32..20,
+        ) {
+            let mut t = 0;
+            let arrivals: Vec<(u64, u64)> = gaps.iter().map(|&(g, s)| { t += g; (t, s) }).collect();
+            let c = cfg(mbps, delay_ms, QueueLimit::Packets(limit));
+            let mut core = PathCore::new(&c, LinkId::Forward);
+            let out = drive(&mut core, &arrivals);
+            let st = core.stats();
+            prop_assert_eq!(st.packets_in, arrivals.len() as u64);
+            prop_assert_eq!(out.len() as u64 + st.dropped_queue + st.dropped_loss, st.packets_in);
+            let rate = Bitrate::mbps(mbps);
+            let mut last_exit = 0;
+            let mut last_id = None;
+            for d in &out {
+                let r = st.records[d.id as usize];
+                prop_assert!(last_id.map_or(true, |l| d.id > l), "FIFO");
+                prop_assert!(d.at.as_micros() >= last_exit, "no reordering");
+                let ser = (r.size / rate).as_micros();
+                let expect = r.arrival_us as i64 + r.queue_delay.as_micros() + ser + delay_ms * 1000;
+                prop_assert_eq!(d.at.as_micros() as i64, expect);
+                // Waiting time is bounded by the queue ahead: at most `limit` packets of
+                // at most 1500 B plus the one in service.
+                let bound = (DataSize::bytes(1500 * (u64::from(limit) + 1)) / rate).as_micros();
+                prop_assert!(r.queue_delay.as_micros() <= bound + 1);
+                last_exit = d.at.as_micros();
+                last_id = Some(d.id);
+            }
+            // Delivered bits over the busy span never exceed the capacity (+ rounding).
+            if let (Some(first), Some(last)) = (out.first(), out.last()) {
+                let span_us = last.at.as_micros() - (first.at.as_micros()
+                    - (st.records[first.id as usize].size / rate).as_micros() as u64);
+                let bits: u64 = out.iter().map(|d| st.records[d.id as usize].size.as_bytes() * 8).sum();
+                prop_assert!(bits as f64 <= mbps * span_us as f64 + 8.0 * out.len() as f64);
+            }
+        }
+    }
+}

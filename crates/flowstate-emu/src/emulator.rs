@@ -1,0 +1,384 @@
+//! The I/O layer: UDP sockets and threads around two [`PathCore`]s on the wall clock.
+//!
+//! Threads: one receiver per socket (blocking `recv_from` with a short timeout, stamps
+//! each datagram on arrival and classifies it) and one scheduler per direction (owns the
+//! path's core; blocks on its channel until close to the next deadline, then spins, and
+//! sends every departure that is due). Nothing a peer sends can stop or crash it: empty
+//! datagrams, datagrams from unexpected addresses and socket errors are counted and
+//! dropped; any non-empty payload is carried unchanged (the emulator does not parse).
+
+use crate::clock::{block_for, WallClock};
+use crate::config::PathConfig;
+use crate::core::PathCore;
+use crate::stats::PathStats;
+use flowstate_core::{DataSize, TimeDelta, Timestamp};
+use flowstate_sim::link::LinkId;
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Largest UDP payload (IPv4: 65 535 - 20 - 8); the receive buffer is one larger so
+/// nothing is silently truncated.
+pub const MAX_DATAGRAM: usize = 65_507;
+
+/// One sender/receiver pair through the emulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    /// Bind address; the sender sends here (port 0: any, see [`Emulator::route_addrs`]).
+    pub sender_facing: SocketAddr,
+    /// Bind address; forward datagrams leave from here and the receiver answers here.
+    pub receiver_facing: SocketAddr,
+    /// Where forward datagrams go.
+    pub receiver: SocketAddr,
+}
+
+/// Both bottlenecks and the routes sharing them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmulatorConfig {
+    pub forward: PathConfig,
+    pub reverse: PathConfig,
+    pub routes: Vec<Route>,
+}
+
+/// Wall-clock tuning of the I/O layer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    /// Busy-wait this long before a deadline instead of sleeping (sleep overshoot).
+    pub spin: TimeDelta,
+    /// Longest block (socket read timeout, idle wait): bounds the stop latency.
+    pub poll: TimeDelta,
+}
+
+/// Default busy-wait window before a departure: covers the typical futex-timeout
+/// overshoot (timer slack 50 us plus wake-up latency) on a loaded Linux host.
+pub const DEFAULT_SPIN: TimeDelta = TimeDelta::from_micros(400);
+/// Default longest block.
+pub const DEFAULT_POLL: TimeDelta = TimeDelta::millis(20);
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            spin: DEFAULT_SPIN,
+            poll: DEFAULT_POLL,
+        }
+    }
+}
+
+/// What the emulator saw, per direction.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EmulatorReport {
+    pub forward: PathStats,
+    pub reverse: PathStats,
+}
+
+/// What a receiver thread hands its path's scheduler.
+#[derive(Debug)]
+enum Msg {
+    Datagram {
+        route: usize,
+        at: Timestamp,
+        payload: Vec<u8>,
+    },
+    Foreign,
+    Malformed,
+    IoError,
+}
+
+/// Where a path's departures for a route go.
+#[derive(Debug, Clone)]
+enum Dest {
+    Fixed(SocketAddr),
+    /// The route's sender, once learned.
+    Learned(Arc<OnceLock<SocketAddr>>),
+}
+
+impl Dest {
+    fn addr(&self) -> Option<SocketAddr> {
+        match self {
+            Dest::Fixed(a) => Some(*a),
+            Dest::Learned(l) => l.get().copied(),
+        }
+    }
+}
+
+/// A running emulator.
+#[derive(Debug)]
+pub struct Emulator {
+    stop: Arc<AtomicBool>,
+    clock: WallClock,
+    addrs: Vec<(SocketAddr, SocketAddr)>,
+    receivers: Vec<JoinHandle<()>>,
+    schedulers: Vec<JoinHandle<PathStats>>,
+}
+
+fn invalid(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+fn duration(t: TimeDelta) -> Duration {
+    Duration::from_micros(t.as_micros().max(1).unsigned_abs())
+}
+
+impl Emulator {
+    /// Bind every route's sockets and start the threads, with default [`Timing`].
+    pub fn start(cfg: EmulatorConfig) -> io::Result<Emulator> {
+        Self::start_with(cfg, Timing::default())
+    }
+
+    /// As [`Emulator::start`] with explicit timing.
+    pub fn start_with(cfg: EmulatorConfig, timing: Timing) -> io::Result<Emulator> {
+        cfg.forward
+            .validate("forward")
+            .map_err(|e| invalid(e.to_string()))?;
+        cfg.reverse
+            .validate("reverse")
+            .map_err(|e| invalid(e.to_string()))?;
+        if cfg.routes.is_empty() {
+            return Err(invalid("routes: at least one route is required".into()));
+        }
+        if !(timing.spin >= TimeDelta::ZERO && timing.poll.is_positive()) {
+            return Err(invalid(format!(
+                "timing: spin must be >= 0 and poll > 0, got {} / {}",
+                timing.spin, timing.poll
+            )));
+        }
+        let mut sender_side = Vec::new();
+        let mut receiver_side = Vec::new();
+        let mut addrs = Vec::new();
+        for r in &cfg.routes {
+            let s = UdpSocket::bind(r.sender_facing)?;
+            let q = UdpSocket::bind(r.receiver_facing)?;
+            for sock in [&s, &q] {
+                sock.set_read_timeout(Some(duration(timing.poll)))?;
+            }
+            addrs.push((s.local_addr()?, q.local_addr()?));
+            sender_side.push(s);
+            receiver_side.push(q);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let clock = WallClock::new(Instant::now());
+        let senders: Vec<Arc<OnceLock<SocketAddr>>> = cfg
+            .routes
+            .iter()
+            .map(|_| Arc::new(OnceLock::new()))
+            .collect();
+        let (fwd_tx, fwd_rx) = mpsc::channel();
+        let (rev_tx, rev_rx) = mpsc::channel();
+        let mut receivers = Vec::new();
+        for (i, r) in cfg.routes.iter().enumerate() {
+            // Forward: from the route's sender (learned from its first datagram).
+            let learned = senders[i].clone();
+            receivers.push(spawn_receiver(
+                sender_side[i].try_clone()?,
+                i,
+                fwd_tx.clone(),
+                clock,
+                stop.clone(),
+                move |from| *learned.get_or_init(|| from) == from,
+            )?);
+            // Reverse: from the configured receiver, once the sender is known.
+            let learned = senders[i].clone();
+            let receiver = r.receiver;
+            receivers.push(spawn_receiver(
+                receiver_side[i].try_clone()?,
+                i,
+                rev_tx.clone(),
+                clock,
+                stop.clone(),
+                move |from| from == receiver && learned.get().is_some(),
+            )?);
+        }
+        drop((fwd_tx, rev_tx));
+        let fwd_out: Vec<(UdpSocket, Dest)> = receiver_side
+            .into_iter()
+            .zip(&cfg.routes)
+            .map(|(s, r)| (s, Dest::Fixed(r.receiver)))
+            .collect();
+        let rev_out: Vec<(UdpSocket, Dest)> = sender_side
+            .into_iter()
+            .zip(&senders)
+            .map(|(s, l)| (s, Dest::Learned(l.clone())))
+            .collect();
+        let schedulers = vec![
+            spawn_scheduler(
+                "emu-forward",
+                PathCore::new(&cfg.forward, LinkId::Forward),
+                fwd_rx,
+                fwd_out,
+                clock,
+                stop.clone(),
+                timing,
+            )?,
+            spawn_scheduler(
+                "emu-reverse",
+                PathCore::new(&cfg.reverse, LinkId::Reverse),
+                rev_rx,
+                rev_out,
+                clock,
+                stop.clone(),
+                timing,
+            )?,
+        ];
+        Ok(Emulator {
+            stop,
+            clock,
+            addrs,
+            receivers,
+            schedulers,
+        })
+    }
+
+    /// The bound `(sender_facing, receiver_facing)` address of each route.
+    pub fn route_addrs(&self) -> Vec<(SocketAddr, SocketAddr)> {
+        self.addrs.clone()
+    }
+
+    /// The instant the records' microseconds count from.
+    pub fn start_instant(&self) -> Instant {
+        self.clock.start()
+    }
+
+    /// Stop every thread and return what each direction saw. Datagrams still in a
+    /// link are not sent.
+    pub fn stop(mut self) -> EmulatorReport {
+        self.stop.store(true, Ordering::SeqCst);
+        for h in self.receivers.drain(..) {
+            let _ = h.join();
+        }
+        let mut stats = self
+            .schedulers
+            .drain(..)
+            .map(|h| h.join().unwrap_or_default());
+        let forward = stats.next().unwrap_or_default();
+        let reverse = stats.next().unwrap_or_default();
+        EmulatorReport { forward, reverse }
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        // Dropped without stop(): let the threads wind down on their own.
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn spawn_receiver(
+    sock: UdpSocket,
+    route: usize,
+    tx: Sender<Msg>,
+    clock: WallClock,
+    stop: Arc<AtomicBool>,
+    accept: impl Fn(SocketAddr) -> bool + Send + 'static,
+) -> io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(format!("emu-recv-{route}"))
+        .spawn(move || {
+            let mut buf = vec![0u8; MAX_DATAGRAM + 1];
+            while !stop.load(Ordering::Relaxed) {
+                let msg = match sock.recv_from(&mut buf) {
+                    Ok((n, from)) => {
+                        let at = clock.now();
+                        if n == 0 {
+                            Msg::Malformed
+                        } else if !accept(from) {
+                            Msg::Foreign
+                        } else {
+                            Msg::Datagram {
+                                route,
+                                at,
+                                payload: buf[..n].to_vec(),
+                            }
+                        }
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        ) =>
+                    {
+                        continue
+                    }
+                    Err(_) => {
+                        // E.g. ECONNREFUSED from an earlier ICMP error: count, back off.
+                        std::thread::sleep(Duration::from_millis(1));
+                        Msg::IoError
+                    }
+                };
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        })
+}
+
+fn spawn_scheduler(
+    name: &str,
+    core: PathCore<Vec<u8>>,
+    rx: Receiver<Msg>,
+    out: Vec<(UdpSocket, Dest)>,
+    clock: WallClock,
+    stop: Arc<AtomicBool>,
+    timing: Timing,
+) -> io::Result<JoinHandle<PathStats>> {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || run_scheduler(core, rx, out, clock, stop, timing))
+}
+
+fn handle(core: &mut PathCore<Vec<u8>>, msg: Msg) {
+    match msg {
+        Msg::Datagram { route, at, payload } => {
+            let size = DataSize::bytes(payload.len() as u64);
+            core.offer(at, route, size, payload);
+        }
+        Msg::Foreign => core.count_foreign(),
+        Msg::Malformed => core.count_malformed(),
+        Msg::IoError => core.count_io_error(),
+    }
+}
+
+fn run_scheduler(
+    mut core: PathCore<Vec<u8>>,
+    rx: Receiver<Msg>,
+    out: Vec<(UdpSocket, Dest)>,
+    clock: WallClock,
+    stop: Arc<AtomicBool>,
+    timing: Timing,
+) -> PathStats {
+    let mut inputs_open = true;
+    while !stop.load(Ordering::Relaxed) {
+        let now = clock.now();
+        while let Some(d) = core.pop_due(now) {
+            let sent = out
+                .get(d.route)
+                .and_then(|(sock, dest)| dest.addr().map(|a| sock.send_to(&d.payload, a)));
+            match sent {
+                Some(Ok(_)) => core.mark_sent(d.id, clock.now()),
+                _ => core.count_io_error(),
+            }
+        }
+        let wait = match core.next_deadline() {
+            Some(deadline) => block_for(clock.now(), deadline, timing.spin),
+            None => Some(duration(timing.poll)),
+        };
+        match wait {
+            Some(w) if inputs_open => match rx.recv_timeout(w.min(duration(timing.poll))) {
+                Ok(msg) => handle(&mut core, msg),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => inputs_open = false,
+            },
+            Some(w) => std::thread::sleep(w.min(duration(timing.poll))),
+            None if inputs_open => match rx.try_recv() {
+                Ok(msg) => handle(&mut core, msg),
+                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+                Err(TryRecvError::Disconnected) => inputs_open = false,
+            },
+            None => std::hint::spin_loop(),
+        }
+    }
+    core.into_stats()
+}

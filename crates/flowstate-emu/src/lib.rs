@@ -1,0 +1,27 @@
+//! # flowstate-emu
+//!
+//! A user-space bottleneck emulator (issue 7 item 2): UDP datagrams sent to the
+//! emulator's sender-facing sockets cross a *forward* bottleneck and leave towards the
+//! receiver; datagrams the receiver sends back cross a *reverse* bottleneck. Each
+//! bottleneck is the flowstate-sim link model ([`flowstate_sim::link::Link`]: drop-tail
+//! queue limited in bytes, packets or time at the current rate, serialization at the
+//! scheduled capacity, propagation delay, RFC 8868 truncated-Gaussian jitter without
+//! reordering, Bernoulli loss, seeded ChaCha streams), driven on the wall clock.
+//!
+//! Layers, one job each:
+//! - [`config`]: what a path is ([`PathConfig`], from a scenario's `[link]`);
+//! - [`core`]: the sans-I/O shaper ([`PathCore`]) on a virtual clock: arrivals in,
+//!   departures out, every decision recorded ([`PacketRecord`]);
+//! - [`clock`]: precise waiting on the wall clock (sleep, then spin);
+//! - [`emulator`]: sockets and threads ([`Emulator`]).
+
+pub mod clock;
+pub mod config;
+pub mod core;
+pub mod emulator;
+pub mod stats;
+
+pub use crate::config::{ConfigError, PathConfig, QueueLimit};
+pub use crate::core::{Admission, Departure, PathCore};
+pub use crate::emulator::{Emulator, EmulatorConfig, EmulatorReport, Route, Timing};
+pub use crate::stats::{PacketRecord, PathStats};
