@@ -123,3 +123,29 @@ def test_ctrl_c_still_writes_what_was_measured(tmp_path: Path) -> None:
     assert len(gcc) >= 6 and max(gcc) > 0.05, rows
     assert "interrupted" in out
     assert (tmp_path / "sender.pcap").stat().st_size > 1000
+
+
+def test_a_run_folder_gets_results_figures_and_report(tmp_path):
+    """The testbed's report step on a run folder of the same shape (made by the simulator
+    here, so the test is fast): results.json with one point, four figures, report.html."""
+    import io
+
+    import flowstate
+    from flowstate import testbed_command
+
+    scenario = {
+        "name": "tiny",
+        "duration": "4s",
+        "link": {"capacity": "1Mbps", "delay": "20ms", "queue": "100ms"},
+        "flows": [{"name": "gcc", "kind": "gcc"}, {"name": "sctp", "kind": "sctp", "start": "1s"}],
+    }
+    flowstate.run(scenario, seed=1).write(tmp_path)
+    stderr = io.StringIO()
+    html = testbed_command._report(tmp_path, stderr)
+    assert stderr.getvalue() == ""
+    assert html == tmp_path / "report.html" and html.is_file()
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert [p["dir"] for p in results["points"]] == ["."]
+    assert sorted(f.name for f in (tmp_path / "figures").iterdir()) == [
+        "1-rate.png", "2-rtt.png", "3-queue.png", "4-rtt_box.png"]
+    assert "data:image/png;base64," in html.read_text()

@@ -64,19 +64,50 @@ def testbed(
     return TestbedResult(_native.testbed(text, file, seed=seed, duration=duration, direct=direct))
 
 
-def _report(out: Path, stderr: TextIO) -> None:
-    """The report, if flowstate.report exists and builds one for a single run folder."""
+def single_run_results(summary: dict) -> dict:
+    """A results.json (docs/CATALOGUE.md) for one run folder: one point, ``dir = "."``,
+    no paper numbers or claims, the time-series figures; so that ``flowstate.report``
+    draws a testbed run like a reproduction."""
+    return {
+        "id": summary.get("scenario", "testbed"),
+        "paper": "",
+        "reference": "testbed run (real time, real UDP)",
+        "title": f"testbed: {summary.get('scenario', '')}",
+        "finding": "",
+        "notes": "",
+        "runs": 1,
+        "seed": summary.get("seed", 1),
+        "short": False,
+        "elapsed_s": 0.0,
+        "axes": [],
+        "points": [
+            {
+                "name": "testbed",
+                "variant": "testbed",
+                "label": "testbed",
+                "grid": {},
+                "dir": ".",
+                "summary": summary,
+                "derived": {},
+            }
+        ],
+        "comparison": [],
+        "claims": [],
+        "figures": [{"kind": "rate"}, {"kind": "rtt"}, {"kind": "queue"}, {"kind": "rtt_box"}],
+    }
+
+
+def _report(out: Path, stderr: TextIO) -> Optional[Path]:
+    """results.json, figures and report.html of the run folder (flowstate.report)."""
+    from flowstate import report
+
     try:
-        from flowstate import report  # type: ignore[attr-defined]
-    except ImportError:
-        return
-    build = getattr(report, "build", None)
-    if build is None:
-        return
-    try:
-        build(out)
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        (out / "results.json").write_text(json.dumps(single_run_results(summary), indent=1), encoding="utf-8")
+        return report.build(out)
     except Exception as e:  # noqa: BLE001 - the report is optional; the run is written
         print(f"flowstate: note: no report for this run ({e})", file=stderr)
+        return None
 
 
 def main(
@@ -98,12 +129,13 @@ def main(
     result = testbed(scenario, seed=seed, duration=duration)
     folder = Path(out) if out is not None else out_folder(result.scenario + "-testbed")
     paths = result.write_all(folder)
-    if report:
-        _report(folder, stderr)
+    report_path = _report(folder, stderr) if report else None
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
     console.print(summary_table(result.summary))
     console.print(aggregate_line(result.summary), highlight=False)
     if result.interrupted:
         console.print("interrupted: the results cover the run up to Ctrl-C", highlight=False)
     console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, soft_wrap=True)
+    if report_path is not None:
+        console.print(f"report: {report_path}", highlight=False, soft_wrap=True)
     return result
