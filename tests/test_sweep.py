@@ -17,7 +17,8 @@ from flowstate.sweep import (
     parse_set_flag,
     range_values,
 )
-from flowstate.sweep_metrics import MetricError, gcc_utility, metric_value, summary_value
+from flowstate.derived import gcc_utility
+from flowstate.sweep_metrics import MetricError, metric_value, summary_value
 from flowstate.sweep_store import best_points, stats, task_key
 
 SCENARIO = """\
