@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
 
+from flowstate import metric_paths
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
     from matplotlib.axes import Axes
@@ -81,14 +83,6 @@ class Panel:
 # ---------------------------------------------------------------- metric paths
 
 
-def _dig(node: Any, keys: Sequence[str]) -> Any:
-    for key in keys:
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
 def check_metric_path(path: Any) -> str:
     """``path`` if it has the shape of a metric path, else FigureError."""
     parts = path.split(".") if isinstance(path, str) else []
@@ -103,33 +97,9 @@ def check_metric_path(path: Any) -> str:
 
 def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, float]]:
     """``{"mean", "std", "min", "max"}`` of metric ``path`` (docs/CATALOGUE.md, "Metric
-    paths") at a results.json point; None when the point has no value for it. A single
-    run has std 0 and min = max = mean."""
-    parts = check_metric_path(path).split(".")
-    summary = point.get("summary") or {}
-    mean: Any = None
-    spread: Any = None
-    if parts[0] == "derived":
-        stats = _dig(point.get("derived") or {}, parts[1:])
-        if isinstance(stats, Mapping):
-            mean, spread = stats.get("mean"), stats
-    elif parts[0] == "aggregate":
-        aggregate = summary.get("aggregate") or {}
-        mean, spread = _dig(aggregate, parts[1:]), _dig(aggregate.get("spread") or {}, parts[1:])
-    else:
-        flow = next((f for f in summary.get("flows") or [] if f.get("name") == parts[1]), None)
-        if flow is not None:
-            mean, spread = _dig(flow, parts[2:]), _dig(flow.get("spread") or {}, parts[2:])
-    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean):
-        return None
-    spread = spread if isinstance(spread, Mapping) else {}
-    mean = float(mean)
-    return {
-        "mean": mean,
-        "std": float(spread.get("std") or 0.0),
-        "min": float(spread["min"]) if spread.get("min") is not None else mean,
-        "max": float(spread["max"]) if spread.get("max") is not None else mean,
-    }
+    paths") at a results.json point; None when the point has no value for it; FigureError
+    for a path of the wrong shape. A single run has std 0 and min = max = mean."""
+    return metric_paths.metric_stats(point, check_metric_path(path))
 
 
 def point_label(point: Mapping[str, Any]) -> str:

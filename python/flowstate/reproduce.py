@@ -19,7 +19,6 @@ the same results.json except ``elapsed_s``.
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -29,6 +28,7 @@ from typing import Any, Callable, Mapping, Optional
 from flowstate import _native
 from flowstate import claims as claims_mod
 from flowstate import derived as derived_mod
+from flowstate import metric_paths
 from flowstate.catalogue import Experiment, Point
 from flowstate.simulation import MAX_SEED, RunResult
 
@@ -109,38 +109,7 @@ def run_points(
     return [RunResult(r) for r in raws]
 
 
-def _node(tree: Any, parts: list[str]) -> Any:
-    for part in parts:
-        if not isinstance(tree, Mapping):
-            return None
-        tree = tree.get(part)
-    return tree
-
-
-def metric_stats(point: Mapping[str, Any], metric: str) -> Optional[dict[str, Optional[float]]]:
-    """``{mean, std, min, max}`` of a metric path for one point entry of results.json
-    (None: the metric is missing or null)."""
-    parts = metric.split(".")
-    summary = point["summary"]
-    if parts[0] == "derived":
-        d = (point.get("derived") or {}).get(parts[1])
-        if not d or d.get("mean") is None:
-            return None
-        return {k: d[k] for k in ("mean", "std", "min", "max")}
-    if parts[0] == "aggregate":
-        base, rest = summary.get("aggregate") or {}, parts[1:]
-    else:  # flows.<name>....
-        flows = [f for f in summary.get("flows", []) if f.get("name") == parts[1]]
-        if not flows:
-            return None
-        base, rest = flows[0], parts[2:]
-    mean = _node(base, rest)
-    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean):
-        return None
-    spread = _node(base.get("spread"), rest)
-    if isinstance(spread, Mapping) and "std" in spread:
-        return {"mean": float(mean), "std": spread["std"], "min": spread["min"], "max": spread["max"]}
-    return {"mean": float(mean), "std": 0.0, "min": float(mean), "max": float(mean)}
+metric_stats = metric_paths.metric_stats
 
 
 def _point_entry(exp: Experiment, point: Point, result: RunResult) -> dict[str, Any]:

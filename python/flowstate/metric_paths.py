@@ -1,0 +1,46 @@
+"""Reading metric paths (docs/CATALOGUE.md, "Metric paths") from a results.json point:
+``aggregate.<field>``, ``flows.<flow>.<field>[.<sub>]`` and ``derived.<name>``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Optional, Sequence
+
+
+def _dig(node: Any, keys: Sequence[str]) -> Any:
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, float]]:
+    """``{"mean", "std", "min", "max"}`` of metric ``path`` at a results.json point
+    (means over runs, spread from the summary's ``spread``); None when the point has no
+    value for it. A single run has std 0 and min = max = mean."""
+    parts = path.split(".")
+    summary = point.get("summary") or {}
+    mean: Any = None
+    spread: Any = None
+    if parts[0] == "derived":
+        stats = _dig(point.get("derived") or {}, parts[1:])
+        if isinstance(stats, Mapping):
+            mean, spread = stats.get("mean"), stats
+    elif parts[0] == "aggregate":
+        aggregate = summary.get("aggregate") or {}
+        mean, spread = _dig(aggregate, parts[1:]), _dig(aggregate.get("spread") or {}, parts[1:])
+    elif len(parts) > 1:
+        flow = next((f for f in summary.get("flows") or [] if f.get("name") == parts[1]), None)
+        if flow is not None:
+            mean, spread = _dig(flow, parts[2:]), _dig(flow.get("spread") or {}, parts[2:])
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)) or not math.isfinite(mean):
+        return None
+    spread = spread if isinstance(spread, Mapping) else {}
+    mean = float(mean)
+    return {
+        "mean": mean,
+        "std": float(spread.get("std") or 0.0),
+        "min": float(spread["min"]) if spread.get("min") is not None else mean,
+        "max": float(spread["max"]) if spread.get("max") is not None else mean,
+    }
