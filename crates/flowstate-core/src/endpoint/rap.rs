@@ -11,8 +11,8 @@
 //! (inter-packet gap `s / r`).
 
 use crate::coupling::{Allowance, FlowReport};
+use crate::endpoint::paced::PacedSending;
 use crate::endpoint::{Endpoint, Transmit};
-use crate::rate::pacer::Pacer;
 use crate::rate::rap::{RapConfig, RapController};
 use crate::rate::rap_history::{LossReport, RapTxHistory};
 use crate::units::{Bitrate, DataSize, Timestamp};
@@ -42,10 +42,7 @@ pub struct RapAck {
 pub struct RapSender {
     ctl: RapController,
     history: RapTxHistory,
-    pacer: Pacer,
-    next_seq: u64,
-    desired_rate: Option<Bitrate>,
-    packets_sent: u64,
+    sending: PacedSending,
     packets_lost: u64,
 }
 
@@ -56,17 +53,14 @@ impl RapSender {
         RapSender {
             ctl: RapController::new(cfg),
             history,
-            pacer: Pacer::new(),
-            next_seq: 0,
-            desired_rate: None,
-            packets_sent: 0,
+            sending: PacedSending::default(),
             packets_lost: 0,
         }
     }
 
     /// Limit the application's sending rate (`None` = greedy).
     pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
-        self.desired_rate = rate;
+        self.sending.set_desired_rate(rate);
     }
 
     pub fn controller(&self) -> &RapController {
@@ -80,14 +74,11 @@ impl RapSender {
 
     /// The rate packets actually go at: min(controller rate, desired rate).
     pub fn sending_rate(&self) -> Bitrate {
-        match self.desired_rate {
-            Some(d) => self.ctl.rate().min(d),
-            None => self.ctl.rate(),
-        }
+        self.sending.sending_rate(self.ctl.rate())
     }
 
     pub fn packets_sent(&self) -> u64 {
-        self.packets_sent
+        self.sending.packets_sent()
     }
 
     /// Packets declared lost (ack gaps and timeouts).
@@ -117,8 +108,7 @@ impl RapSender {
     fn on_loss(&mut self, now: Timestamp, rep: LossReport) {
         self.packets_lost = self.packets_lost.saturating_add(rep.newly_lost);
         if let Some(max) = rep.max_lost_seq {
-            let highest_sent = self.next_seq.saturating_sub(1);
-            self.ctl.on_loss(now, max, highest_sent);
+            self.ctl.on_loss(now, max, self.sending.highest_sent());
         }
     }
 }
@@ -137,17 +127,10 @@ impl Endpoint for RapSender {
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<RapData>> {
         let size = self.size();
-        let rate = self.sending_rate();
-        if !self.pacer.is_due(now, size, rate) {
-            return None;
-        }
-        self.pacer.on_sent(now, size, rate);
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.saturating_add(1);
+        let seq = self.sending.send_if_due(now, size, self.ctl.rate())?;
         let rep = self.history.on_sent(seq, now);
         self.on_loss(now, rep);
         self.ctl.on_first_send(now);
-        self.packets_sent += 1;
         Some(Transmit {
             size,
             message: RapData {
@@ -158,7 +141,7 @@ impl Endpoint for RapSender {
     }
 
     fn poll_timeout(&self) -> Option<Timestamp> {
-        let send = self.pacer.next_send(self.size(), self.sending_rate());
+        let send = self.sending.next_send(self.size(), self.ctl.rate());
         let loss = self.history.next_timeout(self.ctl.loss_timeout());
         [send, self.ctl.next_step(), loss]
             .into_iter()

@@ -12,8 +12,8 @@
 //! equation as usual.
 
 use crate::coupling::{Allowance, FlowReport};
+use crate::endpoint::paced::PacedSending;
 use crate::endpoint::{Endpoint, Transmit};
-use crate::rate::pacer::Pacer;
 use crate::rate::tfrc::{TfrcConfig, TfrcController};
 use crate::rate::tfrc_receiver::{TfrcReceiverConfig, TfrcReceiverState};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -37,10 +37,7 @@ pub struct TfrcData {
 #[derive(Debug, Clone)]
 pub struct TfrcSender {
     ctl: TfrcController,
-    pacer: Pacer,
-    next_seq: u64,
-    desired_rate: Option<Bitrate>,
-    packets_sent: u64,
+    sending: PacedSending,
 }
 
 impl TfrcSender {
@@ -48,16 +45,13 @@ impl TfrcSender {
     pub fn new(cfg: TfrcConfig) -> Self {
         TfrcSender {
             ctl: TfrcController::new(cfg),
-            pacer: Pacer::new(),
-            next_seq: 0,
-            desired_rate: None,
-            packets_sent: 0,
+            sending: PacedSending::default(),
         }
     }
 
     /// Limit the application's sending rate (`None` = greedy).
     pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
-        self.desired_rate = rate;
+        self.sending.set_desired_rate(rate);
     }
 
     pub fn controller(&self) -> &TfrcController {
@@ -71,14 +65,11 @@ impl TfrcSender {
 
     /// The rate packets actually go at: min(X, desired rate).
     pub fn sending_rate(&self) -> Bitrate {
-        match self.desired_rate {
-            Some(d) => self.ctl.rate().min(d),
-            None => self.ctl.rate(),
-        }
+        self.sending.sending_rate(self.ctl.rate())
     }
 
     pub fn packets_sent(&self) -> u64 {
-        self.packets_sent
+        self.sending.packets_sent()
     }
 
     /// A `FlowReport::Rate` if X was recomputed since the last call.
@@ -111,16 +102,9 @@ impl Endpoint for TfrcSender {
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<TfrcData>> {
         let size = self.size();
-        let rate = self.sending_rate();
-        if !self.pacer.is_due(now, size, rate) {
-            return None;
-        }
-        self.pacer.on_sent(now, size, rate);
-        let app_limited = self.desired_rate.is_some_and(|d| d < self.ctl.rate());
+        let seq = self.sending.send_if_due(now, size, self.ctl.rate())?;
+        let app_limited = self.sending.app_limited(self.ctl.rate());
         self.ctl.on_packet_sent(now, app_limited);
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.saturating_add(1);
-        self.packets_sent += 1;
         Some(Transmit {
             size,
             message: TfrcData {
@@ -133,7 +117,7 @@ impl Endpoint for TfrcSender {
     }
 
     fn poll_timeout(&self) -> Option<Timestamp> {
-        let send = self.pacer.next_send(self.size(), self.sending_rate());
+        let send = self.sending.next_send(self.size(), self.ctl.rate());
         [send, self.ctl.nofeedback_deadline()]
             .into_iter()
             .flatten()
