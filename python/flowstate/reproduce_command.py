@@ -149,7 +149,7 @@ def _with_progress(
             task = bar.add_task("runs", total=total)
             return body(lambda done, n: bar.update(task, completed=done, total=n))
 
-    index, n = overall.experiments.index(overall.current) + 1, len(overall.experiments)
+    index, n = overall.position + 1, len(overall.experiments)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -158,8 +158,9 @@ def _with_progress(
         console=Console(file=stream),
         transient=True,
     ) as bar:
-        whole = bar.add_task(f"all ({index}/{n})", total=overall.total, completed=overall.done, clock="")
-        task = bar.add_task(label, total=total, clock="")
+        clock = _clocks(overall.elapsed(), overall.eta())
+        whole = bar.add_task(f"all ({index}/{n})", total=overall.total, completed=overall.done, clock=clock)
+        task = bar.add_task(label, total=total, clock=_clocks(0.0, None))
 
         def progress(done: int, runs: int) -> None:
             overall.update(done, runs)

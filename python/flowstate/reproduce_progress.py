@@ -75,6 +75,11 @@ class Overall:
         return self._done_before + self._done
 
     @property
+    def position(self) -> int:
+        """The current experiment's index (0-based)."""
+        return self._current
+
+    @property
     def current(self) -> Planned:
         return self.experiments[self._current]
 
