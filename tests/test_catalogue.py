@@ -160,7 +160,7 @@ def test_errors_are_one_line_naming_file_and_key(tmp_path, old, new, message):
 
 def test_an_invalid_base_scenario_is_reported_with_the_point(tmp_path):
     make_catalogue(tmp_path, base=BASE.replace('capacity = "1Mbps"', 'capacity = "fast"'))
-    with pytest.raises(CatalogueError, match=r"experiment.toml: point plain: link.capacity"):
+    with pytest.raises(CatalogueError, match=r"experiment.toml: variants\[0\].scenario: point plain: link.capacity"):
         catalogue.load_id(tmp_path, "tiny")
 
 

@@ -17,6 +17,7 @@ The deterministic simulator runs scenarios (a TOML path or a dict, docs/SCENARIO
 
     result = flowstate.run("scenario.toml", seed=1, runs=3, out="out/x")
     result.summary, result.runs, result.timeseries, result.flows
+    flowstate.check_scenario("scenario.toml")   # the run's checks, without running
 """
 
 from flowstate._native import (
@@ -27,7 +28,7 @@ from flowstate._native import (
     ScenarioError,
     __version__,
 )
-from flowstate.simulation import RunResult, run
+from flowstate.simulation import RunResult, check_scenario, run
 
 __all__ = [
     "MECHANISMS",
@@ -37,5 +38,6 @@ __all__ = [
     "RunResult",
     "ScenarioError",
     "__version__",
+    "check_scenario",
     "run",
 ]

@@ -38,8 +38,13 @@ def scenario_toml(scenario: Mapping[str, Any]) -> str:
     """The TOML text of a scenario dict (None values are left out)."""
 
 def validate_scenario(text: str, file: str) -> None:
-    """Parses and validates the scenario ``text`` without running it; raises
-    ScenarioError (one line naming ``file`` and the field)."""
+    """Checks the scenario ``text`` without running it: parse, validation and the run's
+    construction (flows, overrides, coupling mechanism and options); raises
+    ScenarioError with the one-line message the run would give (naming ``file`` and
+    the field)."""
+
+def check_scenario(scenario: Mapping[str, Any], file: str = "<dict>") -> None:
+    """:func:`validate_scenario` of a scenario dict."""
 
 def simulate(
     text: str,

@@ -14,7 +14,8 @@ Every error is a :class:`CatalogueError` with one line naming the file and the k
 (``scenarios/p000-fig5/experiment.toml: claims[2].check: unknown point 'fse'``). Loading
 checks everything before anything runs: keys and types, unique names, that the
 scenario files exist and parse, that every path applies, that every point's scenario
-passes the simulator's validator, that every point and metric referenced by
+(normal and short) passes the simulator's own checks without running (its validator and
+the run's construction: flows, presets, overrides, coupling mechanism and options), that every point and metric referenced by
 ``paper``, ``claims``, ``derived`` and ``figures`` exists.
 """
 
@@ -409,7 +410,7 @@ def _checked_points(ctx: _Ctx, exp: Experiment) -> list[Point]:
             _apply(ctx, p.scenario, path, value, "short.set")
     for short in (False, True):
         for p in exp.points(short=short) if short else points:
-            _validate_scenario(ctx, p, short)
+            _validate_scenario(ctx, exp, p, short)
     return points
 
 
@@ -420,20 +421,52 @@ def _apply(ctx: _Ctx, scenario: Mapping[str, Any], path: str, value: Any, where:
         raise ctx.fail(where, str(e)) from None
 
 
-def _validate_scenario(ctx: _Ctx, point: Point, short: bool) -> None:
+def _validate_scenario(ctx: _Ctx, exp: Experiment, point: Point, short: bool) -> None:
+    """Runs the point's scenario through the simulator's own checks (parse, validation
+    and the run's construction: flows, overrides, coupling mechanism and options;
+    ``flowstate.check_scenario``) without running it. The error names the key of the
+    entry that brought the bad value in (the variant's scenario, its ``set``, a grid
+    axis or ``short.set``) and the point."""
+    name = f"{point.name}{' (short)' if short else ''}"
+    message = _scenario_error(point.scenario, name)
+    if message is not None:
+        raise ctx.fail(f"{_culprit(exp, point, short, name, message)}: point {name}", message)
+
+
+def _scenario_error(scenario: Mapping[str, Any], name: str) -> Optional[str]:
+    """The simulator's one-line error for ``scenario`` (without the leading name), or
+    None when it can run."""
     from flowstate import _native
 
-    name = f"{point.name}{' (short)' if short else ''}"
     try:
-        text = _native.scenario_toml(point.scenario)
-        validate = getattr(_native, "validate_scenario", None)
-        if validate is not None:
-            validate(text, name)
-    except ValueError as e:  # ScenarioError, or a value scenario_toml cannot write
+        _native.check_scenario(dict(scenario), name)
+    except (ValueError, RuntimeError) as e:  # ScenarioError; RuntimeError: a simulator bug
         message = str(e)
-        if message.startswith(name + ": "):
-            message = message[len(name) + 2 :]
-        raise ctx.fail(f"point {name}", message) from None
+        for prefix in (name + ": ", "<dict>: "):
+            if message.startswith(prefix):
+                return message[len(prefix) :]
+        return message
+    return None
+
+
+def _culprit(exp: Experiment, point: Point, short: bool, name: str, message: str) -> str:
+    """The entry key whose value gives ``message``: the scenario with the point's
+    changes applied one key at a time, the first that fails this way."""
+    i, variant = next((i, v) for i, v in enumerate(exp.variants) if v.name == point.variant)
+    scenario: Mapping[str, Any] = exp._bases[variant.scenario]
+    stages: list[tuple[str, Mapping[str, Any]]] = [(f"variants[{i}].scenario", scenario)]
+    if variant.set:
+        scenario = with_overrides(scenario, variant.set)
+        stages.append((f"variants[{i}].set", scenario))
+    for j, axis in enumerate(exp.grid):
+        scenario = with_overrides(scenario, {axis.key: point.grid[axis.name]})
+        stages.append((f"grid[{j}].values", scenario))
+    if short and exp.short_set:
+        stages.append(("short.set", with_overrides(scenario, exp.short_set)))
+    for key, stage in stages[:-1]:
+        if _scenario_error(stage, name) == message:
+            return key
+    return stages[-1][0]
 
 
 def _check_metric(

@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Sequence, TextIO
 
 from flowstate import catalogue, reproduce
 from flowstate.catalogue import CatalogueError, Experiment
+from flowstate.reproduce_progress import Overall, clock_text, plan
 
 
 def _console(stream: TextIO) -> Any:
@@ -120,23 +121,57 @@ def print_results(results: dict[str, Any], report: Optional[Path], note: Optiona
         console.print(f"report: not built: {note}", highlight=False, soft_wrap=True)
 
 
-def _with_progress(label: str, total: int, body: Callable[[Optional[reproduce.Progress]], Any], stream: TextIO) -> Any:
+def _with_progress(
+    label: str,
+    total: int,
+    body: Callable[[Optional[reproduce.Progress]], Any],
+    stream: TextIO,
+    overall: Optional[Overall] = None,
+) -> Any:
+    """Runs ``body(progress)`` with a transient progress bar on ``stream`` when it is a
+    terminal: the experiment's runs, and with ``overall`` (several experiments) a first
+    row for the runs of all of them with elapsed time and ETA. Not a terminal: no bar."""
     if not stream.isatty():
-        return body(None)
+        return body(None if overall is None else overall.update)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    if overall is None:
+        with Progress(
+            TextColumn(label),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=stream),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("runs", total=total)
+            return body(lambda done, n: bar.update(task, completed=done, total=n))
+
+    index, n = overall.position + 1, len(overall.experiments)
     with Progress(
-        TextColumn(label),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
+        TextColumn("{task.fields[clock]}"),
         console=Console(file=stream),
         transient=True,
     ) as bar:
-        task = bar.add_task("runs", total=total)
-        return body(lambda done, n: bar.update(task, completed=done, total=n))
+        clock = _clocks(overall.elapsed(), overall.eta())
+        whole = bar.add_task(f"all ({index}/{n})", total=overall.total, completed=overall.done, clock=clock)
+        task = bar.add_task(label, total=total, clock=_clocks(0.0, None))
+
+        def progress(done: int, runs: int) -> None:
+            overall.update(done, runs)
+            bar.update(whole, completed=overall.done, clock=_clocks(overall.elapsed(), overall.eta()))
+            bar.update(task, completed=done, total=runs, clock=_clocks(overall.current_elapsed(), overall.current_eta()))
+
+        return body(progress)
+
+
+def _clocks(elapsed: float, eta: Optional[float]) -> str:
+    return f"{clock_text(elapsed)} ETA {clock_text(eta)}"
 
 
 def main(
@@ -169,10 +204,14 @@ def main(
     index: list[dict[str, Any]] = []
     started = time.perf_counter()
     failed = False
-    for exp in experiments:
+    # Several experiments: an overall row on the bar; one line per finished experiment.
+    overall = Overall(plan(experiments, runs, short)) if several else None
+    for i, exp in enumerate(experiments):
         folder = out_root / exp.id if (all_ or several or out is None) else out_root
         k = runs if runs is not None else exp.run_count(short)
         total = len(exp.point_names()) * k
+        if overall is not None:
+            overall.begin(i)
         results = _with_progress(
             f"{exp.id}",
             total,
@@ -180,11 +219,14 @@ def main(
                 exp, runs=runs, seed=seed, short=short, out=folder, jobs=jobs, progress=progress
             ),
             stderr,
+            overall,
         )
         report, note = (None, "--no-report") if no_report else reproduce.build_report(folder)
         print_results(results, report, None if no_report else note, folder, stdout)
-        if several:
+        if overall is not None:
             print(file=stdout)
+            stdout.flush()
+            print(f"flowstate: {overall.finish()}", file=stderr, flush=True)
         failed = failed or any(c["status"] == "fails" for c in results["claims"])
         index.append(
             {

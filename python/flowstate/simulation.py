@@ -69,6 +69,15 @@ def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
     raise TypeError(f"scenario must be a path or a dict, got {type(scenario).__name__}")
 
 
+def check_scenario(scenario: ScenarioSource) -> None:
+    """Checks ``scenario`` (a path or a dict) as a run would, without running it: the
+    simulator's parser and validator, then the run's construction (flows, presets,
+    overrides, coupling mechanism and options). Raises ScenarioError with the one-line
+    message the run would give."""
+    text, file = load_scenario(scenario)
+    _native.validate_scenario(text, file)
+
+
 def _mean_spread(values: list[Any]) -> tuple[Optional[float], Optional[dict[str, float]]]:
     """Mean and spread (sample standard deviation, min, max) of the non-null values."""
     xs = [float(v) for v in values if v is not None]

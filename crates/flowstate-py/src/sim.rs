@@ -311,14 +311,30 @@ fn simulate<'py>(
         .collect()
 }
 
-/// Parses and validates the scenario `text` (`file` names it in the message) without
-/// running it: raises ScenarioError with the simulator's one-line message. The
-/// catalogue checks every point this way before anything runs.
+/// Checks the scenario `text` (`file` names it in the message) without running it:
+/// the simulator's parser and validator, then the run's own construction
+/// (`flowstate_sim::validate`: flows with presets and overrides, the coupling manager
+/// with its mechanism and options). Raises ScenarioError with the one-line message the
+/// run would give. The catalogue checks every point this way before anything runs.
 #[pyfunction]
 fn validate_scenario(text: &str, file: &str) -> PyResult<()> {
-    Scenario::from_toml(text, file)
-        .map(|_| ())
-        .map_err(|e| ScenarioError::new_err(e.to_string()))
+    let scenario =
+        Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    match catch_unwind(AssertUnwindSafe(|| flowstate_sim::validate(&scenario))) {
+        Ok(r) => r.map_err(|e| sim_err(file, &e)),
+        Err(_) => Err(PyRuntimeError::new_err(format!(
+            "{file}: the simulator panicked while building the run (a bug: please report it)"
+        ))),
+    }
+}
+
+/// [`validate_scenario`] of a scenario given as a dict (`file` names it in messages,
+/// default `<dict>`).
+#[pyfunction]
+#[pyo3(signature = (scenario, file = DICT_FILE))]
+fn check_scenario(scenario: &Bound<'_, PyDict>, file: &str) -> PyResult<()> {
+    let text = scenario_toml(scenario)?;
+    validate_scenario(&text, file)
 }
 
 /// Adds the simulator's functions and exception to the module.
@@ -326,6 +342,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("FLOW_KINDS", flowstate_sim::scenario::KINDS.to_vec())?;
     Ok(())

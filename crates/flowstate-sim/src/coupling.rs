@@ -11,7 +11,7 @@ use crate::flow::FlowState;
 use crate::SimError;
 use flowstate_core::coupling::{
     mechanism_with_options, Allocation, Allowance, CouplingManager, FlowId, FlowReport,
-    FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionValue,
+    FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
 };
 use flowstate_core::{Bitrate, DataSize, Timestamp};
 
@@ -285,6 +285,17 @@ impl CouplingHook for ManagerHook {
     }
 }
 
+/// A mechanism/option error as one line naming the scenario field
+/// (`coupling.options.<name>: ...` for a bad option).
+fn option_error(e: &OptionError) -> String {
+    match e {
+        OptionError::UnknownOption { option, .. } | OptionError::WrongType { option, .. } => {
+            format!("coupling.options.{option}: {e}")
+        }
+        _ => format!("coupling: {e}"),
+    }
+}
+
 /// Builds `none` ([`NoCoupling`]) and every flowstate-core mechanism
 /// ([`ManagerHook`] over [`mechanism_with_options`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -307,7 +318,7 @@ impl CouplingFactory for DefaultCouplingFactory {
         }
         let values = option_values(options)?;
         let m = mechanism_with_options(mechanism, values.iter().map(|(k, v)| (k.as_str(), v)))
-            .map_err(|e| SimError::NotWired(format!("coupling: {e}")))?;
+            .map_err(|e| SimError::NotWired(option_error(&e)))?;
         Ok(Box::new(ManagerHook::new(m, mechanism, flows)))
     }
 }

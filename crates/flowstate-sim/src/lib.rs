@@ -25,7 +25,7 @@ pub mod topology;
 pub mod units_parse;
 
 pub use engine::{RunResult, SimConfig, Simulation};
-pub use run::{run, run_file, run_toml, run_with};
+pub use run::{build_with, run, run_file, run_toml, run_with, validate, validate_toml};
 pub use scenario::{Scenario, ScenarioError};
 
 /// Why a run could not be made.

@@ -135,13 +135,16 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
     }
 }
 
-/// Run `scenario` with `seed`, with the given flow and coupling factories.
-pub fn run_with(
+/// Build the run of `scenario` with `seed` without running it: the engine
+/// configuration, every flow (kind, preset, overrides) from `flows` and the coupling
+/// hook (mechanism, options) from `coupling`. Every error a run can give before its
+/// first event comes from here.
+pub fn build_with(
     scenario: &Scenario,
     seed: u64,
     flows: &dyn FlowFactory,
     coupling: &dyn CouplingFactory,
-) -> Result<RunResult, SimError> {
+) -> Result<Simulation, SimError> {
     let scenario = &scenario.expand_counts();
     let config = sim_config(scenario, seed);
     let ctx = FlowContext {
@@ -160,7 +163,39 @@ pub fn run_with(
         Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
         None => coupling.build("none", &toml::Table::new(), &infos)?,
     };
-    Ok(Simulation::new(config, built, hook).run())
+    Ok(Simulation::new(config, built, hook))
+}
+
+/// Run `scenario` with `seed`, with the given flow and coupling factories.
+pub fn run_with(
+    scenario: &Scenario,
+    seed: u64,
+    flows: &dyn FlowFactory,
+    coupling: &dyn CouplingFactory,
+) -> Result<RunResult, SimError> {
+    Ok(build_with(scenario, seed, flows, coupling)?.run())
+}
+
+/// Seed used by [`validate`]: what a run checks before its first event does not depend
+/// on the seed (the seed only draws start jitter and the flows' random streams).
+pub const VALIDATE_SEED: u64 = 1;
+
+/// Check that `scenario` can run, without running it: the same construction as
+/// [`run`] (flows with their presets and overrides, the coupling manager with its
+/// mechanism and options), so it returns the error a run would give, or `Ok`.
+pub fn validate(scenario: &Scenario) -> Result<(), SimError> {
+    build_with(
+        scenario,
+        VALIDATE_SEED,
+        &DefaultFlowFactory,
+        &DefaultCouplingFactory,
+    )
+    .map(drop)
+}
+
+/// Parse TOML text (`file` names it in messages) and [`validate`] it.
+pub fn validate_toml(text: &str, file: &str) -> Result<(), SimError> {
+    validate(&Scenario::from_toml(text, file)?)
 }
 
 /// Run `scenario` with `seed`: every flow kind from the flowstate-core endpoints, the
