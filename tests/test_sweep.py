@@ -179,6 +179,15 @@ def test_no_axes_and_scenario_file_are_one_point(files):
         ('[[derived]]\nname = "U"\nfn = "gcc_utility"\n', "derived\\[0\\].name"),
         ('set = { "flows[5].priority" = 2 }\n', "set: flows\\[5\\].priority"),
         ('seeds = "0-1000000"\n', "more than"),
+        (
+            '[[axes]]\nkey = "coupling.mechanism"\nvalues = ["fse", "fsev3"]\n',
+            "point mechanism = fsev3: .*fsev3",
+        ),
+        (
+            'set = { "coupling.mechanism" = "fsev2" }\n'
+            '[[axes]]\nkey = "coupling.options.rate_priority_bost"\nvalues = [1.1]\n',
+            "point rate_priority_bost = 1.1: .*coupling.options.rate_priority_bost",
+        ),
     ],
 )
 def test_bad_sweep_files_name_file_and_field(files, text, fragment):

@@ -69,13 +69,14 @@ def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
     raise TypeError(f"scenario must be a path or a dict, got {type(scenario).__name__}")
 
 
-def check_scenario(scenario: ScenarioSource) -> None:
+def check_scenario(scenario: ScenarioSource, name: Optional[str] = None) -> None:
     """Checks ``scenario`` (a path or a dict) as a run would, without running it: the
     simulator's parser and validator, then the run's construction (flows, presets,
     overrides, coupling mechanism and options). Raises ScenarioError with the one-line
-    message the run would give."""
+    message the run would give; ``name`` replaces the file name in it (a dict is
+    otherwise called ``<dict>``)."""
     text, file = load_scenario(scenario)
-    _native.validate_scenario(text, file)
+    _native.validate_scenario(text, name if name is not None else file)
 
 
 def _mean_spread(values: list[Any]) -> tuple[Optional[float], Optional[dict[str, float]]]:

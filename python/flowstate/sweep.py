@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from flowstate.overrides import PathError, load_toml, parse_path, with_overrides
-from flowstate.simulation import MAX_SEED
+from flowstate.simulation import MAX_SEED, ScenarioError, check_scenario
 
 # A sweep of more tasks than this is almost certainly a typo (e.g. seeds "1-1000000").
 MAX_TASKS = 1_000_000
@@ -510,7 +510,9 @@ def finish(spec: SweepSpec) -> SweepSpec:
 
 def expand(spec: SweepSpec) -> list[Point]:
     """The points of the grid (product of the axes, first axis slowest), each with its
-    scenario (base + axis values). A path that addresses nothing is an error naming it."""
+    scenario (base + axis values). A path that addresses nothing is an error naming it;
+    so is a point the simulator would refuse to build (checked here, before any task
+    runs, with the run's own one-line message)."""
     points = []
     combos = itertools.product(*(a.values for a in spec.axes)) if spec.axes else [()]
     for index, combo in enumerate(combos):
@@ -519,5 +521,10 @@ def expand(spec: SweepSpec) -> list[Point]:
             scenario = with_overrides(spec.scenario, {a.key: v for a, v in zip(spec.axes, combo)})
         except PathError as e:
             raise SweepError(f"{spec.source}: {e}") from None
+        try:
+            at = ", ".join(f"{k} = {format_value(v)}" for k, v in values.items())
+            check_scenario(scenario, name=f"{spec.source}: point {at or 'base'}")
+        except ScenarioError as e:
+            raise SweepError(str(e)) from None
         points.append(Point(index, values, scenario))
     return points
