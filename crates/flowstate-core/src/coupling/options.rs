@@ -88,7 +88,8 @@ pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
             "timer_rtts",
             "reset_aggregate_to_allocated",
         ],
-        Mechanism::FseNg(_) | Mechanism::ExtendedFseNg(_) => &["count_change_twice"],
+        Mechanism::FseNg(_) => &["count_change_twice"],
+        Mechanism::ExtendedFseNg(_) => &["count_change_twice", "subtract_previous_report"],
         Mechanism::FseV2(_) => &[
             "rate_priority_boost",
             "honour_desired_cwnd",
@@ -160,6 +161,7 @@ fn apply(
         },
         Mechanism::ExtendedFseNg(config) => match option {
             "count_change_twice" => config.count_change_twice = as_bool(option, value)?,
+            "subtract_previous_report" => config.subtract_previous_report = as_bool(option, value)?,
             _ => return Err(unknown(mechanism)),
         },
         Mechanism::FseV2(config) => match option {
