@@ -195,7 +195,7 @@ fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coupling::{FseNgConfig, FseV2Config};
+    use crate::coupling::{ExtendedFseNgConfig, FseNgConfig, FseV2Config};
 
     #[test]
     fn options_override_defaults() {
@@ -216,6 +216,16 @@ mod tests {
                 ..Default::default()
             })
         );
+        let m = mechanism_with_options("ext-fse-ng", [("subtract_previous_report", &off)]);
+        assert_eq!(
+            m.unwrap(),
+            Mechanism::ExtendedFseNg(ExtendedFseNgConfig {
+                count_change_twice: false,
+                subtract_previous_report: false,
+            })
+        );
+        let err = mechanism_with_options("fse-ng", [("subtract_previous_report", &off)]);
+        assert!(err.is_err(), "FSE-NG has no window reports to subtract");
         let prop = OptionValue::Text("proportional".into());
         let m = mechanism_with_options("fse", [("distribution", &prop)]).unwrap();
         assert!(matches!(
