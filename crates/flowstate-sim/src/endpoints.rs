@@ -497,6 +497,9 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
     if let Some(m) = o.mtu {
         cfg.cc.mtu = DataSize::bytes(m.0 as u64);
     }
+    if let Some(before_cap) = o.report_cwnd_before_cap {
+        cfg.report_cwnd_before_cap = before_cap;
+    }
     let msg = o
         .message_size
         .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
@@ -515,6 +518,10 @@ pub fn tcp_flow(
     seed: u64,
 ) -> Result<TcpFlow, SimError> {
     let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    if o.report_cwnd_before_cap.is_some() {
+        let e = (".report_cwnd_before_cap".into(), "sctp only".into());
+        return Err(bad(index, "overrides", e));
+    }
     let mut cfg = TcpSenderConfig::default();
     let smss = o.mtu.map(|m| DataSize::bytes(m.0 as u64));
     cfg.cc = if cubic {

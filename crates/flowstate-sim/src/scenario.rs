@@ -227,6 +227,9 @@ pub struct WindowOverrides {
     pub mtu: Option<Bytes>,
     /// Message size of the application-limited (`desired_rate`) source (default 1200 B).
     pub message_size: Option<Bytes>,
+    /// SCTP only: report the cwnd grown by an ack before a max-cwnd cap clips it, as
+    /// paper 000's usrsctp patch does (default true; `SctpSenderConfig`).
+    pub report_cwnd_before_cap: Option<bool>,
 }
 
 /// The `overrides` `rap` and `tfrc` flows accept.

@@ -427,7 +427,7 @@ fn register_in_group(group: &mut Group, idx: usize, spec: &FlowSpec) {
             },
             Coupler::ExtFseNg(ext),
         ) => {
-            ext.window_update(flows, idx, *initial_cwnd, *initial_rtt);
+            ext.register_window(flows, idx, *initial_cwnd, *initial_rtt);
         }
         // FSEv2: CC_R = initial cwnd / initial RTT, added to S_CR (paper 000 VII-B2b).
         (

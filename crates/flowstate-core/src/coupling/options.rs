@@ -88,7 +88,8 @@ pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
             "timer_rtts",
             "reset_aggregate_to_allocated",
         ],
-        Mechanism::FseNg(_) | Mechanism::ExtendedFseNg(_) => &["count_change_twice"],
+        Mechanism::FseNg(_) => &["count_change_twice"],
+        Mechanism::ExtendedFseNg(_) => &["count_change_twice", "subtract_previous_report"],
         Mechanism::FseV2(_) => &[
             "rate_priority_boost",
             "honour_desired_cwnd",
@@ -160,6 +161,7 @@ fn apply(
         },
         Mechanism::ExtendedFseNg(config) => match option {
             "count_change_twice" => config.count_change_twice = as_bool(option, value)?,
+            "subtract_previous_report" => config.subtract_previous_report = as_bool(option, value)?,
             _ => return Err(unknown(mechanism)),
         },
         Mechanism::FseV2(config) => match option {
@@ -193,7 +195,7 @@ fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coupling::{FseNgConfig, FseV2Config};
+    use crate::coupling::{ExtendedFseNgConfig, FseNgConfig, FseV2Config};
 
     #[test]
     fn options_override_defaults() {
@@ -214,6 +216,16 @@ mod tests {
                 ..Default::default()
             })
         );
+        let m = mechanism_with_options("ext-fse-ng", [("subtract_previous_report", &off)]);
+        assert_eq!(
+            m.unwrap(),
+            Mechanism::ExtendedFseNg(ExtendedFseNgConfig {
+                count_change_twice: false,
+                subtract_previous_report: false,
+            })
+        );
+        let err = mechanism_with_options("fse-ng", [("subtract_previous_report", &off)]);
+        assert!(err.is_err(), "FSE-NG has no window reports to subtract");
         let prop = OptionValue::Text("proportional".into());
         let m = mechanism_with_options("fse", [("distribution", &prop)]).unwrap();
         assert!(matches!(

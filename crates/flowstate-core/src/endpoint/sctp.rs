@@ -92,6 +92,12 @@ pub struct SctpSenderConfig {
     pub fast_retransmit_threshold: u32,
     /// The receiver window the peer announced at association setup (RFC 9260 6.2.1 A).
     pub initial_peer_rwnd: DataSize,
+    /// With a max-cwnd cap (FSE-NG, Extended FSE-NG), report the cwnd an ack grew *before*
+    /// the cap clips it, as paper 000's usrsctp patch does (ref. [28]:
+    /// `sctp_enforce_cwnd_limit` calls the coupling callback with `net->cwnd` after the
+    /// increase and only then applies `max_cwnd`; the clip itself is not reported).
+    /// Default on; off reports only the clipped cwnd. No effect without a cap.
+    pub report_cwnd_before_cap: bool,
 }
 
 impl Default for SctpSenderConfig {
@@ -104,6 +110,7 @@ impl Default for SctpSenderConfig {
             max_burst: 4,
             fast_retransmit_threshold: 3,
             initial_peer_rwnd: DataSize::bytes(1 << 20),
+            report_cwnd_before_cap: true,
         }
     }
 }
@@ -498,7 +505,7 @@ impl SctpSender {
             cum_ack_advanced: cum_advanced,
             rtt: rtt_sample,
         };
-        self.cc.on_ack(now, &ack);
+        self.on_ack_reporting(now, &ack);
         if new_marks {
             let highest_outstanding = self.next_tsn.saturating_sub(1);
             if self.cc.on_fast_retransmit(now, highest_outstanding) {
@@ -518,6 +525,22 @@ impl SctpSender {
             self.t3 = Some(now + self.rtt.rto());
         }
         self.collect_reports();
+    }
+
+    /// `cc.on_ack`; with a cap and `report_cwnd_before_cap`, the grown cwnd is reported
+    /// before the cap clips it (usrsctp with the paper's patch), the clip is silent.
+    fn on_ack_reporting(&mut self, now: Timestamp, ack: &AckEvent) {
+        let cap = self.cc.max_cwnd();
+        if !(self.config.report_cwnd_before_cap && cap.is_some()) {
+            self.cc.on_ack(now, ack);
+            return;
+        }
+        self.cc.set_max_cwnd(None);
+        self.cc.on_ack(now, ack);
+        self.collect_reports();
+        self.cc.set_max_cwnd(cap);
+        // The clip back to the cap: applied, not reported.
+        let _ = self.cc.poll_cwnd_change();
     }
 
     fn on_t3_expiry(&mut self, now: Timestamp) {
@@ -1053,6 +1076,47 @@ mod tests {
             },
         );
         assert_eq!(s.cwnd(), DataSize::bytes(1200));
+    }
+
+    fn reported_cwnds(s: &mut SctpSender) -> Vec<u64> {
+        std::iter::from_fn(|| s.poll_cc_report())
+            .map(|r| match r {
+                FlowReport::Window { cwnd, .. } => cwnd.as_bytes(),
+                other => panic!("expected a window report, got {other:?}"),
+            })
+            .collect()
+    }
+
+    /// Two SACKs of two packets each in slow start under a 4 800 B cap.
+    fn capped_growth(report_cwnd_before_cap: bool) -> (Vec<u64>, Vec<u64>, DataSize) {
+        let mut s = SctpSender::new(SctpSenderConfig {
+            report_cwnd_before_cap,
+            ..sender(100_000).config().clone()
+        });
+        s.apply_allowance(t(0), Allowance::MaxWindow(Some(DataSize::bytes(4800))));
+        reported_cwnds(&mut s);
+        assert_eq!(drain(&mut s, t(0)).len(), 4);
+        s.handle_input(t(100), sack(2, vec![]));
+        let first = reported_cwnds(&mut s);
+        assert_eq!(drain(&mut s, t(100)).len(), 2);
+        s.handle_input(t(200), sack(4, vec![]));
+        let second = reported_cwnds(&mut s);
+        (first, second, s.cwnd())
+    }
+
+    #[test]
+    fn reports_the_grown_cwnd_before_the_cap_clips_it() {
+        // usrsctp with paper 000's patch: cwnd += min(acked, MTU), the callback sees it,
+        // then max_cwnd clips it. 4 380 + 1 200 = 5 580; then 4 800 + 1 200 = 6 000.
+        let (first, second, cwnd) = capped_growth(true);
+        assert_eq!(first, vec![5580]);
+        assert_eq!(second, vec![6000]);
+        assert_eq!(cwnd, DataSize::bytes(4800), "the cap still binds");
+        // Off: only the clipped value, and nothing once cwnd sits at the cap.
+        let (first, second, cwnd) = capped_growth(false);
+        assert_eq!(first, vec![4800]);
+        assert_eq!(second, Vec::<u64>::new());
+        assert_eq!(cwnd, DataSize::bytes(4800));
     }
 
     #[test]
