@@ -181,12 +181,12 @@ def test_no_axes_and_scenario_file_are_one_point(files):
         ('seeds = "0-1000000"\n', "more than"),
         (
             '[[axes]]\nkey = "coupling.mechanism"\nvalues = ["fse", "fsev3"]\n',
-            "point mechanism = fsev3: .*fsev3",
+            "point mechanism=fsev3: .*fsev3",
         ),
         (
             'set = { "coupling.mechanism" = "fsev2" }\n'
             '[[axes]]\nkey = "coupling.options.rate_priority_bost"\nvalues = [1.1]\n',
-            "point rate_priority_bost = 1.1: .*coupling.options.rate_priority_bost",
+            "point rate_priority_bost=1.1: .*coupling.options.rate_priority_bost",
         ),
     ],
 )

@@ -249,7 +249,7 @@ def test_derived_objective_and_plots(tmp_path):
         (["--seeds", "5-1"], ["--seeds: seed range '5-1' runs backwards"]),
         (["--metric", "aggregate.utilisation"], ["no field 'utilisation'"]),
         (["--metric", "flows.nope.share"], ["no flow of the scenario matches"]),
-        (["--set", "flows.video.overrides.rate=fast"], ["point capacity=1Mbps,rate=fast, seed 1: flows[0].overrides.rate"]),
+        (["--set", "flows.video.overrides.rate=fast"], ["point capacity=1Mbps,rate=fast: flows[0].overrides.rate"]),
         (["--set", "flows.nope.priority=1"], ["no flow named 'nope'"]),
         (["--workers", "0"], ["--workers: expected an integer >= 1"]),
         (["--executor", "spark"], ["--executor: invalid choice"]),

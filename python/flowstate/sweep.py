@@ -521,10 +521,10 @@ def expand(spec: SweepSpec) -> list[Point]:
             scenario = with_overrides(spec.scenario, {a.key: v for a, v in zip(spec.axes, combo)})
         except PathError as e:
             raise SweepError(f"{spec.source}: {e}") from None
+        point = Point(index, values, scenario)
         try:
-            at = ", ".join(f"{k} = {format_value(v)}" for k, v in values.items())
-            check_scenario(scenario, name=f"{spec.source}: point {at or 'base'}")
+            check_scenario(scenario, name=f"{spec.source}: point {point.label}")
         except ScenarioError as e:
             raise SweepError(str(e)) from None
-        points.append(Point(index, values, scenario))
+        points.append(point)
     return points
