@@ -153,7 +153,13 @@ impl DelayBasedBwe {
         self.num_deltas = (self.num_deltas + 1).min(DELTA_COUNTER_MAX);
         let d = delta.delay_variation_ms();
         let (estimate, gain) = match &mut self.filter {
-            DelayFilter::Kalman(k) => (k.update(d), 1.0),
+            DelayFilter::Kalman(k) => {
+                let stable = self.detector.state() == BandwidthUsage::Normal;
+                (
+                    k.update_with(d, delta.send_delta.as_millis_f64(), stable),
+                    1.0,
+                )
+            }
             DelayFilter::Trendline(t) => {
                 let at_ms = delta.arrival_time.as_micros() as f64 / 1000.0;
                 (t.update(d, at_ms), t.threshold_gain())
