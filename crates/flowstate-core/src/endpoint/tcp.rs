@@ -418,22 +418,24 @@ impl TcpSender {
                 self.sack_recovery(now);
             }
         } else if !self.segments.is_empty() {
-            if sacked_removed > 0 {
-                // SACKed bytes leave the pipe (RFC 6675 SetPipe); no window growth.
-                self.cc.on_ack(
-                    now,
-                    &AckEvent {
-                        newly_acked: DataSize::bytes(sacked_newly),
-                        removed_from_flight: DataSize::bytes(sacked_removed),
-                        cum_ack: self.snd_una,
-                        cum_ack_advanced: false,
-                        rtt: None,
-                    },
-                );
-            }
             self.dupacks += 1;
             if self.config.sack {
+                // Loss detection first, so that ssthresh sees the flight before this
+                // ack's SACKed bytes leave it (RFC 5681 FlightSize).
                 self.sack_recovery(now);
+                if sacked_removed > 0 {
+                    // SACKed bytes leave the pipe (RFC 6675 SetPipe); no window growth.
+                    self.cc.on_ack(
+                        now,
+                        &AckEvent {
+                            newly_acked: DataSize::bytes(sacked_newly),
+                            removed_from_flight: DataSize::bytes(sacked_removed),
+                            cum_ack: self.snd_una,
+                            cum_ack_advanced: false,
+                            rtt: None,
+                        },
+                    );
+                }
             } else if self.cc.in_recovery() {
                 self.cc.on_dup_ack(now);
             } else if self.dupacks == self.config.dupack_threshold.max(1)
@@ -883,6 +885,85 @@ mod tests {
         assert_eq!(s.rtt_estimator().rto(), TimeDelta::secs(2));
         let segs = drain(&mut s, t(1000));
         assert_eq!(segs, vec![Segment { seq: 0, len: 1000 }]);
+    }
+
+    fn sack_sender() -> TcpSender {
+        TcpSender::new(TcpSenderConfig {
+            cc: TcpCcKind::NewReno(NewRenoConfig {
+                smss: DataSize::bytes(1000),
+                pipe_recovery: true,
+                ..Default::default()
+            }),
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(100_000),
+                buffer_limit: DataSize::bytes(100_000),
+                total: Some(DataSize::bytes(100_000)),
+            },
+            sack: true,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn receiver_reports_sack_blocks_latest_first_rfc2018_4() {
+        let mut r = TcpReceiver::new(TcpReceiverConfig {
+            sack: true,
+            ack_every: 1,
+            ..Default::default()
+        });
+        r.handle_input(t(0), Segment { seq: 0, len: 1000 });
+        assert!(r.poll_transmit(t(0)).is_some());
+        for seq in [2000, 3000, 5000] {
+            r.handle_input(t(1), Segment { seq, len: 1000 });
+        }
+        let a = r.poll_transmit(t(1)).expect("dup ack").message;
+        assert_eq!(a.ack, 1000);
+        assert_eq!(a.sack, [Some((5000, 6000)), Some((2000, 4000)), None]);
+    }
+
+    #[test]
+    fn sack_marks_a_hole_lost_after_three_sacked_segments_rfc6675() {
+        let mut s = sack_sender();
+        drain(&mut s, t(0));
+        // Segments 1000 and 2000 lost; 3000.. SACKed one by one.
+        let mut a = ack(1000);
+        s.handle_input(t(50), a);
+        drain(&mut s, t(50));
+        for (i, end) in [4000u64, 5000, 6000].iter().enumerate() {
+            a.sack = [Some((3000, *end)), None, None];
+            s.handle_input(t(51 + i as u64), a);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // Both holes below three SACKed segments are marked; the first goes out at once.
+        assert_eq!(s.rtx.iter().copied().collect::<Vec<_>>(), vec![1000, 2000]);
+        let rtx = drain(&mut s, t(53));
+        assert_eq!(rtx[0].seq, 1000);
+        // cwnd = ssthresh (pipe recovery, no inflation by the dup acks).
+        assert_eq!(s.cwnd(), s.congestion_control().ssthresh());
+        assert!(s.congestion_control().in_recovery());
+    }
+
+    #[test]
+    fn karn_no_sample_from_an_ack_covering_a_retransmission_rfc6298_3() {
+        let mut s = sender();
+        drain(&mut s, t(0));
+        s.handle_timeout(t(1000));
+        drain(&mut s, t(1000));
+        let rto = s.rtt_estimator().rto();
+        // The ack covers the retransmitted first segment and nine originals.
+        s.handle_input(t(1050), ack(10_000));
+        assert_eq!(s.rtt_estimator().srtt(), None);
+        assert_eq!(s.rtt_estimator().rto(), rto);
+        // With timestamps (RFC 7323) the same ack is a 50 ms sample.
+        let mut s = TcpSender::new(TcpSenderConfig {
+            timestamps: true,
+            ..sender().config.clone()
+        });
+        drain(&mut s, t(0));
+        s.handle_timeout(t(1000));
+        drain(&mut s, t(1000));
+        s.handle_input(t(1050), ack(10_000));
+        assert_eq!(s.rtt_estimator().srtt(), Some(TimeDelta::millis(50)));
     }
 
     #[test]
