@@ -36,7 +36,7 @@ use flowstate_core::endpoint::tcp::{
 use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
 use flowstate_core::endpoint::{Endpoint, Transmit};
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
-use flowstate_core::gcc::kalman::NoiseModel;
+use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
 use flowstate_core::gcc::threshold::{
     AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
 };
@@ -359,6 +359,16 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
             DelayFilterConfig::Trendline(_) => {
                 let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
                 return err("kalman_noise", m);
+            }
+        }
+    }
+    // Chromium's two-state filter (1/C and m) vs paper 002's one-state eq. 10.
+    if let Some(on) = o.kalman_slope {
+        match &mut gcc.delay.filter {
+            DelayFilterConfig::Kalman(k) => k.slope = on.then(SlopeState::default),
+            DelayFilterConfig::Trendline(_) => {
+                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
+                return err("kalman_slope", m);
             }
         }
     }

@@ -202,6 +202,9 @@ pub struct GccOverrides {
     /// `chromium` (Chromium's OveruseEstimator: 3-sigma outlier clamp, updated only in
     /// the normal state, slow EWMA); Kalman presets only.
     pub kalman_noise: Option<KalmanNoiseMode>,
+    /// `true`: the two-state Kalman filter with Chromium's 1/C state (paper 001 eq. 2;
+    /// paper 002 eq. 7 before its reduction to eq. 10); Kalman presets only.
+    pub kalman_slope: Option<bool>,
     /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002); default from
     /// the preset.
     pub threshold: Option<ThresholdMode>,
