@@ -525,7 +525,14 @@ mod fuzz {
                 let mut now = Timestamp::ZERO;
                 for &(a, w, ms) in &acks {
                     now += TimeDelta::millis(ms as i64);
-                    tx.handle_input(now, TcpAck { ack: a, rwnd: w });
+                    tx.handle_input(
+                        now,
+                        TcpAck {
+                            ack: a,
+                            rwnd: w,
+                            ..Default::default()
+                        },
+                    );
                     if tx.poll_timeout().is_some_and(|t| t <= now) { tx.handle_timeout(now); }
                     while tx.poll_transmit(now).is_some() {}
                     prop_assert!(tx.cwnd() >= DataSize::bytes(1460));

@@ -17,8 +17,8 @@
 use crate::cbr::{cbr_flow, CbrConfig};
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
 use crate::scenario::{
-    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, RateOverrides, ThresholdMode,
-    WindowOverrides,
+    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, KalmanNoiseMode, RateOverrides,
+    ThresholdMode, WindowOverrides,
 };
 use crate::SimError;
 use flowstate_core::coupling::{Allowance, FlowReport};
@@ -36,6 +36,7 @@ use flowstate_core::endpoint::tcp::{
 use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
 use flowstate_core::endpoint::{Endpoint, Transmit};
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
+use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
 use flowstate_core::gcc::threshold::{
     AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
 };
@@ -44,7 +45,7 @@ use flowstate_core::rate::rap::RapConfig;
 use flowstate_core::rate::tfrc::TfrcConfig;
 use flowstate_core::source::statistics::StatisticsCodecConfig;
 use flowstate_core::source::{EncoderBounds, VideoSourceConfig};
-use flowstate_core::window::{CubicConfig, NewRenoConfig, WindowController};
+use flowstate_core::window::{CubicConfig, NewRenoConfig, RtoConfig, WindowController};
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -346,6 +347,31 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
             }
         }
     }
+    // Chromium's OveruseEstimator noise model vs paper 002 eq. 16.
+    if let Some(mode) = o.kalman_noise {
+        match &mut gcc.delay.filter {
+            DelayFilterConfig::Kalman(k) => {
+                k.noise = match mode {
+                    KalmanNoiseMode::Paper => NoiseModel::Paper,
+                    KalmanNoiseMode::Chromium => NoiseModel::chromium(),
+                }
+            }
+            DelayFilterConfig::Trendline(_) => {
+                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
+                return err("kalman_noise", m);
+            }
+        }
+    }
+    // Chromium's two-state filter (1/C and m) vs paper 002's one-state eq. 10.
+    if let Some(on) = o.kalman_slope {
+        match &mut gcc.delay.filter {
+            DelayFilterConfig::Kalman(k) => k.slope = on.then(SlopeState::default),
+            DelayFilterConfig::Trendline(_) => {
+                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
+                return err("kalman_slope", m);
+            }
+        }
+    }
     // Threshold mode: switching keeps the other preset constants; the adaptive
     // threshold of a paper preset takes paper 002's gains, of chromium Chromium's.
     match (o.threshold, &gcc.delay.threshold) {
@@ -493,6 +519,19 @@ fn data_source(
 /// An SCTP flow (paper 000's greedy data channel unless the scenario says otherwise).
 pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, SimError> {
     let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    for (k, set) in [
+        ("sack", o.sack.is_some()),
+        ("timestamps", o.timestamps.is_some()),
+        ("linux_rto", o.linux_rto.is_some()),
+    ] {
+        if set {
+            return Err(bad(
+                index,
+                "overrides",
+                (format!(".{k}"), "tcp flows only".into()),
+            ));
+        }
+    }
     let mut cfg = SctpSenderConfig::default();
     if let Some(m) = o.mtu {
         cfg.cc.mtu = DataSize::bytes(m.0 as u64);
@@ -537,6 +576,17 @@ pub fn tcp_flow(
         }
         TcpCcKind::NewReno(c)
     };
+    // Linux-like loss recovery and RTT sampling (named options, docs/ALGORITHMS.md).
+    let sack = o.sack.unwrap_or(false);
+    match &mut cfg.cc {
+        TcpCcKind::Cubic(c) => c.pipe_recovery = sack,
+        TcpCcKind::NewReno(c) => c.pipe_recovery = sack,
+    }
+    cfg.sack = sack;
+    cfg.timestamps = o.timestamps.unwrap_or(false);
+    if o.linux_rto.unwrap_or(false) {
+        cfg.rto = RtoConfig::linux();
+    }
     let msg = o
         .message_size
         .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
@@ -544,7 +594,10 @@ pub fn tcp_flow(
     cfg.source = data_source(spec, greedy, msg, seed);
     Ok(EndpointPairFlow::new(
         Tracked::new(TcpSender::new(cfg)),
-        TcpReceiver::new(TcpReceiverConfig::default()),
+        TcpReceiver::new(TcpReceiverConfig {
+            sack,
+            ..TcpReceiverConfig::default()
+        }),
     ))
 }
 

@@ -198,6 +198,13 @@ pub struct GccOverrides {
     /// Kalman state noise variance Q (paper 002 eq. 15, default 1e-3; Kalman presets
     /// `paper` and `paper-static` only).
     pub kalman_q: Option<f64>,
+    /// Kalman measurement-noise estimator: `paper` (paper 002 eq. 16, default) or
+    /// `chromium` (Chromium's OveruseEstimator: 3-sigma outlier clamp, updated only in
+    /// the normal state, slow EWMA); Kalman presets only.
+    pub kalman_noise: Option<KalmanNoiseMode>,
+    /// `true`: the two-state Kalman filter with Chromium's 1/C state (paper 001 eq. 2;
+    /// paper 002 eq. 7 before its reduction to eq. 10); Kalman presets only.
+    pub kalman_slope: Option<bool>,
     /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002); default from
     /// the preset.
     pub threshold: Option<ThresholdMode>,
@@ -209,6 +216,14 @@ pub struct GccOverrides {
     pub k_up: Option<f64>,
     /// Adaptive threshold gain k_d (paper 002 eq. 18: 0.00018; Chromium 0.039).
     pub k_down: Option<f64>,
+}
+
+/// The Kalman noise estimator a `gcc` flow's `overrides.kalman_noise` selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KalmanNoiseMode {
+    Paper,
+    Chromium,
 }
 
 /// The over-use threshold a `gcc` flow's `overrides.threshold` selects.
@@ -230,6 +245,14 @@ pub struct WindowOverrides {
     /// SCTP only: report the cwnd grown by an ack before a max-cwnd cap clips it, as
     /// paper 000's usrsctp patch does (default true; `SctpSenderConfig`).
     pub report_cwnd_before_cap: Option<bool>,
+    /// TCP only: SACK loss recovery (RFC 2018 + RFC 6675, as Linux), default false.
+    pub sack: Option<bool>,
+    /// TCP only: RTT samples as with the timestamps option (RFC 7323, as Linux),
+    /// default false (Karn's algorithm).
+    pub timestamps: Option<bool>,
+    /// TCP only: Linux's RTO (SRTT + max(4 RTTVAR, 200 ms), min 200 ms) instead of
+    /// RFC 6298's (min 1 s), default false.
+    pub linux_rto: Option<bool>,
 }
 
 /// The `overrides` `rap` and `tfrc` flows accept.

@@ -360,3 +360,21 @@ start = "20s"
         s.aggregate.jain_index
     );
 }
+
+/// With SACK loss recovery (RFC 6675, as Linux) the same single flow fills the link:
+/// the loss episodes are repaired without a retransmission timeout.
+#[test]
+fn tcp_with_sack_fills_a_10mbps_link() {
+    for kind in ["tcp-newreno", "tcp-cubic"] {
+        let extra = "overrides = { sack = true, timestamps = true, linux_rto = true }";
+        let u = utilization(&solo(kind, extra, "10Mbps", 30, 5));
+        assert!(u > 0.95, "{kind}: utilization {u}");
+    }
+}
+
+#[test]
+fn tcp_only_options_rejected_on_sctp() {
+    let text = solo("sctp", "overrides = { sack = true }", "2Mbps", 5, 0);
+    let err = run_toml(&text, "test.toml", Some(1)).expect_err("sack on sctp");
+    assert!(err.to_string().contains("sack"), "{err}");
+}

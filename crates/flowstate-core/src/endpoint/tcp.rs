@@ -1,7 +1,9 @@
 //! A sans-I/O TCP-like bulk transfer for cross traffic: byte sequence numbers,
-//! cumulative acks without SACK, delayed acks (RFC 5681 4.2), fast retransmit and
-//! NewReno loss recovery (RFC 6582), and the RFC 6298 retransmission timer, driving a
-//! NewReno or CUBIC window ([`TcpCongestionControl`]).
+//! cumulative acks, delayed acks (RFC 5681 4.2), fast retransmit and NewReno loss
+//! recovery (RFC 6582), and the RFC 6298 retransmission timer, driving a NewReno or
+//! CUBIC window ([`TcpCongestionControl`]). Options for Linux-like cross traffic: SACK
+//! loss recovery (RFC 2018 blocks, RFC 6675 scoreboard and pipe), RTT samples from the
+//! timestamps option (RFC 7323) and Linux's RTO ([`RtoConfig::linux`]).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -25,13 +27,19 @@ pub struct Segment {
     pub len: u32,
 }
 
-/// A cumulative acknowledgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// SACK blocks an ack carries (RFC 2018: at most 3 with the timestamps option).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A cumulative acknowledgement, with SACK blocks if the receiver sends them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TcpAck {
     /// The next byte expected.
     pub ack: u64,
     /// Receive window, bytes.
     pub rwnd: u64,
+    /// SACK blocks `[start, end)` (RFC 2018), the block holding the most recently
+    /// received segment first; unused entries are `None`.
+    pub sack: [Option<(u64, u64)>; MAX_SACK_BLOCKS],
 }
 
 /// Which congestion controller a TCP sender runs.
@@ -139,6 +147,17 @@ pub struct TcpSenderConfig {
     /// go-back-N instead of a recovery lasting one RTT per hole. `false` is the
     /// "Slow-but-Steady" variant (restart on every partial ack).
     pub impatient_recovery: bool,
+    /// SACK loss recovery (RFC 6675): SACKed segments leave the flight, a segment with
+    /// at least `dupack_threshold` SACKed segments above it is lost and retransmitted
+    /// while the pipe allows, and the timer restarts on every cumulative ack. Needs
+    /// `pipe_recovery` in the window config and a SACK receiver. Default false.
+    pub sack: bool,
+    /// RTT samples as with the timestamps option (RFC 7323 section 4, on in Linux): every
+    /// ack advancing the cumulative point gives a sample from the latest transmission of
+    /// the first segment it covers, retransmissions included. Default false: Karn's
+    /// algorithm (RFC 6298 section 3), no sample from an ack that covers retransmitted
+    /// data.
+    pub timestamps: bool,
 }
 
 impl Default for TcpSenderConfig {
@@ -155,6 +174,8 @@ impl Default for TcpSenderConfig {
             dupack_threshold: 3,
             initial_peer_rwnd: 4 << 20,
             impatient_recovery: true,
+            sack: false,
+            timestamps: false,
         }
     }
 }
@@ -165,6 +186,7 @@ struct SentSegment {
     sent_at: Timestamp,
     transmissions: u32,
     in_flight: bool,
+    sacked: bool,
 }
 
 /// Sender statistics.
@@ -310,11 +332,18 @@ impl TcpSender {
             return;
         }
         self.peer_rwnd = ack.rwnd;
+        let (sacked_newly, sacked_removed) = if self.config.sack {
+            self.apply_sack(&ack)
+        } else {
+            (0, 0)
+        };
         if ack.ack > self.snd_una {
             let was_in_recovery = self.cc.in_recovery();
-            let mut newly = 0u64;
-            let mut removed = 0u64;
-            let mut sample = None;
+            let mut newly = sacked_newly;
+            let mut removed = sacked_removed;
+            let mut first_sent = None;
+            let mut last_original = None;
+            let mut covers_retransmission = false;
             let acked: Vec<u64> = self
                 .segments
                 .range(..ack.ack)
@@ -324,16 +353,30 @@ impl TcpSender {
             for seq in acked {
                 if let Some(s) = self.segments.remove(&seq) {
                     self.rtx.remove(&seq);
-                    newly += s.len as u64;
+                    if !s.sacked {
+                        newly += s.len as u64;
+                    }
                     if s.in_flight {
                         removed += s.len as u64;
                     }
-                    // Karn's algorithm (RFC 6298 section 3): no samples from retransmissions.
+                    first_sent.get_or_insert(s.sent_at);
                     if s.transmissions == 1 {
-                        sample = Some(now - s.sent_at);
+                        last_original = Some(s.sent_at);
+                    } else {
+                        covers_retransmission = true;
                     }
                 }
             }
+            let sample = if self.config.timestamps {
+                // RFC 7323 4.3: TSecr echoes the segment that advanced the ack point.
+                first_sent.map(|t| now - t)
+            } else if covers_retransmission {
+                // Karn's algorithm (RFC 6298 section 3; Linux FLAG_RETRANS_DATA_ACKED):
+                // an ack that covers retransmitted data is ambiguous, no sample.
+                None
+            } else {
+                last_original.map(|t| now - t)
+            };
             self.stats.bytes_delivered += ack.ack - self.snd_una;
             self.snd_una = ack.ack;
             self.dupacks = 0;
@@ -351,7 +394,7 @@ impl TcpSender {
                 },
             );
             let partial = was_in_recovery && self.cc.in_recovery();
-            if partial {
+            if partial && !self.config.sack {
                 // RFC 6582 3.2 step 4: a partial ack retransmits the first unacked segment.
                 self.partial_acks += 1;
                 if let Some(first) = self.segments.keys().next().copied() {
@@ -362,15 +405,38 @@ impl TcpSender {
             }
             // RFC 6298 5.2 / 5.3: stop the timer when all is acked, else restart it
             // (in recovery, Impatient variant: only on the first partial ack).
-            let restart = !partial || !self.config.impatient_recovery || self.partial_acks == 1;
+            let restart = !partial
+                || !self.config.impatient_recovery
+                || self.config.sack
+                || self.partial_acks == 1;
             if self.segments.is_empty() {
                 self.rto_deadline = None;
             } else if restart {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
+            if self.config.sack {
+                self.sack_recovery(now);
+            }
         } else if !self.segments.is_empty() {
             self.dupacks += 1;
-            if self.cc.in_recovery() {
+            if self.config.sack {
+                // Loss detection first, so that ssthresh sees the flight before this
+                // ack's SACKed bytes leave it (RFC 5681 FlightSize).
+                self.sack_recovery(now);
+                if sacked_removed > 0 {
+                    // SACKed bytes leave the pipe (RFC 6675 SetPipe); no window growth.
+                    self.cc.on_ack(
+                        now,
+                        &AckEvent {
+                            newly_acked: DataSize::bytes(sacked_newly),
+                            removed_from_flight: DataSize::bytes(sacked_removed),
+                            cum_ack: self.snd_una,
+                            cum_ack_advanced: false,
+                            rtt: None,
+                        },
+                    );
+                }
+            } else if self.cc.in_recovery() {
                 self.cc.on_dup_ack(now);
             } else if self.dupacks == self.config.dupack_threshold.max(1)
                 && self.recover.map_or(true, |r| self.snd_una > r)
@@ -389,13 +455,75 @@ impl TcpSender {
         self.collect_reports();
     }
 
+    /// Mark the segments inside the ack's SACK blocks (RFC 6675 Update()). Returns
+    /// (bytes newly SACKed, of those the bytes that were in flight).
+    fn apply_sack(&mut self, ack: &TcpAck) -> (u64, u64) {
+        let mut newly = 0;
+        let mut removed = 0;
+        for &(start, end) in ack.sack.iter().flatten() {
+            if end <= self.snd_una || end > self.snd_nxt || start >= end {
+                continue;
+            }
+            for (&seq, s) in self.segments.range_mut(start..end) {
+                if s.sacked || seq + s.len as u64 > end {
+                    continue;
+                }
+                s.sacked = true;
+                newly += s.len as u64;
+                if s.in_flight {
+                    s.in_flight = false;
+                    removed += s.len as u64;
+                }
+                self.rtx.remove(&seq);
+            }
+        }
+        (newly, removed)
+    }
+
+    /// RFC 6675 section 5: a segment not SACKed with at least DupThresh SACKed segments
+    /// above it is lost (IsLost, counted in segments); the first loss starts recovery.
+    /// Each segment is declared lost once (its first transmission); a lost
+    /// retransmission is left to the timer.
+    fn sack_recovery(&mut self, now: Timestamp) {
+        let thresh = self.config.dupack_threshold.max(1);
+        let mut sacked_above = 0u32;
+        let mut lost = Vec::new();
+        for (&seq, s) in self.segments.iter().rev() {
+            if s.sacked {
+                sacked_above += 1;
+            } else if sacked_above >= thresh && s.in_flight && s.transmissions == 1 {
+                lost.push(seq);
+            }
+        }
+        if lost.is_empty() {
+            return;
+        }
+        if !self.cc.in_recovery() && self.recover.map_or(true, |r| self.snd_una >= r) {
+            self.recover = Some(self.snd_nxt);
+            if self.cc.on_fast_retransmit(now, self.snd_nxt) {
+                self.stats.fast_retransmits += 1;
+                self.rtx_now = true;
+            }
+        }
+        let mut bytes = DataSize::ZERO;
+        for seq in lost {
+            bytes += self.mark_lost(seq);
+        }
+        self.cc.on_lost(bytes);
+    }
+
     fn on_rto(&mut self, now: Timestamp) {
         self.stats.timeouts += 1;
         // RFC 6298 5.4-5.6 and RFC 5681 equation 4; the window reaction first, while the
         // flight still counts the outstanding data.
         self.cc.on_rto_timeout(now);
         self.rtt.backoff();
-        let seqs: Vec<u64> = self.segments.keys().copied().collect();
+        let seqs: Vec<u64> = self
+            .segments
+            .iter()
+            .filter(|(_, s)| !s.sacked)
+            .map(|(seq, _)| *seq)
+            .collect();
         let mut lost = DataSize::ZERO;
         for seq in seqs {
             lost += self.mark_lost(seq);
@@ -479,6 +607,7 @@ impl Endpoint for TcpSender {
                 sent_at: now,
                 transmissions: 1,
                 in_flight: true,
+                sacked: false,
             },
         );
         Some(self.transmit(now, seq, len, false))
@@ -510,6 +639,8 @@ pub struct TcpReceiverConfig {
     /// Delayed-ack timer (RFC 5681: < 500 ms; Linux: 40 ms minimum, the default here).
     pub ack_delay: TimeDelta,
     pub header_bytes: u64,
+    /// Send SACK blocks (RFC 2018). Default false.
+    pub sack: bool,
 }
 
 impl Default for TcpReceiverConfig {
@@ -519,6 +650,7 @@ impl Default for TcpReceiverConfig {
             ack_every: 2,
             ack_delay: TimeDelta::millis(40),
             header_bytes: TCP_IP_HEADER,
+            sack: false,
         }
     }
 }
@@ -543,6 +675,8 @@ pub struct TcpReceiver {
     unacked: u32,
     ack_deadline: Option<Timestamp>,
     ack_now: bool,
+    /// Start of the most recently received out-of-order segment (RFC 2018 first block).
+    last_ooo: Option<u64>,
     stats: TcpReceiverStats,
 }
 
@@ -556,9 +690,46 @@ impl TcpReceiver {
             unacked: 0,
             ack_deadline: None,
             ack_now: false,
+            last_ooo: None,
             stats: TcpReceiverStats::default(),
         }
     }
+
+    /// The SACK blocks of the out-of-order data (RFC 2018 section 4): contiguous runs,
+    /// the run holding the latest segment first, then the highest others.
+    fn sack_blocks(&self) -> [Option<(u64, u64)>; MAX_SACK_BLOCKS] {
+        let mut out = [None; MAX_SACK_BLOCKS];
+        if !self.config.sack || self.ooo.is_empty() {
+            return out;
+        }
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for (&s, &l) in &self.ooo {
+            let e = s + l as u64;
+            match runs.last_mut() {
+                Some(r) if s <= r.1 => r.1 = r.1.max(e),
+                _ => runs.push((s, e)),
+            }
+        }
+        let first = self
+            .last_ooo
+            .and_then(|x| runs.iter().position(|r| r.0 <= x && x < r.1));
+        let mut n = 0;
+        if let Some(i) = first {
+            out[0] = Some(runs[i]);
+            n = 1;
+        }
+        for (i, r) in runs.iter().enumerate().rev() {
+            if n >= MAX_SACK_BLOCKS {
+                break;
+            }
+            if Some(i) != first {
+                out[n] = Some(*r);
+                n += 1;
+            }
+        }
+        out
+    }
+
     pub fn stats(&self) -> TcpReceiverStats {
         self.stats
     }
@@ -584,6 +755,7 @@ impl Endpoint for TcpReceiver {
             if self.ooo_bytes + seg.len as u64 <= self.config.rwnd.as_bytes() {
                 self.ooo.insert(seg.seq, seg.len);
                 self.ooo_bytes += seg.len as u64;
+                self.last_ooo = Some(seg.seq);
             }
             self.ack_now = true;
             return;
@@ -621,6 +793,7 @@ impl Endpoint for TcpReceiver {
             message: TcpAck {
                 ack: self.rcv_nxt,
                 rwnd: self.config.rwnd.as_bytes().saturating_sub(self.ooo_bytes),
+                sack: self.sack_blocks(),
             },
         })
     }
@@ -664,6 +837,7 @@ mod tests {
         TcpAck {
             ack: a,
             rwnd: 1 << 20,
+            sack: [None; MAX_SACK_BLOCKS],
         }
     }
 
@@ -711,6 +885,85 @@ mod tests {
         assert_eq!(s.rtt_estimator().rto(), TimeDelta::secs(2));
         let segs = drain(&mut s, t(1000));
         assert_eq!(segs, vec![Segment { seq: 0, len: 1000 }]);
+    }
+
+    fn sack_sender() -> TcpSender {
+        TcpSender::new(TcpSenderConfig {
+            cc: TcpCcKind::NewReno(NewRenoConfig {
+                smss: DataSize::bytes(1000),
+                pipe_recovery: true,
+                ..Default::default()
+            }),
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(100_000),
+                buffer_limit: DataSize::bytes(100_000),
+                total: Some(DataSize::bytes(100_000)),
+            },
+            sack: true,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn receiver_reports_sack_blocks_latest_first_rfc2018_4() {
+        let mut r = TcpReceiver::new(TcpReceiverConfig {
+            sack: true,
+            ack_every: 1,
+            ..Default::default()
+        });
+        r.handle_input(t(0), Segment { seq: 0, len: 1000 });
+        assert!(r.poll_transmit(t(0)).is_some());
+        for seq in [2000, 3000, 5000] {
+            r.handle_input(t(1), Segment { seq, len: 1000 });
+        }
+        let a = r.poll_transmit(t(1)).expect("dup ack").message;
+        assert_eq!(a.ack, 1000);
+        assert_eq!(a.sack, [Some((5000, 6000)), Some((2000, 4000)), None]);
+    }
+
+    #[test]
+    fn sack_marks_a_hole_lost_after_three_sacked_segments_rfc6675() {
+        let mut s = sack_sender();
+        drain(&mut s, t(0));
+        // Segments 1000 and 2000 lost; 3000.. SACKed one by one.
+        let mut a = ack(1000);
+        s.handle_input(t(50), a);
+        drain(&mut s, t(50));
+        for (i, end) in [4000u64, 5000, 6000].iter().enumerate() {
+            a.sack = [Some((3000, *end)), None, None];
+            s.handle_input(t(51 + i as u64), a);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // Both holes below three SACKed segments are marked; the first goes out at once.
+        assert_eq!(s.rtx.iter().copied().collect::<Vec<_>>(), vec![1000, 2000]);
+        let rtx = drain(&mut s, t(53));
+        assert_eq!(rtx[0].seq, 1000);
+        // cwnd = ssthresh (pipe recovery, no inflation by the dup acks).
+        assert_eq!(s.cwnd(), s.congestion_control().ssthresh());
+        assert!(s.congestion_control().in_recovery());
+    }
+
+    #[test]
+    fn karn_no_sample_from_an_ack_covering_a_retransmission_rfc6298_3() {
+        let mut s = sender();
+        drain(&mut s, t(0));
+        s.handle_timeout(t(1000));
+        drain(&mut s, t(1000));
+        let rto = s.rtt_estimator().rto();
+        // The ack covers the retransmitted first segment and nine originals.
+        s.handle_input(t(1050), ack(10_000));
+        assert_eq!(s.rtt_estimator().srtt(), None);
+        assert_eq!(s.rtt_estimator().rto(), rto);
+        // With timestamps (RFC 7323) the same ack is a 50 ms sample.
+        let mut s = TcpSender::new(TcpSenderConfig {
+            timestamps: true,
+            ..sender().config.clone()
+        });
+        drain(&mut s, t(0));
+        s.handle_timeout(t(1000));
+        drain(&mut s, t(1000));
+        s.handle_input(t(1050), ack(10_000));
+        assert_eq!(s.rtt_estimator().srtt(), Some(TimeDelta::millis(50)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::aimd::{AimdConfig, AimdRateControl, RateControlState};
 use super::detector::{BandwidthUsage, DetectorConfig, OveruseDetector};
 use super::inter_arrival::{InterArrival, InterArrivalConfig, SendTimeReference};
-use super::kalman::{KalmanConfig, KalmanFilter};
+use super::kalman::{Hypothesis, KalmanConfig, KalmanFilter};
 use super::observation::GccObservation;
 use super::rate_window::RateWindow;
 use super::threshold::{
@@ -153,7 +153,16 @@ impl DelayBasedBwe {
         self.num_deltas = (self.num_deltas + 1).min(DELTA_COUNTER_MAX);
         let d = delta.delay_variation_ms();
         let (estimate, gain) = match &mut self.filter {
-            DelayFilter::Kalman(k) => (k.update(d), 1.0),
+            DelayFilter::Kalman(k) => {
+                let hypothesis = match self.detector.state() {
+                    BandwidthUsage::Normal => Hypothesis::Normal,
+                    BandwidthUsage::Overusing => Hypothesis::Overusing,
+                    BandwidthUsage::Underusing => Hypothesis::Underusing,
+                };
+                let send_ms = delta.send_delta.as_millis_f64();
+                let m = k.update_two_state(d, send_ms, delta.size_delta as f64, hypothesis);
+                (m, 1.0)
+            }
             DelayFilter::Trendline(t) => {
                 let at_ms = delta.arrival_time.as_micros() as f64 / 1000.0;
                 (t.update(d, at_ms), t.threshold_gain())

@@ -25,6 +25,9 @@ pub struct CubicConfig {
     pub reno_friendly: bool,
     /// The RTT assumed before the first sample (used in W_cubic(t + RTT)).
     pub initial_rtt: TimeDelta,
+    /// RFC 6675 pipe-based fast recovery for a SACK sender (see
+    /// [`super::NewRenoConfig::pipe_recovery`]). Default false.
+    pub pipe_recovery: bool,
 }
 
 impl Default for CubicConfig {
@@ -38,6 +41,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             initial_rtt: TimeDelta::millis(100),
+            pipe_recovery: false,
         }
     }
 }
@@ -99,7 +103,7 @@ impl Cubic {
         Cubic {
             config: CubicConfig { beta, ..config },
             core: WindowCore::new(smss, iw, config.initial_ssthresh),
-            recovery: TcpRecovery::default(),
+            recovery: TcpRecovery::new(config.pipe_recovery),
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,

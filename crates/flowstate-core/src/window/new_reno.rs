@@ -17,6 +17,11 @@ pub struct NewRenoConfig {
     /// Floor of ssthresh after a loss, in segments: max(FlightSize/2, 2*SMSS)
     /// (RFC 5681 equation 4).
     pub min_ssthresh_segments: u64,
+    /// Fast recovery for a SACK sender (RFC 6675 section 5): cwnd = ssthresh for the
+    /// whole recovery and sending is limited by the pipe (bytes in flight, which
+    /// excludes SACKed and lost segments) instead of RFC 6582's dup-ack inflation and
+    /// partial-ack deflation. Default false (RFC 6582).
+    pub pipe_recovery: bool,
 }
 
 impl Default for NewRenoConfig {
@@ -26,6 +31,7 @@ impl Default for NewRenoConfig {
             initial_window_segments: 10,
             initial_ssthresh: DataSize::bytes(u64::MAX / 4),
             min_ssthresh_segments: 2,
+            pipe_recovery: false,
         }
     }
 }
@@ -34,19 +40,30 @@ impl Default for NewRenoConfig {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TcpRecovery {
     pub point: Option<u64>,
+    /// RFC 6675 pipe-based recovery (SACK) instead of RFC 6582's window inflation.
+    pub pipe: bool,
 }
 
 impl TcpRecovery {
-    /// Step 2: cwnd = ssthresh + 3*SMSS ("inflates" for the three dup acks).
+    pub fn new(pipe: bool) -> Self {
+        TcpRecovery { point: None, pipe }
+    }
+
+    /// Step 2: cwnd = ssthresh + 3*SMSS ("inflates" for the three dup acks); RFC 6675
+    /// section 5 step (4.2) for a SACK sender: cwnd = ssthresh.
     pub fn enter(&mut self, core: &mut WindowCore, ssthresh: DataSize, point: u64) {
         core.ssthresh = ssthresh;
-        core.cwnd = ssthresh + core.mtu * 3;
+        core.cwnd = if self.pipe {
+            ssthresh
+        } else {
+            ssthresh + core.mtu * 3
+        };
         self.point = Some(point);
     }
 
-    /// Step 3: each further dup ack inflates cwnd by SMSS.
+    /// Step 3: each further dup ack inflates cwnd by SMSS (not with a pipe).
     pub fn dup_ack(&mut self, core: &mut WindowCore) {
-        if self.point.is_some() {
+        if self.point.is_some() && !self.pipe {
             core.cwnd += core.mtu;
         }
     }
@@ -58,6 +75,14 @@ impl TcpRecovery {
             return false;
         };
         if !ack.cum_ack_advanced {
+            return true;
+        }
+        if self.pipe {
+            // RFC 6675: cwnd stays at ssthresh until the recovery point is acked.
+            if ack.cum_ack >= point {
+                core.cwnd = core.ssthresh;
+                self.point = None;
+            }
             return true;
         }
         if ack.cum_ack >= point {
@@ -93,7 +118,7 @@ impl NewReno {
         NewReno {
             config,
             core: WindowCore::new(smss, iw, config.initial_ssthresh),
-            recovery: TcpRecovery::default(),
+            recovery: TcpRecovery::new(config.pipe_recovery),
             bytes_acked: DataSize::ZERO,
         }
     }
@@ -290,6 +315,26 @@ mod tests {
         r.on_ack(t0(), &ack(7 * S, 10 * S));
         assert!(!r.in_recovery());
         assert_eq!(r.cwnd(), b(2 * S));
+    }
+
+    #[test]
+    fn pipe_recovery_keeps_cwnd_at_ssthresh_rfc6675_5() {
+        let mut r = NewReno::new(NewRenoConfig {
+            smss: b(S),
+            pipe_recovery: true,
+            ..Default::default()
+        });
+        r.on_sent(t0(), b(10 * S));
+        assert!(r.on_fast_retransmit(t0(), 10 * S));
+        assert_eq!(r.cwnd(), b(5 * S));
+        r.on_dup_ack(t0());
+        assert_eq!(r.cwnd(), b(5 * S));
+        r.on_ack(t0(), &ack(2 * S, 2 * S));
+        assert_eq!(r.cwnd(), b(5 * S));
+        assert!(r.in_recovery());
+        r.on_ack(t0(), &ack(8 * S, 10 * S));
+        assert!(!r.in_recovery());
+        assert_eq!(r.cwnd(), b(5 * S));
     }
 
     #[test]

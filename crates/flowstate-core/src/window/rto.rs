@@ -46,6 +46,21 @@ impl RtoConfig {
     }
 }
 
+impl RtoConfig {
+    /// Linux TCP (net/ipv4/tcp_input.c `__tcp_set_rto`, `TCP_RTO_MIN` = 200 ms,
+    /// `TCP_RTO_MAX` = 120 s): RTO = SRTT + max(4*mdev, 200 ms), i.e. RFC 6298's formula
+    /// with G = RTO.Min = 200 ms. A named deviation for Linux cross traffic.
+    pub fn linux() -> Self {
+        RtoConfig {
+            initial: TimeDelta::secs(1),
+            min: TimeDelta::millis(200),
+            max: TimeDelta::secs(120),
+            granularity: TimeDelta::millis(200),
+            ..Default::default()
+        }
+    }
+}
+
 /// SRTT / RTTVAR / RTO state with exponential backoff.
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
@@ -199,6 +214,19 @@ mod tests {
         // A new sample collapses the backoff.
         e.on_sample(ms(100));
         assert_eq!(e.rto(), ms(1000));
+    }
+
+    #[test]
+    fn linux_rto_is_srtt_plus_max_200ms_4rttvar() {
+        // R = 100 ms: SRTT 100, RTTVAR 50: 100 + max(200, 200) = 300 ms; R = 300 then
+        // steady: RTTVAR shrinks, the 200 ms floor on the variance term remains.
+        let mut e = RttEstimator::new(RtoConfig::linux());
+        e.on_sample(ms(100));
+        assert_eq!(e.rto(), ms(300));
+        for _ in 0..200 {
+            e.on_sample(ms(300));
+        }
+        assert!((e.rto().as_millis_f64() - 500.0).abs() < 1.0, "{}", e.rto());
     }
 
     #[test]
