@@ -63,8 +63,8 @@ def test_p000_table5_coupling_is_fair_with_low_delay(short_catalogue, mechanism)
 
 @pytest.mark.xfail(
     strict=False,
-    reason="FSEv2's GCC RTT (~280 ms) is not yet well below the uncoupled case (~307 ms); "
-    "the lead is fixing FSEv2 in flowstate-core",
+    reason="FSEv2's GCC RTT (~290 ms) is not well below the uncoupled case (~307 ms): "
+    "a standing queue, mechanism measured in docs/ALGORITHMS.md (FSEv2), not fixed",
 )
 def test_p000_table5_fsev2_is_fair_with_low_delay(short_catalogue):
     claim = _claim(short_catalogue, "FSEv2:")

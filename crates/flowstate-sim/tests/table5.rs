@@ -146,7 +146,7 @@ fn fsev2_is_fair() {
 /// 200 ms survives SCTP's slow start (see docs/ALGORITHMS.md, Simulator, "Known
 /// deviations"): the claim does not reproduce yet.
 #[test]
-#[ignore = "known failure: FSEv2 keeps a ~200 ms standing queue (paper: RTT 115 ms)"]
+#[ignore = "known failure: FSEv2 keeps a ~200 ms standing queue (paper: RTT 115 ms); mechanism in docs/ALGORITHMS.md, FSEv2"]
 fn fsev2_has_low_delay() {
     assert_fair_and_low_delay("fsev2", 150.0);
 }

@@ -248,6 +248,27 @@ fn give_to_rate_flows(group: &mut FlowGroup, amount: f64, boost: f64) -> f64 {
     }
 }
 
+/// FSE_CWND = FSE_R x last_rtt (paper 000 Alg. 6 line 37), in whole bytes rounded to
+/// the nearest byte, as the reference code's WebRTC units compute it (`DataRate *
+/// TimeDelta` = (bps x us + 4e6) / 8e6). Truncating instead turns the floating-point
+/// round trip cwnd -> cwnd / rtt -> x rtt into cwnd - 1 byte about one time in eight,
+/// which the rounding down to whole MTUs then turns into a lost MTU: a lone window
+/// flow's own report shrank its cwnd (the p000-fig20 stall at ~0.57 Mbit/s).
+pub fn fse_cwnd_bytes(rate: Bitrate, rtt: TimeDelta) -> DataSize {
+    let micros = rtt.as_micros().max(0) as f64;
+    let bytes = (rate.as_bps() * micros / 8e6).round();
+    if bytes.is_nan() || bytes <= 0.0 {
+        DataSize::ZERO
+    } else {
+        // `as` saturates at u64::MAX for infinite values.
+        DataSize::bytes(bytes as u64)
+    }
+}
+
+/// The cwnd (and ssthresh, if it must change) FSEv2 hands a window flow: FSE_CWND
+/// rounded down to whole MTUs, at least one MTU; ssthresh = cwnd - 1 MTU when the flow
+/// is in congestion avoidance and the new cwnd would put it into slow start (paper 000
+/// section VII-B2g).
 pub fn window_allowance(
     rate: Bitrate,
     rtt: TimeDelta,
@@ -255,8 +276,54 @@ pub fn window_allowance(
     current_cwnd: DataSize,
     current_ssthresh: DataSize,
 ) -> (DataSize, Option<DataSize>) {
-    let cwnd = (rate * rtt).round_down_to(mtu).max(mtu);
+    let cwnd = fse_cwnd_bytes(rate, rtt).round_down_to(mtu).max(mtu);
     let in_congestion_avoidance = current_cwnd > current_ssthresh;
     let ssthresh = (in_congestion_avoidance && cwnd <= current_ssthresh).then(|| cwnd - mtu);
     (cwnd, ssthresh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MTU: DataSize = DataSize::bytes(1200);
+
+    /// A lone window flow's own report must come back unchanged: cwnd -> cwnd / rtt ->
+    /// x rtt is exact to the byte (WebRTC units round to the nearest byte). With
+    /// truncation 7 671 of these 59 899 cases lost one MTU (the p000-fig20 ratchet).
+    #[test]
+    fn cwnd_rate_cwnd_round_trip_keeps_whole_mtus() {
+        for mtus in 1..200u64 {
+            let cwnd = MTU * mtus;
+            for rtt_us in (100_000..400_000).step_by(997) {
+                let rtt = TimeDelta::from_micros(rtt_us);
+                let rate = cwnd / rtt;
+                assert_eq!(fse_cwnd_bytes(rate, rtt), cwnd, "{cwnd:?} at {rtt_us} us");
+                let (back, ssthresh) = window_allowance(rate, rtt, MTU, cwnd, cwnd);
+                assert_eq!(back, cwnd);
+                assert_eq!(ssthresh, None);
+            }
+        }
+    }
+
+    #[test]
+    fn fse_cwnd_rounds_to_the_nearest_byte() {
+        let rtt = TimeDelta::millis(100);
+        // 1 000 bit/s x 100 ms = 12.5 B -> 13 B; 996 bit/s -> 12.45 B -> 12 B.
+        assert_eq!(
+            fse_cwnd_bytes(Bitrate::bps(1000.0), rtt),
+            DataSize::bytes(13)
+        );
+        assert_eq!(
+            fse_cwnd_bytes(Bitrate::bps(996.0), rtt),
+            DataSize::bytes(12)
+        );
+        assert_eq!(fse_cwnd_bytes(Bitrate::bps(-5.0), rtt), DataSize::ZERO);
+        assert_eq!(fse_cwnd_bytes(Bitrate::bps(f64::NAN), rtt), DataSize::ZERO);
+        // Still whole MTUs below: 1 199.6 B -> 1 200 B -> one MTU; 2 399 B -> one MTU.
+        let (c, _) = window_allowance(Bitrate::bps(95_968.0), rtt, MTU, MTU * 8, MTU * 4);
+        assert_eq!(c, MTU);
+        let (c, _) = window_allowance(Bitrate::bps(191_920.0), rtt, MTU, MTU * 8, MTU * 4);
+        assert_eq!(c, MTU);
+    }
 }
