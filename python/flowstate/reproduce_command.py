@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
 from flowstate import catalogue, reproduce
+from flowstate.progress_bar import progress_bar
 from flowstate.catalogue import CatalogueError, Experiment
 from flowstate.reproduce_progress import Overall, clock_text, plan
 
@@ -131,23 +132,13 @@ def _with_progress(
     """Runs ``body(progress)`` with a transient progress bar on ``stream`` when it is a
     terminal: the experiment's runs, and with ``overall`` (several experiments) a first
     row for the runs of all of them with elapsed time and ETA. Not a terminal: no bar."""
-    if not stream.isatty():
-        return body(None if overall is None else overall.update)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     if overall is None:
-        with Progress(
-            TextColumn(label),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(file=stream),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("runs", total=total)
-            return body(lambda done, n: bar.update(task, completed=done, total=n))
+        with progress_bar(stream, label, total) as update:
+            return body(update)
+    if not stream.isatty():
+        return body(overall.update)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     index, n = overall.position + 1, len(overall.experiments)
     with Progress(

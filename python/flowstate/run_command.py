@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
+from flowstate.progress_bar import progress_bar
 from flowstate.simulation import RunResult, load_scenario, run
 
 DEFAULT_OUT_ROOT = Path("out")
@@ -97,21 +98,8 @@ def _run_with_progress(
 ) -> RunResult:
     """Runs ``simulate(progress)``, with a progress bar (one tick per finished run) when
     ``stream`` is a terminal."""
-    if not stream.isatty():
-        return simulate(None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(file=stream),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("runs", total=runs)
-        return simulate(lambda done, total: bar.update(task, completed=done, total=total))
+    with progress_bar(stream, "simulating", runs, eta=False) as update:
+        return simulate(update)
 
 
 def main(

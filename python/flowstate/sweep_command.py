@@ -96,49 +96,6 @@ def out_folder(name: str) -> Path:
     return DEFAULT_OUT_ROOT / safe
 
 
-class _Bar:
-    """A rich progress bar over the computed tasks, when ``stream`` is a terminal."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> "_Bar":
-        if self.stream.isatty():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.bar = Progress(
-                TextColumn("sweeping"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                console=Console(file=self.stream),
-                transient=True,
-            )
-            self.bar.__enter__()
-            self.task = self.bar.add_task("tasks", total=None)
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-
 def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
 
@@ -184,6 +141,7 @@ def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO =
     from rich.console import Console
 
     from flowstate.executors import make_executor
+    from flowstate.progress_bar import progress_bar
     from flowstate.sweep_run import run_sweep
 
     spec = build_spec(args)
@@ -202,7 +160,7 @@ def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO =
     )
     t0 = time.monotonic()
     try:
-        with _Bar(stderr) as bar:
+        with progress_bar(stderr, "sweeping") as bar:
             result = run_sweep(spec, out, executor, progress=bar, fresh=args.fresh, top=args.top)
     except KeyboardInterrupt:
         from flowstate.sweep_store import POINTS_DIR
