@@ -69,3 +69,21 @@ def test_p000_table5_coupling_is_fair_with_low_delay(short_catalogue, mechanism)
 def test_p000_table5_fsev2_is_fair_with_low_delay(short_catalogue):
     claim = _claim(short_catalogue, "FSEv2:")
     assert claim["status"] == "holds", claim
+
+
+def _claim_of(out: Path, exp_id: str, prefix: str) -> dict:
+    claims = [c for c in _results(out, exp_id)["claims"] if c["text"].startswith(prefix)]
+    assert len(claims) == 1, prefix
+    return claims[0]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "paper's order: static threshold: GCC starves",
+        "paper's order: adaptive threshold: GCC is not starved",
+    ],
+)
+def test_p002_fig11_static_threshold_starves_gcc_and_adaptive_does_not(short_catalogue, prefix):
+    claim = _claim_of(short_catalogue, "p002-fig11", prefix)
+    assert claim["status"] == "holds", claim
