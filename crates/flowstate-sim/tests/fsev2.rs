@@ -52,7 +52,10 @@ fn fsev2_model_options_lower_the_standing_queue() {
     let run = |gcc: &str, sctp: &str| {
         let gcc_from = "overrides = { video_max_rate = \"2.5Mbps\" }";
         let sctp_from = "kind = \"sctp\"\n";
-        assert!(base.contains(gcc_from) && base.contains(sctp_from), "scenario changed");
+        assert!(
+            base.contains(gcc_from) && base.contains(sctp_from),
+            "scenario changed"
+        );
         let text = base
             .replacen(
                 gcc_from,
@@ -65,7 +68,12 @@ fn fsev2_model_options_lower_the_standing_queue() {
                 1,
             );
         let r = run_toml(&text, "p000-table5-fsev2.toml", Some(1)).expect("runs");
-        let gcc = r.summary.flows.iter().find(|f| f.name == "gcc").expect("gcc");
+        let gcc = r
+            .summary
+            .flows
+            .iter()
+            .find(|f| f.name == "gcc")
+            .expect("gcc");
         let rtt = gcc.rtt_ms.mean.expect("GCC RTT samples");
         (rtt, r.summary.aggregate.jain_index)
     };
