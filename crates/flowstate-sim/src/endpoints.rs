@@ -40,7 +40,7 @@ use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
 use flowstate_core::gcc::threshold::{
     AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
 };
-use flowstate_core::gcc::{GccConfig, GccPreset};
+use flowstate_core::gcc::{EstimationSide, GccConfig, GccPreset};
 use flowstate_core::rate::rap::RapConfig;
 use flowstate_core::rate::tfrc::TfrcConfig;
 use flowstate_core::source::statistics::StatisticsCodecConfig;
@@ -416,6 +416,18 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
             }
         }
     }
+    // Whether an FSE allocation restarts TimeToReduceFurther's clock (Chromium
+    // SetEstimate) or not (SetStartBitrate). The allocation reaches the AIMD only where
+    // it runs at the sender.
+    if let Some(on) = o.allocation_restarts_decrease_timer {
+        if gcc.side != EstimationSide::Sender {
+            let m = format!(
+                "preset {preset} runs the AIMD at the receiver, where no allocation reaches it (use chromium)"
+            );
+            return err("allocation_restarts_decrease_timer", m);
+        }
+        gcc.delay.aimd.allocation_restarts_decrease_timer = on;
+    }
     Ok(gcc)
 }
 
@@ -448,6 +460,9 @@ pub fn gcc_flow(
     let mut cfg = MediaSenderConfig::new(gcc.clone());
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
+    if let Some(on) = o.target_includes_overhead {
+        cfg.target_includes_overhead = on;
+    }
     cfg.source = if o.perfect_codec.unwrap_or(false) {
         VideoSourceConfig::Perfect(bounds)
     } else {
@@ -539,6 +554,9 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
     if let Some(before_cap) = o.report_cwnd_before_cap {
         cfg.report_cwnd_before_cap = before_cap;
     }
+    if let Some(reset) = o.reset_pba_on_set_cwnd {
+        cfg.cc.reset_pba_on_set_cwnd = reset;
+    }
     let msg = o
         .message_size
         .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
@@ -557,9 +575,17 @@ pub fn tcp_flow(
     seed: u64,
 ) -> Result<TcpFlow, SimError> {
     let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
-    if o.report_cwnd_before_cap.is_some() {
-        let e = (".report_cwnd_before_cap".into(), "sctp only".into());
-        return Err(bad(index, "overrides", e));
+    for (k, set) in [
+        ("report_cwnd_before_cap", o.report_cwnd_before_cap.is_some()),
+        ("reset_pba_on_set_cwnd", o.reset_pba_on_set_cwnd.is_some()),
+    ] {
+        if set {
+            return Err(bad(
+                index,
+                "overrides",
+                (format!(".{k}"), "sctp only".into()),
+            ));
+        }
     }
     let mut cfg = TcpSenderConfig::default();
     let smss = o.mtu.map(|m| DataSize::bytes(m.0 as u64));

@@ -205,6 +205,14 @@ pub struct GccOverrides {
     /// `true`: the two-state Kalman filter with Chromium's 1/C state (paper 001 eq. 2;
     /// paper 002 eq. 7 before its reduction to eq. 10); Kalman presets only.
     pub kalman_slope: Option<bool>,
+    /// `true`: GCC's target counts the RTP/UDP/IP overhead and the encoder gets target
+    /// minus the overhead rate (Chromium ~M100, WebRTC-SendSideBwe-WithOverhead);
+    /// default false (the encoder gets the whole target, headers come on top).
+    pub target_includes_overhead: Option<bool>,
+    /// `false`: an FSE allocation sets the AIMD rate without restarting the clock of
+    /// TimeToReduceFurther (as Chromium's SetStartBitrate); default true (Chromium's
+    /// SetEstimate). Chromium preset only.
+    pub allocation_restarts_decrease_timer: Option<bool>,
     /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002); default from
     /// the preset.
     pub threshold: Option<ThresholdMode>,
@@ -245,6 +253,9 @@ pub struct WindowOverrides {
     /// SCTP only: report the cwnd grown by an ack before a max-cwnd cap clips it, as
     /// paper 000's usrsctp patch does (default true; `SctpSenderConfig`).
     pub report_cwnd_before_cap: Option<bool>,
+    /// SCTP only: a cwnd set from outside (FSEv2) resets partial_bytes_acked to zero
+    /// (default false: kept, capped at the new cwnd; `SctpCcConfig`).
+    pub reset_pba_on_set_cwnd: Option<bool>,
     /// TCP only: SACK loss recovery (RFC 2018 + RFC 6675, as Linux), default false.
     pub sack: Option<bool>,
     /// TCP only: RTT samples as with the timestamps option (RFC 7323, as Linux),
@@ -718,6 +729,27 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 ("message_size", o.message_size.map(|b| b.0)),
             ] {
                 sub(positive(n, v))?;
+            }
+            // Kind-specific keys (the same messages as when the flow is built).
+            let sctp = f.kind == "sctp";
+            for (k, set, only) in [
+                (
+                    "report_cwnd_before_cap",
+                    o.report_cwnd_before_cap.is_some(),
+                    "sctp only",
+                ),
+                (
+                    "reset_pba_on_set_cwnd",
+                    o.reset_pba_on_set_cwnd.is_some(),
+                    "sctp only",
+                ),
+                ("sack", o.sack.is_some(), "tcp flows only"),
+                ("timestamps", o.timestamps.is_some(), "tcp flows only"),
+                ("linux_rto", o.linux_rto.is_some(), "tcp flows only"),
+            ] {
+                if set && (only == "sctp only") != sctp {
+                    return Err((format!("overrides.{k}"), only.into()));
+                }
             }
             if let Some(src) = &f.source {
                 if !SOURCES.contains(&src.as_str()) {

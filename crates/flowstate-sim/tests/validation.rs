@@ -412,3 +412,59 @@ fn gcc_threshold_and_kalman_overrides() {
         assert!(m.contains(needle), "{o}: {m}");
     }
 }
+
+#[test]
+fn fsev2_model_option_overrides() {
+    let flow = |kind: &str, preset: &str, o: &str| {
+        replaced(
+            "kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }",
+            &format!("kind = \"{kind}\"\n{preset}overrides = {{ {o} }}"),
+        )
+    };
+    for (kind, preset, o) in [
+        (
+            "gcc",
+            "preset = \"chromium\"\n",
+            "target_includes_overhead = true, allocation_restarts_decrease_timer = false",
+        ),
+        (
+            "gcc",
+            "preset = \"paper\"\n",
+            "target_includes_overhead = true",
+        ),
+        ("sctp", "", "reset_pba_on_set_cwnd = true"),
+    ] {
+        let text = flow(kind, preset, o);
+        let s = Scenario::from_toml(&text, "scenario.toml")
+            .unwrap_or_else(|e| panic!("{kind} {o}: {e}"));
+        let r = flowstate_sim::run(&s, 1).unwrap_or_else(|e| panic!("{kind} {o}: {e}"));
+        assert!(r.summary.flows[0].throughput_mbps > 0.0, "{kind} {o}");
+    }
+    for (kind, preset, o, field, needle) in [
+        (
+            "gcc",
+            "preset = \"paper\"\n",
+            "allocation_restarts_decrease_timer = false",
+            "allocation_restarts_decrease_timer",
+            "receiver",
+        ),
+        (
+            "tcp-newreno",
+            "",
+            "reset_pba_on_set_cwnd = true",
+            "reset_pba_on_set_cwnd",
+            "sctp only",
+        ),
+        (
+            "gcc",
+            "preset = \"chromium\"\n",
+            "target_includes_overhead = 1",
+            "target_includes_overhead",
+            "bool",
+        ),
+    ] {
+        let m = err(&flow(kind, preset, o));
+        assert_field(&m, &format!("flows[0].overrides.{field}"));
+        assert!(m.contains(needle), "{o}: {m}");
+    }
+}

@@ -7,7 +7,7 @@
 //! [`RttEcho`] of the newest packet received (its send time and how long the receiver held
 //! it, like RTCP's LSR/DLSR), so the sender computes `now - send_time - hold`.
 
-use super::{Endpoint, Transmit};
+use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::gcc::pacer::{Pacer, PacerConfig};
 use crate::gcc::remb::RembScheduler;
@@ -127,6 +127,12 @@ pub struct MediaSenderConfig {
     pub report_mode: RateReportMode,
     /// Sent packets remembered for feedback matching (10 s).
     pub history: TimeDelta,
+    /// Whether GCC's target counts the RTP/UDP/IP overhead, so that the encoder gets
+    /// target minus the overhead rate ([`super::overhead::payload_rate`]; Chromium ~M100
+    /// `RtpVideoSender::OnBitrateUpdated` with `WebRTC-SendSideBwe-WithOverhead`).
+    /// Default false: the encoder gets the whole target and each packet adds
+    /// `wire.rtp_overhead` on top, so the flow sends ~5 % above its target.
+    pub target_includes_overhead: bool,
 }
 
 impl MediaSenderConfig {
@@ -140,6 +146,7 @@ impl MediaSenderConfig {
             wire: WireSizes::default(),
             report_mode: RateReportMode::Target,
             history: TimeDelta::secs(10),
+            target_includes_overhead: false,
         }
     }
 }
@@ -193,11 +200,31 @@ impl MediaSender {
         s
     }
 
+    /// The encoder's share of GCC's target (the whole target, or the target less the
+    /// overhead rate with `target_includes_overhead`).
+    fn encoder_target(&self, target: Bitrate) -> Bitrate {
+        if !self.cfg.target_includes_overhead {
+            return target;
+        }
+        let frame_interval = match &self.cfg.source {
+            VideoSourceConfig::Perfect(b) => b.frame_interval(),
+            VideoSourceConfig::Statistics(c) => c.bounds.frame_interval(),
+        };
+        let wire = &self.cfg.wire;
+        overhead::payload_rate(
+            target,
+            frame_interval,
+            wire.max_packet.saturating_sub(wire.rtp_overhead),
+            wire.rtp_overhead,
+        )
+    }
+
     fn apply_target(&mut self, now: Timestamp) {
         let target = self.gcc.target_rate();
+        let payload = self.encoder_target(target);
         let enc = match self.desired {
-            Some(d) => target.min(d),
-            None => target,
+            Some(d) => payload.min(d),
+            None => payload,
         };
         self.source.set_target_rate(now, enc);
         self.pacer
@@ -1005,6 +1032,27 @@ mod tests {
             }
             other => panic!("expected a rate report, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn target_including_overhead_gives_the_encoder_target_less_overhead() {
+        let enc = |with: bool| {
+            let mut cfg = MediaSenderConfig::new(GccPreset::Chromium.config());
+            cfg.source = VideoSourceConfig::Perfect(crate::source::EncoderBounds::paper000());
+            cfg.target_includes_overhead = with;
+            let mut s = MediaSender::new(cfg, Timestamp::ZERO);
+            s.apply_allowance(
+                Timestamp::from_secs(1),
+                Allowance::Rate(Bitrate::kbps(800.0)),
+            );
+            assert_eq!(s.target_rate(), Bitrate::kbps(800.0));
+            s.encoder_rate()
+        };
+        assert_eq!(enc(false), Bitrate::kbps(800.0));
+        // 800 kbit/s at 30 fps: 3333 B per frame -> 3 packets of <= 1152 B payload ->
+        // 90 packets/s x 48 B = 34.56 kbit/s of overhead.
+        let with = enc(true);
+        assert!((with.as_kbps() - (800.0 - 34.56)).abs() < 0.01, "{with}");
     }
 
     #[test]

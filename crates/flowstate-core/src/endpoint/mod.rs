@@ -12,6 +12,7 @@
 //! the simulator moves them as they are, charging `size` bytes on the link.
 
 pub mod media;
+pub mod overhead;
 mod paced;
 
 use crate::units::{DataSize, Timestamp};

@@ -70,6 +70,13 @@ pub struct AimdConfig {
     /// (Chromium `TimeToReduceFurther`), or at once when R < 0.5 * A_r.
     pub reduce_interval_min: TimeDelta,
     pub reduce_interval_max: TimeDelta,
+    /// Whether a rate set from outside ([`AimdRateControl::set_estimate`], the FSEv2
+    /// allocation) restarts the clock of `TimeToReduceFurther`. `true` (default):
+    /// Chromium `AimdRateControl::SetEstimate`, which sets `time_last_bitrate_change_`.
+    /// `false` (flowstate option): the allocation sets the rate as Chromium's
+    /// `SetStartBitrate` does, without touching the clock, so that an over-use right
+    /// after an allocation can still cut (docs/ALGORITHMS.md, FSEv2 standing queue).
+    pub allocation_restarts_decrease_timer: bool,
     pub link_capacity: LinkCapacityConfig,
 }
 
@@ -104,6 +111,7 @@ impl AimdConfig {
             default_rtt: TimeDelta::millis(200),
             reduce_interval_min: TimeDelta::millis(10),
             reduce_interval_max: TimeDelta::millis(200),
+            allocation_restarts_decrease_timer: true,
             link_capacity: LinkCapacityConfig::default(),
         }
     }
@@ -176,10 +184,14 @@ impl AimdRateControl {
         self.rtt
     }
 
-    /// Set A_r from outside (FSEv2; Chromium `AimdRateControl::SetEstimate`).
+    /// Set A_r from outside (FSEv2; Chromium `AimdRateControl::SetEstimate`). Restarts
+    /// the decrease timer unless `allocation_restarts_decrease_timer` is false (then as
+    /// Chromium `SetStartBitrate`: the rate only).
     pub fn set_estimate(&mut self, now: Timestamp, rate: Bitrate) {
         self.current = self.clamp(rate);
-        self.last_change = Some(now);
+        if self.cfg.allocation_restarts_decrease_timer {
+            self.last_change = Some(now);
+        }
     }
 
     /// Chromium `TimeToReduceFurther`: whether another decrease is allowed now.
@@ -424,5 +436,28 @@ mod tests {
         assert!(a.time_to_reduce_further(t(50), Some(Bitrate::kbps(800.0))));
         // Throughput below half the estimate: at once.
         assert!(a.time_to_reduce_further(t(1), Some(Bitrate::kbps(100.0))));
+    }
+
+    #[test]
+    fn set_estimate_restarts_the_decrease_timer_only_when_configured() {
+        // RTT 100 ms: a further decrease needs 100 ms since the last change.
+        let run = |restart: bool| {
+            let mut a = AimdRateControl::new(AimdConfig {
+                start_rate: Bitrate::kbps(1000.0),
+                allocation_restarts_decrease_timer: restart,
+                ..AimdConfig::chromium()
+            });
+            a.set_rtt(TimeDelta::millis(100));
+            a.update(t(0), BandwidthUsage::Overusing, Some(Bitrate::kbps(1000.0)));
+            assert_eq!(a.decrease_count(), 1);
+            // The allocation at 80 ms; the over-use is still there at 120 ms.
+            a.set_estimate(t(80), Bitrate::kbps(900.0));
+            assert!((a.latest_estimate().as_kbps() - 900.0).abs() < 1e-9);
+            a.time_to_reduce_further(t(120), Some(Bitrate::kbps(800.0)))
+        };
+        // Chromium SetEstimate: the clock restarted at 80 ms, 40 ms < 100 ms: blocked.
+        assert!(!run(true));
+        // SetStartBitrate-like: 120 ms since the decrease at 0: allowed.
+        assert!(run(false));
     }
 }

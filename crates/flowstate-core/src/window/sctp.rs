@@ -30,6 +30,11 @@ pub struct SctpCcConfig {
     /// reported back. Default false: the manager that set it already knows it, and an
     /// echo would trigger another allocation round.
     pub report_external_set_cwnd: bool,
+    /// Whether a cwnd set from outside ([`WindowController::set_cwnd`], FSEv2) resets
+    /// partial_bytes_acked to zero, i.e. drops the congestion-avoidance progress made
+    /// towards the next +1 MTU (a usrsctp set_cwnd that does not keep it; flowstate
+    /// option). Default false: pba is kept, capped at the new cwnd.
+    pub reset_pba_on_set_cwnd: bool,
 }
 
 impl Default for SctpCcConfig {
@@ -43,6 +48,7 @@ impl Default for SctpCcConfig {
             idle_decay_can_raise: false,
             require_full_cwnd: true,
             report_external_set_cwnd: false,
+            reset_pba_on_set_cwnd: false,
         }
     }
 }
@@ -230,7 +236,11 @@ impl WindowController for SctpCongestionControl {
         if let Some(s) = ssthresh {
             self.core.ssthresh = s;
         }
-        self.partial_bytes_acked = self.partial_bytes_acked.min(self.core.cwnd);
+        self.partial_bytes_acked = if self.config.reset_pba_on_set_cwnd {
+            DataSize::ZERO
+        } else {
+            self.partial_bytes_acked.min(self.core.cwnd)
+        };
         self.core.clamp();
         if self.config.report_external_set_cwnd {
             self.core.note_change();
@@ -457,5 +467,48 @@ mod tests {
         // An ack without growth queues nothing.
         cc.on_ack(t0(), &ack(0, 1, false));
         assert_eq!(cc.poll_cwnd_change(), None);
+    }
+
+    #[test]
+    fn set_cwnd_keeps_or_resets_partial_bytes_acked() {
+        let run = |reset: bool| {
+            let cfg = SctpCcConfig {
+                initial_cwnd: Some(b(6000)),
+                initial_ssthresh: b(4800),
+                reset_pba_on_set_cwnd: reset,
+                ..Default::default()
+            };
+            let mut cc = SctpCongestionControl::new(cfg);
+            cc.on_sent(t0(), b(12_000));
+            cc.on_ack(t0(), &ack(3600, 3, true));
+            assert_eq!(cc.partial_bytes_acked(), b(3600));
+            // FSEv2 sets 5 MTU (still congestion avoidance: ssthresh 4800).
+            cc.set_cwnd(b(6000), None);
+            cc.partial_bytes_acked()
+        };
+        // Default: kept (capped at the new cwnd 6000).
+        assert_eq!(run(false), b(3600));
+        // Option: the progress towards the next +1 MTU is lost.
+        assert_eq!(run(true), b(0));
+        // Kept progress then grows the window one ack earlier.
+        let cfg = SctpCcConfig {
+            initial_cwnd: Some(b(6000)),
+            initial_ssthresh: b(4800),
+            ..Default::default()
+        };
+        let mut keep = SctpCongestionControl::new(cfg);
+        let mut reset = SctpCongestionControl::new(SctpCcConfig {
+            reset_pba_on_set_cwnd: true,
+            ..cfg
+        });
+        for cc in [&mut keep, &mut reset] {
+            cc.on_sent(t0(), b(12_000));
+            cc.on_ack(t0(), &ack(3600, 3, true));
+            cc.set_cwnd(b(6000), None);
+            cc.on_ack(t0(), &ack(3600, 6, true));
+        }
+        assert_eq!(keep.cwnd(), b(7200));
+        assert_eq!(reset.cwnd(), b(6000));
+        assert_eq!(reset.partial_bytes_acked(), b(3600));
     }
 }
