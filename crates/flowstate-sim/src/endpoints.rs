@@ -460,6 +460,10 @@ pub fn gcc_flow(
     let mut cfg = MediaSenderConfig::new(gcc.clone());
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
+    // Chromium ~M100 counts the RTP/UDP/IP overhead in its target (WebRTC-SendSideBwe-
+    // WithOverhead, on by default): the chromium preset does too; the paper presets
+    // (Chromium of 2014-2016) did not.
+    cfg.target_includes_overhead = preset == GccPreset::Chromium;
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;
     }

@@ -70,12 +70,16 @@ pub struct AimdConfig {
     /// (Chromium `TimeToReduceFurther`), or at once when R < 0.5 * A_r.
     pub reduce_interval_min: TimeDelta,
     pub reduce_interval_max: TimeDelta,
-    /// Whether a rate set from outside ([`AimdRateControl::set_estimate`], the FSEv2
-    /// allocation) restarts the clock of `TimeToReduceFurther`. `true` (default):
-    /// Chromium `AimdRateControl::SetEstimate`, which sets `time_last_bitrate_change_`.
-    /// `false` (flowstate option): the allocation sets the rate as Chromium's
-    /// `SetStartBitrate` does, without touching the clock, so that an over-use right
-    /// after an allocation can still cut (docs/ALGORITHMS.md, FSEv2 standing queue).
+    /// Whether a rate set from outside ([`AimdRateControl::set_estimate`], a coupling
+    /// allocation) restarts the clock of `TimeToReduceFurther`. `false` (default): the
+    /// rate is set as Chromium's `DelayBasedBwe::SetStartBitrate` ->
+    /// `AimdRateControl::SetStartBitrate` sets it, without touching the clock. That is
+    /// GoogCc's own path for a rate imposed from outside (`ResetConstraints`), paired with
+    /// `SendSideBandwidthEstimation::SetSendBitrate`, whose clearing of the min-bitrate
+    /// history is what paper 000's FSEv2 relay is known to do (REFERENCE.md 1.5).
+    /// `true`: Chromium's `AimdRateControl::SetEstimate` (probe results), which sets
+    /// `time_last_bitrate_change_`, so an over-use right after an allocation cannot cut
+    /// (docs/ALGORITHMS.md, FSEv2 standing queue).
     pub allocation_restarts_decrease_timer: bool,
     pub link_capacity: LinkCapacityConfig,
 }
@@ -111,7 +115,7 @@ impl AimdConfig {
             default_rtt: TimeDelta::millis(200),
             reduce_interval_min: TimeDelta::millis(10),
             reduce_interval_max: TimeDelta::millis(200),
-            allocation_restarts_decrease_timer: true,
+            allocation_restarts_decrease_timer: false,
             link_capacity: LinkCapacityConfig::default(),
         }
     }
@@ -184,9 +188,9 @@ impl AimdRateControl {
         self.rtt
     }
 
-    /// Set A_r from outside (FSEv2; Chromium `AimdRateControl::SetEstimate`). Restarts
-    /// the decrease timer unless `allocation_restarts_decrease_timer` is false (then as
-    /// Chromium `SetStartBitrate`: the rate only).
+    /// Set A_r from outside (a coupling allocation): the rate only, as Chromium's
+    /// `SetStartBitrate`; with `allocation_restarts_decrease_timer` also the decrease
+    /// timer, as Chromium's `SetEstimate`.
     pub fn set_estimate(&mut self, now: Timestamp, rate: Bitrate) {
         self.current = self.clamp(rate);
         if self.cfg.allocation_restarts_decrease_timer {
