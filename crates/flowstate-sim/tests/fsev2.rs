@@ -40,10 +40,11 @@ end = "10s"
 }
 
 /// Paper 000 Table 5 under FSEv2 with the three model options (docs/ALGORITHMS.md,
-/// FSEv2, "Model options that lower the standing queue"): each of
-/// `reset_pba_on_set_cwnd` (B) and `allocation_restarts_decrease_timer = false` (C)
-/// lowers GCC's RTT, and with `target_includes_overhead` (A) all three together take
-/// seed 1 from ~295 ms to ~177 ms, with fairness kept. Still above the paper's 115 ms.
+/// FSEv2, "Model options that lower the standing queue"), seed 1. The chromium preset's
+/// defaults (A: `target_includes_overhead`, C: `allocation_restarts_decrease_timer =
+/// false`) take GCC's RTT from ~295 ms (the model before, both off) to ~195 ms with
+/// fairness kept; C alone does most of it; B (`reset_pba_on_set_cwnd`) lowers it
+/// further. Still above the paper's 115 ms.
 #[test]
 fn fsev2_model_options_lower_the_standing_queue() {
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -77,16 +78,16 @@ fn fsev2_model_options_lower_the_standing_queue() {
         let rtt = gcc.rtt_ms.mean.expect("GCC RTT samples");
         (rtt, r.summary.aggregate.jain_index)
     };
-    let (paper, _) = run("", "");
-    let (b, _) = run("", "reset_pba_on_set_cwnd = true");
-    let (c, _) = run(", allocation_restarts_decrease_timer = false", "");
-    let (abc, jain) = run(
-        ", target_includes_overhead = true, allocation_restarts_decrease_timer = false",
-        "reset_pba_on_set_cwnd = true",
+    let (before, _) = run(
+        ", target_includes_overhead = false, allocation_restarts_decrease_timer = true",
+        "",
     );
-    assert!(paper > 250.0, "paper defaults: GCC RTT {paper} ms");
-    assert!(b < paper - 30.0, "B: {b} vs {paper} ms");
-    assert!(c < paper - 30.0, "C: {c} vs {paper} ms");
-    assert!(abc < b.min(c) - 20.0, "A+B+C: {abc} vs B {b}, C {c} ms");
-    assert!(jain >= 0.98, "A+B+C: Jain {jain}");
+    let (c, _) = run(", target_includes_overhead = false", "");
+    let (defaults, jain) = run("", "");
+    let (with_b, _) = run("", "reset_pba_on_set_cwnd = true");
+    assert!(before > 250.0, "A and C off: GCC RTT {before} ms");
+    assert!(c < before - 30.0, "C: {c} vs {before} ms");
+    assert!(defaults < c - 10.0, "A + C: {defaults} vs C {c} ms");
+    assert!(jain >= 0.98, "A + C: Jain {jain}");
+    assert!(with_b < defaults - 5.0, "A + B + C: {with_b} vs A + C {defaults} ms");
 }

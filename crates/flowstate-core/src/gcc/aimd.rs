@@ -329,8 +329,10 @@ mod tests {
 
     #[test]
     fn multiplicative_increase_is_time_scaled() {
+        // The estimate set at 0 as Chromium's SetEstimate does (the clock starts there).
         let mut a = AimdRateControl::new(AimdConfig {
             start_rate: Bitrate::kbps(500.0),
+            allocation_restarts_decrease_timer: true,
             ..AimdConfig::chromium()
         });
         a.set_estimate(t(0), Bitrate::kbps(500.0));
