@@ -89,5 +89,8 @@ fn fsev2_model_options_lower_the_standing_queue() {
     assert!(c < before - 30.0, "C: {c} vs {before} ms");
     assert!(defaults < c - 10.0, "A + C: {defaults} vs C {c} ms");
     assert!(jain >= 0.98, "A + C: Jain {jain}");
-    assert!(with_b < defaults - 5.0, "A + B + C: {with_b} vs A + C {defaults} ms");
+    assert!(
+        with_b < defaults - 5.0,
+        "A + B + C: {with_b} vs A + C {defaults} ms"
+    );
 }
