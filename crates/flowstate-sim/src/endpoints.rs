@@ -45,7 +45,9 @@ use flowstate_core::rate::rap::RapConfig;
 use flowstate_core::rate::tfrc::TfrcConfig;
 use flowstate_core::source::statistics::StatisticsCodecConfig;
 use flowstate_core::source::{EncoderBounds, VideoSourceConfig};
-use flowstate_core::window::{CubicConfig, NewRenoConfig, RtoConfig, WindowController};
+use flowstate_core::window::{
+    CubicConfig, HystartConfig, NewRenoConfig, RtoConfig, WindowController,
+};
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -542,6 +544,7 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
         ("sack", o.sack.is_some()),
         ("timestamps", o.timestamps.is_some()),
         ("linux_rto", o.linux_rto.is_some()),
+        ("hystart", o.hystart.is_some()),
     ] {
         if set {
             return Err(bad(
@@ -598,8 +601,18 @@ pub fn tcp_flow(
         if let Some(s) = smss {
             c.smss = s;
         }
+        if o.hystart.unwrap_or(false) {
+            c.hystart = Some(HystartConfig::default());
+        }
         TcpCcKind::Cubic(c)
     } else {
+        if o.hystart.is_some() {
+            return Err(bad(
+                index,
+                "overrides",
+                (".hystart".into(), "tcp-cubic flows only".into()),
+            ));
+        }
         let mut c = NewRenoConfig::default();
         if let Some(s) = smss {
             c.smss = s;

@@ -264,6 +264,9 @@ pub struct WindowOverrides {
     /// TCP only: Linux's RTO (SRTT + max(4 RTTVAR, 200 ms), min 200 ms) instead of
     /// RFC 6298's (min 1 s), default false.
     pub linux_rto: Option<bool>,
+    /// TCP CUBIC only: HyStart as Linux's CUBIC runs it (kernels 3.x constants),
+    /// default false (RFC 9438's plain slow start).
+    pub hystart: Option<bool>,
 }
 
 /// The `overrides` `rap` and `tfrc` flows accept.
@@ -750,6 +753,9 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 if set && (only == "sctp only") != sctp {
                     return Err((format!("overrides.{k}"), only.into()));
                 }
+            }
+            if o.hystart.is_some() && f.kind != "tcp-cubic" {
+                return Err(("overrides.hystart".into(), "tcp-cubic flows only".into()));
             }
             if let Some(src) = &f.source {
                 if !SOURCES.contains(&src.as_str()) {

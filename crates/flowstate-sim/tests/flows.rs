@@ -372,6 +372,24 @@ fn tcp_with_sack_fills_a_10mbps_link() {
     }
 }
 
+/// HyStart (Linux CUBIC) leaves slow start on the RTT increase before the 100 ms queue
+/// overflows: the first loss comes later and fewer packets are lost than with RFC 9438's
+/// plain slow start.
+#[test]
+fn hystart_avoids_the_slow_start_overshoot() {
+    let lost = |extra: &str| {
+        let s = summary(&solo("tcp-cubic", extra, "10Mbps", 3, 0));
+        s.flows[0].lost_packets
+    };
+    let plain = lost("");
+    let hystart = lost("overrides = { hystart = true }");
+    assert!(plain >= 20, "plain slow start lost {plain}");
+    assert!(
+        hystart * 4 <= plain,
+        "hystart lost {hystart}, plain {plain}"
+    );
+}
+
 #[test]
 fn tcp_only_options_rejected_on_sctp() {
     let text = solo("sctp", "overrides = { sack = true }", "2Mbps", 5, 0);

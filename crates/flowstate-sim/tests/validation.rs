@@ -456,6 +456,20 @@ fn fsev2_model_option_overrides() {
             "sctp only",
         ),
         (
+            "tcp-newreno",
+            "",
+            "hystart = true",
+            "hystart",
+            "tcp-cubic flows only",
+        ),
+        (
+            "sctp",
+            "",
+            "hystart = true",
+            "hystart",
+            "tcp-cubic flows only",
+        ),
+        (
             "gcc",
             "preset = \"chromium\"\n",
             "target_includes_overhead = 1",

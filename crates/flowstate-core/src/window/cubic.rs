@@ -1,7 +1,9 @@
 //! CUBIC congestion control, RFC 9438 (C = 0.4, beta_cubic = 0.7, fast convergence and
 //! the Reno-friendly region). Slow start and the fast-recovery window mechanics are
 //! those of NewReno (RFC 5681, RFC 6582), with ssthresh = FlightSize * beta_cubic.
+//! Optional HyStart (`CubicConfig::hystart`, [`super::hystart`]) as Linux runs it.
 
+use super::hystart::{Hystart, HystartConfig};
 use super::new_reno::TcpRecovery;
 use super::{AckEvent, CwndChange, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
@@ -28,6 +30,10 @@ pub struct CubicConfig {
     /// RFC 6675 pipe-based fast recovery for a SACK sender (see
     /// [`super::NewRenoConfig::pipe_recovery`]). Default false.
     pub pipe_recovery: bool,
+    /// HyStart as Linux's CUBIC runs it (on by default in kernels 2.6.29 and later),
+    /// `None` for RFC 9438's plain slow start (the default here; RFC 9438 4.10 allows
+    /// HyStart++ but does not require it).
+    pub hystart: Option<HystartConfig>,
 }
 
 impl Default for CubicConfig {
@@ -42,6 +48,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             initial_rtt: TimeDelta::millis(100),
             pipe_recovery: false,
+            hystart: None,
         }
     }
 }
@@ -89,6 +96,10 @@ pub struct Cubic {
     carry: f64,
     /// Slow-start byte counting is shared with NewReno.
     rtt: TimeDelta,
+    hystart: Option<Hystart>,
+    /// Start of the current congestion-avoidance epoch (kept after the epoch ends, for
+    /// HyStart's quiet second after recovery).
+    last_epoch_start: Option<Timestamp>,
 }
 
 impl Cubic {
@@ -109,7 +120,14 @@ impl Cubic {
             epoch: None,
             carry: 0.0,
             rtt: config.initial_rtt,
+            hystart: config.hystart.map(Hystart::new),
+            last_epoch_start: None,
         }
+    }
+
+    /// What ended the last slow start early, if HyStart did.
+    pub fn hystart_exit(&self) -> Option<super::hystart::HystartExit> {
+        self.hystart.as_ref().and_then(Hystart::exit)
     }
 
     pub fn w_max_segments(&self) -> f64 {
@@ -152,6 +170,7 @@ impl Cubic {
                     w_est: cwnd,
                 };
                 self.epoch = Some(e);
+                self.last_epoch_start = Some(now);
                 e
             }
         };
@@ -220,12 +239,31 @@ impl WindowController for Cubic {
         if let Some(rtt) = ack.rtt {
             self.core.last_rtt = Some(rtt);
             self.rtt = rtt;
+            // Linux `bictcp_acked`: HyStart looks at every RTT sample before the window
+            // grows; on detection slow start ends with ssthresh = cwnd.
+            let in_slow_start =
+                self.core.cwnd < self.core.ssthresh && self.recovery.point.is_none();
+            let segments = self.core.cwnd.as_bytes() / self.core.mtu.as_bytes().max(1);
+            if let Some(h) = self.hystart.as_mut() {
+                if h.on_rtt_sample(now, rtt, segments, in_slow_start, self.last_epoch_start) {
+                    self.core.ssthresh = self.core.cwnd;
+                }
+            }
         }
         if !self.recovery.on_ack(&mut self.core, ack)
             && ack.cum_ack_advanced
             && ack.newly_acked > DataSize::ZERO
         {
             if self.core.cwnd < self.core.ssthresh {
+                // Linux `bictcp_cong_avoid`: a new HyStart round once the ack passes
+                // the round's snd_nxt (taken as cum_ack + flight).
+                if let Some(h) = self.hystart.as_mut() {
+                    h.on_slow_start_ack(
+                        now,
+                        ack.cum_ack,
+                        ack.cum_ack + self.core.flight.as_bytes(),
+                    );
+                }
                 // Slow start (RFC 9438 4.10 defers to RFC 5681): cwnd += min(N, SMSS).
                 self.core.cwnd += ack.newly_acked.min(self.core.mtu);
             } else {
@@ -263,6 +301,10 @@ impl WindowController for Cubic {
     /// RFC 9438 4.8: as a congestion event, then cwnd = 1 SMSS (RFC 5681 loss window).
     fn on_rto_timeout(&mut self, _now: Timestamp) {
         self.core.ssthresh = self.congestion_event();
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_timeout();
+        }
+        self.last_epoch_start = None;
         self.core.cwnd = self.core.mtu;
         self.recovery.point = None;
         self.core.clamp();

@@ -10,6 +10,7 @@
 //! retransmission ([`WindowController::on_lost`]).
 
 pub mod cubic;
+pub mod hystart;
 pub mod new_reno;
 pub mod rto;
 pub mod sctp;
@@ -18,6 +19,7 @@ pub mod sctp;
 mod proptests;
 
 pub use cubic::{Cubic, CubicConfig};
+pub use hystart::{HystartConfig, HystartExit};
 pub use new_reno::{NewReno, NewRenoConfig};
 pub use rto::{RtoConfig, RttEstimator};
 pub use sctp::{SctpCcConfig, SctpCongestionControl};
