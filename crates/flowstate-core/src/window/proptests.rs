@@ -146,6 +146,15 @@ proptest! {
     }
 
     #[test]
+    fn cubic_hystart_invariants(ops in proptest::collection::vec(op(), 0..120)) {
+        let cfg = CubicConfig {
+            hystart: Some(HystartConfig { low_window_segments: 2, min_samples: 2, ..Default::default() }),
+            ..Default::default()
+        };
+        run_model(Cubic::new(cfg), &ops)?;
+    }
+
+    #[test]
     fn cubic_odd_config_invariants(ops in proptest::collection::vec(op(), 0..120),
                                    beta in -1.0f64..2.0, c in -1.0f64..2.0) {
         let cfg = CubicConfig { beta, c, smss: DataSize::bytes(1), ..Default::default() };
