@@ -96,7 +96,8 @@ pub struct Cubic {
     carry: f64,
     /// Slow-start byte counting is shared with NewReno.
     rtt: TimeDelta,
-    hystart: Option<Hystart>,
+    /// Boxed: most flows run without it, and it would double the controller's size.
+    hystart: Option<Box<Hystart>>,
     /// Start of the current congestion-avoidance epoch (kept after the epoch ends, for
     /// HyStart's quiet second after recovery).
     last_epoch_start: Option<Timestamp>,
@@ -120,14 +121,14 @@ impl Cubic {
             epoch: None,
             carry: 0.0,
             rtt: config.initial_rtt,
-            hystart: config.hystart.map(Hystart::new),
+            hystart: config.hystart.map(|c| Box::new(Hystart::new(c))),
             last_epoch_start: None,
         }
     }
 
     /// What ended the last slow start early, if HyStart did.
     pub fn hystart_exit(&self) -> Option<super::hystart::HystartExit> {
-        self.hystart.as_ref().and_then(Hystart::exit)
+        self.hystart.as_ref().and_then(|h| h.exit())
     }
 
     pub fn w_max_segments(&self) -> f64 {

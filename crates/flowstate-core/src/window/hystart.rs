@@ -136,7 +136,7 @@ impl Hystart {
             }
         }
         let rtt = rtt.max(TimeDelta::from_micros(1));
-        if self.delay_min.is_none_or(|d| rtt < d) {
+        if self.delay_min.map_or(true, |d| rtt < d) {
             self.delay_min = Some(rtt);
         }
         if !in_slow_start || cwnd_segments < self.config.low_window_segments || self.found.is_some()
@@ -152,7 +152,7 @@ impl Hystart {
         }
         if self.found.is_none() && self.config.delay_increase {
             if self.sample_count < self.config.min_samples {
-                if self.curr_rtt.is_none_or(|c| rtt < c) {
+                if self.curr_rtt.map_or(true, |c| rtt < c) {
                     self.curr_rtt = Some(rtt);
                 }
                 self.sample_count += 1;
@@ -168,7 +168,7 @@ impl Hystart {
     /// Linux `bictcp_cong_avoid` in slow start: an ack past the round's end starts a new
     /// round whose end is `snd_nxt`.
     pub fn on_slow_start_ack(&mut self, now: Timestamp, cum_ack: u64, snd_nxt: u64) {
-        if self.end_seq.is_none_or(|end| cum_ack > end) {
+        if self.end_seq.map_or(true, |end| cum_ack > end) {
             self.round_start = now;
             self.last_ack = now;
             self.end_seq = Some(snd_nxt);
