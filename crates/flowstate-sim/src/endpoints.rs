@@ -390,9 +390,17 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
     }
     match &mut gcc.delay.threshold {
         ThresholdConfig::Static(s) => {
-            if o.k_up.is_some() || o.k_down.is_some() {
-                let k = if o.k_up.is_some() { "k_up" } else { "k_down" };
-                return err(k, "needs threshold = \"adaptive\"".into());
+            for (k, set) in [
+                ("k_up", o.k_up.is_some()),
+                ("k_down", o.k_down.is_some()),
+                (
+                    "threshold_ignores_spikes",
+                    o.threshold_ignores_spikes.is_some(),
+                ),
+            ] {
+                if set {
+                    return err(k, "needs threshold = \"adaptive\"".into());
+                }
             }
             if let Some(g) = o.gamma_bar_ms {
                 s.gamma_bar_ms = g;
@@ -415,6 +423,9 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
             }
             if let Some(k) = o.k_down {
                 a.k_down = k;
+            }
+            if o.threshold_ignores_spikes == Some(false) {
+                a.max_adapt_offset = f64::INFINITY;
             }
         }
     }
@@ -755,7 +766,22 @@ mod tests {
             DelayFilterConfig::Trendline(_) => panic!("paper uses the Kalman filter"),
         }
         match &c.delay.threshold {
-            ThresholdConfig::Adaptive(a) => assert_eq!((a.k_up, a.k_down), (0.02, 0.0005)),
+            ThresholdConfig::Adaptive(a) => {
+                assert_eq!((a.k_up, a.k_down), (0.02, 0.0005));
+                assert_eq!(a.max_adapt_offset, 15.0);
+            }
+            ThresholdConfig::Static(_) => panic!("paper is adaptive"),
+        }
+        let o = GccOverrides {
+            threshold_ignores_spikes: Some(false),
+            ..GccOverrides::default()
+        };
+        match &gcc_config(GccPreset::Paper, &o)
+            .expect("valid")
+            .delay
+            .threshold
+        {
+            ThresholdConfig::Adaptive(a) => assert_eq!(a.max_adapt_offset, f64::INFINITY),
             ThresholdConfig::Static(_) => panic!("paper is adaptive"),
         }
         let o = GccOverrides {

@@ -224,6 +224,10 @@ pub struct GccOverrides {
     pub k_up: Option<f64>,
     /// Adaptive threshold gain k_d (paper 002 eq. 18: 0.00018; Chromium 0.039).
     pub k_down: Option<f64>,
+    /// Adaptive threshold: skip the update when |M| - gamma > 15 (Chromium's guard
+    /// against latency spikes, default true in every preset); false is paper 002's
+    /// eq. 17 as written.
+    pub threshold_ignores_spikes: Option<bool>,
 }
 
 /// The Kalman noise estimator a `gcc` flow's `overrides.kalman_noise` selects.

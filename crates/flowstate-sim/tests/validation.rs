@@ -382,6 +382,7 @@ fn gcc_threshold_and_kalman_overrides() {
             "gamma_bar_ms = 0.1667, threshold_halving = false",
         ),
         ("paper-static", "threshold = \"adaptive\", k_up = 0.02"),
+        ("paper", "threshold_ignores_spikes = false"),
         ("chromium", "threshold = \"static\""),
     ] {
         Scenario::from_toml(&gcc(preset, o), "scenario.toml")
@@ -396,6 +397,12 @@ fn gcc_threshold_and_kalman_overrides() {
             "static",
         ),
         ("paper-static", "k_up = 0.01", "k_up", "adaptive"),
+        (
+            "paper-static",
+            "threshold_ignores_spikes = false",
+            "threshold_ignores_spikes",
+            "adaptive",
+        ),
         (
             "paper",
             "threshold = \"static\", k_down = 0.01",

@@ -242,6 +242,18 @@ mod tests {
     }
 
     #[test]
+    fn without_the_spike_guard_a_spike_raises_gamma_eq17() {
+        let mut t = AdaptiveThreshold::new(AdaptiveThresholdConfig {
+            max_adapt_offset: f64::INFINITY,
+            ..AdaptiveThresholdConfig::paper()
+        });
+        t.update(100.0, Timestamp::from_millis(0));
+        t.update(100.0, Timestamp::from_millis(10));
+        // 12.5 + 10 * 0.01 * (100 - 12.5) = 21.25
+        assert!((t.value() - 21.25).abs() < 1e-12);
+    }
+
+    #[test]
     fn static_threshold_halves() {
         let mut t = StaticThreshold::new(StaticThresholdConfig::default());
         assert!((t.value() - 25.0).abs() < 1e-12);
