@@ -1,6 +1,7 @@
 //! HyStart, hybrid slow start (Ha and Rhee, "Taming the elephants: New TCP slow start",
-//! Computer Networks 55(9), 2011), as Linux's CUBIC module runs it (`tcp_cubic.c`,
-//! kernels 2.6.29 to 5.6, on by default: `hystart = 1`, `hystart_detect = 3`).
+//! Computer Networks 55(9), 2011), as Linux's CUBIC module runs it (`tcp_cubic.c`, on by
+//! default since kernel 2.6.29: `hystart = 1`, `hystart_detect = 3`; the constants here
+//! are those of the 3.x kernels the papers' testbeds ran).
 //!
 //! Slow start ends early, with ssthresh = cwnd, when either
 //! - *delay increase*: the minimum RTT of the first `min_samples` acks of a round exceeds
@@ -33,8 +34,8 @@ pub struct HystartConfig {
     /// Acks closer than this continue the ack train (`hystart_ack_delta = 2` ms).
     pub ack_delta: TimeDelta,
     /// eta = clamp(delay_min / delay_divisor, eta_min, eta_max). Kernels 3.x compute
-    /// `delay_min >> 4` on a delay kept in 1/8 ms, i.e. delay_min / 16; kernel 4.x
-    /// (commit 42eef7a0bb09) changed it to delay_min / 8.
+    /// `delay_min >> 4` on a delay kept in 1/8 ms, i.e. delay_min / 16; later kernels
+    /// use delay_min / 8.
     pub delay_divisor: u32,
     /// Lower clamp of eta (`HYSTART_DELAY_MIN = 4` ms).
     pub eta_min: TimeDelta,
