@@ -65,11 +65,14 @@ def testbed(
     seed: Optional[int] = None,
     duration: Optional[float] = None,
     direct: bool = False,
+    netns: Optional[tuple[tuple[str, str], tuple[str, str]]] = None,
 ) -> dict[str, Any]:
     """Runs the scenario ``text`` in real time over UDP sockets (crates/flowstate-testbed)
     in a worker thread with the GIL released; Ctrl-C stops it early. The dict has the
     keys of a ``simulate`` run plus ``interrupted``, ``sender_pcap``, ``receiver_pcap``,
-    ``sender``, ``receiver``, ``bottleneck`` and ``sctp``."""
+    ``sender``, ``receiver``, ``bottleneck`` and ``sctp``. ``netns = ((sender_ns,
+    sender_ip), (receiver_ns, receiver_ip))`` binds each side in a network namespace
+    and uses the host's path between them instead of the emulator."""
 
 class Allocation:
     """One flow's share after an update."""

@@ -97,6 +97,13 @@ def _add_testbed(sub: Any) -> None:
     tb.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>-testbed/)")
     tb.add_argument("--seed", type=_seed, metavar="N", help="seed (default: the scenario's, else 1)")
     tb.add_argument("--no-report", action="store_true", help="do not build the report")
+    tb.add_argument(
+        "--netns",
+        nargs=2,
+        metavar=("SENDER=IP", "RECEIVER=IP"),
+        help="bind each side in a network namespace (ip netns name = address; needs root) and let the "
+        "host's path between them be the bottleneck instead of the emulator (scripts/kernel_bottleneck.py)",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -149,8 +156,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         elif args.command == "testbed":
             from flowstate import testbed_command
 
+            netns = testbed_command.parse_netns(*args.netns) if args.netns else None
             testbed_command.main(
-                args.scenario, seed=args.seed, duration=args.duration, out=args.out, report=not args.no_report
+                args.scenario,
+                seed=args.seed,
+                duration=args.duration,
+                out=args.out,
+                report=not args.no_report,
+                netns=netns,
             )
         elif args.command == "list":
             from flowstate import reproduce_command

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Optional, TextIO
 
 from flowstate import report
 
 
-def main(out_dir: str, *, stdout: TextIO = sys.stdout) -> list[Path]:
+def main(out_dir: str, *, stdout: Optional[TextIO] = None) -> list[Path]:
     """Rebuilds and returns the written pages; raises report.ReportError (one line)."""
+    stdout = stdout if stdout is not None else sys.stdout
     folder = Path(out_dir)
     if not (folder / report.RESULTS_FILE).exists() and folder.is_dir():
         children = sorted(p.parent for p in folder.glob(f"*/{report.RESULTS_FILE}"))

@@ -20,8 +20,9 @@ def _console(stream: TextIO) -> Any:
     return Console(file=stream, width=None if stream.isatty() else 160)
 
 
-def list_main(catalogue_dir: Optional[str] = None, *, stdout: TextIO = sys.stdout) -> list[Experiment]:
+def list_main(catalogue_dir: Optional[str] = None, *, stdout: Optional[TextIO] = None) -> list[Experiment]:
     """Prints every id with its one-line description (checking every entry)."""
+    stdout = stdout if stdout is not None else sys.stdout
     from rich.table import Table
 
     experiments = catalogue.load_all(catalogue.find_root(catalogue_dir))
@@ -177,11 +178,13 @@ def main(
     no_report: bool = False,
     check: bool = False,
     catalogue_dir: Optional[str] = None,
-    stdout: TextIO = sys.stdout,
-    stderr: TextIO = sys.stderr,
+    stdout: Optional[TextIO] = None,
+    stderr: Optional[TextIO] = None,
 ) -> int:
     """Checks every requested entry first, then runs them one after the other. Returns
     the exit status: 0, or 1 with ``check`` when a claim fails."""
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
     root = catalogue.find_root(catalogue_dir)
     if all_ and ids:
         raise CatalogueError("give experiment ids or --all, not both")

@@ -109,9 +109,11 @@ def main(
     runs: int = 1,
     out: Optional[str] = None,
     threads: Optional[int] = None,
-    stdout: TextIO = sys.stdout,
-    stderr: TextIO = sys.stderr,
+    stdout: Optional[TextIO] = None,
+    stderr: Optional[TextIO] = None,
 ) -> RunResult:
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
     # Read it first, so that a missing file is reported before any work.

@@ -137,7 +137,9 @@ def best_table(result: Any) -> Any:
     return table
 
 
-def main(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> Any:
+def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> Any:
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
     from flowstate.executors import make_executor

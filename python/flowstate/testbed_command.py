@@ -57,11 +57,30 @@ def testbed(
     seed: Optional[int] = None,
     duration: Optional[float] = None,
     direct: bool = False,
+    netns: Optional[tuple[tuple[str, str], tuple[str, str]]] = None,
 ) -> TestbedResult:
     """Runs ``scenario`` (a TOML path or a dict) in real time. Raises ScenarioError for a
-    scenario that cannot be read, parsed or run on the testbed."""
+    scenario that cannot be read, parsed or run on the testbed.
+
+    ``netns = ((sender_ns, sender_ip), (receiver_ns, receiver_ip))`` binds each side's
+    socket in its own network namespace (``ip netns`` names, needs root); the host's
+    path between the namespaces carries the packets instead of the emulator, so the
+    scenario's ``[link]`` is not applied (scripts/kernel_bottleneck.py builds such a
+    path with a kernel tbf bottleneck)."""
     text, file = load_scenario(scenario)
-    return TestbedResult(_native.testbed(text, file, seed=seed, duration=duration, direct=direct))
+    return TestbedResult(_native.testbed(text, file, seed=seed, duration=duration, direct=direct, netns=netns))
+
+
+def parse_netns(sender: str, receiver: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """``NAME=IP`` twice (``--netns``) as the ``netns`` argument of :func:`testbed`;
+    ValueError names the malformed one."""
+    sides = []
+    for what, text in (("sender", sender), ("receiver", receiver)):
+        name, sep, ip = text.partition("=")
+        if not sep or not name or not ip:
+            raise ValueError(f"--netns: the {what} side must be NAME=IP, got '{text}'")
+        sides.append((name, ip))
+    return (sides[0], sides[1])
 
 
 def single_run_results(summary: dict) -> dict:
@@ -117,16 +136,19 @@ def main(
     duration: Optional[float] = None,
     out: Optional[str] = None,
     report: bool = True,
-    stdout: TextIO = sys.stdout,
-    stderr: TextIO = sys.stderr,
+    netns: Optional[tuple[tuple[str, str], tuple[str, str]]] = None,
+    stdout: Optional[TextIO] = None,
+    stderr: Optional[TextIO] = None,
 ) -> TestbedResult:
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
     from flowstate.run_command import aggregate_line, out_folder, summary_table
 
     load_scenario(scenario)  # a missing file is reported before any work
     print("flowstate: running in real time (Ctrl-C stops early and keeps the results)", file=stdout, flush=True)
-    result = testbed(scenario, seed=seed, duration=duration)
+    result = testbed(scenario, seed=seed, duration=duration, netns=netns)
     folder = Path(out) if out is not None else out_folder(result.scenario + "-testbed")
     paths = result.write_all(folder)
     report_path = _report(folder, stderr) if report else None

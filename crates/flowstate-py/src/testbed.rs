@@ -9,12 +9,23 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use flowstate_sim::Scenario;
-use flowstate_testbed::{SideStats, TestbedOptions};
+use flowstate_testbed::{NetnsSide, NetnsSides, SideStats, TestbedOptions};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::sim::{run_dict, ScenarioError};
+
+/// One `(namespace, address)` pair of the `netns` argument.
+fn netns_side((netns, ip): (String, String)) -> PyResult<NetnsSide> {
+    if netns.is_empty() {
+        return Err(ScenarioError::new_err("--netns: empty namespace name"));
+    }
+    let ip = ip
+        .parse()
+        .map_err(|_| ScenarioError::new_err(format!("--netns: '{ip}' is not an IP address")))?;
+    Ok(NetnsSide { netns, ip })
+}
 
 /// How often the waiting thread looks for Ctrl-C.
 const SIGNAL_POLL: Duration = Duration::from_millis(100);
@@ -35,8 +46,10 @@ fn side<'py>(py: Python<'py>, s: &SideStats) -> PyResult<Bound<'py, PyDict>> {
 /// `simulate`'s runs (`seed`, `summary_json`, `series`, `trace_hash`, `events`) plus
 /// `interrupted`, `sender_pcap` / `receiver_pcap` (bytes), `sender` / `receiver`
 /// (datagram counters), `bottleneck` and `sctp` (per SCTP flow transfer counters).
+/// `netns = ((sender_ns, sender_ip), (receiver_ns, receiver_ip))` puts each side in a
+/// network namespace, with the host's path between them as the bottleneck.
 #[pyfunction]
-#[pyo3(signature = (text, file, *, seed = None, duration = None, direct = false))]
+#[pyo3(signature = (text, file, *, seed = None, duration = None, direct = false, netns = None))]
 fn testbed<'py>(
     py: Python<'py>,
     text: &str,
@@ -44,6 +57,7 @@ fn testbed<'py>(
     seed: Option<u64>,
     duration: Option<f64>,
     direct: bool,
+    netns: Option<((String, String), (String, String))>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario =
         Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
@@ -54,10 +68,18 @@ fn testbed<'py>(
             )));
         }
     }
+    let netns = match netns {
+        None => None,
+        Some((sender, receiver)) => Some(NetnsSides {
+            sender: netns_side(sender)?,
+            receiver: netns_side(receiver)?,
+        }),
+    };
     let opts = TestbedOptions {
         seed,
         duration,
         direct,
+        netns,
         ..TestbedOptions::default()
     };
     let stop = opts.stop.clone();

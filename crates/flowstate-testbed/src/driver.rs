@@ -21,6 +21,7 @@
 //! sender endpoints. Datagrams that do not decode are counted and dropped.
 
 use crate::codec::{self, Class, FeedbackDecoder, FeedbackEncoder, SctpMessage};
+use crate::netns::{bind_udp_in, NetnsSides};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::media::{MediaReceiver, MediaSender};
 use flowstate_core::endpoint::sctp::{SctpReceiver, SctpSender};
@@ -85,6 +86,10 @@ pub struct TestbedOptions {
     pub stop: Arc<AtomicBool>,
     /// Connect the sides directly over loopback, without a bottleneck.
     pub direct: bool,
+    /// Put each side in its own network namespace and let the host's path between
+    /// them carry the packets (no emulator; the scenario's `[link]` is then not
+    /// applied: the host's path is the bottleneck). Excludes `direct`.
+    pub netns: Option<NetnsSides>,
     /// Receives `(sender socket, receiver socket)` once both loops run (tests inject
     /// datagrams there).
     pub ready: Option<mpsc::Sender<(SocketAddr, SocketAddr)>>,
@@ -863,13 +868,34 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         .collect();
     let metrics = Metrics::new(config.metrics.clone(), metas, config.forward.clone());
 
-    let s_sock = UdpSocket::bind("127.0.0.1:0")?;
-    let r_sock = UdpSocket::bind("127.0.0.1:0")?;
+    let (s_sock, r_sock) = match &opts.netns {
+        None => (
+            UdpSocket::bind("127.0.0.1:0")?,
+            UdpSocket::bind("127.0.0.1:0")?,
+        ),
+        Some(_) if opts.direct => {
+            return Err(TestbedError::Unsupported(
+                "direct and network namespaces exclude each other".into(),
+            ))
+        }
+        Some(sides) => {
+            let bind = |what: &str, side| {
+                bind_udp_in(side).map_err(|e| {
+                    TestbedError::Unsupported(format!("{what} namespace '{}': {e}", side.netns))
+                })
+            };
+            (
+                bind("sender", &sides.sender)?,
+                bind("receiver", &sides.receiver)?,
+            )
+        }
+    };
     let s_addr = s_sock.local_addr()?;
     let r_addr = r_sock.local_addr()?;
     // The packets cross flowstate-emu's bottleneck (issue 7): one route, from the
-    // sender socket (learned from its first datagram) to the receiver socket.
-    let emulator = if opts.direct {
+    // sender socket (learned from its first datagram) to the receiver socket. In
+    // namespaces the host's path between them is the bottleneck.
+    let emulator = if opts.direct || opts.netns.is_some() {
         None
     } else {
         let any: SocketAddr = ([127, 0, 0, 1], 0).into();

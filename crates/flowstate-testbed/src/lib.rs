@@ -11,5 +11,7 @@
 
 pub mod codec;
 pub mod driver;
+pub mod netns;
 
 pub use driver::{run, SctpTransfer, SideStats, TestbedError, TestbedOptions, TestbedResult};
+pub use netns::{NetnsSide, NetnsSides};
