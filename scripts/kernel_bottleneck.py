@@ -72,28 +72,23 @@ class Fail(Exception):
 
 
 def seconds(value: Any, what: str) -> float:
-    """``"25ms"``, ``"100s"`` or a number of seconds."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    text = str(value).strip()
-    for suffix, scale in (("ms", 1e-3), ("us", 1e-6), ("s", 1.0)):
-        if text.endswith(suffix):
-            try:
-                return float(text[: -len(suffix)]) * scale
-            except ValueError:
-                break
-    raise Fail(f"{what}: expected a time such as \"25ms\", got {value!r}")
+    """``"25ms"``, ``"100s"`` or a number of seconds (flowstate.derived's parser)."""
+    from flowstate.derived import DerivedError, parse_time
+
+    try:
+        return parse_time(value)
+    except DerivedError as e:
+        raise Fail(f"{what}: {e}") from None
 
 
 def rate_bps(value: Any, what: str) -> float:
-    text = str(value).strip().replace(" ", "")
-    for suffix, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3), ("bps", 1.0)):
-        if text.endswith(suffix):
-            try:
-                return float(text[: -len(suffix)]) * scale
-            except ValueError:
-                break
-    raise Fail(f"{what}: expected a constant rate such as \"1Mbps\", got {value!r}")
+    """A constant rate such as ``"1Mbps"`` in bit/s (flowstate.derived's parser)."""
+    from flowstate.derived import DerivedError, parse_rate_mbps
+
+    try:
+        return parse_rate_mbps(value) * 1e6
+    except DerivedError as e:
+        raise Fail(f"{what}: {e}") from None
 
 
 def queue_bytes(value: Any, capacity_bps: float) -> int:
