@@ -17,8 +17,8 @@
 use crate::cbr::{cbr_flow, CbrConfig};
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
 use crate::scenario::{
-    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, KalmanNoiseMode, RateOverrides,
-    ThresholdMode, WindowOverrides,
+    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, KalmanNoiseMode, LossControllerMode,
+    RateOverrides, ThresholdMode, WindowOverrides,
 };
 use crate::SimError;
 use flowstate_core::coupling::{Allowance, FlowReport};
@@ -37,6 +37,7 @@ use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, T
 use flowstate_core::endpoint::{Endpoint, Transmit};
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
 use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
+use flowstate_core::gcc::loss_based::LossConfig;
 use flowstate_core::gcc::threshold::{
     AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
 };
@@ -429,6 +430,21 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
             }
         }
     }
+    // Paper 002 eq. 3 has only eta's multiplicative increase; Chromium (and so every
+    // preset by default) switches to an additive one near the link-capacity estimate.
+    if let Some(on) = o.additive_increase {
+        gcc.delay.aimd.additive_near_convergence = on;
+    }
+    // Paper 002 eq. 5 (per report) or Chromium's classic loss-based controller.
+    if let Some(mode) = o.loss_controller {
+        let keep = (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate);
+        gcc.loss = match (mode, preset) {
+            (LossControllerMode::Chromium, _) => LossConfig::chromium(),
+            (LossControllerMode::Paper, GccPreset::PaperStatic) => LossConfig::paper001(),
+            (LossControllerMode::Paper, _) => LossConfig::paper002(),
+        };
+        (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate) = keep;
+    }
     // Whether an FSE allocation restarts TimeToReduceFurther's clock (Chromium
     // SetEstimate) or not (SetStartBitrate). The allocation reaches the AIMD only where
     // it runs at the sender.
@@ -810,5 +826,43 @@ mod tests {
         // Without threshold overrides the preset is unchanged.
         let c = gcc_config(GccPreset::PaperStatic, &GccOverrides::default()).expect("valid");
         assert_eq!(c, GccPreset::PaperStatic.config());
+    }
+
+    #[test]
+    fn increase_and_loss_controller_overrides_map_onto_the_config() {
+        assert!(
+            GccPreset::Paper
+                .config()
+                .delay
+                .aimd
+                .additive_near_convergence
+        );
+        let o = GccOverrides {
+            additive_increase: Some(false),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
+        assert!(!c.delay.aimd.additive_near_convergence);
+        // The loss controller is swapped; the preset's (or overridden) rates stay.
+        let o = GccOverrides {
+            loss_controller: Some(LossControllerMode::Chromium),
+            start_rate: Some(crate::units_parse::Bps(500_000.0)),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
+        let mut want = LossConfig::chromium();
+        want.start_rate = Bitrate::kbps(500.0);
+        want.min_rate = GccPreset::Paper.config().loss.min_rate;
+        want.max_rate = GccPreset::Paper.config().loss.max_rate;
+        assert_eq!(c.loss, want);
+        let o = GccOverrides {
+            loss_controller: Some(LossControllerMode::Paper),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::Chromium, &o).expect("valid");
+        assert_eq!(c.loss.variant, LossConfig::paper002().variant);
+        assert_eq!(c.loss.increase_factor, 1.05);
+        let c = gcc_config(GccPreset::PaperStatic, &o).expect("valid");
+        assert_eq!(c.loss, GccPreset::PaperStatic.config().loss);
     }
 }

@@ -209,9 +209,9 @@ pub struct GccOverrides {
     /// minus the overhead rate (Chromium ~M100, WebRTC-SendSideBwe-WithOverhead);
     /// default false (the encoder gets the whole target, headers come on top).
     pub target_includes_overhead: Option<bool>,
-    /// `false`: an FSE allocation sets the AIMD rate without restarting the clock of
-    /// TimeToReduceFurther (as Chromium's SetStartBitrate); default true (Chromium's
-    /// SetEstimate). Chromium preset only.
+    /// `true`: an FSE allocation restarts the clock of TimeToReduceFurther (Chromium's
+    /// SetEstimate); default false: it sets the AIMD rate without touching the clock (as
+    /// Chromium's SetStartBitrate). Chromium preset only.
     pub allocation_restarts_decrease_timer: Option<bool>,
     /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002); default from
     /// the preset.
@@ -228,6 +228,23 @@ pub struct GccOverrides {
     /// against latency spikes, default true in every preset); false is paper 002's
     /// eq. 17 as written.
     pub threshold_ignores_spikes: Option<bool>,
+    /// `false`: the rate controller increases multiplicatively in every Increase state
+    /// (paper 002 eq. 3 as written); default true: additive near convergence, i.e. while
+    /// the incoming rate is within the link-capacity estimate's bounds (Chromium
+    /// `AimdRateControl`, every preset).
+    pub additive_increase: Option<bool>,
+    /// The loss-based controller: `paper` (paper 002 eq. 5: x1.05 per receiver report
+    /// below 2 % loss; the paper presets' default) or `chromium` (1.08 x the minimum rate
+    /// of the last second + 1 kbit/s, re-evaluated every 25 ms; the chromium preset's).
+    pub loss_controller: Option<LossControllerMode>,
+}
+
+/// The loss-based controller a `gcc` flow's `overrides.loss_controller` selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossControllerMode {
+    Paper,
+    Chromium,
 }
 
 /// The Kalman noise estimator a `gcc` flow's `overrides.kalman_noise` selects.

@@ -384,6 +384,11 @@ fn gcc_threshold_and_kalman_overrides() {
         ("paper-static", "threshold = \"adaptive\", k_up = 0.02"),
         ("paper", "threshold_ignores_spikes = false"),
         ("chromium", "threshold = \"static\""),
+        (
+            "paper",
+            "additive_increase = false, loss_controller = \"chromium\"",
+        ),
+        ("chromium", "loss_controller = \"paper\""),
     ] {
         Scenario::from_toml(&gcc(preset, o), "scenario.toml")
             .unwrap_or_else(|e| panic!("{preset} {o}: {e}"));
@@ -413,6 +418,18 @@ fn gcc_threshold_and_kalman_overrides() {
         ("paper", "k_up = -1", "k_up", "> 0"),
         ("paper-static", "gamma_bar_ms = -0.2", "gamma_bar_ms", "> 0"),
         ("paper", "threshold = \"fixed\"", "threshold", "static"),
+        (
+            "paper",
+            "loss_controller = \"fast\"",
+            "loss_controller",
+            "chromium",
+        ),
+        (
+            "paper",
+            "additive_increase = 1",
+            "additive_increase",
+            "bool",
+        ),
     ] {
         let m = err(&gcc(preset, o));
         assert_field(&m, &format!("flows[0].overrides.{field}"));

@@ -431,6 +431,40 @@ mod tests {
     }
 
     #[test]
+    fn increase_after_a_decrease_is_additive_unless_disabled() {
+        // A decrease at 0 ms (R = 1000 kbit/s -> 850) gives a link-capacity estimate; the
+        // increase 1 s later is additive near it (Chromium), 8 % without (eq. 3).
+        let run = |additive: bool| {
+            let mut a = AimdRateControl::new(AimdConfig {
+                start_rate: Bitrate::kbps(1000.0),
+                additive_near_convergence: additive,
+                ..AimdConfig::paper()
+            });
+            a.set_rtt(TimeDelta::millis(100));
+            let r = Some(Bitrate::kbps(1000.0));
+            a.update(t(0), BandwidthUsage::Overusing, r);
+            assert!((a.latest_estimate().as_kbps() - 850.0).abs() < 1e-9);
+            // Hold -> Increase at 500 ms (the step there is the 1 kbit/s minimum); the
+            // incoming rate then stays within the estimate's bounds.
+            let r = Some(Bitrate::kbps(900.0));
+            let before = a.update(t(500), BandwidthUsage::Normal, r).as_kbps();
+            (
+                before,
+                a.update(t(1500), BandwidthUsage::Normal, r).as_kbps() - before,
+            )
+        };
+        let (_, additive) = run(true);
+        let (before, multiplicative) = run(false);
+        assert!(
+            (multiplicative - before * 0.08).abs() < 1e-6,
+            "{multiplicative}"
+        );
+        // Near convergence: one average packet (a 3541 B frame at 850 kbit/s is three
+        // 1180 B packets) per response time 2 * (100 ms RTT + 100 ms): 9.44 kbit / 0.4 s.
+        assert!((additive - 23.6).abs() < 0.01, "{additive}");
+    }
+
+    #[test]
     fn time_to_reduce_further_uses_rtt_interval() {
         let mut a = AimdRateControl::new(AimdConfig {
             start_rate: Bitrate::kbps(1000.0),
