@@ -572,6 +572,10 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
         ("timestamps", o.timestamps.is_some()),
         ("linux_rto", o.linux_rto.is_some()),
         ("hystart", o.hystart.is_some()),
+        (
+            "rto_keeps_recovery_ssthresh",
+            o.rto_keeps_recovery_ssthresh.is_some(),
+        ),
     ] {
         if set {
             return Err(bad(
@@ -651,6 +655,12 @@ pub fn tcp_flow(
     match &mut cfg.cc {
         TcpCcKind::Cubic(c) => c.pipe_recovery = sack,
         TcpCcKind::NewReno(c) => c.pipe_recovery = sack,
+    }
+    if let Some(keep) = o.rto_keeps_recovery_ssthresh {
+        match &mut cfg.cc {
+            TcpCcKind::Cubic(c) => c.rto_keeps_recovery_ssthresh = keep,
+            TcpCcKind::NewReno(c) => c.rto_keeps_recovery_ssthresh = keep,
+        }
     }
     cfg.sack = sack;
     cfg.timestamps = o.timestamps.unwrap_or(false);

@@ -288,6 +288,10 @@ pub struct WindowOverrides {
     /// TCP CUBIC only: HyStart as Linux's CUBIC runs it (kernels 3.x constants),
     /// default false (RFC 9438's plain slow start).
     pub hystart: Option<bool>,
+    /// TCP only: a timeout during fast recovery keeps the recovery's ssthresh when lower
+    /// than RFC 5681 eq. 4 on the FlightSize (default true, as Linux); false: eq. 4 as
+    /// it is, on a FlightSize inflated by recovery.
+    pub rto_keeps_recovery_ssthresh: Option<bool>,
 }
 
 /// The `overrides` `rap` and `tfrc` flows accept.
@@ -770,6 +774,11 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 ("sack", o.sack.is_some(), "tcp flows only"),
                 ("timestamps", o.timestamps.is_some(), "tcp flows only"),
                 ("linux_rto", o.linux_rto.is_some(), "tcp flows only"),
+                (
+                    "rto_keeps_recovery_ssthresh",
+                    o.rto_keeps_recovery_ssthresh.is_some(),
+                    "tcp flows only",
+                ),
             ] {
                 if set && (only == "sctp only") != sctp {
                     return Err((format!("overrides.{k}"), only.into()));

@@ -45,12 +45,12 @@ fn tcp_cubic_fills_the_link() {
     assert!(u > 0.9, "utilization {u}");
 }
 
-/// Known failure: at 10 Mbit/s (BDP ~43 segments, queue 100 ms) every loss episode of
-/// the single flow ends in a retransmission timeout (NewReno: 14 fast retransmits, 14
-/// timeouts, ~63 drops per episode in 30 s), so utilization is 0.64-0.86 depending on
-/// queue and controller. See docs/ALGORITHMS.md, Simulator, "Known deviations".
+/// At 10 Mbit/s (BDP ~43 segments, queue 100 ms) the first slow start overshoots by
+/// ~60 segments; without SACK the repair takes one RTT per hole and ends in a timeout.
+/// Before the RTO kept the recovery's ssthresh (RFC 5681 allows any ssthresh up to eq.
+/// 4; eq. 4 on the inflated FlightSize gave ~470 segments) every timeout led to the same
+/// overshoot and utilization stayed at 0.64-0.86 (docs/ALGORITHMS.md, TCP).
 #[test]
-#[ignore = "known failure: single TCP flow at 10 Mbit/s reaches only ~80 % (every loss episode ends in an RTO)"]
 fn tcp_fills_a_10mbps_link() {
     for kind in ["tcp-newreno", "tcp-cubic"] {
         let u = utilization(&solo(kind, "", "10Mbps", 30, 5));
@@ -358,6 +358,24 @@ start = "20s"
         s.aggregate.jain_index > 0.95,
         "{mechanism}: jain {}",
         s.aggregate.jain_index
+    );
+}
+
+/// The option `rto_keeps_recovery_ssthresh = false` (RFC 5681 eq. 4 on the FlightSize
+/// inflated by recovery) brings back the cycle of the test above: every timeout ends in
+/// the same slow-start overshoot, and a single flow does not fill the link.
+#[test]
+fn rto_with_eq4_on_the_inflated_flight_size_repeats_the_overshoot() {
+    let extra = "overrides = { rto_keeps_recovery_ssthresh = false }";
+    let s = summary(&solo("tcp-cubic", extra, "10Mbps", 30, 5));
+    let u = s.aggregate.utilization;
+    assert!(u < 0.9, "utilization {u}");
+    let kept = summary(&solo("tcp-cubic", "", "10Mbps", 30, 5));
+    assert!(
+        kept.flows[0].lost_packets * 5 < s.flows[0].lost_packets,
+        "lost {} (kept) vs {} (eq. 4)",
+        kept.flows[0].lost_packets,
+        s.flows[0].lost_packets
     );
 }
 

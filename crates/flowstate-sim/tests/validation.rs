@@ -494,6 +494,13 @@ fn fsev2_model_option_overrides() {
             "tcp-cubic flows only",
         ),
         (
+            "sctp",
+            "",
+            "rto_keeps_recovery_ssthresh = false",
+            "rto_keeps_recovery_ssthresh",
+            "tcp flows only",
+        ),
+        (
             "gcc",
             "preset = \"chromium\"\n",
             "target_includes_overhead = 1",

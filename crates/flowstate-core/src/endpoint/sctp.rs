@@ -547,7 +547,7 @@ impl SctpSender {
         self.stats.t3_expiries += 1;
         // 6.3.3 E1: ssthresh / cwnd; E2: back off the RTO; E3: mark everything
         // outstanding for retransmission.
-        self.cc.on_rto_timeout(now);
+        self.cc.on_rto_timeout(now, false);
         self.rtt.backoff();
         let mut lost = DataSize::ZERO;
         for (tsn, o) in self.outstanding.iter_mut() {

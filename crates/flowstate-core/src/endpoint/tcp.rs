@@ -108,8 +108,8 @@ impl WindowController for TcpCongestionControl {
     fn on_fast_retransmit(&mut self, now: Timestamp, recovery_point: u64) -> bool {
         self.inner_mut().on_fast_retransmit(now, recovery_point)
     }
-    fn on_rto_timeout(&mut self, now: Timestamp) {
-        self.inner_mut().on_rto_timeout(now)
+    fn on_rto_timeout(&mut self, now: Timestamp, repeated: bool) {
+        self.inner_mut().on_rto_timeout(now, repeated)
     }
     fn on_idle(&mut self, idle: TimeDelta, rto: TimeDelta) {
         self.inner_mut().on_idle(idle, rto)
@@ -218,6 +218,9 @@ pub struct TcpSender {
     dupacks: u32,
     partial_acks: u32,
     recover: Option<u64>,
+    /// snd_nxt when the retransmission timer last expired: until the cumulative ack
+    /// passes it, a further expiry is a repeated one (RFC 5681 section 3.1).
+    timeout_recover: Option<u64>,
     peer_rwnd: u64,
     rto_deadline: Option<Timestamp>,
     last_now: Timestamp,
@@ -240,6 +243,7 @@ impl TcpSender {
             dupacks: 0,
             partial_acks: 0,
             recover: None,
+            timeout_recover: None,
             peer_rwnd: config.initial_peer_rwnd,
             rto_deadline: None,
             last_now: Timestamp::ZERO,
@@ -515,8 +519,12 @@ impl TcpSender {
     fn on_rto(&mut self, now: Timestamp) {
         self.stats.timeouts += 1;
         // RFC 6298 5.4-5.6 and RFC 5681 equation 4; the window reaction first, while the
-        // flight still counts the outstanding data.
-        self.cc.on_rto_timeout(now);
+        // flight still counts the outstanding data. RFC 5681 3.1: "when a TCP sender
+        // detects segment loss using the retransmission timer and the given segment has
+        // already been retransmitted by way of the retransmission timer at least once,
+        // the value of ssthresh is held constant".
+        let repeated = self.timeout_recover.is_some_and(|r| self.snd_una < r);
+        self.cc.on_rto_timeout(now, repeated);
         self.rtt.backoff();
         let seqs: Vec<u64> = self
             .segments
@@ -531,6 +539,9 @@ impl TcpSender {
         self.cc.on_lost(lost);
         // RFC 6582 section 3.2 step 1 note: after a timeout, recover = highest sent.
         self.recover = Some(self.snd_nxt);
+        if !repeated {
+            self.timeout_recover = Some(self.snd_nxt);
+        }
         self.dupacks = 0;
         self.rto_deadline = None;
         self.collect_reports();
@@ -885,6 +896,32 @@ mod tests {
         assert_eq!(s.rtt_estimator().rto(), TimeDelta::secs(2));
         let segs = drain(&mut s, t(1000));
         assert_eq!(segs, vec![Segment { seq: 0, len: 1000 }]);
+    }
+
+    #[test]
+    fn repeated_timeout_holds_ssthresh_rfc5681_3_1() {
+        let mut s = sender();
+        drain(&mut s, t(0));
+        // First expiry: FlightSize 10 segments -> ssthresh 5.
+        s.handle_timeout(t(1000));
+        assert_eq!(s.congestion_control().ssthresh(), DataSize::bytes(5000));
+        assert_eq!(drain(&mut s, t(1000)).len(), 1);
+        // The retransmission is lost too: the second expiry (backed off to 2 s) is for a
+        // segment the timer already retransmitted, so ssthresh stays 5 segments (eq. 4
+        // on the one-segment flight would give 2).
+        s.handle_timeout(t(3000));
+        assert_eq!(s.stats().timeouts, 2);
+        assert_eq!(s.congestion_control().ssthresh(), DataSize::bytes(5000));
+        // Once the data outstanding at the first expiry is acked, a new expiry is a new
+        // loss event: eq. 4 again.
+        s.handle_input(t(3100), ack(10_000));
+        let sent = drain(&mut s, t(3100)).len() as u64;
+        assert!(sent > 0);
+        let deadline = s.poll_timeout().expect("timer running");
+        s.handle_timeout(deadline);
+        assert_eq!(s.stats().timeouts, 3);
+        let want = (sent * 1000 / 2).max(2000);
+        assert_eq!(s.congestion_control().ssthresh(), DataSize::bytes(want));
     }
 
     fn sack_sender() -> TcpSender {

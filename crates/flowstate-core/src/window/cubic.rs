@@ -34,6 +34,10 @@ pub struct CubicConfig {
     /// `None` for RFC 9438's plain slow start (the default here; RFC 9438 4.10 allows
     /// HyStart++ but does not require it).
     pub hystart: Option<HystartConfig>,
+    /// A timeout during fast recovery keeps the recovery's ssthresh when it is lower
+    /// than FlightSize * beta (see [`super::NewRenoConfig::rto_keeps_recovery_ssthresh`]).
+    /// Default true.
+    pub rto_keeps_recovery_ssthresh: bool,
 }
 
 impl Default for CubicConfig {
@@ -49,6 +53,7 @@ impl Default for CubicConfig {
             initial_rtt: TimeDelta::millis(100),
             pipe_recovery: false,
             hystart: None,
+            rto_keeps_recovery_ssthresh: true,
         }
     }
 }
@@ -299,9 +304,25 @@ impl WindowController for Cubic {
         true
     }
 
-    /// RFC 9438 4.8: as a congestion event, then cwnd = 1 SMSS (RFC 5681 loss window).
-    fn on_rto_timeout(&mut self, _now: Timestamp) {
-        self.core.ssthresh = self.congestion_event();
+    /// RFC 9438 section 4.8: on a timeout CUBIC reduces cwnd as Reno does (1 SMSS) and
+    /// sets ssthresh with beta_cubic as in 4.6 (held constant on a repeated expiry, RFC
+    /// 5681 3.1; in fast recovery the ssthresh of the recovery's start is kept if lower,
+    /// see NewReno). The first congestion avoidance after it runs with K = 0 and W_max =
+    /// cwnd at its start: W_max is cleared here and the next epoch sets it (Linux
+    /// `bictcp_reset` on entering the Loss state does the same).
+    fn on_rto_timeout(&mut self, _now: Timestamp, repeated: bool) {
+        if !repeated {
+            if self.recovery.point.is_some() && self.config.rto_keeps_recovery_ssthresh {
+                let eq = self.core.flight.as_bytes() as f64 * self.config.beta;
+                let eq = DataSize::bytes(eq as u64).max(self.core.mtu * 2);
+                self.core.ssthresh = eq.min(self.core.ssthresh);
+            } else {
+                self.core.ssthresh = self.congestion_event();
+            }
+        }
+        self.w_max = 0.0;
+        self.epoch = None;
+        self.carry = 0.0;
         if let Some(h) = self.hystart.as_mut() {
             h.on_timeout();
         }
@@ -390,11 +411,40 @@ mod tests {
     fn fast_convergence_rfc9438_4_7() {
         let mut c = cubic(100);
         c.on_sent(Timestamp::ZERO, b(100 * S));
-        c.on_rto_timeout(Timestamp::ZERO);
+        assert!(c.on_fast_retransmit(Timestamp::ZERO, 100 * S));
         assert!((c.w_max_segments() - 100.0).abs() < 1e-9);
-        // cwnd is now 1 segment < W_max: W_max = 1 * (1 + 0.7) / 2 = 0.85.
-        c.on_rto_timeout(Timestamp::ZERO);
-        assert!((c.w_max_segments() - 0.85).abs() < 1e-9);
+        // Full ack of everything: cwnd = min(ssthresh, max(0, SMSS) + SMSS) = 2 segments.
+        c.on_ack(Timestamp::ZERO, &ack(100 * S, 100 * S));
+        assert_eq!(c.cwnd(), b(2 * S));
+        // The next loss at cwnd 2 < W_max: W_max = 2 * (1 + 0.7) / 2 = 1.7.
+        c.on_sent(Timestamp::ZERO, b(2 * S));
+        assert!(c.on_fast_retransmit(Timestamp::ZERO, 102 * S));
+        assert!((c.w_max_segments() - 1.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn timeout_rfc9438_4_8() {
+        // ssthresh = FlightSize * beta; cwnd = 1 SMSS; W_max cleared so that the next
+        // congestion avoidance starts with K = 0 and W_max = its starting cwnd.
+        let mut c = cubic(100);
+        c.on_sent(Timestamp::ZERO, b(100 * S));
+        c.on_rto_timeout(Timestamp::ZERO, false);
+        assert_eq!(c.ssthresh(), b(70 * S));
+        assert_eq!(c.cwnd(), b(S));
+        assert_eq!(c.w_max_segments(), 0.0);
+        // A repeated expiry holds ssthresh (RFC 5681 3.1).
+        c.on_lost(b(100 * S));
+        c.on_sent(Timestamp::ZERO, b(S));
+        c.on_rto_timeout(Timestamp::ZERO, true);
+        assert_eq!(c.ssthresh(), b(70 * S));
+        // In fast recovery, the recovery's ssthresh is kept when lower than eq. 4's.
+        let mut c = cubic(100);
+        c.on_sent(Timestamp::ZERO, b(100 * S));
+        assert!(c.on_fast_retransmit(Timestamp::ZERO, 100 * S));
+        c.on_sent(Timestamp::ZERO, b(200 * S));
+        c.on_rto_timeout(Timestamp::ZERO, false);
+        assert_eq!(c.ssthresh(), b(70 * S));
+        assert!(!c.in_recovery());
     }
 
     #[test]

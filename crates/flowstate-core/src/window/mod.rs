@@ -87,8 +87,10 @@ pub trait WindowController {
     /// outstanding; fast recovery lasts until the cumulative ack reaches it. Returns
     /// whether fast recovery was entered (false if already in it).
     fn on_fast_retransmit(&mut self, now: Timestamp, recovery_point: u64) -> bool;
-    /// The retransmission timer expired.
-    fn on_rto_timeout(&mut self, now: Timestamp);
+    /// The retransmission timer expired. `repeated`: it expired again before the data
+    /// outstanding at its previous expiry was acknowledged (TCP: RFC 5681 section 3.1
+    /// holds ssthresh constant then; SCTP ignores it, RFC 9260 7.2.3 halves every time).
+    fn on_rto_timeout(&mut self, now: Timestamp, repeated: bool);
     /// The sender is about to send after `idle` without sending, with the current `rto`.
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
     /// Cap the window (FSE-NG; `None` removes the cap). Floored at one MTU.

@@ -22,6 +22,13 @@ pub struct NewRenoConfig {
     /// excludes SACKed and lost segments) instead of RFC 6582's dup-ack inflation and
     /// partial-ack deflation. Default false (RFC 6582).
     pub pipe_recovery: bool,
+    /// A timeout during fast recovery keeps the ssthresh set when recovery began if it
+    /// is lower than RFC 5681 equation 4's max(FlightSize / 2, 2*SMSS) (default true,
+    /// as Linux's `tcp_enter_loss`, which recomputes ssthresh only outside recovery).
+    /// FlightSize then still counts what window inflation sent past the holes, data the
+    /// receiver already queues. RFC 5681 sets eq. 4 as the upper bound ("no more
+    /// than"), so both are compliant; `false` applies eq. 4 as it is.
+    pub rto_keeps_recovery_ssthresh: bool,
 }
 
 impl Default for NewRenoConfig {
@@ -32,6 +39,7 @@ impl Default for NewRenoConfig {
             initial_ssthresh: DataSize::bytes(u64::MAX / 4),
             min_ssthresh_segments: 2,
             pipe_recovery: false,
+            rto_keeps_recovery_ssthresh: true,
         }
     }
 }
@@ -206,8 +214,22 @@ impl WindowController for NewReno {
 
     /// RFC 5681 equations 4 and 5 (and section 3.1): ssthresh = max(FlightSize/2, 2*SMSS),
     /// cwnd = 1 SMSS (the loss window). Call before marking the flight lost.
-    fn on_rto_timeout(&mut self, _now: Timestamp) {
-        self.core.ssthresh = self.loss_ssthresh();
+    /// RFC 5681 section 3.1: ssthresh = no more than max(FlightSize / 2, 2*SMSS)
+    /// (equation 4), held constant when the timer expires again for data it already
+    /// retransmitted; cwnd = the loss window, 1 SMSS. In fast recovery FlightSize still
+    /// counts everything sent past the holes (RFC 6582 inflation keeps sending while the
+    /// receiver queues it), so the ssthresh set when recovery began is kept if lower
+    /// (`rto_keeps_recovery_ssthresh`, Linux `tcp_enter_loss`; docs/ALGORITHMS.md, TCP).
+    fn on_rto_timeout(&mut self, _now: Timestamp, repeated: bool) {
+        if !repeated {
+            let eq4 = self.loss_ssthresh();
+            let keep = self.recovery.point.is_some() && self.config.rto_keeps_recovery_ssthresh;
+            self.core.ssthresh = if keep {
+                eq4.min(self.core.ssthresh)
+            } else {
+                eq4
+            };
+        }
         self.core.cwnd = self.core.mtu;
         self.recovery.point = None;
         self.bytes_acked = DataSize::ZERO;
@@ -341,9 +363,53 @@ mod tests {
     fn rto_sets_loss_window_rfc5681_eq4() {
         let mut r = reno(10, u64::MAX / 4);
         r.on_sent(t0(), b(3 * S));
-        r.on_rto_timeout(t0());
+        r.on_rto_timeout(t0(), false);
         // max(1500, 2000) = 2000.
         assert_eq!(r.ssthresh(), b(2 * S));
         assert_eq!(r.cwnd(), b(S));
+    }
+
+    #[test]
+    fn repeated_rto_holds_ssthresh_rfc5681_3_1() {
+        let mut r = reno(10, u64::MAX / 4);
+        r.on_sent(t0(), b(10 * S));
+        r.on_rto_timeout(t0(), false);
+        assert_eq!(r.ssthresh(), b(5 * S));
+        r.on_lost(b(10 * S));
+        r.on_sent(t0(), b(S));
+        r.on_rto_timeout(t0(), true);
+        assert_eq!(r.ssthresh(), b(5 * S));
+        assert_eq!(r.cwnd(), b(S));
+    }
+
+    #[test]
+    fn rto_in_fast_recovery_keeps_the_lower_recovery_ssthresh() {
+        let mut r = reno(10, u64::MAX / 4);
+        r.on_sent(t0(), b(10 * S));
+        assert!(r.on_fast_retransmit(t0(), 10 * S));
+        assert_eq!(r.ssthresh(), b(5 * S));
+        // Window inflation kept sending while the holes were repaired one per RTT: 30
+        // segments are outstanding when the timer expires. Eq. 4 would give 15.
+        r.on_sent(t0(), b(20 * S));
+        r.on_rto_timeout(t0(), false);
+        assert_eq!(r.ssthresh(), b(5 * S));
+        assert!(!r.in_recovery());
+        assert_eq!(r.cwnd(), b(S));
+        // With the option off, eq. 4 on the inflated FlightSize: 15 segments.
+        let mut r = NewReno::new(NewRenoConfig {
+            smss: b(S),
+            rto_keeps_recovery_ssthresh: false,
+            ..Default::default()
+        });
+        r.on_sent(t0(), b(10 * S));
+        assert!(r.on_fast_retransmit(t0(), 10 * S));
+        r.on_sent(t0(), b(20 * S));
+        r.on_rto_timeout(t0(), false);
+        assert_eq!(r.ssthresh(), b(15 * S));
+        // Outside recovery eq. 4 applies as it is.
+        let mut r = reno(10, 2 * S);
+        r.on_sent(t0(), b(30 * S));
+        r.on_rto_timeout(t0(), false);
+        assert_eq!(r.ssthresh(), b(15 * S));
     }
 }

@@ -20,6 +20,7 @@ enum Op {
     DupAck,
     FastRetransmit,
     Rto,
+    RepeatedRto,
     Idle(i64),
     SetMax(Option<u64>),
     SetCwnd(u64, Option<u64>),
@@ -35,6 +36,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::DupAck),
         1 => Just(Op::FastRetransmit),
         1 => Just(Op::Rto),
+        1 => Just(Op::RepeatedRto),
         1 => (0i64..100_000).prop_map(Op::Idle),
         1 => proptest::option::of(0u64..200_000).prop_map(Op::SetMax),
         1 => (0u64..200_000, proptest::option::of(0u64..200_000)).prop_map(|(c, s)| Op::SetCwnd(c, s)),
@@ -84,7 +86,8 @@ fn run_model<C: WindowController>(mut cc: C, ops: &[Op]) -> Result<(), TestCaseE
             Op::FastRetransmit => {
                 cc.on_fast_retransmit(now, seq);
             }
-            Op::Rto => cc.on_rto_timeout(now),
+            Op::Rto => cc.on_rto_timeout(now, false),
+            Op::RepeatedRto => cc.on_rto_timeout(now, true),
             Op::Idle(ms) => cc.on_idle(TimeDelta::millis(ms), TimeDelta::millis(ms / 3)),
             Op::SetMax(m) => cc.set_max_cwnd(m.map(DataSize::bytes)),
             Op::SetCwnd(c, s) => cc.set_cwnd(DataSize::bytes(c), s.map(DataSize::bytes)),

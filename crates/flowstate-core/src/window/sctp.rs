@@ -192,7 +192,7 @@ impl WindowController for SctpCongestionControl {
 
     /// RFC 9260 6.3.3 E1 / 7.2.3: ssthresh = max(cwnd/2, 4*MTU), cwnd = 1 MTU,
     /// partial_bytes_acked = 0. Fast recovery is abandoned.
-    fn on_rto_timeout(&mut self, _now: Timestamp) {
+    fn on_rto_timeout(&mut self, _now: Timestamp, _repeated: bool) {
         self.core.ssthresh = self.loss_ssthresh();
         self.core.cwnd = self.core.mtu;
         self.partial_bytes_acked = DataSize::ZERO;
@@ -398,7 +398,7 @@ mod tests {
             ..Default::default()
         };
         let mut cc = SctpCongestionControl::new(cfg);
-        cc.on_rto_timeout(t0());
+        cc.on_rto_timeout(t0(), false);
         assert_eq!(cc.ssthresh(), b(10 * MTU));
         assert_eq!(cc.cwnd(), b(MTU));
     }
@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(cc.cwnd(), b(10 * MTU));
         cc.on_idle(TimeDelta::secs(10), rto); // floor 4 MTU
         assert_eq!(cc.cwnd(), b(4 * MTU));
-        cc.on_rto_timeout(t0());
+        cc.on_rto_timeout(t0(), false);
         cc.on_idle(TimeDelta::secs(1), rto); // never raises by default
         assert_eq!(cc.cwnd(), b(MTU));
     }
