@@ -156,6 +156,11 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.carry = 0.0;
+        self.beta_ssthresh()
+    }
+
+    /// ssthresh = max(FlightSize * beta_cubic, 2*SMSS) (RFC 9438 4.6).
+    fn beta_ssthresh(&self) -> DataSize {
         let flight = self.core.flight.as_bytes() as f64 * self.config.beta;
         DataSize::bytes(flight as u64).max(self.core.mtu * 2)
     }
@@ -313,9 +318,7 @@ impl WindowController for Cubic {
     fn on_rto_timeout(&mut self, _now: Timestamp, repeated: bool) {
         if !repeated {
             if self.recovery.point.is_some() && self.config.rto_keeps_recovery_ssthresh {
-                let eq = self.core.flight.as_bytes() as f64 * self.config.beta;
-                let eq = DataSize::bytes(eq as u64).max(self.core.mtu * 2);
-                self.core.ssthresh = eq.min(self.core.ssthresh);
+                self.core.ssthresh = self.beta_ssthresh().min(self.core.ssthresh);
             } else {
                 self.core.ssthresh = self.congestion_event();
             }
