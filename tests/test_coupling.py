@@ -47,6 +47,9 @@ def test_two_to_one_priorities_with_sctp_under_fsev2():
     assert window.kind == "window"
     assert window.cwnd % 1200 == 0 and window.cwnd >= 1200
     assert window.cwnd == 1e6 * 0.096 / 8 // 1200 * 1200
+    # The repr reads as Python: plain numbers and None, not Rust's Some(..).
+    assert window.ssthresh is None
+    assert repr(window) == f"Allocation(flow={sctp}, rate_bps=1000000.0, cwnd={window.cwnd}, ssthresh=None)"
 
 
 def test_three_eighths_shares_under_fse_ng():

@@ -65,15 +65,25 @@ impl PyAllocation {
                 self.flow, self.rate_bps
             ),
             "window" => format!(
-                "Allocation(flow={}, rate_bps={:.1}, cwnd={:?}, ssthresh={:?})",
-                self.flow, self.rate_bps, self.cwnd, self.ssthresh
+                "Allocation(flow={}, rate_bps={:.1}, cwnd={}, ssthresh={})",
+                self.flow,
+                self.rate_bps,
+                py_optional(self.cwnd),
+                py_optional(self.ssthresh)
             ),
             _ => format!(
-                "Allocation(flow={}, rate_bps={:.1}, max_cwnd={:?})",
-                self.flow, self.rate_bps, self.max_cwnd
+                "Allocation(flow={}, rate_bps={:.1}, max_cwnd={})",
+                self.flow,
+                self.rate_bps,
+                py_optional(self.max_cwnd)
             ),
         }
     }
+}
+
+/// An optional byte count as Python prints it: the number, or `None`.
+fn py_optional(v: Option<u64>) -> String {
+    v.map_or_else(|| "None".to_owned(), |n| n.to_string())
 }
 
 impl From<&Allocation> for PyAllocation {
