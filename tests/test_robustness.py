@@ -89,3 +89,55 @@ def test_non_utf8_files_name_the_file(tmp_path):
     with pytest.raises(PathError, match=r"bad.toml: not UTF-8 text$"):
         load_toml(bad)
     assert_one_line_error(cli("sweep", str(bad), "--no-plots"), "bad.toml: not UTF-8 text")
+
+
+# --- sweeps ------------------------------------------------------------------------
+
+
+def test_a_range_longer_than_the_task_limit_fails_before_generating_it():
+    from flowstate.sweep import MAX_TASKS, SweepError, parse_set_flag
+
+    # Before: linspace(1,2,100000000) built 10**8 values before any check (a hang).
+    with pytest.raises(SweepError, match=rf"num: expected an integer in \[1, {MAX_TASKS}\], got 100000000"):
+        parse_set_flag("link.capacity=linspace(1,2,100000000)Mbps")
+
+
+def test_a_log_range_over_the_whole_float_range_does_not_underflow():
+    from flowstate.sweep import parse_set_flag
+
+    # Before: "math domain error" (hi / lo underflowed to 0), without the flag.
+    axis = parse_set_flag("flows.a.overrides.k=logspace(1e308,1e-308,3)")
+    assert axis.values == (1e308, 1.0, 1e-308)
+
+
+@pytest.mark.parametrize("rhs", ["logspace(1,2)", "linspace(1,2,3,4)", "linspace (1,2,3"])
+def test_a_malformed_range_is_named_not_taken_as_values(rhs):
+    from flowstate.sweep import SweepError, parse_set_flag
+
+    # Before: "logspace(1,2)" became the two string values "logspace(1" and "2)".
+    with pytest.raises(SweepError, match=r"expected linspace\(FROM,TO,NUM\) or logspace\(FROM,TO,NUM\)"):
+        parse_set_flag(f"link.capacity={rhs}")
+
+
+# --- derived metrics ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn, args, needle",
+    [
+        # Before: each was accepted and every run's value was null ("not evaluated").
+        ("mean_rate", {"flow": "a", "from": "60s", "to": "10s"}, "mean_rate: to: must be after from ('60s'), got '10s'"),
+        ("mean_rate", {"flow": "a", "to": 0}, "mean_rate: to: must be after from (0), got 0"),
+        ("mean_rate", {"flow": "a", "from": "-5s"}, "mean_rate: from: expected a time >= 0 s, got '-5s'"),
+        ("time_to_reach", {"flow": "a", "rate": "1Mbps", "after": float("nan")}, "after: expected a time >= 0 s"),
+        ("time_to_reach", {"flow": "a", "rate": "1Mbps", "hold": float("inf")}, "hold: expected a time >= 0 s"),
+        ("time_to_reach", {"flow": "a", "rate": "-1Mbps"}, "rate: expected a bit rate > 0, got '-1Mbps'"),
+        ("time_to_reach", {"flow": "a", "rate": "0kbps"}, "rate: expected a bit rate > 0, got '0kbps'"),
+    ],
+)
+def test_derived_arguments_that_make_every_value_null_are_rejected(fn, args, needle):
+    from flowstate.derived import DerivedError, make_spec
+
+    with pytest.raises(DerivedError) as e:
+        make_spec("d", fn, args)
+    assert needle in str(e.value) and "\n" not in str(e.value)
