@@ -829,6 +829,16 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
     Ok(())
 }
 
+/// `x` for a message: plain (`0.5`, `5000`), or with an exponent when plain would be
+/// a hundred digits long (`1e-300`).
+fn show(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// The frame rates a `gcc` flow's `overrides.fps` may take: below 1 fps a frame
 /// holds seconds of video (a single frame can take hours to packetize), above 1000 the
 /// encoder would clamp it.
@@ -857,7 +867,10 @@ fn check_video_bounds(o: &GccOverrides) -> Result<(), (String, String)> {
         if !(min..=max).contains(&fps) {
             return Err((
                 ".fps".into(),
-                format!("must be between {min} and {max} frames per second, got {fps}"),
+                format!(
+                    "must be between {min} and {max} frames per second, got {}",
+                    show(fps)
+                ),
             ));
         }
     }
