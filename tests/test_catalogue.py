@@ -120,7 +120,7 @@ F = "tiny/experiment.toml"
     "old, new, message",
     [
         ('id = "tiny"', 'id = "other"', "id: must be the folder name 'tiny'"),
-        ("runs = 3", "runs = 0", "runs: expected an integer >= 1"),
+        ("runs = 3", "runs = 0", "runs: expected an integer in [1, 100000], got 0"),
         ("runs = 3", "runs = 3\ncolour = 1", "colour: unknown key"),
         ('name = "heavy"', 'name = "plain"', "variants[1].name: duplicate variant name 'plain'"),
         ('name = "heavy"', 'name = "Heavy!"', "variants[1].name: must match"),
@@ -133,7 +133,7 @@ F = "tiny/experiment.toml"
         ('metric = "aggregate.utilization"', 'metric = "flows.video.share"', "paper[0].metric: point 'plain' has no flow 'video'"),
         ('metric = "aggregate.utilization"', 'metric = "utilization"', "paper[0].metric: bad metric path"),
         ('metric = "derived.gcc_mean"', 'metric = "derived.nope"', "paper[1].metric: unknown derived metric 'nope'"),
-        ("value = 0.9", 'value = "0.9"', "paper[0].value: expected a number"),
+        ("value = 0.9", 'value = "0.9"', "paper[0].value: expected a finite number"),
         ('fn = "mean_rate"', 'fn = "median_rate"', "derived[0].fn: unknown function 'median_rate'"),
         ('from = "1s"', 'from = "1 parsec"', "derived[0].args: mean_rate: from: expected a time"),
         ('flow = "gcc", from', 'flo = "gcc", from', "derived[0].args: mean_rate: unknown argument 'flo'"),

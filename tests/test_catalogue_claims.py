@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from flowstate import claims
@@ -103,3 +105,26 @@ def test_evaluation_never_calls_eval(monkeypatch):
 
     monkeypatch.setattr(builtins, "eval", forbidden)
     assert status("{none:aggregate.jain_index} < 0.75") == HOLDS
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        # Before: parsed, then a TypeError traceback after every run had finished.
+        ("min({none:aggregate.jain_index}) > 0", "min() takes at least 2 arguments, got 1"),
+        ("max({none:aggregate.jain_index}) > 0", "max() takes at least 2 arguments, got 1"),
+        ("abs({none:aggregate.jain_index}, 2) > 0", "abs() takes 1 argument, got 2"),
+        # Before: a RecursionError traceback from Python's parser.
+        ("-" * 5000 + "{none:aggregate.jain_index} > 0", "nested more than 50 levels deep"),
+        ("-" * 60 + "{none:aggregate.jain_index} > 0", "nested more than 50 levels deep"),
+        # Before: a bare number "held" whenever it was not zero.
+        ("{none:aggregate.jain_index}", "must be a comparison"),
+        ("{none:aggregate.jain_index} - 0.5", "must be a comparison"),
+        ("not {none:aggregate.jain_index}", "must be a comparison"),
+        ("{none:aggregate.jain_index} > 0 and 1", "must be a comparison"),
+    ],
+)
+def test_checks_that_cannot_be_evaluated_as_a_claim_are_rejected(text, needle):
+    with pytest.raises(ClaimError, match=re.escape(needle)) as e:
+        claims.parse(text)
+    assert "\n" not in str(e.value)

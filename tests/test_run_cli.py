@@ -125,9 +125,9 @@ def test_missing_scenario_argument():
 @pytest.mark.parametrize(
     "flag, value, expected",
     [
-        ("--runs", "0", "argument --runs: expected an integer >= 1, got 0"),
+        ("--runs", "0", "argument --runs: expected an integer in [1, 100000], got 0"),
         ("--runs", "-3", "argument --runs"),
-        ("--runs", "two", "argument --runs: expected an integer >= 1, got 'two'"),
+        ("--runs", "two", "argument --runs: expected an integer in [1, 100000], got 'two'"),
         ("--seed", "-1", "argument --seed: expected an integer in [0, 2^64 - 1], got -1"),
         ("--seed", "1.5", "argument --seed: expected an integer in [0, 2^64 - 1], got '1.5'"),
         ("--seed", "abc", "argument --seed"),

@@ -110,7 +110,7 @@ def test_linear_range_with_unit():
     [
         ({"from": 0, "to": 1, "num": 3, "log": True}, "log range needs"),
         ({"from": 1, "to": 2}, "num: required"),
-        ({"from": 1, "to": 2, "num": 0}, "num: expected an integer >= 1"),
+        ({"from": 1, "to": 2, "num": 0}, "num: expected an integer in \\[1, 1000000\\], got 0"),
         ({"from": "a", "to": 2, "num": 2}, "from: expected a number"),
         ({"from": 1, "to": 2, "num": 2, "step": 1}, "unknown key 'step'"),
         ([1, 2], "expected a table"),

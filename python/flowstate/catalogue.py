@@ -22,6 +22,7 @@ the run's construction: flows, presets, overrides, coupling mechanism and option
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import re
 import tomllib
@@ -32,6 +33,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from flowstate import claims as claims_mod
 from flowstate import derived as derived_mod
 from flowstate.overrides import PathError, load_toml, with_overrides
+from flowstate.simulation import MAX_RUNS
 
 EXPERIMENT_FILE = "experiment.toml"
 ENV_CATALOGUE = "FLOWSTATE_CATALOGUE"
@@ -272,6 +274,8 @@ def load(folder: str | os.PathLike[str]) -> Experiment:
         raise CatalogueError(f"{ctx.file}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise CatalogueError(f"{ctx.file}: {e}") from None
+    except UnicodeDecodeError:
+        raise CatalogueError(f"{ctx.file}: not UTF-8 text") from None
     ctx.keys(doc, _TOP_KEYS, "")
 
     exp_id = ctx.string(doc, "id", "")
@@ -281,14 +285,14 @@ def load(folder: str | os.PathLike[str]) -> Experiment:
         raise ctx.fail("id", f"must match [a-z0-9._-]+, got {exp_id!r}")
     paper_id, paper_rows = _paper_fields(ctx, doc, exp_id)
     runs = doc.get("runs", 1)
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise ctx.fail("runs", f"expected an integer >= 1, got {runs!r}")
+    if not _is_run_count(runs):
+        raise ctx.fail("runs", f"expected an integer in [1, {MAX_RUNS}], got {runs!r}")
 
     short = ctx.table(doc.get("short", {}), "short")
     ctx.keys(short, {"runs", "set"}, "short")
     short_runs = short.get("runs")
-    if short_runs is not None and (isinstance(short_runs, bool) or not isinstance(short_runs, int) or short_runs < 1):
-        raise ctx.fail("short.runs", f"expected an integer >= 1, got {short_runs!r}")
+    if short_runs is not None and not _is_run_count(short_runs):
+        raise ctx.fail("short.runs", f"expected an integer in [1, {MAX_RUNS}], got {short_runs!r}")
     short_set = ctx.table(short.get("set", {}), "short.set")
 
     variants = _variants(ctx, doc, folder)
@@ -327,6 +331,10 @@ def load(folder: str | os.PathLike[str]) -> Experiment:
     exp.claims = _claims(ctx, doc, by_name, derived_names)
     exp.figures = _figures(ctx, doc, exp, by_name, derived_names)
     return exp
+
+
+def _is_run_count(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= MAX_RUNS
 
 
 def _paper_fields(ctx: _Ctx, doc: Mapping[str, Any], exp_id: str) -> tuple[str, list[Mapping[str, Any]]]:
@@ -530,8 +538,8 @@ def _paper_values(
         point = _point(ctx, f"{where}.point", row.get("point"), by_name)
         metric = _check_metric(ctx, f"{where}.metric", row.get("metric"), [point], derived_names)
         value = row.get("value")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ctx.fail(f"{where}.value", f"expected a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ctx.fail(f"{where}.value", f"expected a finite number, got {value!r}")
         label = row.get("label")
         if label is not None and not isinstance(label, str):
             raise ctx.fail(f"{where}.label", f"expected a string, got {_kind(label)}")

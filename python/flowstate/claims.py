@@ -41,6 +41,10 @@ _CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
     ast.NotEq: operator.ne,
 }
 _FUNCTIONS: dict[str, Callable[..., float]] = {"abs": abs, "min": min, "max": max}
+# How many arguments each function takes: (at least, at most; None: no limit).
+_ARITY: dict[str, tuple[int, Optional[int]]] = {"abs": (1, 1), "min": (2, None), "max": (2, None)}
+# Deepest expression tree a check may have (Python's parser and the evaluator recurse).
+MAX_DEPTH = 50
 
 
 class ClaimError(ValueError):
@@ -79,13 +83,41 @@ def parse(text: str) -> Check:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as e:
         raise ClaimError(f"syntax error: {e.msg}") from None
+    except (RecursionError, MemoryError):
+        raise ClaimError(f"nested more than {MAX_DEPTH} levels deep") from None
+    if _depth(tree.body) > MAX_DEPTH:
+        raise ClaimError(f"nested more than {MAX_DEPTH} levels deep")
     names = {f"_v{i}" for i in range(len(refs))}
     callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
         _check_node(node, names)
         if isinstance(node, ast.Name) and node.id in _FUNCTIONS and id(node) not in callees:
             raise ClaimError(f"{node.id} may only be called")
+    if not _is_condition(tree.body):
+        raise ClaimError("must be a comparison such as {point:metric} < 0.75 (joined by and, or, not)")
     return Check(text, tuple(refs), tree)
+
+
+def _depth(node: ast.AST) -> int:
+    """Depth of the expression tree (iterative: the tree may be deeper than Python's stack)."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+    return deepest
+
+
+def _is_condition(node: ast.AST) -> bool:
+    """True for a comparison, or comparisons joined by ``and`` / ``or`` / ``not``: a bare
+    number (``{p:m}``, ``1``) would "hold" whenever it is not zero."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_is_condition(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _is_condition(node.operand)
+    return False
 
 
 def _check_node(node: ast.AST, names: set[str]) -> None:
@@ -120,6 +152,10 @@ def _check_node(node: ast.AST, names: set[str]) -> None:
             raise ClaimError("only abs(), min() and max() may be called")
         if node.keywords or not node.args:
             raise ClaimError(f"{node.func.id}() takes positional arguments only")
+        low, high = _ARITY[node.func.id]
+        if len(node.args) < low or (high is not None and len(node.args) > high):
+            wanted = f"{low}" if low == high else f"at least {low}"
+            raise ClaimError(f"{node.func.id}() takes {wanted} argument{'s' if low > 1 else ''}, got {len(node.args)}")
 
 
 def evaluate(check: Check, lookup: Callable[[str, str], Optional[float]]) -> tuple[str, dict[str, Optional[float]]]:

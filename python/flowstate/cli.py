@@ -7,7 +7,7 @@ import sys
 from typing import Any, NoReturn, Optional, Sequence
 
 from flowstate import CouplingError, ScenarioError
-from flowstate.simulation import MAX_SEED
+from flowstate.simulation import MAX_RUNS, MAX_SEED
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,7 +38,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--seed", type=_seed, metavar="N", help="first seed (default: the scenario's seed, else 1)"
     )
-    run.add_argument("--runs", type=_positive, default=1, metavar="K", help="number of runs (default 1)")
+    run.add_argument("--runs", type=_runs, default=1, metavar="K", help="number of runs (default 1)")
     run.add_argument(
         "--out", metavar="DIR", help="output folder (default: out/<scenario name>/)"
     )
@@ -61,7 +61,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("ids", nargs="*", metavar="ID", help="experiment ids (see 'flowstate list')")
     rep.add_argument("--all", action="store_true", help="every experiment of the catalogue")
-    rep.add_argument("--runs", type=_positive, metavar="K", help="runs per point (default: the entry's runs)")
+    rep.add_argument("--runs", type=_runs, metavar="K", help="runs per point (default: the entry's runs)")
     rep.add_argument(
         "--out", metavar="DIR", help="output folder (default out/<id>; with several ids DIR/<id>)"
     )
@@ -124,12 +124,12 @@ def _catalogue_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _integer(text: str, minimum: int, what: str) -> int:
+def _integer(text: str, minimum: int, what: str, maximum: int = MAX_SEED) -> int:
     try:
         value = int(text, 10)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
-    if value < minimum or value > MAX_SEED:
+    if value < minimum or value > maximum:
         raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
     return value
 
@@ -140,6 +140,10 @@ def _seed(text: str) -> int:
 
 def _positive(text: str) -> int:
     return _integer(text, 1, "an integer >= 1")
+
+
+def _runs(text: str) -> int:
+    return _integer(text, 1, f"an integer in [1, {MAX_RUNS}]", MAX_RUNS)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -44,11 +44,15 @@ def parse_time(value: Any) -> float:
     if isinstance(value, bool):
         raise DerivedError(f"expected a time such as \"30s\", got {value!r}")
     if isinstance(value, (int, float)):
-        return float(value)
-    m = _TIME.match(value) if isinstance(value, str) else None
-    if m is None:
-        raise DerivedError(f"expected a time such as \"30s\" or \"500ms\", got {value!r}")
-    return float(m.group(1)) * _TIME_SCALE[(m.group(2) or "s").lower()]
+        seconds = float(value)
+    else:
+        m = _TIME.match(value) if isinstance(value, str) else None
+        if m is None:
+            raise DerivedError(f"expected a time such as \"30s\" or \"500ms\", got {value!r}")
+        seconds = float(m.group(1)) * _TIME_SCALE[(m.group(2) or "s").lower()]
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise DerivedError(f"expected a time >= 0 s, got {value!r}")
+    return seconds
 
 
 def parse_rate_mbps(value: Any) -> float:
@@ -57,7 +61,10 @@ def parse_rate_mbps(value: Any) -> float:
     if m is None:
         raise DerivedError(f"expected a bit rate such as \"4Mbps\", got {value!r}")
     unit = m.group(2).lower().replace("bit/s", "bps")
-    return float(m.group(1)) * _RATE_SCALE_MBPS[unit]
+    mbps = float(m.group(1)) * _RATE_SCALE_MBPS[unit]
+    if not (math.isfinite(mbps) and mbps > 0):
+        raise DerivedError(f"expected a bit rate > 0, got {value!r}")
+    return mbps
 
 
 def _number(value: Any) -> float:
@@ -336,6 +343,8 @@ def make_spec(name: str, fn: Any, args: Any) -> Spec:
             raise DerivedError(f"{fn}: argument {key!r} is required")
     if fn == "rtt_percentile" and not 0 <= kwargs["p"] <= 100:
         raise DerivedError(f"{fn}: p: must be in [0, 100], got {kwargs['p']}")
+    if kwargs.get("end") is not None and kwargs["end"] <= kwargs.get("start", 0.0):
+        raise DerivedError(f"{fn}: to: must be after from ({args.get('from', 0)!r}), got {args['to']!r}")
     return Spec(name, fn, kwargs)
 
 

@@ -85,6 +85,8 @@ def load_toml(file: str | Path) -> dict[str, Any]:
         raise PathError(f"{file}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise PathError(f"{file}: {e}") from None
+    except UnicodeDecodeError:
+        raise PathError(f"{file}: not UTF-8 text") from None
 
 
 def _flow_by_name(scenario: Mapping[str, Any], name: str, path: str) -> Any:

@@ -38,6 +38,9 @@ ScenarioSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Progress = Callable[[int, int], Any]
 
 MAX_SEED = 2**64 - 1
+# Most runs of one batch: every run's result stays in memory, and the native batch
+# allocates per run up front (10**11 runs aborted the process on a failed allocation).
+MAX_RUNS = 100_000
 SUMMARY_FILE = "summary.json"
 TIMESERIES_FILE = "timeseries.csv"
 
@@ -262,7 +265,7 @@ def run(
     """
     if seed is not None:
         _check_int("seed", seed, 0)
-    _check_int("runs", runs, 1)
+    _check_int("runs", runs, 1, MAX_RUNS)
     if threads is not None:
         _check_int("threads", threads, 1, 1024)
     text, file = load_scenario(scenario)

@@ -206,8 +206,8 @@ def range_values(spec: Any, where: str) -> tuple[tuple[Any, ...], bool]:
     for k, v in (("from", lo), ("to", hi)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise SweepError(f"{where}.{k}: expected a number, got {v!r}")
-    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
-        raise SweepError(f"{where}.num: expected an integer >= 1, got {num!r}")
+    if isinstance(num, bool) or not isinstance(num, int) or not 1 <= num <= MAX_TASKS:
+        raise SweepError(f"{where}.num: expected an integer in [1, {MAX_TASKS}], got {num!r}")
     if not isinstance(log, bool):
         raise SweepError(f"{where}.log: expected true or false, got {log!r}")
     if not isinstance(unit, str):
@@ -216,9 +216,9 @@ def range_values(spec: Any, where: str) -> tuple[tuple[Any, ...], bool]:
         raise SweepError(f"{where}: a log range needs from > 0 and to > 0, got {lo} .. {hi}")
     if num == 1:
         xs = [float(lo)]
-    elif log:
-        ratio = math.log(hi / lo)
-        xs = [lo * math.exp(ratio * i / (num - 1)) for i in range(num)]
+    elif log:  # in log space: hi / lo may underflow to 0 (1e-308 / 1e308)
+        a, b = math.log(lo), math.log(hi)
+        xs = [math.exp(a + (b - a) * i / (num - 1)) for i in range(num)]
     else:
         xs = [lo + (hi - lo) * i / (num - 1) for i in range(num)]
     xs = [float(f"{x:.{RANGE_DIGITS}g}") for x in xs]
@@ -301,6 +301,8 @@ def parse_set_flag(text: str) -> Axis:
     if not sep or not key or not rhs.strip():
         raise SweepError(f"{where}: expected KEY=V1,V2,... or KEY=logspace(FROM,TO,NUM)")
     m = _FUNC.match(rhs)
+    if m is None and re.match(r"^\s*(linspace|logspace)\s*\(", rhs):
+        raise SweepError(f"{where}: expected linspace(FROM,TO,NUM) or logspace(FROM,TO,NUM), optionally followed by a unit")
     if m:
         try:
             lo, hi = float(m.group(2)), float(m.group(3))

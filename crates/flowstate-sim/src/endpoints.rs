@@ -334,6 +334,21 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
         let start = o.start_rate.map_or(a.start_rate, |b| Bitrate::bps(b.0));
         let min = o.min_rate.map_or(a.min_rate, |b| Bitrate::bps(b.0));
         let max = o.max_rate.map_or(a.max_rate, |b| Bitrate::bps(b.0));
+        if min > max {
+            let key = if o.min_rate.is_some() {
+                "min_rate"
+            } else {
+                "max_rate"
+            };
+            return Err((
+                format!(".{key}"),
+                format!(
+                    "min_rate ({} bit/s) must be <= max_rate ({} bit/s)",
+                    min.as_bps(),
+                    max.as_bps()
+                ),
+            ));
+        }
         gcc = gcc.with_rates(start, min, max);
     }
     if let Some(p) = o.pacing_factor {

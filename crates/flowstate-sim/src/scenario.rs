@@ -144,6 +144,10 @@ pub struct PriorityPoint {
     pub priority: f64,
 }
 
+/// Longest `duration`: the simulator's clock counts microseconds in 64 bits, and a
+/// longer run would never reach its end.
+pub const MAX_DURATION_SECS: f64 = 1e12;
+
 /// Largest `count` a flow may ask for.
 pub const MAX_FLOW_COUNT: u32 = 10_000;
 
@@ -434,6 +438,12 @@ impl Scenario {
         }
         if dur <= 0.0 {
             return Err(err("duration", format!("must be > 0 s, got {dur} s")));
+        }
+        if dur > MAX_DURATION_SECS {
+            return Err(err(
+                "duration",
+                format!("must be at most {MAX_DURATION_SECS:e} s (the simulator's clock range), got {dur:e} s"),
+            ));
         }
         validate_link(&self.link, "link", &err)?;
         if let Some(r) = &self.reverse_link {
@@ -742,6 +752,7 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
             ] {
                 sub(positive(n, v))?;
             }
+            sub(check_video_bounds(&o))?;
             let preset = f
                 .preset
                 .as_deref()
@@ -814,6 +825,54 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
             "source".into(),
             format!("only sctp and tcp flows take a source, not {}", f.kind),
         ));
+    }
+    Ok(())
+}
+
+/// `x` for a message: plain (`0.5`, `5000`), or with an exponent when plain would be
+/// a hundred digits long (`1e-300`).
+fn show(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The frame rates a `gcc` flow's `overrides.fps` may take: below 1 fps a frame
+/// holds seconds of video (a single frame can take hours to packetize), above 1000 the
+/// encoder would clamp it.
+pub const FPS_RANGE: (f64, f64) = (1.0, 1000.0);
+
+/// A `gcc` flow's encoder bounds: `video_min_rate` <= `video_max_rate` (defaults
+/// 50 kbit/s and 2.5 Mbit/s, paper 000) and `fps` in [`FPS_RANGE`]. Error: (sub-path,
+/// message).
+fn check_video_bounds(o: &GccOverrides) -> Result<(), (String, String)> {
+    let defaults = flowstate_core::source::EncoderBounds::paper000();
+    let lo = o.video_min_rate.map_or(defaults.min_rate.as_bps(), |b| b.0);
+    let hi = o.video_max_rate.map_or(defaults.max_rate.as_bps(), |b| b.0);
+    if lo > hi {
+        let key = if o.video_min_rate.is_some() {
+            "video_min_rate"
+        } else {
+            "video_max_rate"
+        };
+        return Err((
+            format!(".{key}"),
+            format!("video_min_rate ({lo} bit/s) must be <= video_max_rate ({hi} bit/s)"),
+        ));
+    }
+    if let Some(fps) = o.fps {
+        let (min, max) = FPS_RANGE;
+        if !(min..=max).contains(&fps) {
+            return Err((
+                ".fps".into(),
+                format!(
+                    "must be between {min} and {max} frames per second, got {}",
+                    show(fps)
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -26,6 +26,17 @@ fn split(s: &str) -> Option<(f64, String)> {
     v.is_finite().then(|| (v, unit.to_ascii_lowercase()))
 }
 
+/// `v * mult`, or an error naming `s` when the product overflows to infinity
+/// (`"1e308min"`, `"1e300Gbps"`): an infinite duration would never end.
+fn scaled(s: &str, v: f64, mult: f64) -> Result<f64, String> {
+    let x = v * mult;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!("\"{s}\" is too large"))
+    }
+}
+
 /// Parse a time to seconds.
 pub fn parse_secs(s: &str) -> Result<f64, String> {
     let err = || format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\"");
@@ -37,7 +48,7 @@ pub fn parse_secs(s: &str) -> Result<f64, String> {
         "min" => 60.0,
         _ => return Err(err()),
     };
-    Ok(v * mult)
+    scaled(s, v, mult)
 }
 
 /// Parse a bit rate to bit/s.
@@ -51,7 +62,7 @@ pub fn parse_bps(s: &str) -> Result<f64, String> {
         "gbps" | "gbit/s" => 1e9,
         _ => return Err(err()),
     };
-    Ok(v * mult)
+    scaled(s, v, mult)
 }
 
 /// Parse a size to bytes (`None` if the unit is not a size unit).
@@ -71,7 +82,8 @@ fn size_bytes(v: f64, unit: &str) -> Option<f64> {
 pub fn parse_bytes(s: &str) -> Result<f64, String> {
     let err = || format!("expected a size such as \"1200B\" or \"75kB\", got \"{s}\"");
     let (v, unit) = split(s).ok_or_else(err)?;
-    size_bytes(v, &unit).ok_or_else(err)
+    let bytes = size_bytes(v, &unit).ok_or_else(err)?;
+    scaled(s, bytes, 1.0)
 }
 
 /// A time in seconds (signed; validated later).
@@ -173,7 +185,12 @@ impl<'de> Deserialize<'de> for QueueSpec {
                 match unit.as_str() {
                     "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSpec::Packets(v)),
                     "us" | "ms" | "s" => parse_secs(s).map(QueueSpec::Secs).map_err(E::custom),
-                    u => size_bytes(v, u).map(QueueSpec::Bytes).ok_or_else(err),
+                    u => {
+                        let bytes = size_bytes(v, u).ok_or_else(err)?;
+                        scaled(s, bytes, 1.0)
+                            .map(QueueSpec::Bytes)
+                            .map_err(E::custom)
+                    }
                 }
             }
         }
@@ -200,5 +217,21 @@ mod tests {
         assert_eq!(parse_bytes("1KiB"), Ok(1024.0));
         assert_eq!(parse_bytes("1e3B"), Ok(1000.0));
         assert!(parse_bytes("12").is_err());
+    }
+
+    #[test]
+    fn a_unit_that_overflows_to_infinity_is_an_error() {
+        assert_eq!(
+            parse_secs("1e308min"),
+            Err("\"1e308min\" is too large".to_string())
+        );
+        assert_eq!(
+            parse_bps("1e300Gbps"),
+            Err("\"1e300Gbps\" is too large".to_string())
+        );
+        assert_eq!(
+            parse_bytes("1e308MiB"),
+            Err("\"1e308MiB\" is too large".to_string())
+        );
     }
 }

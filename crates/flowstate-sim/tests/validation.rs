@@ -513,3 +513,90 @@ fn fsev2_model_option_overrides() {
         assert!(m.contains(needle), "{o}: {m}");
     }
 }
+
+#[test]
+fn a_time_or_rate_that_overflows_to_infinity_is_rejected() {
+    // Before: duration "1e308min" parsed as an infinite duration and the run never ended;
+    // capacity "1e300Gbps" ran on an infinite link (utilization 0 %).
+    let m = err(&replaced("duration = \"20s\"", "duration = \"1e308min\""));
+    assert_field(&m, "duration");
+    assert!(m.contains("\"1e308min\" is too large"), "{m}");
+    let m = err(&replaced(
+        "capacity = \"2Mbps\"",
+        "capacity = \"1e300Gbps\"",
+    ));
+    assert_field(&m, "link.capacity");
+    assert!(m.contains("\"1e300Gbps\" is too large"), "{m}");
+    let m = err(&replaced("queue = \"300ms\"", "queue = \"1e308MiB\""));
+    assert_field(&m, "link.queue");
+}
+
+#[test]
+fn a_duration_past_the_clock_range_is_rejected() {
+    // Before: 1e14 s saturated the microsecond clock; the run never finished.
+    let m = err(&replaced("duration = \"20s\"", "duration = \"1e14s\""));
+    assert_field(&m, "duration");
+    assert!(m.contains("must be at most 1e12 s"), "{m}");
+}
+
+/// A scenario with one gcc flow with `overrides = { <o> }`.
+fn gcc_flow(o: &str) -> String {
+    format!(
+        "name = \"t\"\nduration = \"2s\"\n[link]\ncapacity = \"2Mbps\"\ndelay = \"25ms\"\n\
+         queue = \"300ms\"\n[[flows]]\nname = \"v\"\nkind = \"gcc\"\noverrides = {{ {o} }}\n"
+    )
+}
+
+#[test]
+fn gcc_rate_bounds_must_be_ordered() {
+    // Before: each was accepted and the upper bound silently ignored.
+    for (o, field, needle) in [
+        (
+            "min_rate = \"2Mbps\", max_rate = \"1Mbps\"",
+            "min_rate",
+            "min_rate (2000000 bit/s) must be <= max_rate (1000000 bit/s)",
+        ),
+        (
+            "max_rate = \"1kbps\"",
+            "max_rate",
+            "must be <= max_rate (1000 bit/s)",
+        ),
+        (
+            "video_min_rate = \"2Mbps\", video_max_rate = \"1Mbps\"",
+            "video_min_rate",
+            "video_min_rate (2000000 bit/s) must be <= video_max_rate (1000000 bit/s)",
+        ),
+        (
+            "video_max_rate = \"10kbps\"",
+            "video_max_rate",
+            "must be <= video_max_rate (10000 bit/s)",
+        ),
+    ] {
+        let m = err(&gcc_flow(o));
+        assert_field(&m, &format!("flows[0].overrides.{field}"));
+        assert!(m.contains(needle), "{o}: {m}");
+    }
+    Scenario::from_toml(
+        &gcc_flow("min_rate = \"1Mbps\", max_rate = \"1Mbps\", video_min_rate = \"1Mbps\", video_max_rate = \"1Mbps\""),
+        "scenario.toml",
+    )
+    .expect("equal bounds are fine");
+}
+
+#[test]
+fn gcc_fps_must_be_a_frame_rate() {
+    // Before: fps = 1e-8 hung the run (one frame of years of video); fps = 5000 was
+    // silently clamped to 1000.
+    for fps in ["1e-8", "0.5", "5000", "1e-300"] {
+        let m = err(&gcc_flow(&format!("fps = {fps}")));
+        assert_field(&m, "flows[0].overrides.fps");
+        assert!(
+            m.contains("must be between 1 and 1000 frames per second"),
+            "{m}"
+        );
+        assert!(m.len() < 200, "no hundred-digit number: {m}");
+    }
+    for fps in ["1", "30", "1000"] {
+        Scenario::from_toml(&gcc_flow(&format!("fps = {fps}")), "scenario.toml").expect(fps);
+    }
+}
