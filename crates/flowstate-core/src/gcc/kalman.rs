@@ -7,6 +7,8 @@
 //! - m = (1 - K)*m + K*d (eq. 11)
 //! - P = (1 - K)*(P + Q) (eq. 14), Q = 1e-3 (eq. 15), P(0) = 0.1, m(0) = 0.
 
+use std::collections::VecDeque;
+
 /// How the measurement-noise variance s2 is estimated.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NoiseModel {
@@ -16,25 +18,30 @@ pub enum NoiseModel {
     /// overuse_estimator.cc, 2015-2017, the code paper 002's testbed ran): the residual is
     /// clamped to +-`outlier_sigmas` * sqrt(s2) ("filter out very late frames"), and
     /// mean and variance of the residual are updated only while the detector signals
-    /// normal, with an EWMA whose weight is `alpha` per 1/30 s of send-time delta
-    /// (`alpha_startup` for the first `startup_deltas` deltas). A named model difference
-    /// (docs/ALGORITHMS.md, GCC vs TCP).
+    /// normal, with an EWMA whose weight is `alpha` per 1/30 s of the *minimum frame
+    /// period*: the smallest send-time delta of the last `min_frame_period_history`
+    /// deltas (Chromium `UpdateMinFramePeriod`, 60; 1 = the current delta, this crate's
+    /// behaviour before 2026-11-21), `alpha_startup` for the first `startup_deltas`
+    /// deltas. A named model difference (docs/ALGORITHMS.md, GCC vs TCP).
     Chromium {
         alpha_startup: f64,
         alpha: f64,
         startup_deltas: u32,
         outlier_sigmas: f64,
+        min_frame_period_history: u32,
     },
 }
 
 impl NoiseModel {
-    /// Chromium's constants: alpha 0.01 for the first 300 deltas, then 0.002; clamp at 3 sigma.
+    /// Chromium's constants: alpha 0.01 for the first 300 deltas, then 0.002; clamp at 3
+    /// sigma; the EWMA step scaled by the minimum of the last 60 send-time deltas.
     pub fn chromium() -> Self {
         NoiseModel::Chromium {
             alpha_startup: 0.01,
             alpha: 0.002,
             startup_deltas: 300,
             outlier_sigmas: 3.0,
+            min_frame_period_history: MIN_FRAME_PERIOD_HISTORY,
         }
     }
 }
@@ -77,6 +84,10 @@ pub enum Hypothesis {
 
 /// The frame interval Chromium's noise EWMA weight `alpha` refers to (30 fps), ms.
 const CHROMIUM_ALPHA_FRAME_MS: f64 = 1000.0 / 30.0;
+
+/// Chromium `kMinFramePeriodHistoryLength`: the send-time deltas the minimum frame period
+/// is taken over.
+pub const MIN_FRAME_PERIOD_HISTORY: u32 = 60;
 
 /// Constants of the filter.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,6 +143,8 @@ pub struct KalmanFilter {
     e01: f64,
     e10: f64,
     prev_m: f64,
+    /// The last send-time deltas, ms (Chromium `ts_delta_hist_`), newest last.
+    send_delta_history: VecDeque<f64>,
 }
 
 impl KalmanFilter {
@@ -158,6 +171,7 @@ impl KalmanFilter {
             e01: 0.0,
             e10: 0.0,
             prev_m: m,
+            send_delta_history: VecDeque::new(),
         }
     }
 
@@ -210,7 +224,11 @@ impl KalmanFilter {
                 alpha,
                 startup_deltas,
                 outlier_sigmas,
+                min_frame_period_history,
             } => {
+                // Chromium `UpdateMinFramePeriod`: runs on every delta, stable or not.
+                let frame_period_ms =
+                    self.min_frame_period(send_delta_ms, min_frame_period_history);
                 if !stable {
                     return;
                 }
@@ -222,8 +240,7 @@ impl KalmanFilter {
                     alpha_startup
                 };
                 let a = finite_or(a, 0.002).clamp(0.0, 1.0);
-                let frames = finite_or(send_delta_ms, CHROMIUM_ALPHA_FRAME_MS).max(0.0)
-                    / CHROMIUM_ALPHA_FRAME_MS;
+                let frames = frame_period_ms / CHROMIUM_ALPHA_FRAME_MS;
                 let beta = (1.0 - a).powf(frames);
                 self.avg_noise = beta * self.avg_noise + (1.0 - beta) * z;
                 let dev = self.avg_noise - z;
@@ -234,6 +251,25 @@ impl KalmanFilter {
         if !self.var_noise.is_finite() {
             self.var_noise = f64::MAX;
         }
+    }
+
+    /// Chromium `OveruseEstimator::UpdateMinFramePeriod`: the smallest of this send-time
+    /// delta and the previous `history - 1` ones (ms); records this one.
+    fn min_frame_period(&mut self, send_delta_ms: f64, history: u32) -> f64 {
+        let delta = finite_or(send_delta_ms, CHROMIUM_ALPHA_FRAME_MS).max(0.0);
+        let keep = history.max(1) as usize - 1;
+        while self.send_delta_history.len() > keep {
+            self.send_delta_history.pop_front();
+        }
+        let min = self
+            .send_delta_history
+            .iter()
+            .copied()
+            .fold(delta, f64::min);
+        if keep > 0 {
+            self.send_delta_history.push_back(delta);
+        }
+        min
     }
 
     /// The two-state update (Chromium `OveruseEstimator::Update`) for a delay variation
@@ -385,6 +421,45 @@ mod tests {
         let mut p = KalmanFilter::new(KalmanConfig::default());
         p.update(100.0);
         assert!((p.noise_variance() - 547.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn chromium_noise_step_uses_the_minimum_frame_period_of_the_last_60_deltas() {
+        // Chromium UpdateMinFramePeriod: a 5 ms delta (a frame split by the pacer) makes
+        // the EWMA step 5 / 33.3 of a frame for the next 59 deltas too, even while not
+        // stable (the history is kept then as well).
+        let noise_after = |history: u32| {
+            let mut f = KalmanFilter::new(KalmanConfig {
+                noise: NoiseModel::Chromium {
+                    alpha_startup: 0.01,
+                    alpha: 0.002,
+                    startup_deltas: 300,
+                    outlier_sigmas: 3.0,
+                    min_frame_period_history: history,
+                },
+                ..Default::default()
+            });
+            f.update_with(0.0, 5.0, false);
+            f.update_with(0.0, 1000.0 / 30.0, true);
+            f.noise_variance()
+        };
+        // The second delta: residual 0, alpha 0.01 (startup).
+        let beta_min = 0.99f64.powf(5.0 * 30.0 / 1000.0);
+        assert!((noise_after(60) - beta_min * 50.0).abs() < 1e-9);
+        // History 1: the delta itself (33.3 ms = one frame), beta = 0.99.
+        assert!((noise_after(1) - 0.99 * 50.0).abs() < 1e-9);
+        // The 5 ms delta drops out after 60 deltas.
+        let mut f = KalmanFilter::new(KalmanConfig {
+            noise: NoiseModel::chromium(),
+            ..Default::default()
+        });
+        f.update_with(0.0, 5.0, false);
+        for _ in 0..59 {
+            f.update_with(0.0, 1000.0 / 30.0, false);
+        }
+        let before = f.noise_variance();
+        f.update_with(0.0, 1000.0 / 30.0, true);
+        assert!((f.noise_variance() - 0.99 * before).abs() < 1e-9);
     }
 
     #[test]
