@@ -600,3 +600,34 @@ fn gcc_fps_must_be_a_frame_rate() {
         Scenario::from_toml(&gcc_flow(&format!("fps = {fps}")), "scenario.toml").expect(fps);
     }
 }
+
+#[test]
+fn times_below_the_clock_resolution_are_rejected() {
+    // Before: duration = "0.1us" ran for 0 us; a stop or measure.end less than 1 us
+    // after the start made an empty flow or window.
+    let m = err(&replaced("duration = \"20s\"", "duration = \"0.1us\""));
+    assert_field(&m, "duration");
+    assert!(
+        m.contains("must be at least 1 us (the simulator's clock resolution), got 0.0000001 s"),
+        "{m}"
+    );
+    Scenario::from_toml(
+        &gcc_flow("").replace("duration = \"2s\"", "duration = \"1us\""),
+        "scenario.toml",
+    )
+    .expect("1 us is one tick");
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"1s\"\nstop = \"1.0000001s\"",
+    ));
+    assert_field(&m, "flows[1].stop");
+    assert!(
+        m.contains("must be at least 1 us (the clock resolution) after start (1 s)"),
+        "{m}"
+    );
+    let m = err(&format!(
+        "{BASE}\n[measure]\nstart = \"2s\"\nend = \"2.0000004s\"\n"
+    ));
+    assert_field(&m, "measure.end");
+    assert!(m.contains("after measure.start (2 s)"), "{m}");
+}
