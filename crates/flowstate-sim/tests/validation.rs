@@ -631,3 +631,34 @@ fn times_below_the_clock_resolution_are_rejected() {
     assert_field(&m, "measure.end");
     assert!(m.contains("after measure.start (2 s)"), "{m}");
 }
+
+#[test]
+fn gcc_start_rate_must_be_within_the_rate_bounds() {
+    // Before: a start rate outside [min_rate, max_rate] was silently clamped.
+    for (o, field, needle) in [
+        (
+            "start_rate = \"50kbps\", min_rate = \"100kbps\", max_rate = \"1Mbps\"",
+            "start_rate",
+            "start_rate (50000 bit/s) must be in [min_rate, max_rate] = [100000, 1000000] bit/s",
+        ),
+        (
+            "start_rate = \"3Mbps\", max_rate = \"2Mbps\"",
+            "start_rate",
+            "start_rate (3000000 bit/s) must be in [min_rate, max_rate] = [",
+        ),
+    ] {
+        let m = err(&gcc_flow(o));
+        assert_field(&m, &format!("flows[0].overrides.{field}"));
+        assert!(m.contains(needle), "{o}: {m}");
+    }
+    for o in [
+        "start_rate = \"100kbps\", min_rate = \"100kbps\", max_rate = \"1Mbps\"",
+        "start_rate = \"1Mbps\", min_rate = \"100kbps\", max_rate = \"1Mbps\"",
+        "start_rate = \"150kbps\", min_rate = \"150kbps\", max_rate = \"1.5Mbps\"",
+        // Without start_rate, the preset's start rate follows the bounds.
+        "min_rate = \"5Mbps\"",
+        "max_rate = \"10kbps\"",
+    ] {
+        Scenario::from_toml(&gcc_flow(o), "scenario.toml").expect(o);
+    }
+}
