@@ -3,6 +3,7 @@ never a traceback, a hang, a native abort or a silently accepted value."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -141,3 +142,80 @@ def test_derived_arguments_that_make_every_value_null_are_rejected(fn, args, nee
     with pytest.raises(DerivedError) as e:
         make_spec("d", fn, args)
     assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+# --- metric paths of experiment.toml, checked against the summary.json contract ---------
+
+
+@pytest.mark.parametrize(
+    "old, new, key, needle",
+    [
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:aggregate.nosuch} > 0.1",
+            r"claims\[0\].check",
+            "aggregate.nosuch: no field 'nosuch' (fields: utilization, jain_index",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.nosuch} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.nosuch: no field 'nosuch' (fields: name, kind, priority, throughput_mbps",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.rtt_ms.p99} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.rtt_ms.p99: no field 'p99' (fields: mean, p50, p95)",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.rtt_ms} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.rtt_ms: a table, not a number",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.kind} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.kind: not a number",
+        ),
+        (
+            'metric = "aggregate.utilization"',
+            'metric = "aggregate.utilisation"',
+            r"paper\[0\].metric",
+            "aggregate.utilisation: no field 'utilisation'",
+        ),
+        (
+            'kind = "rate"\n',
+            'kind = "rate"\n\n[[figures]]\nkind = "bar"\nmetrics = ["flows.gcc.share", "flows.bg.throughput"]\n',
+            r"figures\[1\].metrics",
+            "flows.bg.throughput: no field 'throughput'",
+        ),
+    ],
+)
+def test_a_misspelled_metric_path_fails_before_any_run(tmp_path, old, new, key, needle):
+    # Before: each passed the checks, ran every point, and showed as "not evaluated".
+    assert old in EXPERIMENT
+    make_catalogue(tmp_path, EXPERIMENT.replace(old, new, 1))
+    with pytest.raises(CatalogueError) as e:
+        catalogue.load_id(tmp_path, "tiny")
+    message = str(e.value)
+    assert "\n" not in message
+    assert re.search(rf"experiment.toml: {key}: ", message), message
+    assert needle in message, message
+
+
+def test_every_metric_of_the_summary_contract_is_accepted(tmp_path):
+    metrics = [
+        "aggregate.utilization", "aggregate.jain_index", "aggregate.throughput_mbps", "aggregate.loss_ratio",
+        "aggregate.queuing_delay_ms", "flows.gcc.throughput_mbps", "flows.gcc.goodput_mbps", "flows.gcc.share",
+        "flows.gcc.rtt_ms.mean", "flows.gcc.rtt_ms.p50", "flows.gcc.queuing_delay_ms.p95", "flows.gcc.n_dd",
+        "flows.bg.loss_ratio", "flows.bg.priority_share", "derived.gcc_mean",
+    ]  # fmt: skip
+    checks = "\n".join(f'[[claims]]\ntext = "{m}"\ncheck = "{{heavy:{m}}} >= 0"\n' for m in metrics)
+    figure = f'\n[[figures]]\nkind = "bar"\nmetrics = {metrics!r}\n'.replace("'", '"')
+    make_catalogue(tmp_path, EXPERIMENT + checks + figure)
+    exp = catalogue.load_id(tmp_path, "tiny")
+    assert len(exp.claims) == 3 + len(metrics)
+    assert exp.figures[-1]["metrics"] == metrics

@@ -662,3 +662,24 @@ fn gcc_start_rate_must_be_within_the_rate_bounds() {
         Scenario::from_toml(&gcc_flow(o), "scenario.toml").expect(o);
     }
 }
+
+#[test]
+fn the_summary_template_has_every_field_of_a_run_summary() {
+    // Metric paths of experiment.toml are checked against the template before any run.
+    let s = Scenario::from_toml(BASE, "scenario.toml").expect("valid");
+    let run = flowstate_sim::run(&s, 1).expect("runs");
+    let template = flowstate_sim::metrics::Summary::template(&["a", "b"]);
+    fn shape(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => {
+                serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+            }
+            serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(shape).collect()),
+            _ => serde_json::Value::Null,
+        }
+    }
+    let real = shape(&serde_json::to_value(&run.summary).unwrap());
+    let tmpl = shape(&serde_json::to_value(&template).unwrap());
+    assert_eq!(real, tmpl);
+    assert_eq!(template.flows[1].name, "b");
+}
