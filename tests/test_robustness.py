@@ -219,3 +219,34 @@ def test_every_metric_of_the_summary_contract_is_accepted(tmp_path):
     exp = catalogue.load_id(tmp_path, "tiny")
     assert len(exp.claims) == 3 + len(metrics)
     assert exp.figures[-1]["metrics"] == metrics
+
+
+# --- output folders and scenario paths ------------------------------------------------
+
+SCENARIO_TEXT = (
+    'name = "t"\nduration = "1s"\n[link]\ncapacity = "2Mbps"\ndelay = "25ms"\nqueue = "300ms"\n'
+    '[[flows]]\nname = "a"\nkind = "cbr"\noverrides = { rate = "1Mbps" }\n'
+)
+
+
+@pytest.mark.parametrize("command", ["run", "reproduce", "sweep", "testbed"])
+def test_out_that_is_a_file_or_empty_names_the_flag(tmp_path, command):
+    # Before: a file gave "[Errno 17] File exists: 'afile'" (after the runs), and ""
+    # silently wrote into the current folder.
+    (tmp_path / "s.toml").write_text(SCENARIO_TEXT)
+    (tmp_path / "afile").write_text("")
+    first = {"run": "s.toml", "reproduce": "x", "sweep": "s.toml", "testbed": "s.toml"}[command]
+    result = cli(command, first, "--out", "afile", cwd=tmp_path)
+    assert_one_line_error(result, "argument --out: 'afile' is not a folder")
+    result = cli(command, first, "--out", "afile/sub", cwd=tmp_path)
+    assert_one_line_error(result, "argument --out: 'afile/sub' is below 'afile', which is not a folder")
+    result = cli(command, first, "--out", "", cwd=tmp_path)
+    assert_one_line_error(result, "argument --out: expected an output folder, got an empty path ''")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "s.toml"]
+
+
+def test_an_empty_scenario_path_is_named(tmp_path):
+    # Before: ": cannot read: Is a directory".
+    assert_one_line_error(cli("run", "", "--out", str(tmp_path / "o")), "scenario file: empty path ''")
+    with pytest.raises(flowstate.ScenarioError, match=r"^scenario file: empty path ''$"):
+        flowstate.run("")

@@ -63,6 +63,8 @@ def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
         return _native.scenario_toml(dict(scenario)), "<dict>"
     if isinstance(scenario, (str, os.PathLike)):
         file = os.fspath(scenario)
+        if isinstance(file, str) and not file.strip():
+            raise ScenarioError(f"scenario file: empty path {file!r}")
         try:
             return Path(file).read_text(encoding="utf-8"), file
         except OSError as e:
