@@ -250,3 +250,18 @@ def test_an_empty_scenario_path_is_named(tmp_path):
     assert_one_line_error(cli("run", "", "--out", str(tmp_path / "o")), "scenario file: empty path ''")
     with pytest.raises(flowstate.ScenarioError, match=r"^scenario file: empty path ''$"):
         flowstate.run("")
+
+
+# --- Python API arguments -------------------------------------------------------------
+
+
+def test_a_progress_that_is_not_a_function_is_named():
+    # Before: "'int' object is not callable", from inside the native batch.
+    with pytest.raises(TypeError, match=r"^progress must be a function progress\(done, total\) or None, got int$"):
+        flowstate.run(SCENARIO, progress=5)
+
+
+def test_a_check_scenario_name_that_is_not_a_string_is_named():
+    # Before: pyo3's "argument 'file': 'int' object cannot be converted to 'PyString'".
+    with pytest.raises(TypeError, match=r"^name must be a str or None, got int$"):
+        flowstate.check_scenario(SCENARIO, name=5)
