@@ -265,3 +265,28 @@ def test_a_check_scenario_name_that_is_not_a_string_is_named():
     # Before: pyo3's "argument 'file': 'int' object cannot be converted to 'PyString'".
     with pytest.raises(TypeError, match=r"^name must be a str or None, got int$"):
         flowstate.check_scenario(SCENARIO, name=5)
+
+
+# --- --ray-address ----------------------------------------------------------------------
+
+
+def test_a_bad_ray_address_names_the_flag(monkeypatch):
+    # Before: Ray's own message, without naming --ray-address.
+    import types
+
+    from flowstate.executors import RayExecutor
+    from flowstate.sweep import SweepError
+
+    def init(**kwargs):
+        raise ConnectionError(f"Could not connect to {kwargs['address']}\nmore detail")
+
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False, init=init))
+    with pytest.raises(SweepError, match=r"^--ray-address 'bad:addr': Could not connect to bad:addr$"):
+        next(RayExecutor("bad:addr").run([(SCENARIO, 1, [])]))
+
+
+def test_a_ray_address_without_the_ray_executor_is_rejected(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO_TEXT)
+    result = cli("sweep", "s.toml", "--ray-address", "x:1", "--out", "o", cwd=tmp_path)
+    assert_one_line_error(result, "--ray-address 'x:1': only with --executor ray")
+    assert not (tmp_path / "o").exists()
