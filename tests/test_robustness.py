@@ -3,6 +3,7 @@ never a traceback, a hang, a native abort or a silently accepted value."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -141,3 +142,151 @@ def test_derived_arguments_that_make_every_value_null_are_rejected(fn, args, nee
     with pytest.raises(DerivedError) as e:
         make_spec("d", fn, args)
     assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+# --- metric paths of experiment.toml, checked against the summary.json contract ---------
+
+
+@pytest.mark.parametrize(
+    "old, new, key, needle",
+    [
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:aggregate.nosuch} > 0.1",
+            r"claims\[0\].check",
+            "aggregate.nosuch: no field 'nosuch' (fields: utilization, jain_index",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.nosuch} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.nosuch: no field 'nosuch' (fields: name, kind, priority, throughput_mbps",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.rtt_ms.p99} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.rtt_ms.p99: no field 'p99' (fields: mean, p50, p95)",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.rtt_ms} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.rtt_ms: a table, not a number",
+        ),
+        (
+            "{plain:aggregate.utilization} > 0.1",
+            "{plain:flows.gcc.kind} > 0.1",
+            r"claims\[0\].check",
+            "flows.gcc.kind: not a number",
+        ),
+        (
+            'metric = "aggregate.utilization"',
+            'metric = "aggregate.utilisation"',
+            r"paper\[0\].metric",
+            "aggregate.utilisation: no field 'utilisation'",
+        ),
+        (
+            'kind = "rate"\n',
+            'kind = "rate"\n\n[[figures]]\nkind = "bar"\nmetrics = ["flows.gcc.share", "flows.bg.throughput"]\n',
+            r"figures\[1\].metrics",
+            "flows.bg.throughput: no field 'throughput'",
+        ),
+    ],
+)
+def test_a_misspelled_metric_path_fails_before_any_run(tmp_path, old, new, key, needle):
+    # Before: each passed the checks, ran every point, and showed as "not evaluated".
+    assert old in EXPERIMENT
+    make_catalogue(tmp_path, EXPERIMENT.replace(old, new, 1))
+    with pytest.raises(CatalogueError) as e:
+        catalogue.load_id(tmp_path, "tiny")
+    message = str(e.value)
+    assert "\n" not in message
+    assert re.search(rf"experiment.toml: {key}: ", message), message
+    assert needle in message, message
+
+
+def test_every_metric_of_the_summary_contract_is_accepted(tmp_path):
+    metrics = [
+        "aggregate.utilization", "aggregate.jain_index", "aggregate.throughput_mbps", "aggregate.loss_ratio",
+        "aggregate.queuing_delay_ms", "flows.gcc.throughput_mbps", "flows.gcc.goodput_mbps", "flows.gcc.share",
+        "flows.gcc.rtt_ms.mean", "flows.gcc.rtt_ms.p50", "flows.gcc.queuing_delay_ms.p95", "flows.gcc.n_dd",
+        "flows.bg.loss_ratio", "flows.bg.priority_share", "derived.gcc_mean",
+    ]  # fmt: skip
+    checks = "\n".join(f'[[claims]]\ntext = "{m}"\ncheck = "{{heavy:{m}}} >= 0"\n' for m in metrics)
+    figure = f'\n[[figures]]\nkind = "bar"\nmetrics = {metrics!r}\n'.replace("'", '"')
+    make_catalogue(tmp_path, EXPERIMENT + checks + figure)
+    exp = catalogue.load_id(tmp_path, "tiny")
+    assert len(exp.claims) == 3 + len(metrics)
+    assert exp.figures[-1]["metrics"] == metrics
+
+
+# --- output folders and scenario paths ------------------------------------------------
+
+SCENARIO_TEXT = (
+    'name = "t"\nduration = "1s"\n[link]\ncapacity = "2Mbps"\ndelay = "25ms"\nqueue = "300ms"\n'
+    '[[flows]]\nname = "a"\nkind = "cbr"\noverrides = { rate = "1Mbps" }\n'
+)
+
+
+@pytest.mark.parametrize("command", ["run", "reproduce", "sweep", "testbed"])
+def test_out_that_is_a_file_or_empty_names_the_flag(tmp_path, command):
+    # Before: a file gave "[Errno 17] File exists: 'afile'" (after the runs), and ""
+    # silently wrote into the current folder.
+    (tmp_path / "s.toml").write_text(SCENARIO_TEXT)
+    (tmp_path / "afile").write_text("")
+    first = {"run": "s.toml", "reproduce": "x", "sweep": "s.toml", "testbed": "s.toml"}[command]
+    result = cli(command, first, "--out", "afile", cwd=tmp_path)
+    assert_one_line_error(result, "argument --out: 'afile' is not a folder")
+    result = cli(command, first, "--out", "afile/sub", cwd=tmp_path)
+    assert_one_line_error(result, "argument --out: 'afile/sub' is below 'afile', which is not a folder")
+    result = cli(command, first, "--out", "", cwd=tmp_path)
+    assert_one_line_error(result, "argument --out: expected an output folder, got an empty path ''")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "s.toml"]
+
+
+def test_an_empty_scenario_path_is_named(tmp_path):
+    # Before: ": cannot read: Is a directory".
+    assert_one_line_error(cli("run", "", "--out", str(tmp_path / "o")), "scenario file: empty path ''")
+    with pytest.raises(flowstate.ScenarioError, match=r"^scenario file: empty path ''$"):
+        flowstate.run("")
+
+
+# --- Python API arguments -------------------------------------------------------------
+
+
+def test_a_progress_that_is_not_a_function_is_named():
+    # Before: "'int' object is not callable", from inside the native batch.
+    with pytest.raises(TypeError, match=r"^progress must be a function progress\(done, total\) or None, got int$"):
+        flowstate.run(SCENARIO, progress=5)
+
+
+def test_a_check_scenario_name_that_is_not_a_string_is_named():
+    # Before: pyo3's "argument 'file': 'int' object cannot be converted to 'PyString'".
+    with pytest.raises(TypeError, match=r"^name must be a str or None, got int$"):
+        flowstate.check_scenario(SCENARIO, name=5)
+
+
+# --- --ray-address ----------------------------------------------------------------------
+
+
+def test_a_bad_ray_address_names_the_flag(monkeypatch):
+    # Before: Ray's own message, without naming --ray-address.
+    import types
+
+    from flowstate.executors import RayExecutor
+    from flowstate.sweep import SweepError
+
+    def init(**kwargs):
+        raise ConnectionError(f"Could not connect to {kwargs['address']}\nmore detail")
+
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False, init=init))
+    with pytest.raises(SweepError, match=r"^--ray-address 'bad:addr': Could not connect to bad:addr$"):
+        next(RayExecutor("bad:addr").run([(SCENARIO, 1, [])]))
+
+
+def test_a_ray_address_without_the_ray_executor_is_rejected(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO_TEXT)
+    result = cli("sweep", "s.toml", "--ray-address", "x:1", "--out", "o", cwd=tmp_path)
+    assert_one_line_error(result, "--ray-address 'x:1': only with --executor ray")
+    assert not (tmp_path / "o").exists()

@@ -1,6 +1,6 @@
 """Type stubs of the native extension (flowstate-py, PyO3)."""
 
-from typing import Any, Callable, Literal, Mapping, Optional, TypedDict, Union
+from typing import Any, Callable, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 __version__: str
 MECHANISMS: list[str]
@@ -45,6 +45,10 @@ def validate_scenario(text: str, file: str) -> None:
 
 def check_scenario(scenario: Mapping[str, Any], file: str = "<dict>") -> None:
     """:func:`validate_scenario` of a scenario dict."""
+
+def summary_template(flows: Sequence[str]) -> str:
+    """The summary.json (JSON text) of a run with flows named ``flows`` and nothing
+    measured: every field of the contract, numbers 0 and optional ones null."""
 
 def simulate(
     text: str,

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from flowstate import claims as claims_mod
 from flowstate import derived as derived_mod
+from flowstate import sweep_metrics
 from flowstate.overrides import PathError, load_toml, with_overrides
 from flowstate.simulation import MAX_RUNS
 
@@ -485,6 +486,7 @@ def _check_metric(
         raise ctx.fail(key, f"expected a metric path, got {metric!r}")
     parts = metric.split(".")
     if parts[0] == "aggregate" and len(parts) >= 2 and all(parts[1:]):
+        _check_summary_path(ctx, key, metric, points)
         return metric
     if parts[0] == "derived" and len(parts) == 2:
         if parts[1] not in derived_names:
@@ -494,10 +496,22 @@ def _check_metric(
         for p in points:
             if parts[1] not in p.flow_names():
                 raise ctx.fail(key, f"point {p.name!r} has no flow {parts[1]!r}")
+        _check_summary_path(ctx, key, metric, points)
         return metric
     raise ctx.fail(
         key, f"bad metric path {metric!r} (aggregate.<field>, flows.<flow>.<field>[.<sub>] or derived.<name>)"
     )
+
+
+def _check_summary_path(ctx: _Ctx, key: str, metric: str, points: Sequence[Point]) -> None:
+    """Checks ``metric`` against the summary.json contract (the simulator's summary of
+    each point's flows, with nothing measured): a misspelled field would otherwise show
+    as "not evaluated" only after every run."""
+    for p in points:
+        try:
+            sweep_metrics.check_summary_path(metric, p.flow_names())
+        except sweep_metrics.MetricError as e:
+            raise ctx.fail(key, str(e)) from None
 
 
 def _point(ctx: _Ctx, key: str, name: Any, by_name: Mapping[str, Point]) -> Point:

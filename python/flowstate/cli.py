@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
 from flowstate import CouplingError, ScenarioError
@@ -40,7 +41,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--runs", type=_runs, default=1, metavar="K", help="number of runs (default 1)")
     run.add_argument(
-        "--out", metavar="DIR", help="output folder (default: out/<scenario name>/)"
+        "--out", type=out_dir, metavar="DIR", help="output folder (default: out/<scenario name>/)"
     )
     run.add_argument(
         "--threads", type=_positive, metavar="T", help="worker threads (default: one per core)"
@@ -63,7 +64,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--all", action="store_true", help="every experiment of the catalogue")
     rep.add_argument("--runs", type=_runs, metavar="K", help="runs per point (default: the entry's runs)")
     rep.add_argument(
-        "--out", metavar="DIR", help="output folder (default out/<id>; with several ids DIR/<id>)"
+        "--out", type=out_dir, metavar="DIR", help="output folder (default out/<id>; with several ids DIR/<id>)"
     )
     rep.add_argument("--seed", type=_seed, metavar="S", help="first seed (default 1)")
     rep.add_argument("--short", action="store_true", help="the entry's short version (CI): [short] runs and set")
@@ -94,7 +95,7 @@ def _add_testbed(sub: Any) -> None:
     )
     tb.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
     tb.add_argument("--duration", type=_seconds, metavar="S", help="stop after S seconds (default: the scenario's)")
-    tb.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>-testbed/)")
+    tb.add_argument("--out", type=out_dir, metavar="DIR", help="output folder (default: out/<scenario name>-testbed/)")
     tb.add_argument("--seed", type=_seed, metavar="N", help="seed (default: the scenario's, else 1)")
     tb.add_argument("--no-report", action="store_true", help="do not build the report")
     tb.add_argument(
@@ -114,6 +115,21 @@ def _seconds(text: str) -> float:
     if not (value > 0 and value < float("inf")):
         raise argparse.ArgumentTypeError(f"expected seconds > 0, got '{text}'")
     return value
+
+
+def out_dir(text: str) -> str:
+    """An ``--out`` folder: not empty, and neither it nor an existing parent a file
+    (mkdir would fail with a bare "[Errno 17] File exists" after the work is done)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected an output folder, got an empty path '{text}'")
+    path = Path(text)
+    for folder in (path, *path.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                what = "is" if folder == path else f"is below {str(folder)!r}, which is"
+                raise argparse.ArgumentTypeError(f"'{text}' {what} not a folder")
+            break
+    return text
 
 
 def _catalogue_option(parser: argparse.ArgumentParser) -> None:

@@ -120,7 +120,13 @@ class RayExecutor:
         started = False
         if not ray.is_initialized():
             if self.address is not None:
-                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
+                try:
+                    ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
+                except Exception as e:  # noqa: BLE001 - any Ray error type (ConnectionError, ValueError, ...)
+                    from flowstate.sweep import SweepError
+
+                    first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                    raise SweepError(f"--ray-address {self.address!r}: {first}") from None
             else:
                 ray.init(
                     num_cpus=self.workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
@@ -171,6 +177,11 @@ def import_ray() -> Any:
 
 def make_executor(kind: str, workers: Optional[int] = None, address: Optional[str] = None) -> Executor:
     """``local`` (``workers`` 1: inline in this process) or ``ray``."""
+    if address is not None and (kind != "ray" or not address.strip()):
+        from flowstate.sweep import SweepError
+
+        why = "only with --executor ray" if kind != "ray" else "expected a Ray cluster address"
+        raise SweepError(f"--ray-address {address!r}: {why}")
     if kind == "ray":
         import_ray()
         return RayExecutor(address, workers)

@@ -63,6 +63,8 @@ def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
         return _native.scenario_toml(dict(scenario)), "<dict>"
     if isinstance(scenario, (str, os.PathLike)):
         file = os.fspath(scenario)
+        if isinstance(file, str) and not file.strip():
+            raise ScenarioError(f"scenario file: empty path {file!r}")
         try:
             return Path(file).read_text(encoding="utf-8"), file
         except OSError as e:
@@ -78,6 +80,8 @@ def check_scenario(scenario: ScenarioSource, name: Optional[str] = None) -> None
     overrides, coupling mechanism and options). Raises ScenarioError with the one-line
     message the run would give; ``name`` replaces the file name in it (a dict is
     otherwise called ``<dict>``)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {type(name).__name__}")
     text, file = load_scenario(scenario)
     _native.validate_scenario(text, name if name is not None else file)
 
@@ -268,6 +272,8 @@ def run(
     _check_int("runs", runs, 1, MAX_RUNS)
     if threads is not None:
         _check_int("threads", threads, 1, 1024)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a function progress(done, total) or None, got {type(progress).__name__}")
     text, file = load_scenario(scenario)
     raw = _native.simulate(text, file, seed=seed, runs=runs, threads=threads, progress=progress)
     result = RunResult(raw)

@@ -26,6 +26,7 @@ DEFAULT_OUT_ROOT = Path("out") / "sweeps"
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``sweep`` subcommand on the ``flowstate`` subparsers ``sub``."""
+    from flowstate.cli import out_dir
     p = sub.add_parser(
         "sweep",
         help="run a parameter grid (axes x seeds) over a scenario, resumable",
@@ -47,7 +48,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--metric", action="append", default=[], metavar="PATH", help="a metric path (repeatable)")
     p.add_argument("--objective", metavar="PATH", help="metric (or derived name) to rank the points by")
     p.add_argument("--minimize", action="store_true", help="the best points have the smallest objective")
-    p.add_argument("--out", metavar="DIR", help="output folder (default: out/sweeps/<sweep name>/)")
+    p.add_argument("--out", type=out_dir, metavar="DIR", help="output folder (default: out/sweeps/<sweep name>/)")
     p.add_argument("--workers", type=_positive, metavar="N", help="parallel tasks (default: one per core)")
     p.add_argument("--executor", choices=["local", "ray"], default="local", help="local process pool (default) or Ray")
     p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster address (default: start a local Ray)")

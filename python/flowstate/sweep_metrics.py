@@ -10,6 +10,8 @@ Derived metrics are computed by the catalogue's module :mod:`flowstate.derived`
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -47,6 +49,29 @@ def summary_value(summary: Mapping[str, Any], path: str) -> Any:
     if isinstance(node, Mapping):
         raise MetricError(f"{path}: a table, not a number (fields: {', '.join(node)})")
     return node
+
+
+@functools.lru_cache(maxsize=256)
+def _template(flows: tuple[str, ...]) -> Mapping[str, Any]:
+    from flowstate import _native
+
+    return json.loads(_native.summary_template(list(flows)))
+
+
+def summary_template(flows: Sequence[str]) -> Mapping[str, Any]:
+    """A summary of the summary.json contract with flows named ``flows`` and nothing
+    measured (numbers 0, optional ones null), written by the simulator's own summary
+    code: the schema metric paths are checked against before any run."""
+    return _template(tuple(str(f) for f in flows))
+
+
+def check_summary_path(path: str, flows: Sequence[str]) -> None:
+    """Raises MetricError (one line naming the path, the field and the known fields)
+    when ``path`` (``aggregate.<field>`` or ``flows.<flow>.<field>[.<sub>]``) addresses
+    no number of a run's summary with flows named ``flows``."""
+    value = summary_value(summary_template(flows), path)
+    if isinstance(value, (str, bool)):
+        raise MetricError(f"{path}: not a number (a {type(value).__name__})")
 
 
 def metric_value(summary: Mapping[str, Any], derived: Mapping[str, Any], path: str) -> Optional[float]:

@@ -337,12 +337,21 @@ fn check_scenario(scenario: &Bound<'_, PyDict>, file: &str) -> PyResult<()> {
     validate_scenario(&text, file)
 }
 
+/// The summary.json of a run with flows named `flows` and nothing measured (every
+/// field of the contract, numbers 0 and optional ones null): the schema metric paths
+/// are checked against before any run.
+#[pyfunction]
+fn summary_template(flows: Vec<String>) -> String {
+    flowstate_sim::metrics::Summary::template(&flows).to_json()
+}
+
 /// Adds the simulator's functions and exception to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("FLOW_KINDS", flowstate_sim::scenario::KINDS.to_vec())?;
     Ok(())

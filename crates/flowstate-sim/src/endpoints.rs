@@ -349,6 +349,23 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
                 ),
             ));
         }
+        let start = match o.start_rate {
+            // The preset's start rate follows the bounds the flow sets.
+            None => start.max(min).min(max),
+            // Before: a start rate outside the bounds was silently clamped.
+            Some(_) if start < min || start > max => {
+                return Err((
+                    ".start_rate".into(),
+                    format!(
+                        "start_rate ({} bit/s) must be in [min_rate, max_rate] = [{}, {}] bit/s",
+                        start.as_bps(),
+                        min.as_bps(),
+                        max.as_bps()
+                    ),
+                ));
+            }
+            Some(_) => start,
+        };
         gcc = gcc.with_rates(start, min, max);
     }
     if let Some(p) = o.pacing_factor {

@@ -583,6 +583,28 @@ impl Metrics {
 }
 
 impl Summary {
+    /// The shape of a summary with flows named `flows` and nothing measured: every field
+    /// of the summary.json contract (numbers 0, optional ones `null`), built by the same
+    /// code as a run's summary. Metric paths are checked against it before any run.
+    pub fn template<S: AsRef<str>>(flows: &[S]) -> Summary {
+        let meta = flows
+            .iter()
+            .map(|name| FlowMeta {
+                name: name.as_ref().to_string(),
+                kind: String::new(),
+                priority: 1.0,
+                forward: true,
+            })
+            .collect();
+        let link = LinkConfig::constant(
+            flowstate_core::Bitrate::ZERO,
+            TimeDelta::ZERO,
+            crate::queue::QueueLimit::Packets(0),
+        );
+        let metrics = Metrics::new(MetricsConfig::default(), meta, link);
+        metrics.finish(Timestamp::ZERO, "", 0, 0, |_| None).0
+    }
+
     /// Pretty JSON (the summary.json file).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))

@@ -148,6 +148,11 @@ pub struct PriorityPoint {
 /// longer run would never reach its end.
 pub const MAX_DURATION_SECS: f64 = 1e12;
 
+/// A time in seconds as the simulator's clock holds it: whole microseconds.
+fn micros(secs: f64) -> f64 {
+    (secs * 1e6).round()
+}
+
 /// Largest `count` a flow may ask for.
 pub const MAX_FLOW_COUNT: u32 = 10_000;
 
@@ -439,6 +444,13 @@ impl Scenario {
         if dur <= 0.0 {
             return Err(err("duration", format!("must be > 0 s, got {dur} s")));
         }
+        if micros(dur) < 1.0 {
+            // Before: 0.1us ran for 0 us (the clock counts whole microseconds).
+            return Err(err(
+                "duration",
+                format!("must be at least 1 us (the simulator's clock resolution), got {dur} s"),
+            ));
+        }
         if dur > MAX_DURATION_SECS {
             return Err(err(
                 "duration",
@@ -577,10 +589,13 @@ impl Scenario {
                 prev = p.at.0;
             }
             if let Some(s) = f.stop {
-                if s.0 <= start {
+                if s.0 <= start || micros(s.0) <= micros(start) {
                     return Err(err(
                         &field("stop"),
-                        format!("must be after start ({start} s), got {} s", s.0),
+                        format!(
+                            "must be at least 1 us (the clock resolution) after start ({start} s), got {} s",
+                            s.0
+                        ),
                     ));
                 }
                 if s.0 > dur {
@@ -664,10 +679,12 @@ impl Scenario {
         if ms < 0.0 {
             return Err(err("measure.start", format!("must be >= 0 s, got {ms} s")));
         }
-        if me <= ms {
+        if me <= ms || micros(me) <= micros(ms) {
             return Err(err(
                 "measure.end",
-                format!("must be after measure.start ({ms} s), got {me} s"),
+                format!(
+                    "must be at least 1 us (the clock resolution) after measure.start ({ms} s), got {me} s"
+                ),
             ));
         }
         if me > dur {

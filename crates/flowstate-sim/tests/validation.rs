@@ -600,3 +600,86 @@ fn gcc_fps_must_be_a_frame_rate() {
         Scenario::from_toml(&gcc_flow(&format!("fps = {fps}")), "scenario.toml").expect(fps);
     }
 }
+
+#[test]
+fn times_below_the_clock_resolution_are_rejected() {
+    // Before: duration = "0.1us" ran for 0 us; a stop or measure.end less than 1 us
+    // after the start made an empty flow or window.
+    let m = err(&replaced("duration = \"20s\"", "duration = \"0.1us\""));
+    assert_field(&m, "duration");
+    assert!(
+        m.contains("must be at least 1 us (the simulator's clock resolution), got 0.0000001 s"),
+        "{m}"
+    );
+    Scenario::from_toml(
+        &gcc_flow("").replace("duration = \"2s\"", "duration = \"1us\""),
+        "scenario.toml",
+    )
+    .expect("1 us is one tick");
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"1s\"\nstop = \"1.0000001s\"",
+    ));
+    assert_field(&m, "flows[1].stop");
+    assert!(
+        m.contains("must be at least 1 us (the clock resolution) after start (1 s)"),
+        "{m}"
+    );
+    let m = err(&format!(
+        "{BASE}\n[measure]\nstart = \"2s\"\nend = \"2.0000004s\"\n"
+    ));
+    assert_field(&m, "measure.end");
+    assert!(m.contains("after measure.start (2 s)"), "{m}");
+}
+
+#[test]
+fn gcc_start_rate_must_be_within_the_rate_bounds() {
+    // Before: a start rate outside [min_rate, max_rate] was silently clamped.
+    for (o, field, needle) in [
+        (
+            "start_rate = \"50kbps\", min_rate = \"100kbps\", max_rate = \"1Mbps\"",
+            "start_rate",
+            "start_rate (50000 bit/s) must be in [min_rate, max_rate] = [100000, 1000000] bit/s",
+        ),
+        (
+            "start_rate = \"3Mbps\", max_rate = \"2Mbps\"",
+            "start_rate",
+            "start_rate (3000000 bit/s) must be in [min_rate, max_rate] = [",
+        ),
+    ] {
+        let m = err(&gcc_flow(o));
+        assert_field(&m, &format!("flows[0].overrides.{field}"));
+        assert!(m.contains(needle), "{o}: {m}");
+    }
+    for o in [
+        "start_rate = \"100kbps\", min_rate = \"100kbps\", max_rate = \"1Mbps\"",
+        "start_rate = \"1Mbps\", min_rate = \"100kbps\", max_rate = \"1Mbps\"",
+        "start_rate = \"150kbps\", min_rate = \"150kbps\", max_rate = \"1.5Mbps\"",
+        // Without start_rate, the preset's start rate follows the bounds.
+        "min_rate = \"5Mbps\"",
+        "max_rate = \"10kbps\"",
+    ] {
+        Scenario::from_toml(&gcc_flow(o), "scenario.toml").expect(o);
+    }
+}
+
+#[test]
+fn the_summary_template_has_every_field_of_a_run_summary() {
+    // Metric paths of experiment.toml are checked against the template before any run.
+    let s = Scenario::from_toml(BASE, "scenario.toml").expect("valid");
+    let run = flowstate_sim::run(&s, 1).expect("runs");
+    let template = flowstate_sim::metrics::Summary::template(&["a", "b"]);
+    fn shape(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => {
+                serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+            }
+            serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(shape).collect()),
+            _ => serde_json::Value::Null,
+        }
+    }
+    let real = shape(&serde_json::to_value(&run.summary).unwrap());
+    let tmpl = shape(&serde_json::to_value(&template).unwrap());
+    assert_eq!(real, tmpl);
+    assert_eq!(template.flows[1].name, "b");
+}
