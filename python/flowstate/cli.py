@@ -83,6 +83,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("out_dir", metavar="OUT_DIR", help="the output folder of 'flowstate reproduce'")
     _add_testbed(sub)
+    from flowstate.browser import command as browser_command  # `flowstate browser` (docs/BROWSER.md)
+
+    browser_command.add_parser(sub)
     return parser
 
 
@@ -212,6 +215,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import report_command
 
             report_command.main(args.out_dir)
+        elif args.command == "browser":
+            from flowstate.browser import command as browser_command
+
+            return browser_command.main(args)
         return 0
     except (CouplingError, ScenarioError, ValueError) as e:  # bad input (also: seed + runs overflow)
         print(f"flowstate: error: {e}", file=sys.stderr)

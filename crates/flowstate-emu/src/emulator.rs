@@ -51,6 +51,9 @@ pub struct Timing {
     pub spin: TimeDelta,
     /// Longest block (socket read timeout, idle wait): bounds the stop latency.
     pub poll: TimeDelta,
+    /// Ask for real-time scheduling (SCHED_FIFO) for every emulator thread; granted
+    /// only with root ([`crate::realtime`]), otherwise the threads run as normal.
+    pub realtime: bool,
 }
 
 /// Default busy-wait window before a departure: covers the typical futex-timeout
@@ -59,11 +62,25 @@ pub const DEFAULT_SPIN: TimeDelta = TimeDelta::from_micros(400);
 /// Default longest block.
 pub const DEFAULT_POLL: TimeDelta = TimeDelta::millis(20);
 
+impl Timing {
+    pub(crate) fn validate(&self) -> io::Result<()> {
+        if self.spin >= TimeDelta::ZERO && self.poll.is_positive() {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "timing: spin must be >= 0 and poll > 0, got {} / {}",
+                self.spin, self.poll
+            )))
+        }
+    }
+}
+
 impl Default for Timing {
     fn default() -> Self {
         Self {
             spin: DEFAULT_SPIN,
             poll: DEFAULT_POLL,
+            realtime: false,
         }
     }
 }
@@ -77,7 +94,7 @@ pub struct EmulatorReport {
 
 /// What a receiver thread hands its path's scheduler.
 #[derive(Debug)]
-enum Msg {
+pub(crate) enum Msg {
     Datagram {
         route: usize,
         at: Timestamp,
@@ -105,6 +122,28 @@ impl Dest {
     }
 }
 
+/// Where a path's scheduler sends what leaves the bottleneck: UDP sockets per route
+/// here, a TUN device in [`crate::ip`].
+pub(crate) trait Egress: Send + 'static {
+    fn send(&self, route: usize, payload: &[u8]) -> io::Result<()>;
+}
+
+/// One socket (and destination) per route.
+struct UdpEgress(Vec<(UdpSocket, Dest)>);
+
+impl Egress for UdpEgress {
+    fn send(&self, route: usize, payload: &[u8]) -> io::Result<()> {
+        let (sock, dest) = self
+            .0
+            .get(route)
+            .ok_or_else(|| io::Error::other("no such route"))?;
+        let addr = dest
+            .addr()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "sender not known yet"))?;
+        sock.send_to(payload, addr).map(|_| ())
+    }
+}
+
 /// A running emulator.
 #[derive(Debug)]
 pub struct Emulator {
@@ -115,11 +154,11 @@ pub struct Emulator {
     schedulers: Vec<JoinHandle<PathStats>>,
 }
 
-fn invalid(msg: String) -> io::Error {
+pub(crate) fn invalid(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
-fn duration(t: TimeDelta) -> Duration {
+pub(crate) fn duration(t: TimeDelta) -> Duration {
     Duration::from_micros(t.as_micros().max(1).unsigned_abs())
 }
 
@@ -140,12 +179,7 @@ impl Emulator {
         if cfg.routes.is_empty() {
             return Err(invalid("routes: at least one route is required".into()));
         }
-        if !(timing.spin >= TimeDelta::ZERO && timing.poll.is_positive()) {
-            return Err(invalid(format!(
-                "timing: spin must be >= 0 and poll > 0, got {} / {}",
-                timing.spin, timing.poll
-            )));
-        }
+        timing.validate()?;
         let mut sender_side = Vec::new();
         let mut receiver_side = Vec::new();
         let mut addrs = Vec::new();
@@ -178,6 +212,7 @@ impl Emulator {
                 fwd_tx.clone(),
                 clock,
                 stop.clone(),
+                timing,
                 move |from| *learned.get_or_init(|| from) == from,
             )?);
             // Reverse: from the configured receiver, once the sender is known.
@@ -189,20 +224,25 @@ impl Emulator {
                 rev_tx.clone(),
                 clock,
                 stop.clone(),
+                timing,
                 move |from| from == receiver && learned.get().is_some(),
             )?);
         }
         drop((fwd_tx, rev_tx));
-        let fwd_out: Vec<(UdpSocket, Dest)> = receiver_side
-            .into_iter()
-            .zip(&cfg.routes)
-            .map(|(s, r)| (s, Dest::Fixed(r.receiver)))
-            .collect();
-        let rev_out: Vec<(UdpSocket, Dest)> = sender_side
-            .into_iter()
-            .zip(&senders)
-            .map(|(s, l)| (s, Dest::Learned(l.clone())))
-            .collect();
+        let fwd_out = UdpEgress(
+            receiver_side
+                .into_iter()
+                .zip(&cfg.routes)
+                .map(|(s, r)| (s, Dest::Fixed(r.receiver)))
+                .collect(),
+        );
+        let rev_out = UdpEgress(
+            sender_side
+                .into_iter()
+                .zip(&senders)
+                .map(|(s, l)| (s, Dest::Learned(l.clone())))
+                .collect(),
+        );
         let schedulers = vec![
             spawn_scheduler(
                 "emu-forward",
@@ -266,17 +306,22 @@ impl Drop for Emulator {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn spawn_receiver(
     sock: UdpSocket,
     route: usize,
     tx: Sender<Msg>,
     clock: WallClock,
     stop: Arc<AtomicBool>,
+    timing: Timing,
     accept: impl Fn(SocketAddr) -> bool + Send + 'static,
 ) -> io::Result<JoinHandle<()>> {
     std::thread::Builder::new()
         .name(format!("emu-recv-{route}"))
         .spawn(move || {
+            if timing.realtime {
+                crate::realtime::make_current_thread_realtime();
+            }
             let mut buf = vec![0u8; MAX_DATAGRAM + 1];
             while !stop.load(Ordering::Relaxed) {
                 let msg = match sock.recv_from(&mut buf) {
@@ -315,18 +360,25 @@ fn spawn_receiver(
         })
 }
 
-fn spawn_scheduler(
+/// Start the thread that owns one direction's [`PathCore`]: it takes arrivals from
+/// `rx` and sends each departure through `out` when it is due.
+pub(crate) fn spawn_scheduler(
     name: &str,
     core: PathCore<Vec<u8>>,
     rx: Receiver<Msg>,
-    out: Vec<(UdpSocket, Dest)>,
+    out: impl Egress,
     clock: WallClock,
     stop: Arc<AtomicBool>,
     timing: Timing,
 ) -> io::Result<JoinHandle<PathStats>> {
     std::thread::Builder::new()
         .name(name.to_string())
-        .spawn(move || run_scheduler(core, rx, out, clock, stop, timing))
+        .spawn(move || {
+            if timing.realtime {
+                crate::realtime::make_current_thread_realtime();
+            }
+            run_scheduler(core, rx, out, clock, stop, timing)
+        })
 }
 
 fn handle(core: &mut PathCore<Vec<u8>>, msg: Msg) {
@@ -344,7 +396,7 @@ fn handle(core: &mut PathCore<Vec<u8>>, msg: Msg) {
 fn run_scheduler(
     mut core: PathCore<Vec<u8>>,
     rx: Receiver<Msg>,
-    out: Vec<(UdpSocket, Dest)>,
+    out: impl Egress,
     clock: WallClock,
     stop: Arc<AtomicBool>,
     timing: Timing,
@@ -353,12 +405,9 @@ fn run_scheduler(
     while !stop.load(Ordering::Relaxed) {
         let now = clock.now();
         while let Some(d) = core.pop_due(now) {
-            let sent = out
-                .get(d.route)
-                .and_then(|(sock, dest)| dest.addr().map(|a| sock.send_to(&d.payload, a)));
-            match sent {
-                Some(Ok(_)) => core.mark_sent(d.id, clock.now()),
-                _ => core.count_io_error(),
+            match out.send(d.route, &d.payload) {
+                Ok(()) => core.mark_sent(d.id, clock.now()),
+                Err(_) => core.count_io_error(),
             }
         }
         let wait = match core.next_deadline() {

@@ -13,12 +13,18 @@
 //! - [`core`]: the sans-I/O shaper ([`PathCore`]) on a virtual clock: arrivals in,
 //!   departures out, every decision recorded ([`PacketRecord`]);
 //! - [`clock`]: precise waiting on the wall clock (sleep, then spin);
-//! - [`emulator`]: sockets and threads ([`Emulator`]).
+//! - [`emulator`]: sockets and threads ([`Emulator`]);
+//! - [`ip`]: the same link model as an IP-level bottleneck between network namespaces
+//!   (TUN devices in a router namespace), for a real browser or kernel TCP;
+//! - [`netns`], [`realtime`]: entering a network namespace, real-time scheduling.
 
 pub mod clock;
 pub mod config;
 pub mod core;
 pub mod emulator;
+pub mod ip;
+pub mod netns;
+pub mod realtime;
 pub mod stats;
 
 pub use crate::config::{ConfigError, PathConfig, QueueLimit};

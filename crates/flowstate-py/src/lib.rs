@@ -7,6 +7,7 @@
 //! Units at the Python boundary: rates in bit/s (float), sizes in bytes (int), times
 //! in seconds (float).
 
+mod ipemu;
 mod sim;
 mod testbed;
 
@@ -362,5 +363,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sim::register(m)?;
     testbed::register(m)?;
+    ipemu::register(m)?;
     Ok(())
 }

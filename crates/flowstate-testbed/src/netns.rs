@@ -9,9 +9,9 @@
 //! caller's namespace never changes, and a socket stays in the namespace it was made in
 //! whichever thread uses it later.
 
+use flowstate_emu::netns::in_netns;
 use std::io;
 use std::net::{IpAddr, SocketAddr, UdpSocket};
-use std::path::PathBuf;
 
 /// One side of the testbed inside a network namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,69 +30,19 @@ pub struct NetnsSides {
     pub receiver: NetnsSide,
 }
 
-/// The namespace file of `name`: an absolute path as given, else `/run/netns/NAME`.
-pub fn netns_path(name: &str) -> PathBuf {
-    if name.starts_with('/') {
-        PathBuf::from(name)
-    } else {
-        PathBuf::from("/run/netns").join(name)
-    }
-}
-
 /// A UDP socket bound to `side.ip` (port chosen by the kernel) inside `side.netns`.
 /// Errors name the namespace file or the address that failed.
 pub fn bind_udp_in(side: &NetnsSide) -> io::Result<UdpSocket> {
-    let path = netns_path(&side.netns);
     let addr = SocketAddr::new(side.ip, 0);
-    std::thread::scope(|s| {
-        s.spawn(|| -> io::Result<UdpSocket> {
-            enter(&path)?;
-            UdpSocket::bind(addr)
-                .map_err(|e| io::Error::new(e.kind(), format!("cannot bind {addr}: {e}")))
-        })
-        .join()
-        .unwrap_or_else(|_| Err(io::Error::other("the namespace thread panicked (a bug)")))
+    in_netns(&side.netns, || {
+        UdpSocket::bind(addr)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot bind {addr}: {e}")))
     })
-}
-
-/// Move the calling thread into the network namespace at `path`.
-#[cfg(target_os = "linux")]
-fn enter(path: &std::path::Path) -> io::Result<()> {
-    use rustix::thread::{move_into_link_name_space, LinkNameSpaceType};
-    use std::os::fd::AsFd;
-    let file = std::fs::File::open(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display())))?;
-    move_into_link_name_space(file.as_fd(), Some(LinkNameSpaceType::Network)).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "cannot enter the network namespace {} ({e}; it needs root)",
-                path.display()
-            ),
-        )
-    })
-}
-
-#[cfg(not(target_os = "linux"))]
-fn enter(_path: &std::path::Path) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "network namespaces exist on Linux only",
-    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_map_to_the_ip_netns_mount_and_paths_stay() {
-        assert_eq!(netns_path("fsk-a"), PathBuf::from("/run/netns/fsk-a"));
-        assert_eq!(
-            netns_path("/proc/1/ns/net"),
-            PathBuf::from("/proc/1/ns/net")
-        );
-    }
 
     #[test]
     fn a_missing_namespace_is_an_error_naming_its_file() {

@@ -70,6 +70,22 @@ impl PcapWriter {
         self.out.extend_from_slice(payload);
     }
 
+    /// Append an IP packet as captured (it already starts with its IPv4/IPv6 header),
+    /// keeping at most `snap` bytes of it; the record's original length stays the
+    /// packet's, so Wireshark shows it as truncated, not as short.
+    pub fn raw(&mut self, time_us: u64, packet: &[u8], snap: usize) {
+        let kept = &packet[..packet.len().min(snap).min(65_535)];
+        let orig = u32::try_from(packet.len()).unwrap_or(u32::MAX);
+        self.out
+            .extend_from_slice(&((time_us / 1_000_000) as u32).to_le_bytes());
+        self.out
+            .extend_from_slice(&((time_us % 1_000_000) as u32).to_le_bytes());
+        self.out
+            .extend_from_slice(&(kept.len() as u32).to_le_bytes());
+        self.out.extend_from_slice(&orig.to_le_bytes());
+        self.out.extend_from_slice(kept);
+    }
+
     /// The capture file bytes.
     pub fn into_bytes(self) -> Vec<u8> {
         self.out

@@ -1,0 +1,183 @@
+//! Python binding of flowstate-emu's IP-level bottleneck (`flowstate_emu::ip`): start it
+//! with a scenario's `[link]` / `[reverse_link]`, stop it, get every packet's record.
+//! No logic of its own: conversion of arguments and results only.
+
+use flowstate_emu::emulator::Timing;
+use flowstate_emu::ip::{DirectionReport, IpBottleneck, IpBottleneckConfig};
+use flowstate_emu::PathConfig;
+use flowstate_sim::Scenario;
+use pyo3::exceptions::{PyOSError, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::sync::Mutex;
+
+use crate::sim::ScenarioError;
+
+/// A running IP-level bottleneck (`flowstate_emu::ip::IpBottleneck`).
+#[pyclass(name = "IpBottleneck", module = "flowstate._native")]
+#[derive(Debug)]
+pub struct PyIpBottleneck {
+    inner: Mutex<Option<IpBottleneck>>,
+    start_unix_us: u64,
+}
+
+#[pymethods]
+impl PyIpBottleneck {
+    /// Creates the TUN devices `forward_device` and `reverse_device` in the network
+    /// namespace `netns` (None: this process's) and starts shaping with the scenario's
+    /// links (`text` is the scenario TOML, `file` names it in errors). Raises
+    /// ScenarioError for a bad scenario and OSError when a device cannot be made.
+    #[new]
+    #[pyo3(signature = (text, file, *, seed, netns, forward_device, reverse_device, snap = 96, realtime = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        text: &str,
+        file: &str,
+        seed: u64,
+        netns: Option<String>,
+        forward_device: String,
+        reverse_device: String,
+        snap: usize,
+        realtime: bool,
+    ) -> PyResult<Self> {
+        let sc =
+            Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        let forward = PathConfig::from_link(&sc.link, seed);
+        let reverse = sc.reverse_link.as_ref().map_or_else(
+            || PathConfig::default_reverse(&forward),
+            |l| PathConfig::from_link(l, seed),
+        );
+        let cfg = IpBottleneckConfig {
+            forward,
+            reverse,
+            netns,
+            forward_device,
+            reverse_device,
+            snap,
+        };
+        let timing = Timing {
+            realtime,
+            ..Timing::default()
+        };
+        let emu = py
+            .detach(|| IpBottleneck::start(cfg, timing))
+            .map_err(|e| PyOSError::new_err(format!("{file}: {e}")))?;
+        Ok(Self {
+            start_unix_us: emu.start_unix_us(),
+            inner: Mutex::new(Some(emu)),
+        })
+    }
+
+    /// Unix time (seconds) of the records' zero.
+    #[getter]
+    fn start_unix_s(&self) -> f64 {
+        self.start_unix_us as f64 / 1e6
+    }
+
+    /// Stops shaping, removes the devices and returns `{"forward": ..., "reverse": ...,
+    /// "start_unix_us", "realtime"}`; each direction has `counters` (dict), `records`
+    /// (dict of equal-length column lists, one row per packet offered to the link) and
+    /// `capture` (pcap bytes). A second call raises RuntimeError.
+    fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let emu = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("bottleneck lock poisoned (a bug)"))?
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the bottleneck was already stopped"))?;
+        let report = py.detach(|| emu.stop());
+        let d = PyDict::new(py);
+        d.set_item("forward", direction(py, &report.forward)?)?;
+        d.set_item("reverse", direction(py, &report.reverse)?)?;
+        d.set_item("start_unix_us", report.start_unix_us)?;
+        d.set_item("realtime", report.realtime)?;
+        Ok(d)
+    }
+}
+
+impl Drop for PyIpBottleneck {
+    fn drop(&mut self) {
+        if let Ok(mut g) = self.inner.lock() {
+            if let Some(emu) = g.take() {
+                emu.stop();
+            }
+        }
+    }
+}
+
+fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, PyDict>> {
+    let s = &r.stats;
+    let counters = PyDict::new(py);
+    counters.set_item("arrived", s.packets_in)?;
+    counters.set_item("forwarded", s.packets_out)?;
+    counters.set_item("queue_drops", s.dropped_queue)?;
+    counters.set_item("random_losses", s.dropped_loss)?;
+    counters.set_item("malformed", s.malformed)?;
+    counters.set_item("io_errors", s.io_errors)?;
+    let cols = PyDict::new(py);
+    let rec = &s.records;
+    let n = rec.len().min(r.packets.len());
+    let (rec, pk) = (&rec[..n], &r.packets[..n]);
+    cols.set_item(
+        "arrival_us",
+        rec.iter().map(|x| x.arrival_us).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "departure_us",
+        rec.iter().map(|x| x.departure_us).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "model_departure_us",
+        rec.iter().map(|x| x.model_departure_us).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "queue_delay_us",
+        rec.iter()
+            .map(|x| x.queue_delay.as_micros())
+            .collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "size",
+        rec.iter().map(|x| x.size.as_bytes()).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "class",
+        pk.iter().map(|p| p.class.name()).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "protocol",
+        pk.iter().map(|p| u16::from(p.protocol)).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "src",
+        pk.iter()
+            .map(|p| p.src.map(|a| a.to_string()))
+            .collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "dst",
+        pk.iter()
+            .map(|p| p.dst.map(|a| a.to_string()))
+            .collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "src_port",
+        pk.iter().map(|p| p.src_port).collect::<Vec<_>>(),
+    )?;
+    cols.set_item(
+        "dst_port",
+        pk.iter().map(|p| p.dst_port).collect::<Vec<_>>(),
+    )?;
+    cols.set_item("ssrc", pk.iter().map(|p| p.ssrc).collect::<Vec<_>>())?;
+    let d = PyDict::new(py);
+    d.set_item("counters", counters)?;
+    d.set_item("records", cols)?;
+    d.set_item("capture", PyBytes::new(py, &r.capture))?;
+    Ok(d)
+}
+
+/// Adds `IpBottleneck` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyIpBottleneck>()
+}

@@ -1,0 +1,189 @@
+"""``flowstate browser SCENARIO.toml``: the scenario with real, unmodified Chromium
+(its GCC, libvpx VP8, dcSCTP data channels) and kernel TCP, through the IP-level
+bottleneck between network namespaces (docs/BROWSER.md).
+
+Writes, per run, what ``flowstate run`` writes (summary.json, timeseries.csv, measured
+at the bottleneck: python/flowstate/browser/measure.py) plus the bottleneck's
+per-packet records (bottleneck-forward.csv / -reverse.csv) and captures (.pcap),
+getStats samples, TCP logs and browser.json (versions, set-up, what was ignored);
+with ``--runs K`` each run in run-1 .. run-K and the combined summary (mean and
+spread) on top; then the report.
+
+Needs root, iproute2, /dev/net/tun, and for media or data flows Chromium and the
+Python package playwright (``pip install 'flowstate[browser]'``); without them: one
+line naming what is missing, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, TextIO
+
+from flowstate.browser.plan import STACKS, Plan, PlanError, make_plan
+from flowstate.browser.topology import DEFAULT_PREFIX, TopologyError, check_prefix, preflight
+
+if TYPE_CHECKING:  # pragma: no cover
+    from flowstate.browser.run import RealRun
+
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+
+
+class NotAvailable(Exception):
+    """What the command needs is missing on this machine (exit status 2)."""
+
+
+def add_parser(sub: Any) -> None:
+    from flowstate.cli import _runs, _seconds, _seed, out_dir
+
+    p = sub.add_parser(
+        "browser",
+        help="run a scenario with real Chromium and kernel TCP through an IP-level bottleneck (root)",
+        description="Run SCENARIO with real, unmodified Chromium (gcc flows: video tracks; sctp flows: data "
+        "channels) and kernel TCP (tcp-* flows) between network namespaces, through the IP-level bottleneck "
+        "(the scenario's [link]); measure at the bottleneck and write the outputs of 'flowstate run' plus "
+        "its records, pcaps and getStats samples.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    p.add_argument("--runs", type=_runs, default=1, metavar="K", help="number of runs (default 1)")
+    p.add_argument("--out", type=out_dir, metavar="DIR", help="output folder (default: out/<scenario name>-browser/)")
+    p.add_argument("--duration", type=_seconds, metavar="S", help="stop after S seconds (default: the scenario's)")
+    p.add_argument("--seed", type=_seed, metavar="N", help="seed of the link's jitter and loss (default: scenario's, else 1)")
+    p.add_argument(
+        "--stack",
+        choices=STACKS,
+        default="chromium",
+        help="who sends the gcc and sctp flows: real Chromium (default) or flowstate's own testbed endpoints",
+    )
+    p.add_argument("--chromium", default=DEFAULT_CHROMIUM, metavar="PATH", help=f"the browser (default {DEFAULT_CHROMIUM})")
+    p.add_argument(
+        "--prefix",
+        type=_prefix,
+        default=DEFAULT_PREFIX,
+        metavar="P",
+        help=f"namespace name prefix (default {DEFAULT_PREFIX}: {DEFAULT_PREFIX}-snd, -rtr, -rcv)",
+    )
+    p.add_argument("--no-report", action="store_true", help="do not build the report")
+
+
+def _prefix(text: str) -> str:
+    try:
+        return check_prefix(text)
+    except TopologyError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def check_available(plan: Plan, stack: str, chromium: str) -> None:
+    """Raise NotAvailable naming the first thing this machine lacks for ``plan``."""
+    try:
+        preflight()
+    except TopologyError as e:
+        raise NotAvailable(str(e)) from None
+    if stack == "chromium" and (plan.videos or plan.datas):
+        if not (os.path.isfile(chromium) and os.access(chromium, os.X_OK)):
+            raise NotAvailable(f"--chromium: no browser at {chromium} (install the Debian package 'chromium')")
+        if importlib.util.find_spec("playwright") is None:
+            raise NotAvailable("needs the Python package playwright: pip install 'flowstate[browser]'")
+
+
+def load(scenario: str, duration: Optional[float]) -> tuple[Plan, str, str, dict[str, Any]]:
+    """(plan, text, file, parsed document) of a scenario; ScenarioError/PlanError name
+    what is wrong."""
+    import tomllib
+
+    from flowstate.simulation import check_scenario, load_scenario
+
+    text, file = load_scenario(scenario)
+    check_scenario(scenario)
+    doc = tomllib.loads(text)
+    return make_plan(doc, duration=duration), text, file, doc
+
+
+def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
+    try:
+        plan, text, file, doc = load(args.scenario, args.duration)
+    except PlanError as e:
+        print(f"flowstate: error: {args.scenario}: {e}", file=stderr)
+        return 2
+    try:
+        check_available(plan, args.stack, args.chromium)
+    except NotAvailable as e:
+        print(f"flowstate: error: flowstate browser {e}", file=stderr)
+        return 2
+    from flowstate.browser.run import run_real
+    from flowstate.run_command import out_folder
+
+    seed0 = args.seed if args.seed is not None else int(doc.get("seed", 1))
+    folder = Path(args.out) if args.out is not None else out_folder(plan.name + "-browser")
+    for field in plan.ignored:
+        print(f"flowstate: note: {field} has no effect on an unmodified browser (ignored)", file=stderr)
+    runs: list["RealRun"] = []
+    for k in range(args.runs):
+        say = (lambda s: print(s, file=stderr, flush=True))
+        if args.runs > 1:
+            say(f"flowstate browser: run {k + 1} of {args.runs}")
+        try:
+            r = run_real(
+                plan, text, file, seed=seed0 + k, stack=args.stack, prefix=args.prefix, chromium=args.chromium, say=say
+            )
+        except TopologyError as e:
+            print(f"flowstate: error: {e}", file=stderr)
+            return 2
+        run_folder = folder / f"run-{k + 1}" if args.runs > 1 else folder
+        _write_run(r, run_folder)
+        runs.append(r)
+        if r.interrupted:
+            print(f"flowstate: the run was cut short ({r.interrupted}); the results cover it up to then", file=stderr)
+            break
+    return _finish(runs, folder, plan, report=not args.no_report, stdout=stdout, stderr=stderr)
+
+
+def _write_run(r: "RealRun", folder: Path) -> None:
+    from flowstate.simulation import RunResult
+
+    RunResult([r.raw()]).write(folder)
+    r.write_extras(folder)
+
+
+def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, stdout: TextIO, stderr: TextIO) -> int:
+    from rich.console import Console
+
+    from flowstate.run_command import aggregate_line, summary_table
+    from flowstate.simulation import RunResult
+
+    result = RunResult([r.raw() for r in runs])
+    result.write(folder)
+    console = Console(file=stdout, width=None if stdout.isatty() else 160)
+    console.print(summary_table(result.summary))
+    console.print(aggregate_line(result.summary), highlight=False)
+    if report:
+        path = _report(folder, result.summary, stderr)
+        if path is not None:
+            console.print(f"report: {path}", highlight=False, soft_wrap=True)
+    console.print(f"wrote {folder}", highlight=False, soft_wrap=True)
+    return 130 if any(r.interrupted == "Ctrl-C" for r in runs) else 0
+
+
+def _report(folder: Path, summary: dict[str, Any], stderr: TextIO) -> Optional[Path]:
+    """results.json, figures and report.html for the run folder (as the testbed's)."""
+    from flowstate import report
+    from flowstate.testbed_command import single_run_results
+
+    try:
+        doc = single_run_results(summary)
+        doc["reference"] = "real run: Chromium / kernel TCP through the IP-level bottleneck"
+        doc["title"] = f"browser: {summary.get('scenario', '')}"
+        doc["runs"] = summary.get("runs", 1)
+        for point in doc["points"]:
+            point.update(name="browser", variant="browser", label="real")
+        (folder / "results.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        return report.build(folder)
+    except Exception as e:  # noqa: BLE001 - the report is optional; the run is written
+        print(f"flowstate: note: no report for this run ({e})", file=stderr)
+        return None

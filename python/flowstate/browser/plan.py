@@ -1,0 +1,200 @@
+"""What a scenario file means on the real path: which flows become what, when they
+start and stop, the measurement window, the link's capacity over time. Everything a
+real run cannot carry is an error naming the field, before any namespace or browser
+is made.
+
+- ``gcc`` -> a video track of the Chromium sender page (its ``video_max_rate`` as the
+  sender's ``maxBitrate``; GCC's other overrides and presets have no effect on an
+  unmodified browser and are reported as ignored);
+- ``sctp`` -> a data channel (``source = "greedy"``, or paced at ``desired_rate``);
+- ``tcp-cubic`` / ``tcp-newreno`` -> a kernel TCP connection (``cubic`` / ``reno``);
+- anything else, a coupling mechanism other than ``none``, or a flow that does not
+  start before the end: an error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from flowstate.derived import DerivedError, parse_rate_mbps, parse_time
+
+REAL_KINDS = ("gcc", "sctp", "tcp-cubic", "tcp-newreno")
+# Who sends the gcc and sctp flows: real Chromium, or flowstate's testbed endpoints.
+STACKS = ("chromium", "flowstate")
+TCP_PORT_BASE = 7000
+
+
+@dataclass
+class FlowPlan:
+    """A scenario flow as the real run carries it."""
+
+    name: str
+    kind: str  # "gcc" | "sctp" | "tcp-cubic" | "tcp-newreno"
+    priority: float
+    start_s: float
+    stop_s: float
+    max_rate_bps: Optional[float] = None
+    rate_bps: Optional[float] = None  # a data flow's application rate (None: greedy)
+    tcp_port: Optional[int] = None
+
+    @property
+    def transport(self) -> str:
+        if self.kind == "gcc":
+            return "video"
+        if self.kind == "sctp":
+            return "data"
+        return "tcp"
+
+
+class PlanError(ValueError):
+    """The scenario cannot run on the real path: one line naming the field."""
+
+
+@dataclass
+class Plan:
+    name: str
+    duration_s: float
+    window: tuple[float, float]
+    flows: list[FlowPlan]
+    capacity_mbps: Callable[[float], float]
+    reverse_delay_s: float
+    ignored: list[str]
+
+    @property
+    def videos(self) -> list[FlowPlan]:
+        return [f for f in self.flows if f.transport == "video"]
+
+    @property
+    def datas(self) -> list[FlowPlan]:
+        return [f for f in self.flows if f.transport == "data"]
+
+    @property
+    def tcps(self) -> list[FlowPlan]:
+        return [f for f in self.flows if f.transport == "tcp"]
+
+    def events(self) -> list[tuple[float, str, FlowPlan]]:
+        """(time, "start"/"stop", flow) in time order, stops first on ties."""
+        ev = []
+        for f in self.flows:
+            ev.append((f.start_s, "start", f))
+            if f.stop_s < self.duration_s:
+                ev.append((f.stop_s, "stop", f))
+        return sorted(ev, key=lambda e: (e[0], e[1] != "stop"))
+
+
+def _time(value: Any, where: str) -> float:
+    try:
+        return parse_time(value)
+    except DerivedError as e:
+        raise PlanError(f"{where}: {e}") from None
+
+
+def _rate_bps(value: Any, where: str) -> float:
+    try:
+        return parse_rate_mbps(value) * 1e6
+    except DerivedError as e:
+        raise PlanError(f"{where}: {e}") from None
+
+
+def _capacity(link: dict[str, Any]) -> Callable[[float], float]:
+    """Capacity (Mbit/s) at scenario time t, from ``capacity`` or ``capacity_schedule``."""
+    schedule = link.get("capacity_schedule")
+    if schedule:
+        points = sorted(
+            (_time(p["at"], "link.capacity_schedule.at"), _rate_bps(p["rate"], "link.capacity_schedule.rate") / 1e6)
+            for p in schedule
+        )
+    else:
+        points = [(0.0, _rate_bps(link.get("capacity"), "link.capacity") / 1e6)]
+
+    def at(t: float) -> float:
+        rate = points[0][1]
+        for start, r in points:
+            if start <= t:
+                rate = r
+        return rate
+
+    return at
+
+
+def _expand(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``count = N`` copies named {name}1 .. {name}N, as the simulator expands them."""
+    out = []
+    for f in flows:
+        n = int(f.get("count", 1))
+        if n == 1:
+            out.append(f)
+        else:
+            out.extend({**f, "name": f"{f['name']}{i}", "count": 1} for i in range(1, n + 1))
+    return out
+
+
+def make_plan(doc: dict[str, Any], *, duration: Optional[float] = None) -> Plan:
+    """The plan of a scenario already checked by the simulator's validator."""
+    full = _time(doc.get("duration"), "duration")
+    if duration is not None:
+        if not (math.isfinite(duration) and duration > 0):
+            raise PlanError(f"--duration: expected seconds > 0, got {duration}")
+    dur = min(full, duration) if duration is not None else full
+    mechanism = (doc.get("coupling") or {}).get("mechanism", "none")
+    if str(mechanism).lower() != "none":
+        raise PlanError(
+            f"coupling.mechanism: an unmodified browser has no coupling; only 'none' runs here, got '{mechanism}'"
+        )
+    measure = doc.get("measure") or {}
+    w0 = _time(measure.get("start", 0), "measure.start")
+    w1 = min(_time(measure.get("end", full), "measure.end"), dur)
+    if w1 <= w0:
+        raise PlanError(
+            f"measure: the window {w0:g}-{_time(measure.get('end', full), 'measure.end'):g} s "
+            f"is empty in a run of {dur:g} s (use a longer --duration)"
+        )
+    ignored: list[str] = []
+    flows: list[FlowPlan] = []
+    for i, f in enumerate(_expand(list(doc.get("flows") or []))):
+        name, kind = f.get("name", f"flow{i}"), f.get("kind")
+        where = f"flows.{name}"
+        if kind not in REAL_KINDS:
+            raise PlanError(f"{where}.kind: '{kind}' has no real counterpart here (one of: {', '.join(REAL_KINDS)})")
+        start = _time(f.get("start", 0), f"{where}.start")
+        stop = min(_time(f.get("stop", full), f"{where}.stop"), dur)
+        if start >= dur:
+            raise PlanError(f"{where}.start: {start:g} s is not before the end of the run ({dur:g} s)")
+        plan = FlowPlan(name=name, kind=kind, priority=float(f.get("priority", 1.0)), start_s=start, stop_s=stop)
+        overrides = dict(f.get("overrides") or {})
+        if kind == "gcc":
+            if "video_max_rate" in overrides:
+                plan.max_rate_bps = _rate_bps(overrides.pop("video_max_rate"), f"{where}.overrides.video_max_rate")
+            else:
+                plan.max_rate_bps = 2.5e6  # the simulator's default (docs/SCENARIOS.md)
+            if f.get("preset") not in (None, "chromium"):
+                ignored.append(f"{where}.preset")
+        elif kind == "sctp":
+            source = f.get("source", "greedy")
+            if source != "greedy":
+                raise PlanError(f"{where}.source: only 'greedy' (or a desired_rate) runs in the browser, got '{source}'")
+            if f.get("desired_rate") is not None:
+                plan.rate_bps = _rate_bps(f["desired_rate"], f"{where}.desired_rate")
+        else:
+            source = f.get("source", "greedy")
+            if source != "greedy":
+                raise PlanError(f"{where}.source: kernel TCP flows are greedy only, got '{source}'")
+            plan.tcp_port = TCP_PORT_BASE + len([x for x in flows if x.transport == "tcp"])
+        ignored += [f"{where}.overrides.{k}" for k in overrides]
+        flows.append(plan)
+    if not flows:
+        raise PlanError("flows: no flow to run")
+    link = doc.get("link") or {}
+    reverse = doc.get("reverse_link") or {}
+    reverse_delay = _time(reverse.get("delay", link.get("delay", 0)), "reverse_link.delay")
+    return Plan(
+        name=str(doc.get("name", "scenario")),
+        duration_s=dur,
+        window=(w0, w1),
+        flows=flows,
+        capacity_mbps=_capacity(link),
+        reverse_delay_s=reverse_delay,
+        ignored=ignored,
+    )

@@ -1,0 +1,321 @@
+"""One real run of a scenario: namespaces, the IP-level bottleneck, kernel TCP flows
+and two Chromium browsers (or the testbed's own endpoints), driven on the scenario's
+clock, measured at the bottleneck, and everything torn down on every exit path.
+
+:func:`run_real` is the entry point (``flowstate browser`` calls it once per run).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from flowstate import _native
+from flowstate.browser.kernel_tcp import KernelTcp
+from flowstate.browser.measure import Samples, summarize
+from flowstate.browser.plan import STACKS, Plan
+from flowstate.browser.topology import (
+    RECEIVER_IP,
+    SENDER_IP,
+    Topology,
+    install_signal_handlers,
+    restore_signal_handlers,
+)
+
+# How often the driver fetches getStats samples from the page during a run (each
+# fetch is one Playwright round trip; the page samples every STATS_INTERVAL_S).
+FETCH_EVERY_S = 5.0
+STATS_INTERVAL_S = 0.2
+# Extra time after the last scenario second for the last samples to arrive.
+TAIL_S = 0.3
+
+
+@dataclass
+class RealRun:
+    """What one run produced: the summary and time series in ``flowstate run``'s shape,
+    and the raw material behind them."""
+
+    summary: dict[str, Any]
+    series: list[dict[str, Any]]
+    bottleneck: dict[str, Any]
+    getstats: list[dict[str, Any]] = field(default_factory=list)
+    tcp: dict[str, Any] = field(default_factory=dict)
+    setup: dict[str, Any] = field(default_factory=dict)
+    interrupted: Optional[str] = None
+
+    def raw(self) -> dict[str, Any]:
+        """The run as :class:`flowstate.simulation.RunResult` takes it."""
+        columns: dict[str, list[Any]] = {}
+        for row in self.series:
+            for k, v in row.items():
+                if k not in ("run", "seed"):
+                    columns.setdefault(k, []).append(v)
+        return {
+            "seed": self.summary["seed"],
+            "summary_json": json.dumps(self.summary),
+            "series": columns,
+            "trace_hash": None,
+        }
+
+    def write_extras(self, folder: Path) -> list[Path]:
+        """The bottleneck's records (CSV) and captures, getStats samples, TCP logs and
+        the set-up (browser.json) into ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for direction in ("forward", "reverse"):
+            d = self.bottleneck[direction]
+            pcap = folder / f"bottleneck-{direction}.pcap"
+            pcap.write_bytes(d["capture"])
+            csv = folder / f"bottleneck-{direction}.csv"
+            _write_records(csv, d["records"], d.get("flow"))
+            paths += [pcap, csv]
+        extra = {
+            "getstats.json": self.getstats,
+            "browser.json": {**self.setup, "interrupted": self.interrupted},
+        }
+        if self.tcp:
+            extra["tcp.json"] = self.tcp
+        for name, doc in extra.items():
+            (folder / name).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+            paths.append(folder / name)
+        return paths
+
+
+def _write_records(path: Path, cols: dict[str, list], flows: Optional[list[str]]) -> None:
+    import csv
+
+    names = list(cols)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(names + (["flow"] if flows is not None else []))
+        for i in range(len(cols[names[0]]) if names else 0):
+            row = ["" if cols[n][i] is None else cols[n][i] for n in names]
+            w.writerow(row + ([flows[i]] if flows is not None else []))
+
+
+def chromium_version(chromium: str) -> str:
+    try:
+        p = subprocess.run([chromium, "--version"], capture_output=True, text=True, timeout=20)
+        return p.stdout.strip() or p.stderr.strip()
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unknown ({e})"
+
+
+def run_real(
+    plan: Plan,
+    text: str,
+    file: str,
+    *,
+    seed: int,
+    stack: str = "chromium",
+    prefix: str = "fsb",
+    chromium: str = "/usr/bin/chromium",
+    workdir: Optional[Path] = None,
+    say: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+) -> RealRun:
+    """Run ``plan`` (made from the scenario ``text``) once in real time."""
+    if stack not in STACKS:
+        raise ValueError(f"--stack: one of {', '.join(STACKS)}, got {stack!r}")
+    own_tmp = workdir is None
+    work = Path(tempfile.mkdtemp(prefix="flowstate-browser-")) if own_tmp else workdir
+    assert work is not None
+    try:
+        return _run(plan, text, file, seed=seed, stack=stack, prefix=prefix, chromium=chromium, work=work, say=say)
+    finally:
+        if own_tmp:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealRun:  # noqa: ANN001, C901
+    samples = Samples()
+    getstats: list[dict[str, Any]] = []
+    ssrcs: dict[int, str] = {}
+    interrupted: Optional[str] = None
+    setup: dict[str, Any] = {
+        "stack": stack,
+        "kernel": platform.release(),
+        "ignored_fields": plan.ignored,
+        "seed": seed,
+    }
+    with ExitStack() as stack_:
+        stack_.callback(restore_signal_handlers, install_signal_handlers())
+        topo = stack_.enter_context(Topology(prefix))
+        n = topo.names
+        emu = _native.IpBottleneck(
+            text, file, seed=seed, netns=n.router, forward_device=n.forward_tun, reverse_device=n.reverse_tun
+        )
+        emu_report: dict[str, Any] = {}
+
+        def stop_emu() -> None:
+            if not emu_report:
+                emu_report.update(emu.stop())
+
+        stack_.callback(stop_emu)
+        topo.route_through(n.forward_tun, n.reverse_tun)
+        tcps: dict[str, KernelTcp] = {}
+        for f in plan.tcps:
+            tcps[f.name] = KernelTcp(
+                kind=f.kind, port=f.tcp_port, sender_ns=n.sender, receiver_ns=n.receiver, receiver_ip=RECEIVER_IP
+            )
+            stack_.callback(tcps[f.name].close)
+        media = _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say)
+        t0 = time.time()
+        say(f"flowstate browser: running {plan.name} for {plan.duration_s:g} s ({stack})")
+        try:
+            last_fetch = time.time()
+            for at, action, f in plan.events():
+                _sleep_until(t0 + at, media, getstats_sink=getstats, last_fetch=[last_fetch])
+                _apply(action, f, media, tcps)
+                say(f"  {at:7.1f} s  {action} {f.name} ({f.kind})")
+                if action == "start" and f.transport == "video" and media.call is not None:
+                    time.sleep(0.5)
+                    ssrcs.update({v: k for k, v in media.call.ssrcs().items()})
+            _sleep_until(t0 + plan.duration_s + TAIL_S, media, getstats_sink=getstats, last_fetch=[last_fetch])
+        except KeyboardInterrupt:
+            interrupted = "Ctrl-C"
+        except Exception as e:  # noqa: BLE001 - a Terminated signal or a browser crash: keep what was measured
+            interrupted = f"{type(e).__name__}: {e}"
+            if type(e).__name__ not in ("Terminated", "ChromiumError"):
+                raise
+        for t in tcps.values():
+            t.stop()
+        if media.call is not None:
+            try:
+                ssrcs.update({v: k for k, v in media.call.ssrcs().items()})
+                getstats[:] = media.call.stats()
+            except Exception as e:  # noqa: BLE001 - a crashed browser: its samples are lost, the bottleneck's are not
+                interrupted = interrupted or f"browser: {e}"
+        stop_emu()
+        setup["realtime"] = emu_report.get("realtime")
+        setup["t0_unix_s"] = t0
+        setup["ssrcs"] = {str(k): v for k, v in ssrcs.items()}
+        if media.testbed is not None:
+            setup["testbed_summary"] = media.testbed_summary()
+    # Outside the ExitStack: every namespace, browser and socket is gone.
+    _samples_from_getstats(getstats, t0, samples)
+    tcp_logs = {}
+    for name, t in tcps.items():
+        samples.rtt[name] = [(ts - t0, v) for ts, v in t.log.rtt_ms]
+        samples.delivered[name] = [(ts - t0, v) for ts, v in t.log.received]
+        tcp_logs[name] = {"rtt_ms": t.log.rtt_ms, "cwnd": t.log.cwnd, "received": t.log.received, "error": t.log.error}
+    forward = emu_report["forward"]
+    offset = emu_report["start_unix_us"] / 1e6 - t0
+    if media.testbed is not None:
+        ssrcs.update(media.testbed_ssrcs(forward["records"]))
+    summary, series, owners = summarize(
+        scenario=plan.name,
+        seed=seed,
+        duration_s=plan.duration_s,
+        window=plan.window,
+        capacity_mbps=plan.capacity_mbps,
+        reverse_delay_s=plan.reverse_delay_s,
+        flows=plan.flows,
+        records=forward["records"],
+        offset_s=offset,
+        ssrcs=ssrcs,
+        samples=samples,
+        data_classes=("udp",) if media.testbed is not None else ("dtls",),
+    )
+    forward["flow"] = owners
+    return RealRun(summary, series, emu_report, getstats, tcp_logs, setup, interrupted)
+
+
+@dataclass
+class _Media:
+    """The media side of a run: a Chromium call, the testbed, or nothing (TCP only)."""
+
+    call: Any = None
+    testbed: Any = None
+
+    def testbed_summary(self) -> Any:
+        return self.testbed.result() if self.testbed is not None else None
+
+    def testbed_ssrcs(self, records: dict[str, list]) -> dict[int, str]:
+        return self.testbed.ssrcs(records) if self.testbed is not None else {}
+
+
+def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say) -> _Media:  # noqa: ANN001
+    if not (plan.videos or plan.datas):
+        return _Media()
+    if stack == "flowstate":
+        from flowstate.browser.own_stack import OwnStack
+
+        tb = OwnStack(plan, text, file, seed=seed, sender=(n.sender, SENDER_IP), receiver=(n.receiver, RECEIVER_IP))
+        stack_.callback(tb.close)
+        return _Media(testbed=tb)
+    from flowstate.browser.chromium import ChromiumCall, DataFlow, VideoFlow
+    from flowstate.browser.y4m import write_clip
+
+    setup["chromium"] = chromium_version(chromium)
+    say(f"flowstate browser: {setup['chromium']}, connecting")
+    clip = write_clip(work / "clips")
+    call = ChromiumCall(
+        videos=[VideoFlow(f.name, f.max_rate_bps) for f in plan.videos],
+        datas=[DataFlow(f.name, f.rate_bps) for f in plan.datas],
+        clip=clip,
+        sender_netns=n.sender,
+        receiver_netns=n.receiver,
+        workdir=work,
+        chromium=chromium,
+        stats_interval_s=STATS_INTERVAL_S,
+    )
+    stack_.enter_context(call)
+    call.connect()
+    setup["clip"] = clip.name
+    return _Media(call=call)
+
+
+def _apply(action: str, f: Any, media: _Media, tcps: dict[str, KernelTcp]) -> None:
+    if f.transport == "tcp":
+        (tcps[f.name].start if action == "start" else tcps[f.name].stop)()
+    elif media.testbed is not None:
+        pass  # the testbed runs its flows on the scenario's own schedule
+    elif f.transport == "video":
+        (media.call.start_video if action == "start" else media.call.stop_video)(f.name)
+    else:
+        (media.call.start_data if action == "start" else media.call.stop_data)(f.name)
+
+
+def _sleep_until(t: float, media: _Media, *, getstats_sink: list, last_fetch: list) -> None:
+    """Sleep until Unix time ``t``, fetching getStats samples every FETCH_EVERY_S (so
+    a crash late in a run loses little) and checking the testbed is alive."""
+    while True:
+        now = time.time()
+        if now >= t:
+            return
+        if media.call is not None and now - last_fetch[0] >= FETCH_EVERY_S:
+            getstats_sink[:] = media.call.stats()
+            last_fetch[0] = now
+        if media.testbed is not None:
+            media.testbed.check()
+        time.sleep(min(0.05, t - now))
+
+
+def _samples_from_getstats(getstats: list[dict[str, Any]], t0: float, samples: Samples) -> None:
+    """getStats samples as scenario-time series: video RTT (remote-inbound-rtp
+    roundTripTime), GCC's target (the candidate pair's availableOutgoingBitrate, given
+    to every video flow: GCC has one target per transport), data channels' bytes sent
+    and received."""
+    videos = sorted({s["flow"] for s in getstats if s.get("kind") == "video"})
+    for s in getstats:
+        t = s["t_unix_s"] - t0
+        kind = s.get("kind")
+        if kind == "video" and s.get("rtt_s") is not None:
+            samples.rtt.setdefault(s["flow"], []).append((t, s["rtt_s"] * 1e3))
+        elif kind == "transport" and s.get("available_outgoing_bitrate_bps") is not None:
+            for v in videos:
+                samples.target.setdefault(v, []).append((t, s["available_outgoing_bitrate_bps"]))
+        elif kind == "data":
+            if s.get("bytes_sent") is not None:
+                samples.app_sent.setdefault(s["flow"], []).append((t, s["bytes_sent"]))
+            if s.get("bytes_received") is not None and s.get("received_t_unix_s") is not None:
+                samples.delivered.setdefault(s["flow"], []).append((s["received_t_unix_s"] - t0, s["bytes_received"]))
