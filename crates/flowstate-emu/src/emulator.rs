@@ -59,10 +59,26 @@ pub struct Timing {
 /// Default busy-wait window before a departure: covers the typical futex-timeout
 /// overshoot (timer slack 50 us plus wake-up latency) on a loaded Linux host.
 pub const DEFAULT_SPIN: TimeDelta = TimeDelta::from_micros(400);
+/// Busy-wait window of a thread with real-time scheduling: a SCHED_FIFO thread has no
+/// timer slack and preempts normal threads when its sleep ends, so it wakes within
+/// tens of microseconds. A longer spin would cost more than it buys: at 50 Mbit/s a
+/// departure is due every ~200 us, so a 400 us window spins without pause, and the
+/// kernel's RT throttling then stops the thread for 50 ms of every second (measured:
+/// p99 timing error 17 ms at 50 Mbit/s with 400 us, docs/BENCHMARKS.md).
+pub const REALTIME_SPIN: TimeDelta = TimeDelta::from_micros(50);
 /// Default longest block.
 pub const DEFAULT_POLL: TimeDelta = TimeDelta::millis(20);
 
 impl Timing {
+    /// Real-time scheduling with its shorter spin window ([`REALTIME_SPIN`]).
+    pub fn realtime() -> Self {
+        Self {
+            spin: REALTIME_SPIN,
+            realtime: true,
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn validate(&self) -> io::Result<()> {
         if self.spin >= TimeDelta::ZERO && self.poll.is_positive() {
             Ok(())

@@ -56,9 +56,10 @@ impl PyIpBottleneck {
             reverse_device,
             snap,
         };
-        let timing = Timing {
-            realtime,
-            ..Timing::default()
+        let timing = if realtime {
+            Timing::realtime()
+        } else {
+            Timing::default()
         };
         let emu = py
             .detach(|| IpBottleneck::start(cfg, timing))

@@ -25,12 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from flowstate.browser.plan import STACKS, Plan, PlanError, make_plan
-from flowstate.browser.topology import DEFAULT_PREFIX, TopologyError, check_prefix, preflight
+from flowstate.browser.topology import DEFAULT_PREFIX, Terminated, TopologyError, check_prefix, preflight
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowstate.browser.run import RealRun
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
+# Exit statuses of a run cut short (128 + the signal, as a shell reports them).
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class NotAvailable(Exception):
@@ -135,6 +138,9 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
         except TopologyError as e:
             print(f"flowstate: error: {e}", file=stderr)
             return 2
+        except Terminated as e:  # during set-up: everything made so far is removed
+            print(f"flowstate: {e} during set-up; nothing was measured", file=stderr)
+            return EXIT_TERMINATED
         run_folder = folder / f"run-{k + 1}" if args.runs > 1 else folder
         _write_run(r, run_folder)
         runs.append(r)
@@ -167,7 +173,11 @@ def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, st
         if path is not None:
             console.print(f"report: {path}", highlight=False, soft_wrap=True)
     console.print(f"wrote {folder}", highlight=False, soft_wrap=True)
-    return 130 if any(r.interrupted == "Ctrl-C" for r in runs) else 0
+    if any(r.interrupted == "Ctrl-C" for r in runs):
+        return EXIT_INTERRUPTED
+    if any((r.interrupted or "").startswith("Terminated") for r in runs):
+        return EXIT_TERMINATED
+    return 0
 
 
 def _report(folder: Path, summary: dict[str, Any], stderr: TextIO) -> Optional[Path]:
