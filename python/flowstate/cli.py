@@ -106,7 +106,8 @@ def _add_testbed(sub: Any) -> None:
         nargs=2,
         metavar=("SENDER=IP", "RECEIVER=IP"),
         help="bind each side in a network namespace (ip netns name = address; needs root) and let the "
-        "host's path between them be the bottleneck instead of the emulator (scripts/kernel_bottleneck.py)",
+        "host's path between them be the bottleneck instead of the emulator ('flowstate browser --stack "
+        "flowstate' builds such a path with the IP-level bottleneck and kernel TCP)",
     )
 
 

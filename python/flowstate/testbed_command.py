@@ -65,8 +65,8 @@ def testbed(
     ``netns = ((sender_ns, sender_ip), (receiver_ns, receiver_ip))`` binds each side's
     socket in its own network namespace (``ip netns`` names, needs root); the host's
     path between the namespaces carries the packets instead of the emulator, so the
-    scenario's ``[link]`` is not applied (scripts/kernel_bottleneck.py builds such a
-    path with a kernel tbf bottleneck)."""
+    scenario's ``[link]`` is not applied (``flowstate browser --stack flowstate``
+    builds such a path: the IP-level bottleneck in a router namespace, kernel TCP)."""
     text, file = load_scenario(scenario)
     return TestbedResult(_native.testbed(text, file, seed=seed, duration=duration, direct=direct, netns=netns))
 

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""The simulator against the real thing (docs/REPRODUCTION.md, "The simulator against
+real Chromium" and "Kernel TCP behind a router"). Needs root and Chromium.
+
+    sudo .venv/bin/python scripts/real_vs_sim.py [--runs 3] [--sim-runs 10] [--out out/real]
+        [--only CASE ...] [--lanes 2] [--tables-only]
+
+Each case is a scenario file of the catalogue run (a) with real Chromium 156 and
+kernel TCP through the IP-level bottleneck (`flowstate browser`, --stack chromium),
+(b) where the case says so, with flowstate's own endpoints on the same real path
+(--stack flowstate: our GCC against kernel CUBIC), and (c) in the simulator, for the
+Chromium cases with every GCC flow on the `chromium` preset (only the video rate
+bounds kept: what the browser is given), for the own-stack cases with the scenario's
+own preset. Real runs go to OUT/CASE/STACK/ (run-1 .. run-K, each `flowstate
+browser`'s outputs); the figures of every case to OUT/results.json; the markdown
+tables are printed (and written to OUT/tables.md).
+
+Two lanes run at once by default: the Chromium runs one after the other in one, the
+own-stack runs in the other (each in its own namespaces); --lanes 1 runs all in
+sequence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+SCEN = ROOT / "scenarios"
+# What an unmodified browser is given of a GCC flow's overrides (plan.py reads only
+# video_max_rate); the simulator's chromium preset gets the same.
+KEEP_FOR_CHROMIUM = {"video_max_rate"}
+
+
+@dataclass
+class Case:
+    name: str
+    scenario: Path
+    stacks: tuple[str, ...] = ("chromium",)
+    set: dict[str, Any] = field(default_factory=dict)
+    duration: Optional[float] = None
+    # (time s, what) after which the GCC flow's time to 90 % of its available rate is taken.
+    events: tuple[tuple[float, str], ...] = ()
+    title: str = ""
+
+
+CASES = [
+    Case("p000-table5", SCEN / "p000-table5-none.toml", title="Table 5, uncoupled: GCC + SCTP, 2 Mbit/s"),
+    Case("p000-fig2", SCEN / "p000-fig2/base.toml", title="Fig. 2: GCC + SCTP, 10 Mbit/s"),
+    Case("p000-fig3", SCEN / "p000-fig3/base.toml", title="Fig. 3: GCC + SCTP, 5 Mbit/s"),
+    Case(
+        "rfc8867-5.1",
+        SCEN / "rfc8867-5.1/base.toml",
+        events=((0.0, "start"), (60.0, "drop to 0.6 Mbit/s")),
+        title="RFC 8867 5.1: video alone, capacity 1 / 2.5 / 0.6 / 1 Mbit/s",
+    ),
+    Case("rfc8867-5.6", SCEN / "rfc8867-5.6/base.toml", title="RFC 8867 5.6: video against a long TCP CUBIC flow"),
+    Case(
+        "p002-fig11",
+        SCEN / "p002-fig11/base.toml",
+        stacks=("chromium", "flowstate"),
+        title="Paper 002 Fig. 11 set-up: GCC, then TCP CUBIC from 30 s, 1 Mbit/s (static threshold for our GCC)",
+        set={"flows.gcc.overrides.threshold": "static"},
+    ),
+    Case(
+        "p002-fig11-adaptive",
+        SCEN / "p002-fig11/base.toml",
+        stacks=("flowstate",),
+        title="Paper 002 Fig. 11 set-up, our GCC with the adaptive threshold",
+        set={"flows.gcc.overrides.threshold": "adaptive"},
+    ),
+]
+for gamma in ("0.1667", "0.3333", "0.6667"):
+    CASES.append(
+        Case(
+            f"p001-fig8-g{gamma}",
+            SCEN / "p001-fig8/base.toml",
+            stacks=("flowstate",),
+            set={"flows.gcc.overrides.gamma_bar_ms": float(gamma), "link.capacity": "1Mbps"},
+            duration=180.0,
+            title=f"Paper 001 Fig. 8 set-up, 1 Mbit/s, our GCC gamma_bar {gamma} ms, TCP CUBIC from 100 s",
+        )
+    )
+CASES.append(
+    Case(
+        "p001-fig8",
+        SCEN / "p001-fig8/base.toml",
+        stacks=("chromium",),
+        set={"link.capacity": "1Mbps"},
+        duration=180.0,
+        title="Paper 001 Fig. 8 set-up, 1 Mbit/s: Chromium's GCC (adaptive threshold) vs TCP CUBIC from 100 s",
+    )
+)
+
+
+def set_path(doc: dict, path: str, value: Any) -> None:
+    """``flows.NAME.key...`` or ``a.b`` set in place."""
+    parts = path.split(".")
+    node: Any = doc
+    if parts[0] == "flows":
+        node = next(f for f in doc["flows"] if f["name"] == parts[1])
+        parts = parts[2:]
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+    node[parts[-1]] = value
+
+
+def scenario_doc(case: Case, *, chromium_preset: bool) -> dict:
+    doc = tomllib.loads(case.scenario.read_text())
+    for k, v in case.set.items():
+        set_path(doc, k, v)
+    if case.duration is not None:
+        doc["duration"] = f"{case.duration}s"
+        doc.setdefault("measure", {})["end"] = f"{case.duration}s"
+    if chromium_preset:
+        for f in doc["flows"]:
+            if f.get("kind") == "gcc":
+                f["preset"] = "chromium"
+                f["overrides"] = {k: v for k, v in (f.get("overrides") or {}).items() if k in KEEP_FOR_CHROMIUM}
+    return doc
+
+
+def write_toml(doc: dict, path: Path) -> Path:
+    from flowstate import _native
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_native.scenario_toml(doc))
+    return path
+
+
+def real(case: Case, stack: str, out: Path, runs: int, prefix: str) -> Path:
+    folder = out / case.name / stack
+    if (folder / "summary.json").exists():
+        return folder  # resumable: a finished case is not run again
+    scen = write_toml(scenario_doc(case, chromium_preset=False), out / case.name / f"{stack}.toml")
+    cmd = [sys.executable, "-m", "flowstate", "browser", str(scen), "--runs", str(runs), "--out", str(folder),
+           "--stack", stack, "--prefix", prefix, "--no-report"]
+    print(f"[{case.name}/{stack}] {' '.join(cmd[3:])}", flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    (out / case.name / f"{stack}.log").write_text(p.stdout + p.stderr)
+    if p.returncode != 0:
+        print(f"[{case.name}/{stack}] FAILED ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}", flush=True)
+    return folder
+
+
+def simulate(case: Case, out: Path, runs: int, stack: str) -> dict:
+    import flowstate
+
+    doc = scenario_doc(case, chromium_preset=stack == "chromium")
+    folder = out / case.name / f"sim-{stack}"
+    r = flowstate.run(doc, seed=1, runs=runs, out=folder)
+    return {"summary": r.summary, "timeseries": r.timeseries}
+
+
+# ---------------------------------------------------------------- figures
+
+
+def per_run_summaries(folder: Path) -> list[dict]:
+    s = json.loads((folder / "summary.json").read_text())
+    return s.get("per_run", [s])
+
+
+def t90(ts: Any, flow: str, after: float, cap_of: Any, max_rate: float, column: str) -> Optional[float]:
+    """Seconds from ``after`` until the flow's ``column`` first reaches 90 % of what
+    it can get (min(capacity, its max rate)), per run; the median over runs."""
+    out = []
+    for _, run in ts[ts["flow"] == flow].groupby("run"):
+        run = run.sort_values("time_s")
+        hit = run[(run["time_s"] >= after) & (run[column] >= 0.9 * run["capacity_mbps"].clip(upper=max_rate))]
+        if len(hit):
+            out.append(float(hit["time_s"].iloc[0]) - after)
+    return statistics.median(out) if out else None
+
+
+def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
+    import pandas as pd
+
+    doc = tomllib.loads(case.scenario.read_text())
+    gcc = next((f for f in doc["flows"] if f.get("kind") == "gcc"), None)
+    max_rate = 2.5
+    if gcc and "video_max_rate" in (gcc.get("overrides") or {}):
+        from flowstate.derived import parse_rate_mbps
+
+        max_rate = parse_rate_mbps(gcc["overrides"]["video_max_rate"])
+    result: dict[str, Any] = {"title": case.title, "stacks": {}}
+    for stack in case.stacks:
+        folder = out / case.name / stack
+        if not (folder / "summary.json").exists():
+            continue
+        runs = per_run_summaries(folder)
+        ts = pd.read_csv(folder / "timeseries.csv")
+        flows = {}
+        for i, f in enumerate(runs[0]["flows"]):
+            vals = {
+                "throughput_mbps": [r["flows"][i]["throughput_mbps"] for r in runs],
+                "share": [r["flows"][i]["share"] for r in runs],
+                "rtt_mean_ms": [(r["flows"][i]["rtt_ms"] or {}).get("mean") for r in runs],
+                "rtt_p95_ms": [(r["flows"][i]["rtt_ms"] or {}).get("p95") for r in runs],
+                "queuing_mean_ms": [(r["flows"][i]["queuing_delay_ms"] or {}).get("mean") for r in runs],
+            }
+            flows[f["name"]] = {k: spread(v) for k, v in vals.items()}
+            flows[f["name"]]["kind"] = f["kind"]
+        entry: dict[str, Any] = {"runs": len(runs), "flows": flows}
+        sim = sims.get(stack)
+        if sim is not None:
+            entry["sim"] = {
+                f["name"]: {
+                    "throughput_mbps": f["throughput_mbps"],
+                    "share": f["share"],
+                    "rtt_mean_ms": (f["rtt_ms"] or {}).get("mean"),
+                    "rtt_p95_ms": (f["rtt_ms"] or {}).get("p95"),
+                    "queuing_mean_ms": (f["queuing_delay_ms"] or {}).get("mean"),
+                }
+                for f in sim["summary"]["flows"]
+            }
+            entry["sim_runs"] = sim["summary"]["runs"]
+        if gcc is not None and case.events:
+            entry["t90_s"] = {}
+            for at, what in case.events:
+                real_tp = t90(ts, gcc["name"], at, None, max_rate, "throughput_mbps")
+                real_target = t90(ts, gcc["name"], at, None, max_rate, "target_mbps") if "target_mbps" in ts else None
+                sim_tp = t90(sim["timeseries"], gcc["name"], at, None, max_rate, "throughput_mbps") if sim else None
+                entry["t90_s"][what] = {"real_throughput": real_tp, "real_target": real_target, "sim_throughput": sim_tp}
+        result["stacks"][stack] = entry
+    return result
+
+
+def spread(values: list) -> Optional[dict]:
+    xs = [float(v) for v in values if v is not None]
+    if not xs:
+        return None
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+def fmt(x: Optional[dict], digits: int = 2) -> str:
+    if not x:
+        return "-"
+    if x["n"] == 1:
+        return f"{x['median']:.{digits}f}"
+    return f"{x['median']:.{digits}f} ({x['min']:.{digits}f}-{x['max']:.{digits}f})"
+
+
+def num(x: Optional[float], digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def tables(results: dict) -> str:
+    lines = []
+    for name, r in results.items():
+        for stack, e in r["stacks"].items():
+            lines.append(f"**{name}** ({r['title']}), {stack}: {e['runs']} real runs (median, min-max)"
+                         + (f" vs simulator, {e.get('sim_runs')} runs (mean)" if "sim" in e else ""))
+            lines.append("")
+            lines.append("| flow | throughput Mbit/s real | sim | share real | sim | RTT mean ms real | sim "
+                         "| RTT p95 ms real | sim |")
+            lines.append("|---|---|---|---|---|---|---|---|---|")
+            for flow, f in e["flows"].items():
+                s = (e.get("sim") or {}).get(flow, {})
+                lines.append(
+                    f"| {flow} ({f['kind']}) | {fmt(f['throughput_mbps'], 3)} | {num(s.get('throughput_mbps'), 3)} "
+                    f"| {fmt(f['share'])} | {num(s.get('share'))} | {fmt(f['rtt_mean_ms'], 0)} | {num(s.get('rtt_mean_ms'), 0)} "
+                    f"| {fmt(f['rtt_p95_ms'], 0)} | {num(s.get('rtt_p95_ms'), 0)} |"
+                )
+            for what, t in (e.get("t90_s") or {}).items():
+                lines.append(
+                    f"| time to 90 % after {what} (s) | {num(t['real_throughput'], 1)} (target: "
+                    f"{num(t['real_target'], 1)}) | {num(t['sim_throughput'], 1)} | | | | | | |"
+                )
+            lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sim-runs", type=int, default=10)
+    ap.add_argument("--out", type=Path, default=ROOT / "out" / "real")
+    ap.add_argument("--only", nargs="*", help="case names (default: all)")
+    ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
+    ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
+    args = ap.parse_args(argv)
+    cases = [c for c in CASES if not args.only or c.name in args.only]
+    if not args.tables_only:
+        chromium_jobs = [(c, "chromium") for c in cases if "chromium" in c.stacks]
+        own_jobs = [(c, "flowstate") for c in cases if "flowstate" in c.stacks]
+
+        def lane(jobs: list, prefix: str) -> None:
+            for c, stack in jobs:
+                real(c, stack, args.out, args.runs, prefix)
+
+        if args.lanes == 2:
+            with ThreadPoolExecutor(2) as ex:
+                futures = [ex.submit(lane, chromium_jobs, "fsrc"), ex.submit(lane, own_jobs, "fsro")]
+                for f in futures:
+                    f.result()
+        else:
+            lane(chromium_jobs + own_jobs, "fsrc")
+    results = {}
+    for c in cases:
+        sims = {stack: simulate(c, args.out, args.sim_runs, stack) for stack in c.stacks}
+        results[c.name] = figures(c, args.out, sims)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1))
+    md = tables(results)
+    (args.out / "tables.md").write_text(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,55 @@
+"""CI's real-Chromium check: paper 000's Table 5 set-up, uncoupled, 30 s, through the
+IP-level bottleneck. Chromium 156's data channel starves its own video, as paper 000
+found for Chromium ~M100 (docs/REPRODUCTION.md, "The simulator against real
+Chromium"). Needs root, namespaces, /usr/bin/chromium and playwright: SKIPPED with the
+reason elsewhere."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flowstate.browser.topology import TopologyError, preflight
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "scenarios" / "real" / "p000-table5-none-30s.toml"
+CHROMIUM = "/usr/bin/chromium"
+# Fair would be 0.5; the 3 runs measured here gave 0.10-0.16 over 15-30 s.
+VIDEO_SHARE_BOUND = 0.3
+
+
+def test_real_chromium_table5_starves_the_video(tmp_path):
+    try:
+        preflight()
+    except TopologyError as e:
+        pytest.skip(f"no real path here: {e}")
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    if importlib.util.find_spec("playwright") is None:
+        pytest.skip("the Python package playwright is not installed")
+    out = tmp_path / "out"
+    p = subprocess.run(
+        [sys.executable, "-m", "flowstate", "browser", str(SCENARIO), "--out", str(out), "--prefix", "fsci"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert p.returncode == 0, p.stderr
+    s = json.loads((out / "summary.json").read_text())
+    video, data = s["flows"]
+    assert video["share"] < VIDEO_SHARE_BOUND, s
+    assert data["share"] > 1 - VIDEO_SHARE_BOUND, s
+    assert s["aggregate"]["utilization"] > 0.9, s
+    # Both flows crossed the bottleneck and the video's RTT comes from getStats.
+    assert video["throughput_mbps"] > 0.05 and video["rtt_ms"] is not None, video
+    assert (out / "report.html").exists()
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert "fsci-" not in left
+    # No browser of this run is left (their profiles live in a flowstate-browser-* folder).
+    assert subprocess.run(["pgrep", "-f", "user-data-dir=.*flowstate-browser-"], capture_output=True).returncode == 1
