@@ -2,8 +2,9 @@
 (docs/SCENARIOS.md, "Outputs"), measured at the bottleneck itself.
 
 Each packet the IP-level bottleneck saw is given to a flow (:class:`Classifier`):
-RTP by its SSRC (the video flow getStats names; an SSRC no flow names, e.g. RTX or
-probing padding, goes to the only video flow when there is one), DTLS (a data
+RTP by its SSRC (the SSRC and the RTX SSRC getStats gives each video flow: RTX also
+carries probing padding; an SSRC no flow names goes to the only video flow when there
+is one), DTLS (a data
 channel's SCTP, RFC 8261) to the data flows, TCP by the flow's server port; RTCP,
 STUN and anything else is overhead: it counts towards utilization, not to a flow.
 

@@ -202,6 +202,8 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
             setup["testbed_summary"] = media.testbed_summary()
     # Outside the ExitStack: every namespace, browser and socket is gone.
     _samples_from_getstats(getstats, t0, samples)
+    # Retransmissions and probing padding use each video flow's RTX SSRC.
+    ssrcs.update({int(s["rtx_ssrc"]): s["flow"] for s in getstats if s.get("kind") == "video" and s.get("rtx_ssrc")})
     tcp_logs = {}
     for name, t in tcps.items():
         samples.rtt[name] = [(ts - t0, v) for ts, v in t.log.rtt_ms]

@@ -1,0 +1,1 @@
+"""Real, unmodified Chromium browsers as the endpoints of `flowstate browser` runs."""

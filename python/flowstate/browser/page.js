@@ -1,0 +1,292 @@
+// The in-page half of flowstate.browser.chromium: one RTCPeerConnection per page, driven
+// by page.evaluate from Python. The sender page carries the video transceivers and the
+// data-channel writers and samples getStats; the receiver page answers and counts the
+// bytes it receives. No signalling server: Python carries the whole SDP (after ICE
+// gathering completes) between the two pages (REAL-CHROMIUM.md, "A path that works").
+// Field names in comments are those of W3C webrtc-stats (https://w3c.github.io/webrtc-stats/).
+"use strict";
+
+// Greedy writer: keep bufferedAmount near 1 MB with 16 KB messages, refilled from
+// onbufferedamountlow (REAL-CHROMIUM.md, "Media and data"). Chromium closes a channel
+// whose buffer passes 16 MB, so the writer must never simply write in a loop.
+const MESSAGE_BYTES = 16 * 1024;
+const HIGH_WATER_BYTES = 1024 * 1024;
+const LOW_WATER_BYTES = HIGH_WATER_BYTES - 256 * 1024;
+// Paced writer: a token bucket refilled every tick, messages of about one tick's worth
+// (so a slow flow is not 16 KB bursts), never above HIGH_WATER_BYTES buffered (an
+// application that writes at a rate does not queue without bound when the path is slower).
+const PACE_TICK_MS = 10;
+const PACED_MIN_MESSAGE_BYTES = 1000;
+
+const state = {
+  pc: null,
+  camera: null,          // the fake-camera track; each video flow sends a clone of it
+  videos: new Map(),     // flow name -> {transceiver, track}
+  channels: new Map(),   // flow name -> {dc, writer stop function or null, received bytes}
+  samples: [],
+  statsTimer: null,
+};
+
+function rejectAfter(ms, what) {
+  return new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms));
+}
+
+// VP8 first: the papers' media flow and the codec REAL-CHROMIUM.md measured. Only the
+// order changes; every codec stays offered.
+function preferVp8(transceiver) {
+  const codecs = RTCRtpSender.getCapabilities("video").codecs;
+  const rank = (c) => (c.mimeType.toLowerCase() === "video/vp8" ? 0 : 1);
+  transceiver.setCodecPreferences([...codecs].sort((a, b) => rank(a) - rank(b)));
+}
+
+// Both pages: the peer connection, the negotiated data channels (same ids on both sides,
+// so no in-band DCEP), and on the sender the video transceivers (sendonly, no track yet)
+// and the fake camera.
+async function setup({ role, videos, datas, statsIntervalMs }) {
+  state.pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: "max-bundle" });
+  datas.forEach((name, id) => {
+    const dc = state.pc.createDataChannel(name, { negotiated: true, id, ordered: true });
+    dc.binaryType = "arraybuffer";
+    const channel = { dc, stop: null, received: 0 };
+    dc.onmessage = (e) => { channel.received += e.data.byteLength; };
+    state.channels.set(name, channel);
+  });
+  if (role === "sender") {
+    for (const name of videos) {
+      const transceiver = state.pc.addTransceiver("video", { direction: "sendonly" });
+      preferVp8(transceiver);
+      state.videos.set(name, { transceiver, track: null });
+    }
+    const stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: false });
+    state.camera = stream.getVideoTracks()[0];
+  }
+  state.statsTimer = setInterval(role === "sender" ? sampleSender : sampleReceiver, statsIntervalMs);
+}
+
+async function gathered(timeoutMs) {
+  const pc = state.pc;
+  const complete = new Promise((resolve) => {
+    if (pc.iceGatheringState === "complete") return resolve();
+    pc.addEventListener("icegatheringstatechange", () => {
+      if (pc.iceGatheringState === "complete") resolve();
+    });
+  });
+  await Promise.race([complete, rejectAfter(timeoutMs, "ICE gathering")]);
+  return pc.localDescription.sdp;
+}
+
+async function offer(timeoutMs) {
+  await state.pc.setLocalDescription(await state.pc.createOffer());
+  return gathered(timeoutMs);
+}
+
+async function answer(sdp, timeoutMs) {
+  await state.pc.setRemoteDescription({ type: "offer", sdp });
+  await state.pc.setLocalDescription(await state.pc.createAnswer());
+  return gathered(timeoutMs);
+}
+
+async function accept(sdp) {
+  await state.pc.setRemoteDescription({ type: "answer", sdp });
+}
+
+// Resolves once the transport is connected and every data channel is open; rejects as
+// soon as ICE or DTLS fails, naming which.
+async function connected(timeoutMs) {
+  const pc = state.pc;
+  const ready = () => pc.connectionState === "connected"
+    && [...state.channels.values()].every((c) => c.dc.readyState === "open");
+  const done = new Promise((resolve, reject) => {
+    const check = () => {
+      if (pc.connectionState === "failed") {
+        reject(new Error(pc.iceConnectionState === "failed" ? "ICE failed" : "DTLS failed"));
+      } else if (ready()) {
+        resolve();
+      }
+    };
+    pc.addEventListener("connectionstatechange", check);
+    state.channels.forEach((c) => c.dc.addEventListener("open", check));
+    check();
+  });
+  await Promise.race([done, rejectAfter(timeoutMs, "connecting")]);
+}
+
+async function startVideo(name, maxBitrateBps) {
+  const video = state.videos.get(name);
+  const track = state.camera.clone();
+  await video.transceiver.sender.replaceTrack(track);
+  if (video.track) video.track.stop();
+  video.track = track;
+  if (maxBitrateBps !== null) {
+    // RTCRtpEncodingParameters.maxBitrate, also valid after negotiation (REAL-CHROMIUM.md).
+    const params = video.transceiver.sender.getParameters();
+    params.encodings[0].maxBitrate = maxBitrateBps;
+    await video.transceiver.sender.setParameters(params);
+  }
+}
+
+async function stopVideo(name) {
+  const video = state.videos.get(name);
+  await video.transceiver.sender.replaceTrack(null);
+  if (video.track) video.track.stop();
+  video.track = null;
+}
+
+function greedyWriter(dc) {
+  const payload = new Uint8Array(MESSAGE_BYTES);
+  const fill = () => {
+    while (dc.readyState === "open" && dc.bufferedAmount < HIGH_WATER_BYTES) dc.send(payload);
+  };
+  dc.bufferedAmountLowThreshold = LOW_WATER_BYTES;
+  dc.onbufferedamountlow = fill;
+  fill();
+  return () => { dc.onbufferedamountlow = null; };
+}
+
+function pacedWriter(dc, rateBps) {
+  const tickBytes = (rateBps / 8) * (PACE_TICK_MS / 1000);
+  const size = Math.round(Math.min(MESSAGE_BYTES, Math.max(PACED_MIN_MESSAGE_BYTES, tickBytes)));
+  const payload = new Uint8Array(size);
+  const depth = Math.max(2 * size, 2 * tickBytes);
+  let tokens = size;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    tokens = Math.min(depth, tokens + (rateBps / 8) * ((now - last) / 1000));
+    last = now;
+    while (tokens >= size && dc.readyState === "open" && dc.bufferedAmount < HIGH_WATER_BYTES) {
+      dc.send(payload);
+      tokens -= size;
+    }
+  }, PACE_TICK_MS);
+  return () => clearInterval(timer);
+}
+
+function startData(name, rateBps) {
+  const channel = state.channels.get(name);
+  if (channel.stop) return;
+  channel.stop = rateBps === null ? greedyWriter(channel.dc) : pacedWriter(channel.dc, rateBps);
+}
+
+// Stops writing; what is already in the buffer still drains (a data channel cannot
+// take back a message once sent).
+function stopData(name) {
+  const channel = state.channels.get(name);
+  if (channel.stop) channel.stop();
+  channel.stop = null;
+}
+
+const orNull = (v) => (v === undefined ? null : v);
+
+function videoSamples(t, report) {
+  const outbound = new Map();      // mid -> outbound-rtp
+  const remoteRtt = new Map();     // ssrc -> remote-inbound-rtp roundTripTime
+  report.forEach((s) => {
+    if (s.type === "outbound-rtp" && s.kind === "video") outbound.set(s.mid, s);
+    if (s.type === "remote-inbound-rtp") remoteRtt.set(s.ssrc, s.roundTripTime);
+  });
+  const samples = [];
+  state.videos.forEach((video, flow) => {
+    const s = outbound.get(video.transceiver.mid) || {};
+    samples.push({
+      t_unix_s: t, flow, kind: "video",
+      ssrc: orNull(s.ssrc),
+      rtx_ssrc: orNull(s.rtxSsrc),                      // retransmissions' SSRC
+      bytes_sent: orNull(s.bytesSent),                  // RTP payload bytes
+      header_bytes_sent: orNull(s.headerBytesSent),     // RTP header and padding bytes
+      packets_sent: orNull(s.packetsSent),
+      retransmitted_bytes_sent: orNull(s.retransmittedBytesSent),
+      target_bitrate_bps: orNull(s.targetBitrate),
+      frame_width: orNull(s.frameWidth),
+      frame_height: orNull(s.frameHeight),
+      frames_per_second: orNull(s.framesPerSecond),
+      quality_limitation_reason: orNull(s.qualityLimitationReason),
+      rtt_s: s.ssrc === undefined ? null : orNull(remoteRtt.get(s.ssrc)),
+      sending: video.track !== null,
+    });
+  });
+  return samples;
+}
+
+function transportSample(t, report) {
+  let pair = {};
+  report.forEach((s) => {
+    // transport.selectedCandidatePairId names the pair in use (one with max-bundle).
+    if (s.type === "transport" && s.selectedCandidatePairId) pair = report.get(s.selectedCandidatePairId) || {};
+  });
+  return {
+    t_unix_s: t, flow: "*", kind: "transport",
+    available_outgoing_bitrate_bps: orNull(pair.availableOutgoingBitrate),  // GCC's target
+    current_rtt_s: orNull(pair.currentRoundTripTime),                       // from STUN
+  };
+}
+
+function dataSamples(t, report) {
+  const byLabel = new Map();
+  report.forEach((s) => { if (s.type === "data-channel") byLabel.set(s.label, s); });
+  const samples = [];
+  state.channels.forEach((channel, flow) => {
+    const s = byLabel.get(flow) || {};
+    samples.push({
+      t_unix_s: t, flow, kind: "data",
+      bytes_sent: orNull(s.bytesSent),                  // message payload bytes
+      messages_sent: orNull(s.messagesSent),
+      buffered_amount: channel.dc.bufferedAmount,
+      writing: channel.stop !== null,
+    });
+  });
+  return samples;
+}
+
+// setInterval may fire while the previous getStats is still pending; skip that tick
+// rather than pile up.
+let sampling = false;
+async function sampleSender() {
+  if (sampling) return;
+  sampling = true;
+  try {
+    const t = Date.now() / 1000;
+    const report = await state.pc.getStats();
+    state.samples.push(...videoSamples(t, report), transportSample(t, report), ...dataSamples(t, report));
+  } finally {
+    sampling = false;
+  }
+}
+
+function sampleReceiver() {
+  const t = Date.now() / 1000;
+  state.channels.forEach((channel, flow) => {
+    state.samples.push({ t_unix_s: t, flow, bytes_received: channel.received });
+  });
+}
+
+// flow name -> outbound-rtp ssrc, for the video flows that have one.
+async function ssrcs() {
+  const byMid = new Map();
+  (await state.pc.getStats()).forEach((s) => {
+    if (s.type === "outbound-rtp" && s.kind === "video") byMid.set(s.mid, s.ssrc);
+  });
+  const found = {};
+  state.videos.forEach((video, flow) => {
+    const ssrc = byMid.get(video.transceiver.mid);
+    if (ssrc !== undefined) found[flow] = ssrc;
+  });
+  return found;
+}
+
+function takeSamples() {
+  const taken = state.samples;
+  state.samples = [];
+  return taken;
+}
+
+function close() {
+  clearInterval(state.statsTimer);
+  state.channels.forEach((_, name) => stopData(name));
+  if (state.pc) state.pc.close();
+}
+
+window.flowstate = {
+  setup, offer, answer, accept, connected, startVideo, stopVideo, startData, stopData,
+  ssrcs, takeSamples, close,
+};
