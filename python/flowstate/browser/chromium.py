@@ -59,6 +59,8 @@ CHROMIUM_SWITCHES = (
     "--disable-quic",
 )
 
+#: Longest page call (connect's own waits are bounded inside the page, below this).
+CALL_TIMEOUT_S = 60.0
 #: How long a graceful Playwright close may take before the process group is killed.
 CLOSE_GRACE_S = 5.0
 #: How long to wait for a killed process group to disappear.
@@ -221,13 +223,23 @@ class ChromiumCall:
             raise ChromiumError(f"{role} page did not load: {_one_line(e)}") from None
 
     def _call(self, role: str, what: str, expression: str, arg: Any = None) -> Any:
-        """Evaluate in one page; a page error becomes a one-line ChromiumError."""
+        """Evaluate in one page; a page error becomes a one-line ChromiumError.
+        Playwright's evaluate has no timeout: a watchdog kills the browser's process
+        group if a call takes more than CALL_TIMEOUT_S (a hung renderer), so the call
+        fails instead of blocking the run for ever."""
         if role not in self._browsers:
             raise ChromiumError(f"the call is not connected ({what})")
+        pid = self._browsers[role].pid
+        watchdog = threading.Timer(CALL_TIMEOUT_S, _kill_group, args=(pid,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
             return self._browsers[role].page.evaluate(expression, arg)
         except Exception as e:
-            raise ChromiumError(f"{role} page: {what}: {_one_line(e)}") from None
+            hung = " (no answer within %.0f s: browser killed)" % CALL_TIMEOUT_S if not watchdog.is_alive() else ""
+            raise ChromiumError(f"{role} page: {what}: {_one_line(e)}{hung}") from None
+        finally:
+            watchdog.cancel()
 
     def start_video(self, name: str) -> None:
         """Send a clone of the fake-camera track on this flow's transceiver, then cap it
