@@ -4,7 +4,7 @@
 
 use flowstate_emu::emulator::Timing;
 use flowstate_emu::ip::{DirectionReport, IpBottleneck, IpBottleneckConfig};
-use flowstate_emu::PathConfig;
+use flowstate_emu::{PathConfig, PathStats};
 use flowstate_sim::Scenario;
 use pyo3::exceptions::{PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
@@ -107,15 +107,22 @@ impl Drop for PyIpBottleneck {
     }
 }
 
+/// A bottleneck direction's counters (`PathStats`) under the names testbed.json and
+/// browser runs use.
+pub(crate) fn counters<'py>(py: Python<'py>, s: &PathStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("arrived", s.packets_in)?;
+    d.set_item("forwarded", s.packets_out)?;
+    d.set_item("queue_drops", s.dropped_queue)?;
+    d.set_item("random_losses", s.dropped_loss)?;
+    d.set_item("foreign", s.foreign)?;
+    d.set_item("malformed", s.malformed)?;
+    d.set_item("io_errors", s.io_errors)?;
+    Ok(d)
+}
+
 fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, PyDict>> {
     let s = &r.stats;
-    let counters = PyDict::new(py);
-    counters.set_item("arrived", s.packets_in)?;
-    counters.set_item("forwarded", s.packets_out)?;
-    counters.set_item("queue_drops", s.dropped_queue)?;
-    counters.set_item("random_losses", s.dropped_loss)?;
-    counters.set_item("malformed", s.malformed)?;
-    counters.set_item("io_errors", s.io_errors)?;
     let cols = PyDict::new(py);
     let rec = &s.records;
     let n = rec.len().min(r.packets.len());
@@ -172,7 +179,7 @@ fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, P
     )?;
     cols.set_item("ssrc", pk.iter().map(|p| p.ssrc).collect::<Vec<_>>())?;
     let d = PyDict::new(py);
-    d.set_item("counters", counters)?;
+    d.set_item("counters", counters(py, s)?)?;
     d.set_item("records", cols)?;
     d.set_item("capture", PyBytes::new(py, &r.capture))?;
     Ok(d)

@@ -134,16 +134,7 @@ fn testbed<'py>(
         ("forward", &r.bottleneck.forward),
         ("reverse", &r.bottleneck.reverse),
     ] {
-        // flowstate-emu's counters (PathStats), under the names testbed.json used.
-        let pd = PyDict::new(py);
-        pd.set_item("arrived", p.packets_in)?;
-        pd.set_item("forwarded", p.packets_out)?;
-        pd.set_item("queue_drops", p.dropped_queue)?;
-        pd.set_item("random_losses", p.dropped_loss)?;
-        pd.set_item("foreign", p.foreign)?;
-        pd.set_item("malformed", p.malformed)?;
-        pd.set_item("io_errors", p.io_errors)?;
-        b.set_item(name, pd)?;
+        b.set_item(name, crate::ipemu::counters(py, p)?)?;
     }
     d.set_item("bottleneck", b)?;
     let mut sctp = Vec::new();
