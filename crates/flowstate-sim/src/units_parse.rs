@@ -1,6 +1,14 @@
 //! Human units in scenario files: times (`"50ms"`, `"1.5s"`, or a bare number of
-//! seconds), bit rates (`"2Mbps"`, `"500kbps"`, `"1.5Mbit/s"`), sizes (`"1200B"`,
-//! `"75kB"`), queue limits (`"300ms"`, `"62pkt"`, `"75kB"`).
+//! seconds), bit rates (`"2Mbps"`, `"500kbps"`, `"1.5Mbit/s"`, or in bytes per second:
+//! `"2MBps"`, `"250kB/s"`), sizes (`"1200B"`, `"75kB"`), queue limits (`"300ms"`,
+//! `"62pkt"`, `"75kB"`).
+//!
+//! One grammar for every value: a number (no space inside it), optional spaces, a unit
+//! (no space inside it either: `"2 2Mbps"` is an error, not 22 Mbit/s). Case matters
+//! where it changes the meaning: `b` is a bit and `B` a byte, so `"2MBps"` is 16 Mbit/s
+//! and a size in bits (`"8000b"`) is rejected with the size units named. Prefixes
+//! (`k`/`K`, `M`/`m`, `G`/`g`) and time units are read in either case. The Python side
+//! (`flowstate.derived`) calls these functions rather than parsing units itself.
 //!
 //! Values keep their sign so that validation can name the field in its message
 //! ("must be >= 0 s, got -3 s") instead of failing inside the parser.
@@ -9,21 +17,49 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
-/// Split `"1.5 Mbps"` into `(1.5, "mbps")` (unit lower-cased, spaces ignored).
-fn split(s: &str) -> Option<(f64, String)> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    let idx = s
+/// The units a bit rate may carry, as error messages name them.
+pub const RATE_UNITS: &str =
+    "bps, kbps, Mbps, Gbps (or bit/s, kbit/s, ...); bytes per second: Bps, kBps, MBps, GBps (or B/s, kB/s, ...)";
+
+/// The units a size may carry, as error messages name them.
+pub const SIZE_UNITS: &str = "B, kB, KiB, MB, MiB or bytes";
+
+/// Split `"1.5 Mbps"` into `(1.5, "Mbps")`, the unit as written (its case matters).
+/// `Err(Some(reason))` for a space inside the number or the unit, `Err(None)` for
+/// anything else that is not a finite number followed by a unit.
+fn split(s: &str) -> Result<(f64, &str), Option<String>> {
+    let t = s.trim();
+    let idx = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
-        .unwrap_or(s.len());
+        .unwrap_or(t.len());
     // An 'e' directly followed by a letter is part of the unit, not an exponent.
-    let (num, unit) = s.split_at(idx);
-    let (num, unit) = if let Some(stripped) = num.strip_suffix('e') {
-        (stripped, format!("e{unit}"))
+    let idx = if t[..idx].ends_with('e') {
+        idx - 1
     } else {
-        (num, unit.to_string())
+        idx
     };
-    let v: f64 = num.parse().ok()?;
-    v.is_finite().then(|| (v, unit.to_ascii_lowercase()))
+    let (num, rest) = t.split_at(idx);
+    let unit = rest.trim_start();
+    let spaced = unit.len() < rest.len();
+    let numeric = |c: char| c.is_ascii_digit() || "+-.".contains(c);
+    let continues_number = unit.starts_with(numeric)
+        || ((unit.starts_with(['e', 'E'])) && unit[1..].starts_with(numeric));
+    if unit.contains(char::is_whitespace) || (spaced && continues_number) {
+        return Err(Some(format!(
+            "\"{s}\": a space inside a number or a unit (write \"22Mbps\", not \"2 2Mbps\")"
+        )));
+    }
+    let v: f64 = num.parse().map_err(|_| None)?;
+    if v.is_finite() {
+        Ok((v, unit))
+    } else {
+        Err(None)
+    }
+}
+
+/// `split`, with `expected` as the message when there is no specific reason.
+fn split_or(s: &str, expected: impl Fn() -> String) -> Result<(f64, &str), String> {
+    split(s).map_err(|reason| reason.unwrap_or_else(expected))
 }
 
 /// `v * mult`, or an error naming `s` when the product overflows to infinity
@@ -37,53 +73,93 @@ fn scaled(s: &str, v: f64, mult: f64) -> Result<f64, String> {
     }
 }
 
-/// Parse a time to seconds.
-pub fn parse_secs(s: &str) -> Result<f64, String> {
-    let err = || format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\"");
-    let (v, unit) = split(s).ok_or_else(err)?;
-    let mult = match unit.as_str() {
+/// Seconds per time unit (any case; `""` = seconds), or `None`.
+fn time_mult(unit: &str) -> Option<f64> {
+    Some(match unit.to_lowercase().as_str() {
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
         "s" | "" => 1.0,
         "min" => 60.0,
-        _ => return Err(err()),
-    };
+        _ => return None,
+    })
+}
+
+/// Parse a time to seconds.
+pub fn parse_secs(s: &str) -> Result<f64, String> {
+    let err = || format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\"");
+    let (v, unit) = split_or(s, err)?;
+    let mult = time_mult(unit).ok_or_else(err)?;
     scaled(s, v, mult)
+}
+
+/// A decimal prefix in either case (`k`, `M`, `G`) and the rest of the unit.
+fn decimal_prefix(unit: &str) -> (f64, &str) {
+    match unit.chars().next() {
+        Some('k' | 'K') => (1e3, &unit[1..]),
+        Some('m' | 'M') => (1e6, &unit[1..]),
+        Some('g' | 'G') => (1e9, &unit[1..]),
+        _ => (1.0, unit),
+    }
+}
+
+/// Bit/s per rate unit: `b` = bit, `B` = byte (8 bits), or `None`.
+fn rate_mult(unit: &str) -> Option<f64> {
+    let (scale, rest) = decimal_prefix(unit);
+    let per = match rest {
+        "bps" | "bit/s" => 1.0,
+        "Bps" | "B/s" => 8.0,
+        _ => return None,
+    };
+    Some(scale * per)
 }
 
 /// Parse a bit rate to bit/s.
 pub fn parse_bps(s: &str) -> Result<f64, String> {
-    let err = || format!("expected a bit rate such as \"2Mbps\" or \"500kbps\", got \"{s}\"");
-    let (v, unit) = split(s).ok_or_else(err)?;
-    let mult = match unit.as_str() {
-        "bps" | "bit/s" => 1.0,
-        "kbps" | "kbit/s" => 1e3,
-        "mbps" | "mbit/s" => 1e6,
-        "gbps" | "gbit/s" => 1e9,
-        _ => return Err(err()),
+    let err = || {
+        format!(
+            "expected a bit rate such as \"2Mbps\" or \"500kbps\", got \"{s}\" (units: {RATE_UNITS})"
+        )
     };
+    let (v, unit) = split_or(s, err)?;
+    let mult = rate_mult(unit).ok_or_else(err)?;
     scaled(s, v, mult)
 }
 
-/// Parse a size to bytes (`None` if the unit is not a size unit).
-fn size_bytes(v: f64, unit: &str) -> Option<f64> {
-    let mult = match unit {
-        "b" | "byte" | "bytes" => 1.0,
-        "kb" => 1e3,
-        "kib" => 1024.0,
-        "mb" => 1e6,
-        "mib" => 1024.0 * 1024.0,
-        _ => return None,
+/// Bytes per size unit, `Err(true)` for a unit in bits (`b`, `kb`, `bit`: a byte is
+/// `B`), `Err(false)` for anything else that is not a size unit.
+fn size_mult(unit: &str) -> Result<f64, bool> {
+    if matches!(unit.to_lowercase().as_str(), "byte" | "bytes") {
+        return Ok(1.0);
+    }
+    if matches!(unit.to_lowercase().as_str(), "bit" | "bits") {
+        return Err(true);
+    }
+    let (scale, rest) = match unit.get(..2) {
+        Some("ki" | "Ki" | "KI") => (1024.0, &unit[2..]),
+        Some("mi" | "Mi" | "MI") => (1024.0 * 1024.0, &unit[2..]),
+        _ => decimal_prefix(unit),
     };
-    Some(v * mult)
+    match rest {
+        "B" => Ok(scale),
+        "b" => Err(true),
+        _ => Err(false),
+    }
+}
+
+/// A size unit's error: bits are named as such, anything else gets the choices.
+fn size_err(s: &str, bits: bool) -> String {
+    if bits {
+        format!("\"{s}\" is in bits (b = bit, B = byte): write the size in bytes ({SIZE_UNITS})")
+    } else {
+        format!("expected a size such as \"1200B\" or \"75kB\", got \"{s}\" (units: {SIZE_UNITS})")
+    }
 }
 
 /// Parse a size to bytes.
 pub fn parse_bytes(s: &str) -> Result<f64, String> {
-    let err = || format!("expected a size such as \"1200B\" or \"75kB\", got \"{s}\"");
-    let (v, unit) = split(s).ok_or_else(err)?;
-    let bytes = size_bytes(v, &unit).ok_or_else(err)?;
-    scaled(s, bytes, 1.0)
+    let (v, unit) = split_or(s, || size_err(s, false))?;
+    let mult = size_mult(unit).map_err(|bits| size_err(s, bits))?;
+    scaled(s, v, mult)
 }
 
 /// A time in seconds (signed; validated later).
@@ -176,21 +252,23 @@ impl<'de> Deserialize<'de> for QueueSpec {
                 f.write_str("a queue limit such as \"300ms\", \"62pkt\" or \"75kB\"")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<QueueSpec, E> {
-                let err = || {
-                    E::custom(format!(
-                        "expected a queue limit such as \"300ms\", \"62pkt\" or \"75kB\", got \"{s}\""
-                    ))
+                let expected = || {
+                    format!(
+                        "expected a queue limit such as \"300ms\", \"62pkt\" or \"75kB\", got \"{s}\" (size units: {SIZE_UNITS})"
+                    )
                 };
-                let (v, unit) = split(s).ok_or_else(err)?;
-                match unit.as_str() {
-                    "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSpec::Packets(v)),
-                    "us" | "ms" | "s" => parse_secs(s).map(QueueSpec::Secs).map_err(E::custom),
-                    u => {
-                        let bytes = size_bytes(v, u).ok_or_else(err)?;
-                        scaled(s, bytes, 1.0)
-                            .map(QueueSpec::Bytes)
-                            .map_err(E::custom)
+                let (v, unit) = split_or(s, expected).map_err(E::custom)?;
+                match unit.to_lowercase().as_str() {
+                    "pkt" | "pkts" | "packet" | "packets" => return Ok(QueueSpec::Packets(v)),
+                    "us" | "ms" | "s" => {
+                        return parse_secs(s).map(QueueSpec::Secs).map_err(E::custom)
                     }
+                    _ => {}
+                }
+                match size_mult(unit) {
+                    Ok(mult) => scaled(s, v, mult).map(QueueSpec::Bytes).map_err(E::custom),
+                    Err(true) => Err(E::custom(size_err(s, true))),
+                    Err(false) => Err(E::custom(expected())),
                 }
             }
         }
@@ -217,6 +295,58 @@ mod tests {
         assert_eq!(parse_bytes("1KiB"), Ok(1024.0));
         assert_eq!(parse_bytes("1e3B"), Ok(1000.0));
         assert!(parse_bytes("12").is_err());
+    }
+
+    #[test]
+    fn b_is_a_bit_and_capital_b_a_byte() {
+        assert_eq!(parse_bps("2MBps"), Ok(16e6));
+        assert_eq!(parse_bps("250kBps"), Ok(2e6));
+        assert_eq!(parse_bps("1 MB/s"), Ok(8e6));
+        assert_eq!(parse_bps("2mbps"), Ok(2e6), "a prefix in either case");
+        assert_eq!(parse_bps("3Kbit/s"), Ok(3e3));
+        let e = parse_bps("2MBPS").unwrap_err();
+        assert!(e.contains("units: bps, kbps, Mbps"), "{e}");
+        let e = parse_bytes("8000b").unwrap_err();
+        assert!(e.contains("in bits") && e.contains("B, kB, KiB"), "{e}");
+        assert!(parse_bytes("75kb").unwrap_err().contains("in bits"));
+        assert_eq!(parse_bytes("75KB"), Ok(75_000.0));
+        assert_eq!(parse_bytes("1200 bytes"), Ok(1200.0));
+        assert!(parse_bytes("3xB").unwrap_err().contains("units: B, kB"));
+    }
+
+    #[test]
+    fn a_space_inside_a_number_is_an_error() {
+        for s in ["2 2Mbps", "1 000kbps", "2. 5Mbps", "1 e3B", "1 0ms", "2 2"] {
+            let e = parse_bps(s)
+                .and(parse_bytes(s))
+                .and(parse_secs(s))
+                .unwrap_err();
+            assert!(e.contains("space inside"), "{s}: {e}");
+        }
+        assert!(parse_bps("2 2Mbps").unwrap_err().contains("space inside"));
+        assert!(parse_bytes("1 200B").unwrap_err().contains("space inside"));
+        assert!(parse_secs("5 0ms").unwrap_err().contains("space inside"));
+        assert!(parse_bps("2 M bps").unwrap_err().contains("space inside"));
+        // Spaces around the number and before the unit stay allowed.
+        assert_eq!(parse_bps(" 2 Mbps "), Ok(2e6));
+        assert_eq!(parse_secs(" 2 "), Ok(2.0));
+    }
+
+    #[test]
+    fn queue_limits_follow_the_same_units() {
+        let q = |s: &str| {
+            toml::from_str::<toml::Table>(&format!("q = \"{s}\"")).unwrap()["q"]
+                .clone()
+                .try_into::<QueueSpec>()
+        };
+        assert_eq!(q("75kB").unwrap(), QueueSpec::Bytes(75_000.0));
+        assert_eq!(q("62pkt").unwrap(), QueueSpec::Packets(62.0));
+        assert_eq!(q("300ms").unwrap(), QueueSpec::Secs(0.3));
+        assert!(q("75kb").unwrap_err().to_string().contains("in bits"));
+        assert!(q("6 2pkt")
+            .unwrap_err()
+            .to_string()
+            .contains("space inside"));
     }
 
     #[test]
