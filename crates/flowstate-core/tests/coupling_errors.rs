@@ -31,6 +31,35 @@ fn fsev2() -> CouplingManager {
 }
 
 #[test]
+fn priorities_near_the_float_limits_are_rejected() {
+    // 1e308 and 2.3e-308 gave 0, inf or a 9 % utilization instead of the shares.
+    let mut m = fsev2();
+    for p in [
+        1e308,
+        2.3e-308,
+        2f64.powi(1023),
+        5e-324,
+        1e6 * 1.000001,
+        9.9e-7,
+    ] {
+        let e = m.register(G, rate_spec(p)).unwrap_err();
+        assert!(
+            matches!(e, CouplingError::InvalidPriority(_)),
+            "priority {p}: {e:?}"
+        );
+        assert!(e.to_string().contains("[1e-6, 1e6]"), "{e}");
+    }
+    assert_eq!(
+        CouplingError::InvalidPriority(1e308).to_string(),
+        "priority must be a number in [1e-6, 1e6] (only ratios matter), got 1e308"
+    );
+    for p in [1e-6, 1e6, 0.5] {
+        m.register(G, rate_spec(p)).unwrap();
+    }
+    assert!(m.register(G, window_spec(1e7, 1200)).is_err());
+}
+
+#[test]
 fn non_positive_or_non_finite_priority_is_rejected() {
     let mut m = fsev2();
     for p in [0.0, -1.0, f64::NAN, f64::INFINITY] {
@@ -210,7 +239,10 @@ fn negative_rtt_zero_mtu_and_missing_rtt_are_rejected() {
 #[test]
 fn errors_read_as_one_line_naming_the_problem() {
     let msg = CouplingError::InvalidPriority(-2.0).to_string();
-    assert_eq!(msg, "priority must be a finite number > 0, got -2");
+    assert_eq!(
+        msg,
+        "priority must be a number in [1e-6, 1e6] (only ratios matter), got -2"
+    );
     assert_eq!(
         CouplingError::UnknownFlow(FlowId(3)).to_string(),
         "flow 3 is not registered"

@@ -554,11 +554,8 @@ impl Scenario {
                         ),
                     ));
                 }
-                if !(p.priority.is_finite() && p.priority > 0.0) {
-                    return Err(err(
-                        &format!("{fk}.priority"),
-                        format!("must be a number > 0, got {}", p.priority),
-                    ));
+                if let Err(e) = flowstate_core::coupling::check_priority(p.priority) {
+                    return Err(err(&format!("{fk}.priority"), priority_message(&e)));
                 }
                 prev = p.at.0;
             }
@@ -627,12 +624,8 @@ impl Scenario {
                 }
                 prev_end = p.resume.0;
             }
-            let prio = f.priority();
-            if !(prio.is_finite() && prio > 0.0) {
-                return Err(err(
-                    &field("priority"),
-                    format!("must be a number > 0, got {prio}"),
-                ));
+            if let Err(e) = flowstate_core::coupling::check_priority(f.priority()) {
+                return Err(err(&field("priority"), priority_message(&e)));
             }
             if let Some(r) = f.desired_rate {
                 if r.0 <= 0.0 {
@@ -731,8 +724,31 @@ pub fn parse_overrides<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// The core's priority error as a field message ("must be a number in ...").
+fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
+    let text = e.to_string();
+    match text.strip_prefix("priority ") {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
+/// The flow kinds that take a `preset`.
+const PRESET_KINDS: &str = "gcc";
+
 /// Check a non-`cbr` flow's `preset`, `overrides` and `source`.
 fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
+    if f.kind != "gcc" {
+        if let Some(p) = &f.preset {
+            return Err((
+                "preset".into(),
+                format!(
+                    "only {PRESET_KINDS} flows take a preset (paper|paper-static|chromium), and this flow is {}; got \"{p}\"",
+                    f.kind
+                ),
+            ));
+        }
+    }
     let positive = |name: &str, v: Option<f64>| -> Result<(), (String, String)> {
         match v {
             Some(x) if !(x.is_finite() && x > 0.0) => {

@@ -124,7 +124,7 @@ fn schedules_are_validated() {
         "10s",
     ));
     assert!(
-        e.contains("priority_schedule[0].priority: must be a number > 0"),
+        e.contains("priority_schedule[0].priority: must be a number in [1e-6, 1e6]"),
         "{e}"
     );
     let e = err(&base(

@@ -201,6 +201,36 @@ fn non_positive_priority() {
 }
 
 #[test]
+fn priorities_near_the_float_limits() {
+    // 1e308 and 2.3e-308 ran to 0, inf or a 9 % utilization instead of the shares.
+    for p in ["1e308", "2.3e-308", "1e7", "5e-7"] {
+        let m = err(&replaced(
+            "start = \"1s\"",
+            &format!("start = \"1s\"\npriority = {p}"),
+        ));
+        assert_field(&m, "flows[1].priority");
+        assert!(m.contains("[1e-6, 1e6]"), "{m}");
+    }
+    let m = err(&replaced(
+        "start = \"1s\"",
+        "start = \"1s\"\npriority_schedule = [{ at = \"2s\", priority = 1e308 }]",
+    ));
+    assert_field(&m, "flows[1].priority_schedule[0].priority");
+}
+
+#[test]
+fn a_preset_on_a_flow_that_takes_none() {
+    for kind in ["sctp", "tcp-newreno", "tcp-cubic", "rap", "tfrc"] {
+        let m = err(&replaced(
+            "kind = \"cbr\"\nstart = \"1s\"\noverrides = { rate = \"500kbps\", packet_size = \"1000B\" }",
+            &format!("kind = \"{kind}\"\npreset = \"anything\""),
+        ));
+        assert_field(&m, "flows[1].preset");
+        assert!(m.contains("only gcc flows take a preset"), "{m}");
+    }
+}
+
+#[test]
 fn non_positive_desired_rate() {
     let m = err(&replaced(
         "start = \"1s\"",

@@ -5,7 +5,7 @@ use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum CouplingError {
-    #[error("priority must be a finite number > 0, got {0}")]
+    #[error("priority must be a number in [1e-6, 1e6] (only ratios matter), got {}", short_number(*.0))]
     InvalidPriority(f64),
     #[error("{what} must be a finite, non-negative number, got {value}")]
     InvalidRate { what: &'static str, value: f64 },
@@ -35,4 +35,14 @@ pub enum CouplingError {
     },
     #[error("the MTU of a window flow must be at least 1 byte")]
     InvalidMtu,
+}
+
+/// `0.5`, `1e308`, `2.3e-308`: plain notation for ordinary magnitudes, scientific for
+/// the others (Rust prints 1e308 with 309 digits otherwise).
+fn short_number(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }

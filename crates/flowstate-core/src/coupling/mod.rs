@@ -37,7 +37,7 @@ pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
 pub use fse_v2::{window_allowance, CwndRtt, FseV2Config};
 pub use manager::{
-    rate_from_bps, rtt_from_secs, timestamp_from_secs, CouplingManager, DeregisterPolicy, FlowInfo,
-    Mechanism,
+    check_priority, rate_from_bps, rtt_from_secs, timestamp_from_secs, CouplingManager,
+    DeregisterPolicy, FlowInfo, Mechanism, MAX_PRIORITY, MIN_PRIORITY,
 };
 pub use options::{mechanism_with_options, OptionError, OptionValue};
