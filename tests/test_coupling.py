@@ -84,7 +84,7 @@ def test_flows_and_priority_changes():
     assert info[a]["priority"] == 3.0 and info[b]["desired_rate_bps"] is None
     assert info[a]["kind"] == "rate"
     assert fse.aggregate_bps(2) is None
-    assert set(flowstate.MECHANISMS) == {"fse", "fse-simple", "conservative-fse", "fse-ng", "ext-fse-ng", "fsev2"}
+    assert set(flowstate.MECHANISMS) == {"none", "fse", "fse-simple", "conservative-fse", "fse-ng", "ext-fse-ng", "fsev2"}
 
 
 @pytest.mark.parametrize(

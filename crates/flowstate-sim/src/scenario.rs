@@ -4,19 +4,12 @@
 //! `scenario.toml: flows[1].start: must be >= 0 s, got -3 s`.
 
 use crate::units_parse::{Bps, Bytes, QueueSpec, Secs};
+use flowstate_core::coupling::Mechanism;
 use serde::Deserialize;
 use std::fmt;
 
 /// Coupling mechanisms a scenario may name.
-pub const MECHANISMS: &[&str] = &[
-    "none",
-    "fse",
-    "fse-simple",
-    "conservative-fse",
-    "fse-ng",
-    "ext-fse-ng",
-    "fsev2",
-];
+pub const MECHANISMS: &[&str] = &Mechanism::NAMES;
 
 /// Flow kinds a scenario may name.
 pub const KINDS: &[&str] = &[
@@ -377,7 +370,7 @@ impl Scenario {
             ),
             message: e.message().trim().replace('\n', " "),
         })?;
-        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if let Some(missing) = missing_field(inner.message()) {
@@ -401,6 +394,13 @@ impl Scenario {
                 message: inner.message().trim().replace('\n', " "),
             }
         })?;
+        // Any spelling of a mechanism's name ("FSEv2", "None") becomes its scenario
+        // name here, so that everything after sees one name.
+        if let Some(c) = scenario.coupling.as_mut() {
+            if let Some(name) = Mechanism::canonical_name(&c.mechanism) {
+                c.mechanism = name.to_string();
+            }
+        }
         scenario.validate(file)?;
         let expanded = scenario.expand_counts();
         if expanded.flows.len() != scenario.flows.len() {
@@ -466,7 +466,7 @@ impl Scenario {
                 return Err(err(
                     "coupling.mechanism",
                     format!(
-                        "expected one of {}, got \"{}\"",
+                        "expected one of {} (any case, or as printed: FSEv2, FSE-NG, ...), got \"{}\"",
                         MECHANISMS.join("|"),
                         c.mechanism
                     ),

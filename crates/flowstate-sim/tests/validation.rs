@@ -219,6 +219,17 @@ fn priorities_near_the_float_limits() {
 }
 
 #[test]
+fn mechanism_names_in_any_spelling() {
+    for (spelling, name) in [("FSEv2", "fsev2"), ("None", "none"), ("FSE-NG", "fse-ng")] {
+        let text = format!("{BASE}\n[coupling]\nmechanism = \"{spelling}\"\n");
+        let s = Scenario::from_toml(&text, "scenario.toml").expect(spelling);
+        assert_eq!(s.coupling.unwrap().mechanism, name);
+    }
+    let m = err(&format!("{BASE}\n[coupling]\nmechanism = \"fsev3\"\n"));
+    assert_field(&m, "coupling.mechanism");
+}
+
+#[test]
 fn a_preset_on_a_flow_that_takes_none() {
     for kind in ["sctp", "tcp-newreno", "tcp-cubic", "rap", "tfrc"] {
         let m = err(&replaced(

@@ -16,6 +16,9 @@ use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 /// Which member of the FSE family couples the flows, with its options.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Mechanism {
+    /// No coupling (`none`): every flow keeps its own controller's value; updates
+    /// return no allocations. The baseline the papers compare against.
+    Uncoupled,
     /// RFC 8699 active algorithm 1; [`FseConfig::simple`] gives paper 004's first FSE.
     Fse(FseConfig),
     /// RFC 8699 algorithm 2 (paper 004 Alg. 2).
@@ -29,10 +32,11 @@ pub enum Mechanism {
 }
 
 impl Mechanism {
-    /// The names scenario files and the CLI use: `fse`, `fse-simple`,
-    /// `conservative-fse`, `fse-ng`, `ext-fse-ng`, `fsev2`; each with default options.
+    /// The mechanism called `name` (any spelling [`Mechanism::canonical_name`]
+    /// accepts: `fsev2`, `FSEv2`, `FSE-NG`, `none`, ...), with default options.
     pub fn from_name(name: &str) -> Option<Mechanism> {
-        Some(match name {
+        Some(match Mechanism::canonical_name(name)? {
+            "none" => Mechanism::Uncoupled,
             "fse" => Mechanism::Fse(FseConfig::default()),
             "fse-simple" => Mechanism::Fse(FseConfig::simple()),
             "conservative-fse" => Mechanism::ConservativeFse(ConservativeConfig::default()),
@@ -43,8 +47,35 @@ impl Mechanism {
         })
     }
 
-    /// Every name [`Mechanism::from_name`] accepts.
-    pub const NAMES: [&'static str; 6] = [
+    /// The name scenario files use for the mechanism written `name` in any of the
+    /// spellings people and this tool use, or `None`: the names of [`Mechanism::NAMES`]
+    /// and the display names (`FSEv2`, `FSE-NG`, `Extended FSE-NG`, `conservative FSE`),
+    /// in any case, with `-`, `_` or a space between words. The one place names are
+    /// read: scenario files, the CLI and the Python API all come through here.
+    pub fn canonical_name(name: &str) -> Option<&'static str> {
+        let key: String = name
+            .trim()
+            .chars()
+            .map(|c| match c {
+                '_' | ' ' => '-',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        Some(match key.as_str() {
+            "none" | "uncoupled" => "none",
+            "fse" => "fse",
+            "fse-simple" => "fse-simple",
+            "conservative-fse" => "conservative-fse",
+            "fse-ng" | "fseng" => "fse-ng",
+            "ext-fse-ng" | "extended-fse-ng" => "ext-fse-ng",
+            "fsev2" | "fse-v2" => "fsev2",
+            _ => return None,
+        })
+    }
+
+    /// The canonical names [`Mechanism::from_name`] accepts (`none`: uncoupled).
+    pub const NAMES: [&'static str; 7] = [
+        "none",
         "fse",
         "fse-simple",
         "conservative-fse",
@@ -56,6 +87,7 @@ impl Mechanism {
     /// A human-readable name.
     pub fn display_name(&self) -> &'static str {
         match self {
+            Mechanism::Uncoupled => "none",
             Mechanism::Fse(_) => FSE_NAME,
             Mechanism::ConservativeFse(_) => CONSERVATIVE_NAME,
             Mechanism::FseNg(_) => FSE_NG_NAME,
@@ -67,12 +99,14 @@ impl Mechanism {
     fn supports(&self, kind: FlowKind) -> bool {
         match self {
             Mechanism::Fse(_) | Mechanism::ConservativeFse(_) => kind == FlowKind::Rate,
+            Mechanism::Uncoupled => true,
             _ => true,
         }
     }
 
     fn new_coupler(&self) -> Coupler {
         match *self {
+            Mechanism::Uncoupled => Coupler::Uncoupled,
             Mechanism::Fse(config) => Coupler::Fse(Fse { config }),
             Mechanism::ConservativeFse(config) => {
                 Coupler::Conservative(ConservativeFse::new(config))
@@ -98,6 +132,7 @@ pub enum DeregisterPolicy {
 /// Per-group mechanism state.
 #[derive(Debug, Clone)]
 enum Coupler {
+    Uncoupled,
     Fse(Fse),
     Conservative(ConservativeFse),
     FseNg(FseNg),
@@ -444,6 +479,8 @@ fn register_in_group(group: &mut Group, idx: usize, spec: &FlowSpec) {
         }
         // Rejected before we get here (Mechanism::supports).
         (FlowSpec::Window { .. }, Coupler::Fse(_) | Coupler::Conservative(_)) => {}
+        // Uncoupled: nothing to share.
+        (FlowSpec::Window { .. }, Coupler::Uncoupled) => {}
     }
 }
 
@@ -457,6 +494,8 @@ fn rate_update(
 ) -> Result<(), CouplingError> {
     let flows = &mut group.flows;
     match &mut group.coupler {
+        // Uncoupled: the flow's own rate stands; nothing changes for anyone.
+        Coupler::Uncoupled => flows.flows[idx].fse_r = cc_r,
         Coupler::Fse(fse) => fse.update(flows, idx, cc_r, out),
         Coupler::Conservative(c) => c.update(now, flows, idx, cc_r, rtt, out)?,
         Coupler::FseNg(ng) => ng.rate_update(flows, idx, cc_r, rtt, out),
@@ -482,8 +521,8 @@ fn window_update(
             let cc_r = v2.window_rate(cwnd, rtt);
             v2.update(flows, idx, cc_r, out);
         }
-        // Window flows cannot register with these.
-        Coupler::Fse(_) | Coupler::Conservative(_) => {}
+        // Window flows cannot register with these; uncoupled flows keep their cwnd.
+        Coupler::Fse(_) | Coupler::Conservative(_) | Coupler::Uncoupled => {}
     }
 }
 

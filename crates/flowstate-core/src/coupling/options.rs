@@ -19,7 +19,7 @@ pub enum OptionValue {
 /// Why a mechanism could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OptionError {
-    #[error("unknown coupling mechanism '{0}' (expected one of: none, {names})", names = Mechanism::NAMES.join(", "))]
+    #[error("unknown coupling mechanism '{0}' (expected one of: {names}; any case, or as printed: FSEv2, FSE-NG, ...)", names = Mechanism::NAMES.join(", "))]
     UnknownMechanism(String),
     #[error("unknown option '{option}' for {mechanism} (expected one of: {expected})")]
     UnknownOption {
@@ -27,6 +27,8 @@ pub enum OptionError {
         option: String,
         expected: String,
     },
+    #[error("mechanism 'none' takes no options, got '{option}'")]
+    NoOptions { option: String },
     #[error("option '{option}' expects {expected}, got {got}")]
     WrongType {
         option: String,
@@ -80,6 +82,7 @@ fn as_distribution(option: &str, value: &OptionValue) -> Result<Distribution, Op
 /// The option names each mechanism accepts.
 pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
     match mechanism {
+        Mechanism::Uncoupled => &[],
         Mechanism::Fse(_) => &["distribution", "reset_aggregate_to_allocated"],
         Mechanism::ConservativeFse(_) => &[
             "distribution",
@@ -125,6 +128,11 @@ fn apply(
         expected: option_names(m).join(", "),
     };
     match mechanism {
+        Mechanism::Uncoupled => {
+            return Err(OptionError::NoOptions {
+                option: option.to_string(),
+            })
+        }
         Mechanism::Fse(FseConfig {
             distribution,
             reset_aggregate_to_allocated,
@@ -235,6 +243,42 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn every_spelling_of_a_name_in_one_place() {
+        for (spelling, name) in [
+            ("FSEv2", "fsev2"),
+            ("fse_v2", "fsev2"),
+            ("FSE-NG", "fse-ng"),
+            ("Extended FSE-NG", "ext-fse-ng"),
+            ("EXT_FSE_NG", "ext-fse-ng"),
+            ("conservative FSE", "conservative-fse"),
+            ("None", "none"),
+            (" fse ", "fse"),
+        ] {
+            assert_eq!(
+                Mechanism::canonical_name(spelling),
+                Some(name),
+                "{spelling}"
+            );
+            let m = mechanism_with_options(spelling, []).unwrap();
+            assert_eq!(m, mechanism_with_options(name, []).unwrap());
+        }
+        // Every mechanism's printed name reads back as itself.
+        for name in Mechanism::NAMES {
+            let m = Mechanism::from_name(name).unwrap();
+            let back = Mechanism::from_name(m.display_name()).unwrap();
+            assert_eq!(back.display_name(), m.display_name(), "{name}");
+        }
+        assert_eq!(Mechanism::from_name("none"), Some(Mechanism::Uncoupled));
+        let off = OptionValue::Bool(false);
+        let err = mechanism_with_options("none", [("x", &off)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "mechanism 'none' takes no options, got 'x'"
+        );
+        assert_eq!(Mechanism::canonical_name("fsev3"), None);
     }
 
     #[test]
