@@ -34,6 +34,14 @@ class RawRun(TypedDict):
     trace_hash: int
     events: int
 
+def parse_rate_bps(text: str) -> float:
+    """A bit rate with its unit in bit/s, read as scenario files read it (``b`` = bit,
+    ``B`` = byte: ``"2MBps"`` is 16e6); ValueError with a one-line message."""
+
+def parse_time_s(text: str) -> float:
+    """A time (``"50ms"``, ``"2min"``, a bare number of seconds) in seconds, read as
+    scenario files read it; ValueError with a one-line message."""
+
 def scenario_toml(scenario: Mapping[str, Any]) -> str:
     """The TOML text of a scenario dict (None values are left out)."""
 
@@ -109,7 +117,10 @@ class FlowInfo(TypedDict):
 class CouplingManager:
     """A coupling manager of the Flow State Exchange family.
 
-    ``mechanism`` is one of ``MECHANISMS``; mechanism options are keyword arguments
+    ``mechanism`` is one of ``MECHANISMS`` (``"none"``: uncoupled, updates return no
+    allocations), in any case or as the tool prints it (``"FSEv2"``, ``"FSE-NG"``);
+    a priority must be in [1e-6, 1e6] and ids, groups and byte counts in
+    [0, 2**64 - 1] (CouplingError otherwise); mechanism options are keyword arguments
     (e.g. ``count_change_twice=False`` for ``fse-ng``, ``rate_priority_boost=1.1`` for
     ``fsev2``); see docs/ALGORITHMS.md for every option.
     """

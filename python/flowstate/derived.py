@@ -22,17 +22,12 @@ timeseries.csv columns (``time_s``, ``flow``, ``throughput_mbps``,
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 # --- units --------------------------------------------------------------------------
-
-_NUMBER = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
-_TIME = re.compile(rf"^{_NUMBER}(us|ms|s|min)?\s*$", re.IGNORECASE)
-_RATE = re.compile(rf"^{_NUMBER}(bps|kbps|mbps|gbps|bit/s|kbit/s|mbit/s|gbit/s)\s*$", re.IGNORECASE)
-_TIME_SCALE = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-_RATE_SCALE_MBPS = {"bps": 1e-6, "kbps": 1e-3, "mbps": 1.0, "gbps": 1e3}
+# One parser: the simulator's (flowstate_sim::units_parse, through the native module),
+# so that "2MBps" (bytes) or "2 2Mbps" (an error) mean here what they mean in a scenario.
 
 
 class DerivedError(ValueError):
@@ -41,27 +36,35 @@ class DerivedError(ValueError):
 
 def parse_time(value: Any) -> float:
     """``"30s"``, ``"500ms"``, ``"2min"`` or a bare number (seconds) -> seconds."""
+    from flowstate import _native
+
     if isinstance(value, bool):
         raise DerivedError(f"expected a time such as \"30s\", got {value!r}")
     if isinstance(value, (int, float)):
         seconds = float(value)
+    elif isinstance(value, str):
+        try:
+            seconds = _native.parse_time_s(value)
+        except ValueError as e:
+            raise DerivedError(str(e)) from None
     else:
-        m = _TIME.match(value) if isinstance(value, str) else None
-        if m is None:
-            raise DerivedError(f"expected a time such as \"30s\" or \"500ms\", got {value!r}")
-        seconds = float(m.group(1)) * _TIME_SCALE[(m.group(2) or "s").lower()]
+        raise DerivedError(f"expected a time such as \"30s\" or \"500ms\", got {value!r}")
     if not (math.isfinite(seconds) and seconds >= 0):
         raise DerivedError(f"expected a time >= 0 s, got {value!r}")
     return seconds
 
 
 def parse_rate_mbps(value: Any) -> float:
-    """``"4Mbps"``, ``"500kbps"``, ``"2 Mbit/s"`` -> Mbit/s (a bare number is rejected)."""
-    m = _RATE.match(value) if isinstance(value, str) else None
-    if m is None:
+    """``"4Mbps"``, ``"500kbps"``, ``"2 Mbit/s"``, ``"1MBps"`` (bytes: 8) -> Mbit/s (a bare
+    number is rejected)."""
+    from flowstate import _native
+
+    if not isinstance(value, str):
         raise DerivedError(f"expected a bit rate such as \"4Mbps\", got {value!r}")
-    unit = m.group(2).lower().replace("bit/s", "bps")
-    mbps = float(m.group(1)) * _RATE_SCALE_MBPS[unit]
+    try:
+        mbps = _native.parse_rate_bps(value) / 1e6
+    except ValueError as e:
+        raise DerivedError(str(e)) from None
     if not (math.isfinite(mbps) and mbps > 0):
         raise DerivedError(f"expected a bit rate > 0, got {value!r}")
     return mbps

@@ -16,11 +16,12 @@ use std::collections::BTreeMap;
 use flowstate_core::coupling::{
     mechanism_with_options, rate_from_bps, rtt_from_secs, timestamp_from_secs, Allocation,
     Allowance, CouplingError as CoreError, CouplingManager as CoreManager, DeregisterPolicy,
-    FlowId, FlowKind, FlowReport, FlowSpec, GroupKey, Mechanism, OptionValue,
+    FlowId, FlowKind, FlowReport, FlowSpec, GroupKey, Mechanism, OptionValue, MAX_PRIORITY,
+    MIN_PRIORITY,
 };
 use flowstate_core::{Bitrate, DataSize};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 
@@ -37,6 +38,45 @@ fn err(e: impl std::fmt::Display) -> PyErr {
 
 fn core_err(e: CoreError) -> PyErr {
     err(e)
+}
+
+/// A Python int as u64: ids, groups and byte counts. Out of range (negative, 2**64
+/// and up) is a one-line CouplingError naming the argument, not PyO3's OverflowError.
+fn uint(name: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
+        let type_name = v.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an int, got {type_name}"
+        )));
+    }
+    v.extract::<u64>().map_err(|_| {
+        err(format!(
+            "{name} must be an integer in [0, 2**64 - 1], got {}",
+            v.str().map_or_else(|_| "?".to_string(), |s| s.to_string())
+        ))
+    })
+}
+
+/// A priority given as any Python number: an int too large for a float (2**1024) is
+/// the same one-line CouplingError as any other priority out of range.
+fn priority_arg(v: &Bound<'_, PyAny>) -> PyResult<f64> {
+    if v.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err("priority must be a number, got bool"));
+    }
+    match v.extract::<f64>() {
+        Ok(p) => Ok(p),
+        Err(_) if v.is_instance_of::<PyInt>() => Err(err(format!(
+            "priority must be a number in [{MIN_PRIORITY:e}, {MAX_PRIORITY:e}] (only ratios matter), got an int too large for a float"
+        ))),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`uint`] of an optional argument (None stays None).
+fn optional_uint(name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    v.filter(|v| !v.is_none())
+        .map(|v| uint(name, v))
+        .transpose()
 }
 
 /// One flow's share after an update.
@@ -113,6 +153,9 @@ impl From<&Allocation> for PyAllocation {
 fn to_py(allocations: &[Allocation]) -> Vec<PyAllocation> {
     allocations.iter().map(PyAllocation::from).collect()
 }
+
+/// The MTU of a window flow registered without one, bytes.
+const DEFAULT_MTU: u64 = 1200;
 
 fn option_value(name: &str, value: &Bound<'_, PyAny>) -> PyResult<OptionValue> {
     // bool first: Python's bool is a subclass of int.
@@ -196,15 +239,18 @@ impl PyCouplingManager {
     }
 
     /// Registers a rate flow (GCC, RAP, TFRC) in `group`; returns its id.
-    #[pyo3(signature = (group, *, priority = 1.0, initial_rate_bps, desired_rate_bps = None, flow_id = None))]
+    #[pyo3(signature = (group, *, priority = None, initial_rate_bps, desired_rate_bps = None, flow_id = None))]
     fn register_rate(
         &mut self,
-        group: u64,
-        priority: f64,
+        group: &Bound<'_, PyAny>,
+        priority: Option<&Bound<'_, PyAny>>,
         initial_rate_bps: f64,
         desired_rate_bps: Option<f64>,
-        flow_id: Option<u64>,
+        flow_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
+        let group = uint("group", group)?;
+        let priority = priority.map_or(Ok(1.0), priority_arg)?;
+        let flow_id = optional_uint("flow_id", flow_id)?;
         let spec = FlowSpec::Rate {
             priority,
             initial_rate: rate_from_bps("initial_rate_bps", initial_rate_bps).map_err(core_err)?,
@@ -214,18 +260,24 @@ impl PyCouplingManager {
     }
 
     /// Registers a window flow (SCTP, TCP) in `group`; returns its id.
-    #[pyo3(signature = (group, *, priority = 1.0, initial_cwnd, initial_rtt_s = None, initial_max_cwnd = None, mtu = 1200, flow_id = None))]
+    #[pyo3(signature = (group, *, priority = None, initial_cwnd, initial_rtt_s = None, initial_max_cwnd = None, mtu = None, flow_id = None))]
     #[allow(clippy::too_many_arguments)]
     fn register_window(
         &mut self,
-        group: u64,
-        priority: f64,
-        initial_cwnd: u64,
+        group: &Bound<'_, PyAny>,
+        priority: Option<&Bound<'_, PyAny>>,
+        initial_cwnd: &Bound<'_, PyAny>,
         initial_rtt_s: Option<f64>,
-        initial_max_cwnd: Option<u64>,
-        mtu: u64,
-        flow_id: Option<u64>,
+        initial_max_cwnd: Option<&Bound<'_, PyAny>>,
+        mtu: Option<&Bound<'_, PyAny>>,
+        flow_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
+        let group = uint("group", group)?;
+        let priority = priority.map_or(Ok(1.0), priority_arg)?;
+        let initial_cwnd = uint("initial_cwnd", initial_cwnd)?;
+        let initial_max_cwnd = optional_uint("initial_max_cwnd", initial_max_cwnd)?;
+        let mtu = optional_uint("mtu", mtu)?.unwrap_or(DEFAULT_MTU);
+        let flow_id = optional_uint("flow_id", flow_id)?;
         let spec = FlowSpec::Window {
             priority,
             initial_cwnd: DataSize::bytes(initial_cwnd),
@@ -241,10 +293,11 @@ impl PyCouplingManager {
     fn update_rate(
         &mut self,
         now_s: f64,
-        flow: u64,
+        flow: &Bound<'_, PyAny>,
         rate_bps: f64,
         rtt_s: Option<f64>,
     ) -> PyResult<Vec<PyAllocation>> {
+        let flow = uint("flow", flow)?;
         let now = timestamp_from_secs("now_s", now_s).map_err(core_err)?;
         let report = FlowReport::Rate {
             rate: rate_from_bps("rate_bps", rate_bps).map_err(core_err)?,
@@ -261,12 +314,16 @@ impl PyCouplingManager {
     fn update_window(
         &mut self,
         now_s: f64,
-        flow: u64,
-        cwnd: u64,
-        ssthresh: u64,
+        flow: &Bound<'_, PyAny>,
+        cwnd: &Bound<'_, PyAny>,
+        ssthresh: &Bound<'_, PyAny>,
         rtt_s: Option<f64>,
-        desired_cwnd: Option<u64>,
+        desired_cwnd: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<PyAllocation>> {
+        let flow = uint("flow", flow)?;
+        let cwnd = uint("cwnd", cwnd)?;
+        let ssthresh = uint("ssthresh", ssthresh)?;
+        let desired_cwnd = optional_uint("desired_cwnd", desired_cwnd)?;
         let now = timestamp_from_secs("now_s", now_s).map_err(core_err)?;
         let report = FlowReport::Window {
             cwnd: DataSize::bytes(cwnd),
@@ -281,7 +338,8 @@ impl PyCouplingManager {
     }
 
     /// A flow left; returns allocations the departure changed (FSE-NG cap resets).
-    fn deregister(&mut self, flow: u64) -> PyResult<Vec<PyAllocation>> {
+    fn deregister(&mut self, flow: &Bound<'_, PyAny>) -> PyResult<Vec<PyAllocation>> {
+        let flow = uint("flow", flow)?;
         self.inner
             .deregister(FlowId(flow))
             .map(to_py)
@@ -289,7 +347,13 @@ impl PyCouplingManager {
     }
 
     /// Changes a flow's priority (effective at the next update).
-    fn set_priority(&mut self, flow: u64, priority: f64) -> PyResult<()> {
+    fn set_priority(
+        &mut self,
+        flow: &Bound<'_, PyAny>,
+        priority: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let flow = uint("flow", flow)?;
+        let priority = priority_arg(priority)?;
         self.inner
             .set_priority(FlowId(flow), priority)
             .map_err(core_err)
@@ -297,7 +361,12 @@ impl PyCouplingManager {
 
     /// Changes a rate flow's desired rate; None = unlimited (effective at the next update).
     #[pyo3(signature = (flow, desired_rate_bps))]
-    fn set_desired_rate(&mut self, flow: u64, desired_rate_bps: Option<f64>) -> PyResult<()> {
+    fn set_desired_rate(
+        &mut self,
+        flow: &Bound<'_, PyAny>,
+        desired_rate_bps: Option<f64>,
+    ) -> PyResult<()> {
+        let flow = uint("flow", flow)?;
         let desired = optional_rate("desired_rate_bps", desired_rate_bps)?;
         self.inner
             .set_desired_rate(FlowId(flow), desired)
@@ -305,13 +374,19 @@ impl PyCouplingManager {
     }
 
     /// S_CR of a group in bit/s, or None if the group has no flows.
-    fn aggregate_bps(&self, group: u64) -> Option<f64> {
-        self.inner.aggregate(GroupKey(group)).map(Bitrate::as_bps)
+    fn aggregate_bps(&self, group: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        let group = uint("group", group)?;
+        Ok(self.inner.aggregate(GroupKey(group)).map(Bitrate::as_bps))
     }
 
     /// The flows of a group: list of dicts with id, kind, priority, desired_rate_bps,
     /// allocated_rate_bps.
-    fn flows<'py>(&self, py: Python<'py>, group: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    fn flows<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let group = uint("group", group)?;
         self.inner
             .flows(GroupKey(group))
             .into_iter()

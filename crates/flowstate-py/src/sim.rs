@@ -56,14 +56,26 @@ fn dict_err(path: &str, message: impl std::fmt::Display) -> PyErr {
     ScenarioError::new_err(format!("{DICT_FILE}: {field}: {message}"))
 }
 
-fn to_table(path: &str, d: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
+/// How deep tables and arrays of a scenario dict may nest. Scenarios need 4 levels; a
+/// dict that contains itself, or 20,000 levels, overflowed the stack (a segfault).
+const MAX_DEPTH: usize = 32;
+
+fn to_table(path: &str, d: &Bound<'_, PyDict>, depth: usize) -> PyResult<toml::Table> {
+    if depth > MAX_DEPTH {
+        return Err(dict_err(
+            path,
+            format!(
+                "nested more than {MAX_DEPTH} levels deep (a dict or list that contains itself?)"
+            ),
+        ));
+    }
     let mut table = toml::Table::new();
     for (k, v) in d.iter() {
         let key: String = k
             .extract()
             .map_err(|_| dict_err(path, "keys must be strings"))?;
         // None means "absent": TOML has no null.
-        if let Some(value) = to_value(&key_path(path, &key), &v)? {
+        if let Some(value) = to_value(&key_path(path, &key), &v, depth + 1)? {
             table.insert(key, value);
         }
     }
@@ -71,7 +83,7 @@ fn to_table(path: &str, d: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
 }
 
 /// A Python value as a TOML value; `None` for Python's None.
-fn to_value(path: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
+fn to_value(path: &str, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<toml::Value>> {
     if v.is_none() {
         return Ok(None);
     }
@@ -88,12 +100,18 @@ fn to_value(path: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
     } else if v.is_instance_of::<PyString>() {
         toml::Value::String(v.extract()?)
     } else if let Ok(d) = v.cast::<PyDict>() {
-        toml::Value::Table(to_table(path, d)?)
+        toml::Value::Table(to_table(path, d, depth)?)
     } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        if depth > MAX_DEPTH {
+            return Err(dict_err(
+                path,
+                format!("nested more than {MAX_DEPTH} levels deep (a dict or list that contains itself?)"),
+            ));
+        }
         let mut items = Vec::new();
         for (i, item) in v.try_iter()?.enumerate() {
             let item_path = format!("{path}[{i}]");
-            match to_value(&item_path, &item?)? {
+            match to_value(&item_path, &item?, depth + 1)? {
                 Some(x) => items.push(x),
                 None => return Err(dict_err(&item_path, "None is not allowed in a list")),
             }
@@ -114,7 +132,7 @@ fn to_value(path: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<toml::Value>> {
 /// The TOML text of a scenario given as a dict (keys whose value is None are left out).
 #[pyfunction]
 fn scenario_toml(scenario: &Bound<'_, PyDict>) -> PyResult<String> {
-    let table = to_table("", scenario)?;
+    let table = to_table("", scenario, 0)?;
     toml::to_string(&table).map_err(|e| dict_err("", e))
 }
 
@@ -346,7 +364,24 @@ fn summary_template(flows: Vec<String>) -> String {
 }
 
 /// Adds the simulator's functions and exception to the module.
+/// A bit rate with its unit (`"2Mbps"`, `"2MBps"` = 16 Mbit/s) in bit/s: the
+/// simulator's own parser (`flowstate_sim::units_parse`), so that Python reads units
+/// exactly as scenario files do. ValueError with the parser's one-line message.
+#[pyfunction]
+fn parse_rate_bps(text: &str) -> PyResult<f64> {
+    flowstate_sim::units_parse::parse_bps(text).map_err(PyValueError::new_err)
+}
+
+/// A time (`"50ms"`, `"2min"`, a bare number of seconds) in seconds, as scenario files
+/// read it. ValueError with the parser's one-line message.
+#[pyfunction]
+fn parse_time_s(text: &str) -> PyResult<f64> {
+    flowstate_sim::units_parse::parse_secs(text).map_err(PyValueError::new_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
