@@ -100,6 +100,34 @@ def test_missing_file(tmp_path):
     assert_one_line_error(flowstate("run", tmp_path / "nope.toml"), "nope.toml: cannot read")
 
 
+def test_version():
+    import flowstate as fs
+
+    result = flowstate("--version")
+    assert result.returncode == 0 and result.stdout == f"flowstate {fs.__version__}\n", result
+
+
+def test_set_changes_the_scenario_before_the_run(scenario_file, tmp_path):
+    assert flowstate("run", scenario_file, "--out", tmp_path / "a").returncode == 0
+    result = flowstate(
+        "run", scenario_file, "--out", tmp_path / "b",
+        "--set", "link.capacity=1Mbps", "--set", "flows.data.priority=0.5", "--set", "flows[0].overrides.rate=600kbps",
+    )
+    assert result.returncode == 0, result.stderr
+    plain = json.loads((tmp_path / "a" / "summary.json").read_text())
+    changed = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert changed["flows"][1]["priority"] == 0.5 and plain["flows"][1]["priority"] == 3
+    assert changed["flows"][0]["send_rate_mbps"] < 0.65 < plain["flows"][0]["send_rate_mbps"]
+    series = (tmp_path / "b" / "timeseries.csv").read_text().splitlines()
+    assert series[1].split(",")[-1] == "1.0"  # capacity_mbps
+
+
+def test_set_errors_name_the_file_and_the_field(scenario_file):
+    assert_one_line_error(
+        flowstate("run", scenario_file, "--set", "link.capacity=fast"), f"{scenario_file}: link.capacity"
+    )
+
+
 def test_unknown_key(tmp_path):
     path = tmp_path / "typo.toml"
     path.write_text(SCENARIO.replace('capacity = "2Mbps"', 'capcity = "2Mbps"'))

@@ -241,6 +241,28 @@ def test_bad_scenario_dicts_raise_scenario_error(bad, where):
     assert "\n" not in message
 
 
+def test_toml_text_by_keyword(tmp_path):
+    text = (
+        'name = "text"\nduration = "2s"\n[link]\ncapacity = "2Mbps"\ndelay = "25ms"\nqueue = "300ms"\n'
+        '[[flows]]\nname = "a"\nkind = "cbr"\noverrides = { rate = "1Mbps" }\n'
+    )
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    assert flowstate.run(toml=text).trace_hashes == flowstate.run(path).trace_hashes
+    flowstate.check_scenario(toml=text)
+    with pytest.raises(ScenarioError, match=r"^<toml>: duration"):
+        flowstate.check_scenario(toml=text.replace('"2s"', '"-2s"'))
+    # TOML text given as the path: one line suggesting toml=, not the text echoed back.
+    with pytest.raises(ScenarioError) as info:
+        flowstate.run(text)
+    message = str(info.value)
+    assert "\n" not in message and "toml=" in message and len(message) < 200, message
+    with pytest.raises(TypeError, match="not both"):
+        flowstate.run(path, toml=text)
+    with pytest.raises(TypeError, match="toml="):
+        flowstate.run()
+
+
 def test_bad_files_raise_scenario_error(tmp_path):
     assert issubclass(ScenarioError, ValueError)
     missing = tmp_path / "missing.toml"

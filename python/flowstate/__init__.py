@@ -13,9 +13,11 @@ WebRTC stack (e.g. aiortc)::
 
 Units: rates in bit/s, sizes in bytes, times in seconds.
 
-The deterministic simulator runs scenarios (a TOML path or a dict, docs/SCENARIOS.md)::
+The deterministic simulator runs scenarios (a TOML path, a dict, or TOML text given as
+``toml=``; docs/SCENARIOS.md)::
 
     result = flowstate.run("scenario.toml", seed=1, runs=3, out="out/x")
+    result = flowstate.run(toml=text)           # a positional string is always a path
     result.summary, result.runs, result.timeseries, result.flows
     flowstate.check_scenario("scenario.toml")   # the run's checks, without running
 """

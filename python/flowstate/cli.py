@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
 from flowstate import CouplingError, ScenarioError
-from flowstate.simulation import MAX_RUNS, MAX_SEED
+from flowstate import __version__
+from flowstate.simulation import MAX_RUNS, MAX_SEED, check_out_folder
 
 
 class _Parser(argparse.ArgumentParser):
@@ -20,6 +21,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="flowstate", description="Coupled congestion control for WebRTC media and data.")
+    parser.add_argument("--version", action="version", version=f"flowstate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     demo = sub.add_parser("demo", help="show what each coupling mechanism does with scripted controller reports")
@@ -45,6 +47,15 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--threads", type=_positive, metavar="T", help="worker threads (default: one per core)"
+    )
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="set a value inside the scenario before running, with the sweep's path syntax "
+        "(repeatable; e.g. coupling.mechanism=fsev2, link.capacity=4Mbps, flows.sctp.priority=0.5, "
+        "flows[1].overrides.mtu=1200B; docs/SWEEPS.md)",
     )
     lst = sub.add_parser(
         "list",
@@ -126,13 +137,10 @@ def out_dir(text: str) -> str:
     (mkdir would fail with a bare "[Errno 17] File exists" after the work is done)."""
     if not text.strip():
         raise argparse.ArgumentTypeError(f"expected an output folder, got an empty path '{text}'")
-    path = Path(text)
-    for folder in (path, *path.parents):
-        if folder.exists() or folder.is_symlink():
-            if not folder.is_dir():
-                what = "is" if folder == path else f"is below {str(folder)!r}, which is"
-                raise argparse.ArgumentTypeError(f"'{text}' {what} not a folder")
-            break
+    try:
+        check_out_folder(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     return text
 
 
@@ -176,7 +184,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         elif args.command == "run":
             from flowstate import run_command
 
-            run_command.main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads)
+            run_command.main(
+                args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads, sets=args.set
+            )
         elif args.command == "testbed":
             from flowstate import testbed_command
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional, Sequence, TextIO
 
 from flowstate.progress_bar import progress_bar
-from flowstate.simulation import RunResult, load_scenario, run
+from flowstate.simulation import RunResult, check_scenario, load_scenario, run
 
 DEFAULT_OUT_ROOT = Path("out")
 
@@ -93,6 +93,22 @@ def aggregate_line(summary: dict[str, Any]) -> str:
     )
 
 
+def with_sets(scenario: str, sets: Sequence[str]) -> dict[str, Any]:
+    """The scenario file as a dict with every ``--set PATH=VALUE`` applied in order; the
+    sweep's parser (flowstate.sweep.parse_set_flag) reads each flag, so paths and values
+    mean what they mean in ``flowstate sweep`` (one value each here)."""
+    from flowstate.overrides import load_toml, with_overrides
+    from flowstate.sweep import parse_set_flag
+
+    overrides: dict[str, Any] = {}
+    for text in sets:
+        axis = parse_set_flag(text)
+        if len(axis.values) != 1:
+            raise ValueError(f"--set {text}: 'flowstate run' takes one value per path (several: 'flowstate sweep')")
+        overrides[axis.key] = axis.values[0]
+    return with_overrides(load_toml(scenario), overrides)
+
+
 def _run_with_progress(
     simulate: Callable[[Optional[Callable[[int, int], None]]], RunResult], runs: int, stream: TextIO
 ) -> RunResult:
@@ -109,6 +125,7 @@ def main(
     runs: int = 1,
     out: Optional[str] = None,
     threads: Optional[int] = None,
+    sets: Sequence[str] = (),
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> RunResult:
@@ -118,8 +135,12 @@ def main(
 
     # Read it first, so that a missing file is reported before any work.
     load_scenario(scenario)
+    source: Any = scenario
+    if sets:
+        source = with_sets(scenario, sets)
+        check_scenario(source, name=scenario)  # errors name the file, before any work
     result = _run_with_progress(
-        lambda progress: run(scenario, seed=seed, runs=runs, threads=threads, progress=progress),
+        lambda progress: run(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
         runs,
         stderr,
     )

@@ -10,8 +10,12 @@
     result.timeseries                            # pandas DataFrame, one row per run, flow and bin
     result.flows                                 # pandas DataFrame, one row per run and flow
 
-A scenario is a path to a TOML file (schema: docs/SCENARIOS.md) or a dict of the same
-shape (``None`` values are left out). Each run is a pure function of (scenario, seed):
+A scenario is a path to a TOML file (schema: docs/SCENARIOS.md), a dict of the same
+shape (``None`` values are left out), or TOML text given by keyword::
+
+    flowstate.run(toml='name = "x"\nduration = "10s"\n...')
+
+A string passed positionally is always a path (never guessed to be TOML text). Each run is a pure function of (scenario, seed):
 the runs of a batch use the seeds ``seed, seed + 1, ..., seed + runs - 1`` and give the
 same results whatever the number of threads they run on.
 
@@ -56,9 +60,27 @@ def _check_int(name: str, value: Any, minimum: int, maximum: int = MAX_SEED) -> 
     return value
 
 
-def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
-    """The TOML text of ``scenario`` and the name errors call it by (the path as
-    given, or ``<dict>``). A file that cannot be read raises ScenarioError."""
+TOML_TEXT = "<toml>"
+
+
+def _looks_like_toml(text: str) -> bool:
+    """Text no one would name a file: several lines, or ``key = value``. Used only to
+    word the error of a path that cannot be read, never to pick a reading."""
+    return "\n" in text or ("=" in text and not Path(text).suffix)
+
+
+def load_scenario(scenario: Optional[ScenarioSource] = None, *, toml: Optional[str] = None) -> tuple[str, str]:
+    """The TOML text of ``scenario`` (a path or a dict) or of ``toml`` (TOML text), and
+    the name errors call it by (the path as given, ``<dict>`` or ``<toml>``). Exactly one
+    of the two must be given. A file that cannot be read raises ScenarioError."""
+    if toml is not None:
+        if scenario is not None:
+            raise TypeError("give a scenario (a path or a dict) or toml= (TOML text), not both")
+        if not isinstance(toml, str):
+            raise TypeError(f"toml must be TOML text (a str), got {type(toml).__name__}")
+        return toml, TOML_TEXT
+    if scenario is None:
+        raise TypeError("a scenario is required: a path, a dict, or TOML text as toml=...")
     if isinstance(scenario, Mapping):
         return _native.scenario_toml(dict(scenario)), "<dict>"
     if isinstance(scenario, (str, os.PathLike)):
@@ -68,21 +90,48 @@ def load_scenario(scenario: ScenarioSource) -> tuple[str, str]:
         try:
             return Path(file).read_text(encoding="utf-8"), file
         except OSError as e:
+            if isinstance(file, str) and _looks_like_toml(file):
+                first = file.strip().splitlines()[0][:40]
+                raise ScenarioError(
+                    f"scenario: a path was expected, got what looks like TOML text ({first!r}...): "
+                    "pass TOML text as toml=..."
+                ) from None
             raise ScenarioError(f"{file}: cannot read: {e.strerror or e}") from None
         except UnicodeDecodeError:
             raise ScenarioError(f"{file}: not UTF-8 text") from None
     raise TypeError(f"scenario must be a path or a dict, got {type(scenario).__name__}")
 
 
-def check_scenario(scenario: ScenarioSource, name: Optional[str] = None) -> None:
-    """Checks ``scenario`` (a path or a dict) as a run would, without running it: the
+def check_out_folder(out: Union[str, "os.PathLike[str]"]) -> Path:
+    """``out`` as a Path, if it can be an output folder: not empty, and neither it nor
+    an existing parent a file (checked before any work, not when writing the results).
+    ValueError with a one-line message otherwise."""
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out must be a path, got {type(out).__name__}")
+    text = os.fspath(out)
+    if not str(text).strip():
+        raise ValueError(f"expected an output folder, got an empty path {str(text)!r}")
+    path = Path(text)
+    for folder in (path, *path.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                what = "is" if folder == path else f"is below {str(folder)!r}, which is"
+                raise ValueError(f"'{text}' {what} not a folder")
+            break
+    return path
+
+
+def check_scenario(
+    scenario: Optional[ScenarioSource] = None, name: Optional[str] = None, *, toml: Optional[str] = None
+) -> None:
+    """Checks ``scenario`` (a path or a dict; or TOML text as ``toml=``) as a run would, without running it: the
     simulator's parser and validator, then the run's construction (flows, presets,
     overrides, coupling mechanism and options). Raises ScenarioError with the one-line
     message the run would give; ``name`` replaces the file name in it (a dict is
     otherwise called ``<dict>``)."""
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a str or None, got {type(name).__name__}")
-    text, file = load_scenario(scenario)
+    text, file = load_scenario(scenario, toml=toml)
     _native.validate_scenario(text, name if name is not None else file)
 
 
@@ -251,18 +300,22 @@ class RunResult:
 
 
 def run(
-    scenario: ScenarioSource,
+    scenario: Optional[ScenarioSource] = None,
     seed: Optional[int] = None,
     runs: int = 1,
     out: Union[str, "os.PathLike[str]", None] = None,
     *,
+    toml: Optional[str] = None,
+    name: Optional[str] = None,
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
 ) -> RunResult:
-    """Simulates ``scenario`` (a TOML path or a dict) ``runs`` times, with the seeds
+    """Simulates ``scenario`` (a TOML path or a dict; or TOML text as ``toml=``) ``runs`` times, with the seeds
     ``seed .. seed + runs - 1`` (``seed`` None: the scenario's ``seed``, else 1), on
     ``threads`` threads (None: one per core). ``progress(done, total)`` is called after
-    each finished run. With ``out``, writes summary.json and timeseries.csv there.
+    each finished run. With ``out``, writes summary.json and timeseries.csv there (a
+    path that cannot be a folder is an error before the run). ``name`` replaces the
+    file name in error messages.
 
     Raises ScenarioError (a ValueError) for a scenario that cannot be read, parsed,
     validated or built; its message is one line naming the file and the field.
@@ -274,7 +327,12 @@ def run(
         _check_int("threads", threads, 1, 1024)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a function progress(done, total) or None, got {type(progress).__name__}")
-    text, file = load_scenario(scenario)
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {type(name).__name__}")
+    if out is not None:
+        check_out_folder(out)
+    text, file = load_scenario(scenario, toml=toml)
+    file = name if name is not None else file
     raw = _native.simulate(text, file, seed=seed, runs=runs, threads=threads, progress=progress)
     result = RunResult(raw)
     if out is not None:
