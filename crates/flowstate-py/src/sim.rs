@@ -60,14 +60,21 @@ fn dict_err(path: &str, message: impl std::fmt::Display) -> PyErr {
 /// dict that contains itself, or 20,000 levels, overflowed the stack (a segfault).
 const MAX_DEPTH: usize = 32;
 
+/// The error of a dict nested too deep, naming the start of the path (`link.link...`).
+fn too_deep(path: &str) -> PyErr {
+    let start = match path.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &path[..i]),
+        None => path.to_string(),
+    };
+    dict_err(
+        &start,
+        format!("nested more than {MAX_DEPTH} levels deep (a dict or list that contains itself?)"),
+    )
+}
+
 fn to_table(path: &str, d: &Bound<'_, PyDict>, depth: usize) -> PyResult<toml::Table> {
     if depth > MAX_DEPTH {
-        return Err(dict_err(
-            path,
-            format!(
-                "nested more than {MAX_DEPTH} levels deep (a dict or list that contains itself?)"
-            ),
-        ));
+        return Err(too_deep(path));
     }
     let mut table = toml::Table::new();
     for (k, v) in d.iter() {
@@ -103,10 +110,7 @@ fn to_value(path: &str, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<t
         toml::Value::Table(to_table(path, d, depth)?)
     } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         if depth > MAX_DEPTH {
-            return Err(dict_err(
-                path,
-                format!("nested more than {MAX_DEPTH} levels deep (a dict or list that contains itself?)"),
-            ));
+            return Err(too_deep(path));
         }
         let mut items = Vec::new();
         for (i, item) in v.try_iter()?.enumerate() {
