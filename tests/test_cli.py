@@ -17,10 +17,16 @@ def test_demo_prints_each_mechanism():
     assert "0.75 / 1.25 Mbit/s" in result.stdout
 
 
+def test_demo_reads_mechanisms_as_printed():
+    result = run("demo", "--mechanism", "FSEv2", "--mechanism", "Extended FSE-NG")
+    assert result.returncode == 0, result.stderr
+    assert "\nfsev2:" in result.stdout and "\next-fse-ng:" in result.stdout and "\nfse-ng:" not in result.stdout
+
+
 def test_bad_flag_is_a_one_line_error():
     result = run("demo", "--mechanism", "nope")
     assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and "invalid choice: 'nope'" in result.stderr
+    assert result.stderr.count("\n") == 1 and "got 'nope'" in result.stderr and "fsev2" in result.stderr
     assert "Traceback" not in result.stderr
     result = run("frobnicate")
     assert result.returncode == 2 and result.stderr.count("\n") == 1

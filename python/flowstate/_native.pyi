@@ -34,6 +34,10 @@ class RawRun(TypedDict):
     trace_hash: int
     events: int
 
+def mechanism_name(name: str) -> Optional[str]:
+    """The canonical name (``"fsev2"``) of a coupling mechanism written in any accepted
+    spelling (``"FSEv2"``, ``"fse_ng"``, ``"None"``), or None."""
+
 def parse_rate_bps(text: str) -> float:
     """A bit rate with its unit in bit/s, read as scenario files read it (``b`` = bit,
     ``B`` = byte: ``"2MBps"`` is 16e6); ValueError with a one-line message."""

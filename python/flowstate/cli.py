@@ -28,7 +28,7 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--mechanism",
         action="append",
-        choices=["fse-ng", "ext-fse-ng", "fsev2"],
+        type=_demo_mechanism,
         help="limit the demo to this mechanism (repeatable; default: all three that couple media and data)",
     )
     run = sub.add_parser(
@@ -120,6 +120,19 @@ def _add_testbed(sub: Any) -> None:
         "host's path between them be the bottleneck instead of the emulator ('flowstate browser --stack "
         "flowstate' builds such a path with the IP-level bottleneck and kernel TCP)",
     )
+
+
+def _demo_mechanism(text: str) -> str:
+    """A mechanism the demo shows, in any spelling the core reads (``FSEv2``, ``fse_ng``)."""
+    from flowstate import _native
+    from flowstate.demo import WINDOW_MECHANISMS
+
+    name = _native.mechanism_name(text)
+    if name not in WINDOW_MECHANISMS:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(WINDOW_MECHANISMS)} (any case, or as printed: FSEv2, FSE-NG), got '{text}'"
+        )
+    return name
 
 
 def _seconds(text: str) -> float:

@@ -429,12 +429,20 @@ impl PyCouplingManager {
     }
 }
 
+/// The canonical name of a coupling mechanism written in any accepted spelling
+/// (`"FSEv2"`, `"fse_ng"`, `"None"`), or None: the core's one reader of names.
+#[pyfunction]
+fn mechanism_name(name: &str) -> Option<&'static str> {
+    Mechanism::canonical_name(name)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCouplingManager>()?;
     m.add_class::<PyAllocation>()?;
     m.add("CouplingError", m.py().get_type::<CouplingError>())?;
     m.add("MECHANISMS", Mechanism::NAMES.to_vec())?;
+    m.add_function(wrap_pyfunction!(mechanism_name, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sim::register(m)?;
     testbed::register(m)?;
