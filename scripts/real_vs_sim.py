@@ -233,6 +233,50 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
     return result
 
 
+def figure(case: Case, out: Path, sims: dict[str, dict], path: Path) -> Optional[Path]:
+    """Each flow's throughput over time: every real run (thin) and the simulator's mean
+    over its runs (thick, dashed), one panel per stack; GCC's target (getStats) dotted."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    stacks = [s for s in case.stacks if (out / case.name / s / "timeseries.csv").exists()]
+    if not stacks:
+        return None
+    fig, axes = plt.subplots(len(stacks), 1, figsize=(9, 3.2 * len(stacks)), squeeze=False)
+    for ax, stack in zip(axes[:, 0], stacks):
+        ts = pd.read_csv(out / case.name / stack / "timeseries.csv")
+        flows = list(dict.fromkeys(ts["flow"]))
+        colors = {f: f"C{i}" for i, f in enumerate(flows)}
+        for (flow, run), g in ts.groupby(["flow", "run"]):
+            ax.plot(g["time_s"], g["throughput_mbps"], color=colors[flow], lw=0.8, alpha=0.7,
+                    label=f"{flow} real" if run == 0 else None)
+            if "target_mbps" in g and g["target_mbps"].notna().any() and run == 0:
+                ax.plot(g["time_s"], g["target_mbps"], color=colors[flow], lw=0.8, ls=":", label=f"{flow} GCC target (run 1)")
+        sim = sims.get(stack)
+        if sim is not None:
+            st = sim["timeseries"].groupby(["flow", "time_s"])["throughput_mbps"].mean().reset_index()
+            for flow, g in st.groupby("flow"):
+                ax.plot(g["time_s"], g["throughput_mbps"], color=colors.get(flow, "k"), lw=2, ls="--",
+                        label=f"{flow} simulator")
+        cap = ts[ts["flow"] == flows[0]].groupby("time_s")["capacity_mbps"].first()
+        ax.plot(cap.index, cap.values, color="k", lw=1, ls="-.", label="capacity")
+        who = "Chromium 156" if stack == "chromium" else "flowstate's endpoints"
+        tcp = " + kernel TCP" if any(str(k).startswith("tcp") for k in ts.get("flow", [])) or "tcp" in flows else ""
+        ax.set_title(f"{case.name}: real path ({who}{tcp}) vs simulator", fontsize=9)
+        ax.set_ylabel("Mbit/s")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, ncol=3, loc="upper right")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
 def spread(values: list) -> Optional[dict]:
     xs = [float(v) for v in values if v is not None]
     if not xs:
@@ -286,6 +330,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", nargs="*", help="case names (default: all)")
     ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
     ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
+    ap.add_argument("--figures", type=Path, metavar="DIR", help="also draw one figure per case into DIR")
     args = ap.parse_args(argv)
     cases = [c for c in CASES if not args.only or c.name in args.only]
     if not args.tables_only:
@@ -307,6 +352,8 @@ def main(argv: list[str]) -> int:
     for c in cases:
         sims = {stack: simulate(c, args.out, args.sim_runs, stack) for stack in c.stacks}
         results[c.name] = figures(c, args.out, sims)
+        if args.figures is not None:
+            figure(c, args.out, sims, args.figures / f"real-vs-sim-{c.name}.png")
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
     md = tables(results)
     (args.out / "tables.md").write_text(md)
