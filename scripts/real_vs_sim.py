@@ -264,7 +264,8 @@ def figure(case: Case, out: Path, sims: dict[str, dict], path: Path) -> Optional
         cap = ts[ts["flow"] == flows[0]].groupby("time_s")["capacity_mbps"].first()
         ax.plot(cap.index, cap.values, color="k", lw=1, ls="-.", label="capacity")
         who = "Chromium 156" if stack == "chromium" else "flowstate's endpoints"
-        tcp = " + kernel TCP" if any(str(k).startswith("tcp") for k in ts.get("flow", [])) or "tcp" in flows else ""
+        kinds = [str(f.get("kind", "")) for f in scenario_doc(case, chromium_preset=False)["flows"]]
+        tcp = " + kernel TCP" if any(k.startswith("tcp-") for k in kinds) else ""
         ax.set_title(f"{case.name}: real path ({who}{tcp}) vs simulator", fontsize=9)
         ax.set_ylabel("Mbit/s")
         ax.grid(alpha=0.3)
