@@ -183,6 +183,31 @@ def test_integers_out_of_range_are_coupling_errors(name, value):
     assert "\n" not in message and message.startswith(f"{name} must be an integer in [0, 2**64 - 1]"), message
 
 
+FLOAT_CALLS = {
+    "initial_rate_bps": lambda m, v: m.register_rate(1, initial_rate_bps=v),
+    "desired_rate_bps": lambda m, v: m.register_rate(1, initial_rate_bps=1e6, desired_rate_bps=v),
+    "initial_rtt_s": lambda m, v: m.register_window(1, initial_cwnd=4800, initial_rtt_s=v),
+    "now_s": lambda m, v: m.update_rate(v, m.register_rate(1, initial_rate_bps=1e6), 1e6),
+    "rate_bps": lambda m, v: m.update_rate(0.0, m.register_rate(1, initial_rate_bps=1e6), v),
+    "rtt_s": lambda m, v: m.update_rate(0.0, m.register_rate(1, initial_rate_bps=1e6), 1e6, rtt_s=v),
+}
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+@pytest.mark.parametrize("name", sorted(FLOAT_CALLS))
+def test_ints_too_large_for_a_float_are_coupling_errors(name, value):
+    with pytest.raises(CouplingError) as info:
+        FLOAT_CALLS[name](CouplingManager("fsev2"), value)
+    assert "\n" not in str(info.value) and name in str(info.value), info.value
+
+
+def test_wrong_types_name_the_argument():
+    with pytest.raises(TypeError, match="rate_bps must be a number, got str"):
+        CouplingManager("fsev2").register_rate(1, initial_rate_bps="fast")
+    with pytest.raises(TypeError, match="group must be an int, got float"):
+        CouplingManager("fsev2").register_rate(1.5, initial_rate_bps=1e6)
+
+
 def test_the_other_int_methods_too():
     m = CouplingManager("fsev2")
     for call in (m.deregister, m.aggregate_bps, m.flows, lambda v: m.set_desired_rate(v, None)):

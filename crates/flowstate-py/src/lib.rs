@@ -16,8 +16,7 @@ use std::collections::BTreeMap;
 use flowstate_core::coupling::{
     mechanism_with_options, rate_from_bps, rtt_from_secs, timestamp_from_secs, Allocation,
     Allowance, CouplingError as CoreError, CouplingManager as CoreManager, DeregisterPolicy,
-    FlowId, FlowKind, FlowReport, FlowSpec, GroupKey, Mechanism, OptionValue, MAX_PRIORITY,
-    MIN_PRIORITY,
+    FlowId, FlowKind, FlowReport, FlowSpec, GroupKey, Mechanism, OptionValue,
 };
 use flowstate_core::{Bitrate, DataSize};
 use pyo3::create_exception;
@@ -57,19 +56,27 @@ fn uint(name: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
     })
 }
 
-/// A priority given as any Python number: an int too large for a float (2**1024) is
-/// the same one-line CouplingError as any other priority out of range.
-fn priority_arg(v: &Bound<'_, PyAny>) -> PyResult<f64> {
-    if v.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err("priority must be a number, got bool"));
-    }
+/// A Python number as f64, for the core to validate. An int too large for a float
+/// (2**1024, 10**400) becomes +-inf, which the core rejects with its usual one-line
+/// CouplingError, instead of PyO3's OverflowError.
+fn num(name: &str, v: &Bound<'_, PyAny>) -> PyResult<f64> {
     match v.extract::<f64>() {
-        Ok(p) => Ok(p),
-        Err(_) if v.is_instance_of::<PyInt>() => Err(err(format!(
-            "priority must be a number in [{MIN_PRIORITY:e}, {MAX_PRIORITY:e}] (only ratios matter), got an int too large for a float"
+        Ok(x) => Ok(x),
+        Err(_) if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() => Ok(if v.lt(0)? {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name} must be a number, got {}",
+            v.get_type().name()?
         ))),
-        Err(e) => Err(e),
     }
+}
+
+/// [`num`] of an optional argument (None stays None).
+fn optional_num(name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
+    v.filter(|v| !v.is_none()).map(|v| num(name, v)).transpose()
 }
 
 /// [`uint`] of an optional argument (None stays None).
@@ -244,12 +251,14 @@ impl PyCouplingManager {
         &mut self,
         group: &Bound<'_, PyAny>,
         priority: Option<&Bound<'_, PyAny>>,
-        initial_rate_bps: f64,
-        desired_rate_bps: Option<f64>,
+        initial_rate_bps: &Bound<'_, PyAny>,
+        desired_rate_bps: Option<&Bound<'_, PyAny>>,
         flow_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
+        let initial_rate_bps = num("initial_rate_bps", initial_rate_bps)?;
+        let desired_rate_bps = optional_num("desired_rate_bps", desired_rate_bps)?;
         let group = uint("group", group)?;
-        let priority = priority.map_or(Ok(1.0), priority_arg)?;
+        let priority = optional_num("priority", priority)?.unwrap_or(1.0);
         let flow_id = optional_uint("flow_id", flow_id)?;
         let spec = FlowSpec::Rate {
             priority,
@@ -267,13 +276,14 @@ impl PyCouplingManager {
         group: &Bound<'_, PyAny>,
         priority: Option<&Bound<'_, PyAny>>,
         initial_cwnd: &Bound<'_, PyAny>,
-        initial_rtt_s: Option<f64>,
+        initial_rtt_s: Option<&Bound<'_, PyAny>>,
         initial_max_cwnd: Option<&Bound<'_, PyAny>>,
         mtu: Option<&Bound<'_, PyAny>>,
         flow_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
+        let initial_rtt_s = optional_num("initial_rtt_s", initial_rtt_s)?;
         let group = uint("group", group)?;
-        let priority = priority.map_or(Ok(1.0), priority_arg)?;
+        let priority = optional_num("priority", priority)?.unwrap_or(1.0);
         let initial_cwnd = uint("initial_cwnd", initial_cwnd)?;
         let initial_max_cwnd = optional_uint("initial_max_cwnd", initial_max_cwnd)?;
         let mtu = optional_uint("mtu", mtu)?.unwrap_or(DEFAULT_MTU);
@@ -292,11 +302,14 @@ impl PyCouplingManager {
     #[pyo3(signature = (now_s, flow, rate_bps, *, rtt_s = None))]
     fn update_rate(
         &mut self,
-        now_s: f64,
+        now_s: &Bound<'_, PyAny>,
         flow: &Bound<'_, PyAny>,
-        rate_bps: f64,
-        rtt_s: Option<f64>,
+        rate_bps: &Bound<'_, PyAny>,
+        rtt_s: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<PyAllocation>> {
+        let now_s = num("now_s", now_s)?;
+        let rate_bps = num("rate_bps", rate_bps)?;
+        let rtt_s = optional_num("rtt_s", rtt_s)?;
         let flow = uint("flow", flow)?;
         let now = timestamp_from_secs("now_s", now_s).map_err(core_err)?;
         let report = FlowReport::Rate {
@@ -313,13 +326,15 @@ impl PyCouplingManager {
     #[pyo3(signature = (now_s, flow, cwnd, *, ssthresh, rtt_s = None, desired_cwnd = None))]
     fn update_window(
         &mut self,
-        now_s: f64,
+        now_s: &Bound<'_, PyAny>,
         flow: &Bound<'_, PyAny>,
         cwnd: &Bound<'_, PyAny>,
         ssthresh: &Bound<'_, PyAny>,
-        rtt_s: Option<f64>,
+        rtt_s: Option<&Bound<'_, PyAny>>,
         desired_cwnd: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<PyAllocation>> {
+        let now_s = num("now_s", now_s)?;
+        let rtt_s = optional_num("rtt_s", rtt_s)?;
         let flow = uint("flow", flow)?;
         let cwnd = uint("cwnd", cwnd)?;
         let ssthresh = uint("ssthresh", ssthresh)?;
@@ -353,7 +368,7 @@ impl PyCouplingManager {
         priority: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let flow = uint("flow", flow)?;
-        let priority = priority_arg(priority)?;
+        let priority = num("priority", priority)?;
         self.inner
             .set_priority(FlowId(flow), priority)
             .map_err(core_err)
@@ -364,8 +379,9 @@ impl PyCouplingManager {
     fn set_desired_rate(
         &mut self,
         flow: &Bound<'_, PyAny>,
-        desired_rate_bps: Option<f64>,
+        desired_rate_bps: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
+        let desired_rate_bps = optional_num("desired_rate_bps", desired_rate_bps)?;
         let flow = uint("flow", flow)?;
         let desired = optional_rate("desired_rate_bps", desired_rate_bps)?;
         self.inner
