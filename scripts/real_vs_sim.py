@@ -47,19 +47,32 @@ class Case:
     stacks: tuple[str, ...] = ("chromium",)
     set: dict[str, Any] = field(default_factory=dict)
     duration: Optional[float] = None
-    # (time s, what) after which the GCC flow's time to 90 % of its available rate is taken.
-    events: tuple[tuple[float, str], ...] = ()
+    # (time s, what, "up" | "down"): after an "up" event, the time until the GCC flow's
+    # throughput (real: also GCC's target) first reaches 90 % of what it can get
+    # (min(capacity, its max rate)); after a "down" event (a capacity drop), the time
+    # until its sending rate (real: also the target) is first back under 110 % of the
+    # new capacity.
+    events: tuple[tuple[float, str, str], ...] = ()
     title: str = ""
 
 
 CASES = [
-    Case("p000-table5", SCEN / "p000-table5-none.toml", title="Table 5, uncoupled: GCC + SCTP, 2 Mbit/s"),
+    Case(
+        "p000-table5",
+        SCEN / "p000-table5-none.toml",
+        events=((0.0, "the start", "up"),),
+        title="Table 5, uncoupled: GCC + SCTP (from 10 s), 2 Mbit/s",
+    ),
     Case("p000-fig2", SCEN / "p000-fig2/base.toml", title="Fig. 2: GCC + SCTP, 10 Mbit/s"),
     Case("p000-fig3", SCEN / "p000-fig3/base.toml", title="Fig. 3: GCC + SCTP, 5 Mbit/s"),
     Case(
         "rfc8867-5.1",
         SCEN / "rfc8867-5.1/base.toml",
-        events=((0.0, "start"), (60.0, "drop to 0.6 Mbit/s")),
+        events=(
+            (0.0, "the start", "up"),
+            (40.0, "the rise to 2.5 Mbit/s", "up"),
+            (60.0, "the drop to 0.6 Mbit/s", "down"),
+        ),
         title="RFC 8867 5.1: video alone, capacity 1 / 2.5 / 0.6 / 1 Mbit/s",
     ),
     Case("rfc8867-5.6", SCEN / "rfc8867-5.6/base.toml", title="RFC 8867 5.6: video against a long TCP CUBIC flow"),
@@ -168,13 +181,18 @@ def per_run_summaries(folder: Path) -> list[dict]:
     return s.get("per_run", [s])
 
 
-def t90(ts: Any, flow: str, after: float, cap_of: Any, max_rate: float, column: str) -> Optional[float]:
+def reaction(ts: Any, flow: str, after: float, direction: str, max_rate: float, column: str) -> Optional[float]:
     """Seconds from ``after`` until the flow's ``column`` first reaches 90 % of what
-    it can get (min(capacity, its max rate)), per run; the median over runs."""
+    it can get (``up``: min(capacity, its max rate)) or first falls under 110 % of the
+    capacity (``down``), per run; the median over the runs that got there."""
     out = []
     for _, run in ts[ts["flow"] == flow].groupby("run"):
         run = run.sort_values("time_s")
-        hit = run[(run["time_s"] >= after) & (run[column] >= 0.9 * run["capacity_mbps"].clip(upper=max_rate))]
+        later = run["time_s"] >= after
+        if direction == "up":
+            hit = run[later & (run[column] >= 0.9 * run["capacity_mbps"].clip(upper=max_rate))]
+        else:
+            hit = run[later & (run[column] <= 1.1 * run["capacity_mbps"])]
         if len(hit):
             out.append(float(hit["time_s"].iloc[0]) - after)
     return statistics.median(out) if out else None
@@ -223,12 +241,18 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
             }
             entry["sim_runs"] = sim["summary"]["runs"]
         if gcc is not None and case.events:
-            entry["t90_s"] = {}
-            for at, what in case.events:
-                real_tp = t90(ts, gcc["name"], at, None, max_rate, "throughput_mbps")
-                real_target = t90(ts, gcc["name"], at, None, max_rate, "target_mbps") if "target_mbps" in ts else None
-                sim_tp = t90(sim["timeseries"], gcc["name"], at, None, max_rate, "throughput_mbps") if sim else None
-                entry["t90_s"][what] = {"real_throughput": real_tp, "real_target": real_target, "sim_throughput": sim_tp}
+            entry["reaction_s"] = {}
+            for at, what, direction in case.events:
+                column = "throughput_mbps" if direction == "up" else "send_rate_mbps"
+                real_rate = reaction(ts, gcc["name"], at, direction, max_rate, column)
+                real_target = reaction(ts, gcc["name"], at, direction, max_rate, "target_mbps") if "target_mbps" in ts else None
+                sim_rate = reaction(sim["timeseries"], gcc["name"], at, direction, max_rate, column) if sim else None
+                entry["reaction_s"][what] = {
+                    "direction": direction,
+                    "real": real_rate,
+                    "real_target": real_target,
+                    "sim": sim_rate,
+                }
         result["stacks"][stack] = entry
     return result
 
@@ -314,10 +338,13 @@ def tables(results: dict) -> str:
                     f"| {fmt(f['share'])} | {num(s.get('share'))} | {fmt(f['rtt_mean_ms'], 0)} | {num(s.get('rtt_mean_ms'), 0)} "
                     f"| {fmt(f['rtt_p95_ms'], 0)} | {num(s.get('rtt_p95_ms'), 0)} |"
                 )
-            for what, t in (e.get("t90_s") or {}).items():
+            for what, t in (e.get("reaction_s") or {}).items():
+                goal = "90 % of the available rate" if t["direction"] == "up" else "under 110 % of the capacity"
+                never = "not reached"
                 lines.append(
-                    f"| time to 90 % after {what} (s) | {num(t['real_throughput'], 1)} (target: "
-                    f"{num(t['real_target'], 1)}) | {num(t['sim_throughput'], 1)} | | | | | | |"
+                    f"| GCC: time to {goal} after {what} (s) | {num(t['real'], 1) if t['real'] is not None else never} "
+                    f"(target: {num(t['real_target'], 1) if t['real_target'] is not None else never}) "
+                    f"| {num(t['sim'], 1) if t['sim'] is not None else never} | | | | | | |"
                 )
             lines.append("")
     return "\n".join(lines)
