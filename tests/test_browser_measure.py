@@ -164,6 +164,9 @@ def test_summary_from_hand_made_records():
     # Utilization counts every delivered byte in the window, RTCP included.
     assert agg["utilization"] == pytest.approx((3000 + 3000 + 500 + 100) * 8 / (0.02e6 * 2), rel=1e-3)
     assert agg["jain_index"] == pytest.approx((6.5**2) / (3 * (9 + 0.25 + 9)), rel=1e-9)
+    # metrics.rs weighted_jain_index: Jain's index of throughput / priority_share.
+    xs = [f["throughput_mbps"] / f["priority_share"] for f in (v, d, t)]
+    assert agg["weighted_jain_index"] == pytest.approx(sum(xs) ** 2 / (3 * sum(x * x for x in xs)), rel=1e-9)
     assert owners[:4] == ["v", "v", "v", "v"] and owners[6] == DATA and owners[7] == OVERHEAD
     assert {r["flow"] for r in rows} == {"v", "d", "t"}
     bin0 = [r for r in rows if r["time_s"] == 0.0 and r["flow"] == "t"][0]

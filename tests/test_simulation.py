@@ -59,6 +59,23 @@ def test_half_loaded_link_summary():
     assert result.runs == [{k: v for k, v in s.items() if k not in ("seeds", "runs")}]
 
 
+def test_weighted_jain_index_is_jain_over_throughput_per_priority_share():
+    # Two cbr flows at 1.5 and 0.5 Mbit/s on a 4 Mbit/s link (nothing queues or drops):
+    # Jain's index of the throughputs is 0.8; with priorities 3:1 every flow gets exactly
+    # the share its priority asks for, so the priority-weighted index is 1.
+    s = flowstate.run(
+        scenario(cbr("a", "1.5Mbps", priority=3.0), cbr("b", "0.5Mbps", priority=1.0), capacity="4Mbps")
+    ).summary
+    agg = s["aggregate"]
+    assert agg["jain_index"] == pytest.approx(0.8, abs=0.005)
+    assert agg["weighted_jain_index"] == pytest.approx(1.0, abs=0.005)
+    xs = [f["throughput_mbps"] / f["priority_share"] for f in s["flows"]]
+    assert agg["weighted_jain_index"] == pytest.approx(sum(xs) ** 2 / (2 * sum(x * x for x in xs)), rel=1e-12)
+    # Equal priorities: the same as Jain's index.
+    s = flowstate.run(scenario(cbr("a", "1.5Mbps"), cbr("b", "0.5Mbps"), capacity="4Mbps")).summary
+    assert s["aggregate"]["weighted_jain_index"] == pytest.approx(s["aggregate"]["jain_index"], rel=1e-12)
+
+
 def test_timeseries_and_flows_frames():
     result = flowstate.run(scenario(cbr("a", "1Mbps"), cbr("b", "0.5Mbps", start="2s")), runs=2)
     ts = result.timeseries

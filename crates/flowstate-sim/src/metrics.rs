@@ -259,7 +259,12 @@ pub struct FlowSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AggregateSummary {
     pub utilization: f64,
+    /// Jain's index of the flows' throughputs (docs/SCENARIOS.md, "What the summary means").
     pub jain_index: f64,
+    /// Priority-weighted fairness: Jain's index of throughput / priority_share, so 1 when
+    /// every flow gets the share its priority asks for ([`weighted_jain_index`]).
+    #[serde(default = "one")]
+    pub weighted_jain_index: f64,
     pub throughput_mbps: f64,
     /// Lost / sent data packets of all forward flows in the window (papers 003/004).
     #[serde(default)]
@@ -292,6 +297,23 @@ pub fn jain_index(xs: &[f64]) -> f64 {
     } else {
         s * s / (n * s2)
     }
+}
+
+/// Priority-weighted fairness index: [`jain_index`] of `throughput_i / priority_share_i`
+/// (flows with a zero priority share are left out). 1 when every flow's throughput is in
+/// proportion to its priority; equal priorities give Jain's index.
+pub fn weighted_jain_index(throughputs: &[f64], priority_shares: &[f64]) -> f64 {
+    let xs: Vec<f64> = throughputs
+        .iter()
+        .zip(priority_shares)
+        .filter(|(_, p)| **p > 0.0)
+        .map(|(t, p)| t / p)
+        .collect();
+    jain_index(&xs)
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// The streaming collector.
@@ -554,6 +576,7 @@ impl Metrics {
             });
         }
         let throughputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+        let priority_shares: Vec<f64> = flows.iter().map(|f| f.priority_share).collect();
         let cap_bits = self.forward.capacity_bits(w_start, w_end);
         let summary = Summary {
             scenario: scenario.to_string(),
@@ -567,6 +590,7 @@ impl Metrics {
                     0.0
                 },
                 jain_index: jain_index(&throughputs),
+                weighted_jain_index: weighted_jain_index(&throughputs, &priority_shares),
                 throughput_mbps: throughputs.iter().sum(),
                 loss_ratio: if fwd_sent > 0 {
                     fwd_lost as f64 / fwd_sent as f64
@@ -650,6 +674,18 @@ mod tests {
         // (1 + 3)^2 / (2 x 10) = 0.8
         assert!((jain_index(&[1.0, 3.0]) - 0.8).abs() < 1e-12);
         assert_eq!(jain_index(&[]), 1.0);
+    }
+
+    #[test]
+    fn weighted_jain_hand_values() {
+        // Throughput in proportion to the priorities (1:3): perfectly fair by priority,
+        // though Jain's index of the throughputs is 0.8.
+        assert!((weighted_jain_index(&[1.0, 3.0], &[0.25, 0.75]) - 1.0).abs() < 1e-12);
+        // Equal priorities: Jain's index.
+        assert!((weighted_jain_index(&[1.0, 3.0], &[0.5, 0.5]) - 0.8).abs() < 1e-12);
+        // The low-priority flow takes everything: x = (4/0.25, 0) -> 0.5.
+        assert_eq!(weighted_jain_index(&[4.0, 0.0], &[0.25, 0.75]), 0.5);
+        assert_eq!(weighted_jain_index(&[], &[]), 1.0);
     }
 
     #[test]

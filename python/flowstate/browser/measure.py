@@ -80,6 +80,12 @@ class Classifier:
         return OVERHEAD
 
 
+def _jain(xs: np.ndarray) -> float:
+    """Jain's index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set (metrics.rs jain_index)."""
+    s2 = float((xs**2).sum()) if xs.size else 0.0
+    return float(xs.sum() ** 2 / (xs.size * s2)) if s2 > 0 else 1.0
+
+
 def _stats(values: np.ndarray) -> Optional[dict[str, float]]:
     if values.size == 0:
         return None
@@ -191,7 +197,10 @@ def summarize(
     fwd_recv = delivered & _in(departure, w0, w1)
     cap_bits = _capacity_bits(capacity_mbps, w0, w1)
     xs = np.array([r["throughput_mbps"] for r in flow_rows])
-    jain = float(xs.sum() ** 2 / (xs.size * (xs**2).sum())) if xs.size and (xs**2).sum() > 0 else 1.0
+    jain = _jain(xs)
+    # metrics.rs weighted_jain_index: Jain's index of throughput / priority_share.
+    shares = np.array([r["priority_share"] for r in flow_rows])
+    weighted_jain = _jain(xs[shares > 0] / shares[shares > 0]) if xs.size else 1.0
     summary = {
         "scenario": scenario,
         "seed": seed,
@@ -201,6 +210,7 @@ def summarize(
         "aggregate": {
             "utilization": float(size[fwd_recv].sum() * 8 / cap_bits) if cap_bits > 0 else 0.0,
             "jain_index": jain,
+            "weighted_jain_index": weighted_jain,
             "throughput_mbps": float(xs.sum()),
             "loss_ratio": float((all_w & ~delivered).sum() / all_w.sum()) if all_w.sum() else 0.0,
             "queuing_delay_ms": float(qdelay_ms[fwd_recv].mean()) if fwd_recv.any() else None,
