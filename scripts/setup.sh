@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs everything flowstate needs into ./.venv and builds the native extension.
-# Idempotent: a second run only rebuilds what changed.
+# The main job's set-up (scripts/main.sh): ./.venv with maturin, the native extension
+# (release build) and the package's own dependencies (pandas, rich, matplotlib), nothing
+# else; the test set-up (scripts/setup-test.sh) adds what the tests need on top.
+# Prints one line per step; a step's own output is kept in .venv/setup.log and shown only
+# if the step fails. Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,25 +11,29 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "setup: '$1' not found: $2" >
 need cargo "install the Rust toolchain (rustup, stable >= 1.80) first"
 need python3 "install Python >= 3.9 first"
 
+LOG=.venv/setup.log
+# step "what it does" command...: one line, the command's output to $LOG (shown on failure).
+step() {
+  local what=$1
+  shift
+  echo "setup: $what"
+  if ! "$@" >>"$LOG" 2>&1; then
+    echo "setup: failed: $what; its output (from $LOG):" >&2
+    tail -n 40 "$LOG" >&2
+    exit 1
+  fi
+}
+
 if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
   python3 -m venv .venv
 fi
+: >"$LOG"
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
-python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" -r requirements.txt
-# Release build: the simulator and the benchmarks run through this extension.
-maturin develop --quiet --release --extras test 2>&1 | grep -vE "^(📦|🔗|🐍|💻|✏️|🛠|📖|⚠️ +Warning: .*RECORD)" || true
-# tshark checks that flowstate-wire's packets decode in Wireshark, chromium that the
-# reports render; install them where we can.
-if { ! command -v tshark >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; } \
-  && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  sh scripts/install-test-tools.sh >/dev/null 2>&1 \
-    || echo "setup: could not install tshark/chromium; their tests will report SKIPPED" >&2
-fi
-# Ray: the optional executor of `flowstate sweep` (pyproject extra `ray`), installed so that
-# its test runs against a local Ray instance. Skipped when already importable (keeps reruns fast).
-if ! python -c "import ray" >/dev/null 2>&1; then
-  python -m pip install --quiet --disable-pip-version-check "ray>=2" \
-    || echo "setup: could not install ray; the Ray sweep test will report SKIPPED" >&2
-fi
-python -c "import flowstate" || { echo "setup: the flowstate extension did not build" >&2; exit 1; }
+step "installing maturin" python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
+# Release build: the simulator and the benchmarks run through this extension. maturin
+# also installs the package's dependencies (pyproject.toml [project] dependencies).
+step "building the native extension (cargo, release; a few minutes on a fresh clone)" \
+  maturin develop --release
+step "checking that flowstate imports" python -c "import flowstate"

@@ -4,7 +4,7 @@
 # target (FLOWSTATE_FUZZ_SECS, default 15 s; scripts/fuzz.sh), pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup-test.sh
 echo "== rustfmt"; cargo fmt --all -- --check
 echo "== clippy"; cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo test"; cargo test --workspace --quiet

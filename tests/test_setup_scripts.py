@@ -1,0 +1,48 @@
+"""The two README commands' set-ups (issue 19 item 6): scripts/main.sh installs only what
+the main job needs, quietly with one line per step; the test set-up adds Ray, playwright
+and the test tools."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+
+
+def _code(name: str) -> str:
+    """The script without its comments, continued lines joined."""
+    lines = (SCRIPTS / name).read_text(encoding="utf-8").splitlines()
+    return "\n".join(re.sub(r"(^|\s)#.*$", "", line) for line in lines).replace("\\\n", " ")
+
+
+def test_main_job_sets_up_only_what_it_needs():
+    assert re.search(r"^bash scripts/setup\.sh$", _code("main.sh"), re.M)
+    setup = _code("setup.sh")
+    for extra in ("ray", "playwright", "--extras", "install-test-tools", "requirements.txt", "pytest"):
+        assert extra not in setup, f"scripts/setup.sh (main job) installs {extra}"
+    assert "maturin develop --release" in setup
+
+
+def test_test_setup_adds_ray_playwright_and_the_tools():
+    assert re.search(r"^bash scripts/setup-test\.sh$", _code("test.sh"), re.M)
+    test_setup = _code("setup-test.sh")
+    assert "bash scripts/setup.sh" in test_setup
+    for needed in ('"ray>=2"', '"playwright>=1.40"', "-r requirements.txt", "scripts/install-test-tools.sh"):
+        assert needed in test_setup
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^ray = \["ray>=2"\]', pyproject, re.M)
+    assert re.search(r"^test = \[.*playwright.*ray>=2", pyproject, re.M)
+
+
+def test_setup_is_one_line_per_step_and_quiet_otherwise():
+    # Every command that prints (pip, maturin, apt) runs through step() or has its output
+    # sent to the log; what reaches the terminal is an `echo "setup: ..."` line.
+    for name in ("setup.sh", "setup-test.sh"):
+        code = _code(name)
+        for line in code.splitlines():
+            if re.search(r"\b(pip|maturin|install-test-tools\.sh)\b", line) and "import" not in line:
+                assert re.search(r'step |pip_quiet|>>"\$LOG"', line), f"{name}: not quiet: {line.strip()}"
+        assert "echo \"setup: " in code
+    assert 'step "building the native extension' in _code("setup.sh")
