@@ -107,17 +107,39 @@ def test_rate_has_a_panel_per_point_with_flows_capacity_and_window():
     assert fig.axes[0].get_ylim()[1] >= 2.0  # the capacity is visible
 
 
-def test_rate_draws_the_first_run_only():
-    fig = figures.rate(PANELS[:1])
-    gcc = fig.axes[0].get_lines()[0]
+def test_time_series_draw_the_mean_of_all_runs_with_a_min_max_band():
+    # series(): run r has RTT 100 + i + r, so two runs give a mean of 100.5 + i and a
+    # band from 100 + i to 101 + i (it drew the first run only: 100 + i).
+    fig = figures.rtt(PANELS[:1])
+    ax = fig.axes[0]
+    gcc = ax.get_lines()[0]
     assert len(gcc.get_xdata()) == 40
+    assert list(gcc.get_ydata())[:3] == [100.5, 101.5, 102.5]
+    bands = ax.collections
+    assert len(bands) == 2  # one band per flow
+    ys = bands[0].get_paths()[0].vertices[:, 1]
+    assert ys.min() == 100.0 and ys.max() == 140.0
+    assert any("mean over 2 runs, band: min-max" in t for t in texts(fig))
+    # One run: no band, and the title does not speak of runs.
+    one = figures.rtt([Panel("a", "a", series(runs=1))])
+    assert not one.axes[0].collections and not any("runs" in t for t in texts(one))
+
+
+def test_overlay_has_a_panel_per_flow_and_a_line_per_point():
+    fig = figures.rate(PANELS, overlay=True)
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["flow gcc", "flow sctp"]
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert labels == ["uncoupled", "FSEv2", "capacity"]
+    fig = figures.rtt(PANELS, overlay=True, flows=["sctp"])
+    lines = fig.axes[0].get_lines()
+    assert list(lines[0].get_ydata())[:2] == [100.5, 101.5] and list(lines[1].get_ydata())[:2] == [50.5, 51.5]
 
 
 def test_rtt_and_queue_plot_their_columns_and_can_select_flows():
     fig = figures.rtt(PANELS, flows=["gcc"])
     lines = fig.axes[1].get_lines()
     assert [line.get_label() for line in lines] == ["gcc"]
-    assert list(lines[0].get_ydata())[:2] == [50.0, 51.0]
+    assert list(lines[0].get_ydata())[:2] == [50.5, 51.5]  # mean of the two runs
     assert "RTT (ms)" in texts(fig)
     fig = figures.queue(PANELS, title="Queue")
     assert "queuing delay (ms)" in texts(fig) and "Queue" in texts(fig)

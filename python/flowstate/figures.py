@@ -189,10 +189,45 @@ def _flow_order(panels: Sequence[Panel], flows: Optional[Sequence[str]]) -> list
     return list(flows)
 
 
-def _first_run(frame: "pandas.DataFrame") -> "pandas.DataFrame":
+def _runs(frame: "pandas.DataFrame") -> int:
+    """How many runs ``frame`` holds (its ``run`` column; 1 without)."""
     if "run" not in frame.columns or frame.empty:
-        return frame
-    return frame[frame["run"] == frame["run"].min()]
+        return 1
+    return max(int(frame["run"].nunique()), 1)
+
+
+def _over_runs(rows: "pandas.DataFrame", column: str) -> tuple[Any, Any, Any, Any]:
+    """``(time, mean, min, max)`` of ``column`` per time bin over the runs in ``rows``
+    (the rows of one flow; NaN bins, e.g. no RTT sample, are left out of the mean)."""
+    grouped = rows.groupby("time_s", sort=True)[column]
+    mean = grouped.mean()
+    return mean.index.to_numpy(), mean.to_numpy(), grouped.min().to_numpy(), grouped.max().to_numpy()
+
+
+def _draw_series(ax: "Axes", rows: "pandas.DataFrame", column: str, colour: str, label: str, band: bool) -> float:
+    """One line: the mean over the runs, with a min-max band when there are several runs.
+    Returns the largest value drawn (0 if none)."""
+    if rows.empty:
+        ax.plot([], [], color=colour, label=label)
+        return 0.0
+    t, mean, lo, hi = _over_runs(rows, column)
+    if band:
+        ax.fill_between(t, lo, hi, color=colour, alpha=0.2, linewidth=0)
+    ax.plot(t, mean, color=colour, label=label)
+    values = hi if band else mean
+    finite = values[~_isnan(values)]
+    return float(finite.max()) if finite.size else 0.0
+
+
+def _isnan(values: Any) -> Any:
+    import numpy
+
+    return numpy.isnan(numpy.asarray(values, dtype=float))
+
+
+def _runs_suffix(panels: Sequence[Panel]) -> str:
+    runs = max((_runs(p.frame) for p in panels), default=1)
+    return f" (mean over {runs} runs, band: min-max)" if runs > 1 else ""
 
 
 def _shade_window(ax: "Axes", window: Optional[tuple[float, float]], label: bool) -> None:
@@ -200,6 +235,16 @@ def _shade_window(ax: "Axes", window: Optional[tuple[float, float]], label: bool
         ax.axvspan(
             window[0], window[1], color=WINDOW_COLOUR, zorder=0, label="measurement window" if label else None
         )
+
+
+def _capacity(ax: "Axes", frame: "pandas.DataFrame") -> float:
+    if "capacity_mbps" not in frame.columns:
+        return 0.0
+    cap = frame.groupby("time_s", sort=True)["capacity_mbps"].first().dropna()
+    if cap.empty:
+        return 0.0
+    ax.step(cap.index, cap.values, where="post", color=CAPACITY_COLOUR, linestyle="--", linewidth=1.1, label="capacity")
+    return float(cap.max())
 
 
 def _time_panels(
@@ -210,6 +255,8 @@ def _time_panels(
     flows: Optional[Sequence[str]],
     capacity: bool = False,
 ) -> "Figure":
+    """One panel per point, one line per flow: the mean over the point's runs per time
+    bin, with a min-max band when there are several runs."""
     if not panels:
         raise FigureError("no points to draw")
     order = _flow_order(panels, flows)
@@ -219,57 +266,110 @@ def _time_panels(
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
         ymax = 0.0
         for i, (ax, panel) in enumerate(zip(axes, panels)):
-            frame = _first_run(panel.frame)
+            frame = panel.frame
+            band = _runs(frame) > 1
             _shade_window(ax, panel.window, label=i == 0)
             for name in order:
-                rows = frame[frame["flow"].astype(str) == name].sort_values("time_s")
-                ax.plot(rows["time_s"], rows[column], color=colours[name], label=name)
-                if rows[column].notna().any():
-                    ymax = max(ymax, float(rows[column].max()))
-            if capacity and "capacity_mbps" in frame.columns:
-                cap = frame.groupby("time_s", sort=True)["capacity_mbps"].first().dropna()
-                if not cap.empty:
-                    ax.step(
-                        cap.index, cap.values, where="post", color=CAPACITY_COLOUR,
-                        linestyle="--", linewidth=1.1, label="capacity",
-                    )
-                    ymax = max(ymax, float(cap.max()))
+                rows = frame[frame["flow"].astype(str) == name]
+                ymax = max(ymax, _draw_series(ax, rows, column, colours[name], name, band))
+            if capacity:
+                ymax = max(ymax, _capacity(ax, frame))
             ax.set_title(panel.label if panel.label == panel.name else f"{panel.label} ({panel.name})", loc="left")
             ax.set_ylabel(ylabel)
             ax.set_ylim(bottom=0)
-        if ymax > 0:
-            for ax in axes:
-                ax.set_ylim(0, ymax * 1.08)
-        axes[-1].set_xlabel("time (s)")
-        axes[0].set_xlim(left=0)
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper right", ncols=min(len(labels), 6), frameon=False)
-        _title(fig, title)
+        _finish_time_axes(fig, axes, ymax, title)
+    return fig
+
+
+def _finish_time_axes(fig: "Figure", axes: Any, ymax: float, title: str) -> None:
+    if ymax > 0:
+        for ax in axes:
+            ax.set_ylim(0, ymax * 1.08)
+    axes[-1].set_xlabel("time (s)")
+    axes[0].set_xlim(left=0)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper right", ncols=min(max(len(labels), 1), 6), frameon=False)
+    _title(fig, title)
+
+
+def _overlay_panels(
+    panels: Sequence[Panel],
+    column: str,
+    ylabel: str,
+    title: str,
+    flows: Optional[Sequence[str]],
+    capacity: bool = False,
+) -> "Figure":
+    """One panel per flow, one line per point (``flowstate compare``): each point's mean
+    over its runs, with a min-max band when it has several runs."""
+    if not panels:
+        raise FigureError("no points to draw")
+    order = _flow_order(panels, flows)
+    with _style():
+        fig = _new_figure(WIDTH_IN, HEADER_HEIGHT_IN + PANEL_HEIGHT_IN * max(len(order), 1))
+        axes = fig.subplots(max(len(order), 1), 1, sharex=True, squeeze=False)[:, 0]
+        ymax = 0.0
+        for i, (ax, name) in enumerate(zip(axes, order)):
+            window = next((p.window for p in panels if p.window is not None), None)
+            _shade_window(ax, window, label=i == 0)
+            for j, panel in enumerate(panels):
+                frame = panel.frame
+                rows = frame[frame["flow"].astype(str) == name]
+                ymax = max(ymax, _draw_series(ax, rows, column, PALETTE[j % len(PALETTE)], panel.label, _runs(frame) > 1))
+            if capacity and panels:
+                ymax = max(ymax, _capacity(ax, panels[0].frame))
+            ax.set_title(f"flow {name}", loc="left")
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(bottom=0)
+        _finish_time_axes(fig, axes, ymax, title)
     return fig
 
 
 # ---------------------------------------------------------------- the kinds
 
 
-def rate(panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None) -> "Figure":
-    """Throughput per flow over time (first run), one panel per point, with the link
-    capacity (dashed) and the measurement window (shaded)."""
-    return _time_panels(
-        panels, "throughput_mbps", "throughput (Mbit/s)", title or "Throughput per flow (first run)", flows,
+def _series_kind(
+    panels: Sequence[Panel], column: str, ylabel: str, title: str, flows: Optional[Sequence[str]],
+    overlay: bool, capacity: bool = False,
+) -> "Figure":
+    draw = _overlay_panels if overlay else _time_panels
+    return draw(panels, column, ylabel, title, flows, capacity=capacity)
+
+
+def _default_title(title: Optional[str], default: str, panels: Sequence[Panel]) -> str:
+    """The title given, else the default with how many runs the lines are the mean of."""
+    return title or default + _runs_suffix(panels)
+
+
+def rate(
+    panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None,
+    overlay: bool = False,
+) -> "Figure":
+    """Throughput per flow over time (the mean over the runs, band: min-max), one panel
+    per point, with the link capacity (dashed) and the measurement window (shaded);
+    ``overlay``: one panel per flow, one line per point."""
+    return _series_kind(
+        panels, "throughput_mbps", "throughput (Mbit/s)", _default_title(title, "Throughput per flow", panels), flows, overlay,
         capacity=True,
     )
 
 
-def rtt(panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None) -> "Figure":
-    """RTT per flow over time (first run), one panel per point."""
-    return _time_panels(panels, "rtt_ms", "RTT (ms)", title or "RTT per flow (first run)", flows)
+def rtt(
+    panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None,
+    overlay: bool = False,
+) -> "Figure":
+    """RTT per flow over time (mean over the runs, band: min-max), one panel per point
+    (``overlay``: per flow)."""
+    return _series_kind(panels, "rtt_ms", "RTT (ms)", _default_title(title, "RTT per flow", panels), flows, overlay)
 
 
-def queue(panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None) -> "Figure":
-    """Queuing delay at the bottleneck as seen by each flow over time (first run)."""
-    return _time_panels(
-        panels, "queuing_delay_ms", "queuing delay (ms)", title or "Queuing delay per flow (first run)", flows
-    )
+def queue(
+    panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None,
+    overlay: bool = False,
+) -> "Figure":
+    """Queuing delay at the bottleneck as seen by each flow over time (mean over the
+    runs, band: min-max), one panel per point (``overlay``: per flow)."""
+    return _series_kind(panels, "queuing_delay_ms", "queuing delay (ms)", _default_title(title, "Queuing delay per flow", panels), flows, overlay)
 
 
 def _in_window(frame: "pandas.DataFrame", window: Optional[tuple[float, float]]) -> "pandas.DataFrame":
