@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
-from flowstate import catalogue, reproduce
+from flowstate import catalogue, references, reproduce
 from flowstate.progress_bar import progress_bar
 from flowstate.catalogue import CatalogueError, Experiment
 from flowstate.reproduce_progress import Overall, clock_text, plan
@@ -27,12 +27,12 @@ def list_main(catalogue_dir: Optional[str] = None, *, stdout: Optional[TextIO] =
 
     experiments = catalogue.load_all(catalogue.find_root(catalogue_dir))
     table = Table(title=f"{len(experiments)} experiments", title_justify="left")
-    for header in ("id", "paper", "reference", "points", "runs", "description"):
+    for header in ("id", "paper (docs/REFERENCES.md)", "reference", "points", "runs", "description"):
         table.add_column(header, overflow="fold")
     for exp in experiments:
         table.add_row(
             exp.id,
-            exp.paper,
+            references.short(exp.paper),
             exp.reference,
             str(len(exp.point_names())),
             str(exp.runs),
