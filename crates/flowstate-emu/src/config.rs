@@ -2,7 +2,7 @@
 //! simulator's link model (so a scenario's `[link]` means the same in both).
 
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
-use flowstate_sim::link::LinkConfig;
+use flowstate_sim::link::{LinkConfig, LinkTrace};
 use flowstate_sim::queue::QueueLimit as SimQueueLimit;
 use flowstate_sim::scenario::LinkSpec;
 
@@ -50,6 +50,10 @@ pub struct PathConfig {
     /// Seed of the jitter and loss streams (same streams as the simulator's link with
     /// the same run seed and direction).
     pub seed: u64,
+    /// The trace a trace-driven link plays (the simulator's [`LinkConfig::trace`]:
+    /// looping capacity, Mahimahi delivery, per-segment delay, jitter and loss);
+    /// `capacity` then holds one period of it.
+    pub trace: Option<std::sync::Arc<LinkTrace>>,
 }
 
 /// A path that cannot be emulated: `{field}: {message}` on one line.
@@ -70,6 +74,7 @@ impl PathConfig {
             jitter: None,
             loss: 0.0,
             seed: 0,
+            trace: None,
         }
     }
 
@@ -101,6 +106,7 @@ impl PathConfig {
             jitter: l.jitter,
             loss: l.loss,
             seed,
+            trace: l.trace.clone(),
         }
     }
 
@@ -116,6 +122,7 @@ impl PathConfig {
             queue: self.queue.to_sim(),
             jitter: self.jitter,
             loss: self.loss,
+            trace: self.trace.clone(),
         }
     }
 
@@ -146,7 +153,9 @@ impl PathConfig {
             }
         }
         for (i, &(_, r)) in self.capacity.iter().enumerate() {
-            if !(r.as_bps() > 0.0 && r.is_finite()) {
+            // A trace may hold outages (rate 0); the link waits them out.
+            let zero_ok = self.trace.is_some() && r.as_bps() == 0.0;
+            if !(zero_ok || (r.as_bps() > 0.0 && r.is_finite())) {
                 return Err(err(
                     &format!("capacity[{i}]"),
                     format!("rate must be finite and > 0, got {r}"),

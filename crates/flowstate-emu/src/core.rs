@@ -45,7 +45,7 @@ struct Carried<P> {
 #[derive(Debug)]
 pub struct PathCore<P> {
     link: Link,
-    rates: Vec<(Timestamp, Bitrate)>,
+    /// Index of the next point of the link's (unrolled) capacity schedule.
     next_rate: usize,
     now: Timestamp,
     /// Payloads in the link, FIFO: the front one is in service when `done_at` is set.
@@ -62,10 +62,8 @@ impl<P> PathCore<P> {
     /// forward link with the same seed.
     pub fn new(config: &PathConfig, link: LinkId) -> Self {
         let sim = config.to_sim();
-        let rates = sim.schedule.clone();
         Self {
             link: Link::new(link, sim, config.seed),
-            rates,
             next_rate: 1,
             now: Timestamp::ZERO,
             in_link: VecDeque::new(),
@@ -88,10 +86,12 @@ impl<P> PathCore<P> {
     /// Process every link event up to `t` (rate changes first on ties).
     pub fn advance(&mut self, t: Timestamp) {
         loop {
-            let rate_at = self.rates.get(self.next_rate).map(|r| r.0);
-            match (rate_at, self.done_at) {
+            let point = self.link.config().schedule_point(self.next_rate);
+            match (point.map(|p| p.0), self.done_at) {
                 (Some(r), d) if r <= t && d.map_or(true, |d| r <= d) => {
-                    self.link.set_rate(self.rates[self.next_rate].1);
+                    if let Some((_, rate)) = point {
+                        self.link.set_rate(rate);
+                    }
                     self.next_rate += 1;
                 }
                 (_, Some(d)) if d <= t => self.finish(d),

@@ -177,7 +177,7 @@ impl Simulation {
             (LinkId::Forward, &config.forward),
             (LinkId::Reverse, &config.reverse),
         ] {
-            for &(t, r) in link.schedule.iter().skip(1) {
+            for (t, r) in link.rate_changes(config.duration) {
                 queue.schedule(t, Event::Rate(id, r));
             }
         }

@@ -22,6 +22,7 @@ pub mod run;
 pub mod scenario;
 pub mod scheduler;
 pub mod topology;
+pub mod trace;
 pub mod units_parse;
 
 pub use engine::{RunResult, SimConfig, Simulation};

@@ -5,6 +5,19 @@
 //! it finishes serialization at `t0 + 8 s / C` and leaves the link at
 //! `t0 + 8 s / C + delay + jitter`. A packet that finds the link busy waits in the
 //! queue; its *queuing delay* is the wait until its own serialization starts.
+//!
+//! A trace-driven link ([`LinkConfig::trace`], crate::trace) plays its trace here, so
+//! the simulator, the emulator and the testbed share one model of it:
+//! - a rate trace (`csv`, `gym-json`) is the capacity schedule, repeated with the
+//!   trace's period when it loops; a packet that reaches an idle link while the rate is
+//!   0 starts serializing when the rate next becomes positive;
+//! - per-segment delay, jitter and loss (`gym-json`) apply to a packet by the segment
+//!   in force when it finishes serialization;
+//! - a Mahimahi trace replaces serialization: the link delivers at the trace's
+//!   opportunities, each carrying up to 1500 bytes of queued packets (a packet may
+//!   span opportunities; a packet can use an opportunity only if it arrived strictly
+//!   before it; what a packet leaves of an opportunity goes to the next packet if that
+//!   one was already queued, else it is lost), as `mm-link` does.
 
 use crate::flow::SimPacket;
 use crate::queue::{DropTailQueue, QueueLimit};
@@ -12,6 +25,9 @@ use crate::scheduler::{component_rng, ComponentId};
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+pub use crate::trace::{LinkTrace, MAHIMAHI_BYTES};
 
 /// Which bottleneck.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,6 +54,10 @@ pub struct LinkConfig {
     pub jitter: Option<TimeDelta>,
     /// Probability that a packet is lost after serialization (0 = none).
     pub loss: f64,
+    /// The trace a trace-driven link plays (`None`: the schedule and values above as
+    /// they are). With a trace, `schedule` holds one period of it (Mahimahi: the mean
+    /// rate) and repeats when the trace loops.
+    pub trace: Option<Arc<LinkTrace>>,
 }
 
 impl LinkConfig {
@@ -49,11 +69,92 @@ impl LinkConfig {
             queue,
             jitter: None,
             loss: 0.0,
+            trace: None,
         }
+    }
+
+    /// The loop period of the schedule (a looped trace), `None` otherwise.
+    pub fn period(&self) -> Option<TimeDelta> {
+        self.trace
+            .as_ref()
+            .filter(|t| t.looped && t.period > TimeDelta::ZERO)
+            .map(|t| t.period)
+    }
+
+    /// The `k`-th point of the schedule unrolled over its loops (`k = 0` is the first
+    /// point at 0); `None` after the last point of a schedule that does not loop.
+    pub fn schedule_point(&self, k: usize) -> Option<(Timestamp, Bitrate)> {
+        let n = self.schedule.len();
+        match self.period() {
+            Some(p) if n > 0 => {
+                let (at, rate) = self.schedule[k % n];
+                let shift = (p.as_micros() as u64).saturating_mul((k / n) as u64);
+                Some((
+                    Timestamp::from_micros(at.as_micros().saturating_add(shift)),
+                    rate,
+                ))
+            }
+            _ => self.schedule.get(k).copied(),
+        }
+    }
+
+    /// The rate changes after time 0 that fall before `end` (all of them for a
+    /// schedule that does not loop).
+    pub fn rate_changes(&self, end: Timestamp) -> Vec<(Timestamp, Bitrate)> {
+        if self.period().is_none() {
+            return self.schedule.iter().skip(1).copied().collect();
+        }
+        (1..)
+            .map_while(|k| self.schedule_point(k).filter(|p| p.0 < end))
+            .collect()
+    }
+
+    /// The first time at or after `t` when the rate is positive, and that rate.
+    fn next_positive_rate(&self, t: Timestamp) -> Option<(Timestamp, Bitrate)> {
+        let n = self.schedule.len();
+        // The point in force at t (its rate counts from t on), then the ones after it.
+        let first = match self.period() {
+            Some(p) => {
+                let cycle = t.as_micros() / (p.as_micros() as u64);
+                let folded = Timestamp::from_micros(t.as_micros() % (p.as_micros() as u64));
+                cycle as usize * n + self.schedule.partition_point(|s| s.0 <= folded)
+            }
+            None => self.schedule.partition_point(|s| s.0 <= t),
+        }
+        .saturating_sub(1);
+        // Bounded: one period holds some positive rate (a trace without capacity is
+        // rejected when it is read).
+        (first..=first + n)
+            .map_while(|k| self.schedule_point(k))
+            .find(|p| p.1.as_bps() > 0.0)
+            .map(|(at, rate)| (at.max(t), rate))
+    }
+
+    /// The delay, jitter and loss in force at `t` (per-segment values of a trace,
+    /// else the link's own).
+    pub fn conditions_at(&self, t: Timestamp) -> (TimeDelta, Option<TimeDelta>, f64) {
+        let seg = self.trace.as_ref().and_then(|tr| tr.segment_at(t));
+        match seg {
+            None => (self.delay, self.jitter, self.loss),
+            Some(s) => (
+                s.delay.unwrap_or(self.delay),
+                s.jitter.or(self.jitter),
+                s.loss.unwrap_or(self.loss),
+            ),
+        }
+    }
+
+    /// The Mahimahi trace the link delivers by, if any.
+    pub fn delivery(&self) -> Option<&LinkTrace> {
+        self.trace.as_deref().filter(|t| t.is_delivery())
     }
 
     /// The rate in force at `t`.
     pub fn rate_at(&self, t: Timestamp) -> Bitrate {
+        let t = match &self.trace {
+            Some(tr) if self.period().is_some() => tr.fold(t),
+            _ => t,
+        };
         let mut rate = self.schedule.first().map_or(Bitrate::ZERO, |s| s.1);
         for &(from, r) in &self.schedule {
             if from <= t {
@@ -67,6 +168,26 @@ impl LinkConfig {
 
     /// Bits the link can carry in `[from, to)` (the integral of its rate schedule).
     pub fn capacity_bits(&self, from: Timestamp, to: Timestamp) -> f64 {
+        if let Some(d) = self.delivery() {
+            return (d.opportunities_in(from, to) * MAHIMAHI_BYTES * 8) as f64;
+        }
+        if self.period().is_some() {
+            let mut bits = 0.0;
+            let mut k = 0;
+            while let Some((start, rate)) = self.schedule_point(k) {
+                if start >= to {
+                    break;
+                }
+                let end = self.schedule_point(k + 1).map_or(Timestamp::MAX, |s| s.0);
+                let a = start.max(from);
+                let b = end.min(to);
+                if b > a {
+                    bits += rate.as_bps() * (b - a).as_secs_f64();
+                }
+                k += 1;
+            }
+            return bits;
+        }
         let mut bits = 0.0;
         for (i, &(start, rate)) in self.schedule.iter().enumerate() {
             let end = self.schedule.get(i + 1).map_or(Timestamp::MAX, |s| s.0);
@@ -146,6 +267,11 @@ pub struct Link {
     last_exit: Timestamp,
     jitter_rng: ChaCha8Rng,
     loss_rng: ChaCha8Rng,
+    /// Mahimahi delivery: index of the next unused opportunity (unrolled), the time of
+    /// the last one used and the bytes it has left.
+    opp_next: u64,
+    opp_time: Timestamp,
+    opp_left: u64,
 }
 
 impl Link {
@@ -158,6 +284,9 @@ impl Link {
             last_exit: Timestamp::ZERO,
             jitter_rng: component_rng(seed, ComponentId::link(id as u64, 0)),
             loss_rng: component_rng(seed, ComponentId::link(id as u64, 1)),
+            opp_next: 0,
+            opp_time: Timestamp::ZERO,
+            opp_left: 0,
             config,
         }
     }
@@ -181,11 +310,86 @@ impl Link {
 
     fn start(&mut self, now: Timestamp, pkt: SimPacket, enqueued: Timestamp) -> Started {
         self.in_service = Some(pkt);
+        if self.config.delivery().is_some() {
+            return self.start_delivery(now, pkt, enqueued);
+        }
+        if self.rate.as_bps() <= 0.0 {
+            // A trace's outage: serialization starts when the rate next becomes positive
+            // (never, when a trace that does not loop ends at 0).
+            return match self.config.next_positive_rate(now) {
+                Some((begin, rate)) => Started {
+                    pkt,
+                    waited: begin.saturating_since(enqueued),
+                    done_at: begin + serialization_time(DataSize::bytes(u64::from(pkt.size)), rate),
+                },
+                None => Started {
+                    pkt,
+                    waited: now.saturating_since(enqueued),
+                    done_at: Timestamp::MAX,
+                },
+            };
+        }
         let ser = serialization_time(DataSize::bytes(u64::from(pkt.size)), self.rate);
         Started {
             pkt,
             waited: now.saturating_since(enqueued),
             done_at: now + ser,
+        }
+    }
+
+    /// Mahimahi delivery of `pkt`, at the head of the queue at `now`: it takes what is
+    /// left of the opportunity at `now` if it was queued before it, then whole
+    /// opportunities after its arrival until its last byte is delivered (`done_at`).
+    fn start_delivery(&mut self, now: Timestamp, pkt: SimPacket, enqueued: Timestamp) -> Started {
+        let Some(d) = self.config.delivery() else {
+            unreachable!("start_delivery without a delivery trace")
+        };
+        let mut need = u64::from(pkt.size).max(1);
+        let mut first = None;
+        if self.opp_left > 0 && self.opp_time == now && enqueued < now {
+            let used = need.min(self.opp_left);
+            need -= used;
+            self.opp_left -= used;
+            first = Some(now);
+        }
+        if need > 0 {
+            // Opportunities strictly after the arrival, not before now, not used yet.
+            let at_now = if now == Timestamp::ZERO {
+                0
+            } else {
+                d.first_opportunity_after(Timestamp::from_micros(now.as_micros() - 1))
+            };
+            let mut k = self
+                .opp_next
+                .max(d.first_opportunity_after(enqueued))
+                .max(at_now);
+            loop {
+                let Some(t) = d.opportunity(k) else {
+                    // A trace that does not loop has ended: never delivered.
+                    self.opp_next = k;
+                    self.opp_left = 0;
+                    return Started {
+                        pkt,
+                        waited: now.saturating_since(enqueued),
+                        done_at: Timestamp::MAX,
+                    };
+                };
+                k += 1;
+                first.get_or_insert(t);
+                if need <= MAHIMAHI_BYTES {
+                    self.opp_left = MAHIMAHI_BYTES - need;
+                    self.opp_time = t;
+                    break;
+                }
+                need -= MAHIMAHI_BYTES;
+            }
+            self.opp_next = k;
+        }
+        let first = first.unwrap_or(now);
+        Started {
+            pkt,
+            waited: first.saturating_since(enqueued),
+            done_at: self.opp_time.max(now),
         }
     }
 
@@ -205,16 +409,15 @@ impl Link {
     /// returned by [`Link::offer`] or [`Finished::next`]). `None` if the link was idle.
     pub fn finish(&mut self, now: Timestamp) -> Option<Finished> {
         let pkt = self.in_service.take()?;
-        let lost = self.config.loss > 0.0 && self.loss_rng.random::<f64>() < self.config.loss;
-        let jitter = match self.config.jitter {
+        let (delay, jitter, loss) = self.config.conditions_at(now);
+        let lost = loss > 0.0 && self.loss_rng.random::<f64>() < loss;
+        let jitter = match jitter {
             Some(std) => truncated_gaussian(&mut self.jitter_rng, std),
             None => TimeDelta::ZERO,
         };
         // RFC 8868: jitter never reorders: a packet leaves no earlier than the previous
         // one, and never before it finished serialization.
-        let exit = (now + self.config.delay + jitter)
-            .max(now)
-            .max(self.last_exit);
+        let exit = (now + delay + jitter).max(now).max(self.last_exit);
         let exit_at = if lost {
             None
         } else {
@@ -334,6 +537,7 @@ mod tests {
     #[test]
     fn schedule_rate_and_capacity_integral() {
         let cfg = LinkConfig {
+            trace: None,
             schedule: vec![
                 (Timestamp::ZERO, Bitrate::mbps(1.0)),
                 (Timestamp::from_secs(10), Bitrate::mbps(3.0)),
@@ -345,6 +549,44 @@ mod tests {
         // 5 s at 1 Mbit/s + 5 s at 3 Mbit/s = 20 Mbit.
         let bits = cfg.capacity_bits(Timestamp::from_secs(5), Timestamp::from_secs(15));
         assert!((bits - 20e6).abs() < 1e-3, "{bits}");
+    }
+
+    #[test]
+    fn an_outage_of_a_looping_trace_delays_the_start_of_serialization() {
+        // 1 Mbit/s for 1 s, then 0 for 1 s, looping with a 2-s period.
+        let trace = crate::trace::LinkTrace::parse(
+            "0,1000000\n1,0\n",
+            crate::trace::TraceFormat::Csv,
+            true,
+        )
+        .expect("valid");
+        let mut cfg = LinkConfig::constant(Bitrate::ZERO, TimeDelta::ZERO, QueueLimit::Packets(10));
+        cfg.schedule = trace.rates.clone();
+        cfg.trace = Some(Arc::new(trace));
+        assert_eq!(cfg.rate_at(Timestamp::from_millis(3500)), Bitrate::ZERO);
+        assert_eq!(
+            cfg.rate_at(Timestamp::from_millis(4200)),
+            Bitrate::mbps(1.0)
+        );
+        assert_eq!(
+            cfg.rate_changes(Timestamp::from_secs(4)),
+            vec![
+                (Timestamp::from_secs(1), Bitrate::ZERO),
+                (Timestamp::from_secs(2), Bitrate::mbps(1.0)),
+                (Timestamp::from_secs(3), Bitrate::ZERO),
+            ]
+        );
+        // 1 s at 1 Mbit/s per 2 s: 3 Mbit in [0, 5.5 s).
+        let bits = cfg.capacity_bits(Timestamp::ZERO, Timestamp::from_millis(5500));
+        assert!((bits - 3e6).abs() < 1e-3, "{bits}");
+        let mut l = Link::new(LinkId::Forward, cfg, 1);
+        l.set_rate(Bitrate::ZERO);
+        // Offered at 3.5 s (outage): serialization runs 4 s .. 4.008 s.
+        let Offer::Started(s) = l.offer(Timestamp::from_millis(3500), pkt(0, 1000)) else {
+            panic!("idle link")
+        };
+        assert_eq!(s.done_at, Timestamp::from_millis(4008));
+        assert_eq!(s.waited, TimeDelta::millis(500));
     }
 
     #[test]

@@ -370,7 +370,12 @@ impl Metrics {
     fn close_bin(&mut self, goodput: &impl Fn(usize) -> Option<u64>) {
         let end = self.bin_end();
         let secs = (end - self.bin_start).as_secs_f64();
-        let capacity = self.forward.rate_at(self.bin_start).as_mbps();
+        let capacity = if self.forward.trace.is_some() {
+            // A trace changes faster than a bin: the bin's mean capacity.
+            self.forward.capacity_bits(self.bin_start, end) / secs.max(1e-9) / 1e6
+        } else {
+            self.forward.rate_at(self.bin_start).as_mbps()
+        };
         for (i, b) in self.bins.iter_mut().enumerate() {
             let g = goodput(i);
             let gp = g.map_or(b.recv_bytes, |g| g.saturating_sub(b.goodput_at_start));

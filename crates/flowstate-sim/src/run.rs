@@ -26,6 +26,16 @@ fn secs(s: f64) -> Timestamp {
 /// The link a `[link]` / `[reverse_link]` section describes (also used by the
 /// flowstate-emu bottleneck emulator).
 pub fn link_config(l: &LinkSpec) -> LinkConfig {
+    if let Some(trace) = &l.trace {
+        let mut config = link_config(&LinkSpec {
+            trace: None,
+            capacity_trace: None,
+            ..l.clone()
+        });
+        config.schedule = trace.rates.clone();
+        config.trace = Some(trace.clone());
+        return config;
+    }
     let schedule = match (&l.capacity, &l.capacity_schedule) {
         (Some(c), _) => vec![(Timestamp::ZERO, Bitrate::bps(c.0))],
         (None, Some(s)) => s
@@ -45,12 +55,20 @@ pub fn link_config(l: &LinkSpec) -> LinkConfig {
         queue,
         jitter: l.jitter.map(|j| TimeDelta::from_secs_f64(j.0)),
         loss: l.loss.unwrap_or(0.0),
+        trace: None,
     }
 }
 
 /// The default reverse link: the forward link's delay and queue, a constant capacity
-/// equal to the forward link's initial capacity, no jitter, no loss.
+/// equal to the forward link's initial capacity, no jitter, no loss. After a trace: the
+/// trace's mean capacity, and the trace's per-segment delays (so that the round-trip
+/// time is a `gym-json` trace's `rtt`).
 pub fn default_reverse(forward: &LinkConfig) -> LinkConfig {
+    if let Some(trace) = &forward.trace {
+        let mut config = LinkConfig::constant(trace.mean_rate, forward.delay, forward.queue);
+        config.trace = trace.delays_only().map(std::sync::Arc::new);
+        return config;
+    }
     LinkConfig::constant(
         forward.rate_at(Timestamp::ZERO),
         forward.delay,

@@ -3,10 +3,13 @@
 //! names the file and the field, e.g.
 //! `scenario.toml: flows[1].start: must be >= 0 s, got -3 s`.
 
+use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, Bytes, QueueSpec, Secs};
 use flowstate_core::coupling::Mechanism;
 use serde::Deserialize;
 use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Coupling mechanisms a scenario may name.
 pub const MECHANISMS: &[&str] = &Mechanism::NAMES;
@@ -54,6 +57,13 @@ pub struct LinkSpec {
     pub capacity: Option<Bps>,
     /// Capacity over time: first point at 0 s, times increasing.
     pub capacity_schedule: Option<Vec<RatePoint>>,
+    /// Capacity (and, for `gym-json`, loss, delay and jitter) from a trace file
+    /// (exclusive with `capacity` and `capacity_schedule`; crate::trace).
+    pub capacity_trace: Option<TraceSpec>,
+    /// The parsed `capacity_trace`, read by [`Scenario::from_toml`] /
+    /// [`Scenario::load_traces`].
+    #[serde(skip)]
+    pub trace: Option<Arc<LinkTrace>>,
     /// One-way propagation delay.
     pub delay: Secs,
     /// Drop-tail limit: `"300ms"` (at the current rate), `"62pkt"`, `"75kB"`.
@@ -62,6 +72,18 @@ pub struct LinkSpec {
     pub jitter: Option<Secs>,
     /// Random loss probability in [0, 1).
     pub loss: Option<f64>,
+}
+
+/// `capacity_trace = { file, format, loop }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// The trace file; a relative path is relative to the scenario file's folder.
+    pub file: String,
+    pub format: TraceFormat,
+    /// Repeat the trace at its end (default true).
+    #[serde(rename = "loop")]
+    pub looped: Option<bool>,
 }
 
 /// `[coupling]`.
@@ -360,8 +382,20 @@ fn line_of(text: &str, pos: usize) -> usize {
 }
 
 impl Scenario {
-    /// Parse and validate `text`; `file` names the source in error messages.
+    /// Parse and validate `text`; `file` names the source in error messages. Trace
+    /// files are read relative to `file`'s folder when `file` is a file, else relative
+    /// to the current folder.
     pub fn from_toml(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let path = Path::new(file);
+        let base = match path.parent() {
+            Some(dir) if path.is_file() => dir,
+            _ => Path::new(""),
+        };
+        Self::from_toml_in(text, file, base)
+    }
+
+    /// [`Scenario::from_toml`] with trace files read relative to `base`.
+    pub fn from_toml_in(text: &str, file: &str, base: &Path) -> Result<Scenario, ScenarioError> {
         let de = toml::de::Deserializer::parse(text).map_err(|e| ScenarioError {
             file: file.to_string(),
             field: e.span().map_or_else(
@@ -401,12 +435,47 @@ impl Scenario {
                 c.mechanism = name.to_string();
             }
         }
+        scenario.load_traces(base, file)?;
         scenario.validate(file)?;
         let expanded = scenario.expand_counts();
         if expanded.flows.len() != scenario.flows.len() {
             expanded.validate(file)?;
         }
         Ok(expanded)
+    }
+
+    /// Read the `capacity_trace` of `[link]` and `[reverse_link]` (relative paths from
+    /// `base`); errors name the scenario `file`, the field, the trace file and its line.
+    pub fn load_traces(&mut self, base: &Path, file: &str) -> Result<(), ScenarioError> {
+        let links = [
+            Some(("link", &mut self.link)),
+            self.reverse_link.as_mut().map(|l| ("reverse_link", l)),
+        ];
+        for (name, link) in links.into_iter().flatten() {
+            let Some(spec) = &link.capacity_trace else {
+                link.trace = None;
+                continue;
+            };
+            let field = format!("{name}.capacity_trace.file");
+            let err = |message: String| ScenarioError {
+                file: file.to_string(),
+                field: field.clone(),
+                message,
+            };
+            if spec.file.trim().is_empty() {
+                return Err(err("must name a trace file, got \"\"".into()));
+            }
+            let given = Path::new(&spec.file);
+            let path = if given.is_absolute() {
+                given.to_path_buf()
+            } else {
+                base.join(given)
+            };
+            let trace = LinkTrace::load(&path, spec.format, spec.looped.unwrap_or(true))
+                .map_err(|e| err(e.describe(&path.display().to_string())))?;
+            link.trace = Some(Arc::new(trace));
+        }
+        Ok(())
     }
 
     /// The scenario with every flow of `count = N > 1` replaced by N copies named
@@ -916,6 +985,20 @@ fn validate_link(
     err: &impl Fn(&str, String) -> ScenarioError,
 ) -> Result<(), ScenarioError> {
     let field = |f: &str| format!("{name}.{f}");
+    if l.capacity_trace.is_some() {
+        if l.capacity.is_some() || l.capacity_schedule.is_some() {
+            return Err(err(
+                &field("capacity_trace"),
+                "give one of capacity, capacity_schedule or capacity_trace, not several".into(),
+            ));
+        }
+        if l.trace.is_none() {
+            return Err(err(
+                &field("capacity_trace"),
+                "the trace is not loaded (Scenario::from_toml or load_traces reads it)".into(),
+            ));
+        }
+    }
     match (&l.capacity, &l.capacity_schedule) {
         (Some(_), Some(_)) => {
             return Err(err(
@@ -923,10 +1006,12 @@ fn validate_link(
                 "give either capacity or capacity_schedule, not both".into(),
             ))
         }
+        (None, None) if l.capacity_trace.is_some() => {}
         (None, None) => {
             return Err(err(
                 &field("capacity"),
-                "missing: give capacity (e.g. \"2Mbps\") or capacity_schedule".into(),
+                "missing: give capacity (e.g. \"2Mbps\"), capacity_schedule or capacity_trace"
+                    .into(),
             ))
         }
         (Some(c), None) => {

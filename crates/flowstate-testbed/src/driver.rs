@@ -845,9 +845,15 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         });
     }
     for (name, link) in [("link", &config.forward), ("reverse_link", &config.reverse)] {
-        if link.jitter.is_some() {
+        let trace_jitter = link.trace.as_ref().is_some_and(|t| {
+            t.segments.iter().any(|s| {
+                s.jitter
+                    .is_some_and(|j| j > flowstate_core::TimeDelta::ZERO)
+            })
+        });
+        if link.jitter.is_some() || trace_jitter {
             return Err(TestbedError::Unsupported(format!(
-                "{name}.jitter: not supported by the testbed yet"
+                "{name}.jitter: not supported by the testbed yet (nor a trace's per-segment jitter)"
             )));
         }
     }
