@@ -91,3 +91,32 @@ impl PcapWriter {
         self.out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_records_keep_the_snap_length_and_the_original_length() {
+        let mut w = PcapWriter::new();
+        let packet: Vec<u8> = (0..200u8).collect();
+        w.raw(3_000_007, &packet, 96);
+        w.raw(3_000_008, &packet[..40], 96);
+        let b = w.into_bytes();
+        assert_eq!(
+            u32::from_le_bytes(b[20..24].try_into().unwrap()),
+            LINKTYPE_RAW
+        );
+        let rec = &b[24..];
+        // ts_sec, ts_usec, incl_len, orig_len, then the kept bytes.
+        assert_eq!(u32::from_le_bytes(rec[0..4].try_into().unwrap()), 3);
+        assert_eq!(u32::from_le_bytes(rec[4..8].try_into().unwrap()), 7);
+        assert_eq!(u32::from_le_bytes(rec[8..12].try_into().unwrap()), 96);
+        assert_eq!(u32::from_le_bytes(rec[12..16].try_into().unwrap()), 200);
+        assert_eq!(&rec[16..16 + 96], &packet[..96]);
+        let second = &rec[16 + 96..];
+        assert_eq!(u32::from_le_bytes(second[8..12].try_into().unwrap()), 40);
+        assert_eq!(u32::from_le_bytes(second[12..16].try_into().unwrap()), 40);
+        assert_eq!(second.len(), 16 + 40);
+    }
+}
