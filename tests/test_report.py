@@ -91,7 +91,9 @@ def test_report_is_well_formed_html5_with_the_sections(built):
     for section in ("finding", "setup", "comparison", "claims", "figures", "summary"):
         assert f'<section id="{section}">' in text
     assert "<h1>p000-table5: GCC + SCTP on 2 Mbit/s" in text
-    assert "Paper 000" in text and "Table 5" in text
+    # The paper is cited from docs/REFERENCES.md (flowstate.references), not as "Paper 000".
+    assert "Real-Life Implementation and Evaluation of Coupled Congestion Control" in text and "Table 5" in text
+    assert "Paper 000" not in text
     assert "GCC starves (0.106 Mbit/s" in text  # the finding
     assert "Test fixture: 20 s" in text  # the notes
 
@@ -159,9 +161,14 @@ def test_setup_names_points_runs_and_seeds(built):
 
 
 def test_every_figure_is_written_embedded_and_recorded_in_results(built):
-    for which, count in (("table5", 5), ("sweep", 3)):
+    # table5: its five figures and the RTT bars the report adds (the paper gives RTTs).
+    for which, count in (("table5", 6), ("sweep", 3)):
         out, html_path = built[1][which]
         results = json.loads((out / "results.json").read_text())
+        if which == "table5":
+            delay = results["figures"][-1]
+            assert delay["kind"] == "bar" and delay["title"] == report.DELAY_FIGURE_TITLE
+            assert delay["metrics"] == ["flows.gcc.rtt_ms.mean", "flows.sctp.rtt_ms.mean"]
         files = [f["file"] for f in results["figures"]]
         kinds = [f["kind"] for f in results["figures"]]
         assert files == [f"figures/{n}-{kind}.png" for n, kind in enumerate(kinds, start=1)]

@@ -88,11 +88,23 @@ def _build_parser() -> argparse.ArgumentParser:
     sweep_command.add_parser(sub)
     rep = sub.add_parser(
         "report",
-        help="rebuild the figures and report.html of a reproduction's output folder",
-        description="Rebuild OUT_DIR/figures/*.png and OUT_DIR/report.html from OUT_DIR/results.json "
-        "(for a folder of reproductions: each one's report and OUT_DIR/index.html).",
+        help="figures and report.html of any output folder (run, --runs batch, testbed, browser, reproduction, sweep)",
+        description="Draw OUT_DIR/figures/*.png and write OUT_DIR/report.html. OUT_DIR is any output folder: "
+        "a reproduction's (from its results.json; for a folder of reproductions: each one's report and "
+        "OUT_DIR/index.html), or a 'flowstate run' (one run or --runs K), testbed, browser or sweep folder, "
+        "for which a results.json without the paper's columns is written first.",
     )
-    rep.add_argument("out_dir", metavar="OUT_DIR", help="the output folder of 'flowstate reproduce'")
+    rep.add_argument("out_dir", metavar="OUT_DIR", help="an output folder of flowstate")
+    cmp_ = sub.add_parser(
+        "compare",
+        help="output folders side by side: table, overlaid time series, bars per flow",
+        description="Compare output folders (anything 'flowstate report' reads): a side-by-side table of every "
+        "flow's throughput, share, RTT, queuing delay and loss and the aggregate, time series overlaid (one "
+        "panel per flow, one line per folder: the mean over its runs with a min-max band), bars per flow, in "
+        "OUT/results.json and OUT/report.html. E.g. two 'flowstate run --set' variants of one scenario.",
+    )
+    cmp_.add_argument("dirs", nargs="+", metavar="DIR", help="output folders (two or more)")
+    cmp_.add_argument("--out", type=out_dir, help="output folder (default: out/compare-A-vs-B)")
     _add_testbed(sub)
     from flowstate.browser import command as browser_command  # `flowstate browser` (docs/BROWSER.md)
 
@@ -239,6 +251,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from flowstate import report_command
 
             report_command.main(args.out_dir)
+        elif args.command == "compare":
+            from flowstate import compare_command
+
+            if len(args.dirs) < 2:
+                raise ValueError("compare: give at least two output folders")
+            compare_command.main(args.dirs, out=args.out)
         elif args.command == "browser":
             from flowstate.browser import command as browser_command
 

@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from flowstate import figures
+from flowstate import figures, references
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -35,14 +35,6 @@ REPORT_FILE = "report.html"
 INDEX_FILE = "index.html"
 FIGURES_DIR = "figures"
 TIMESERIES_FILE = "timeseries.csv"
-PAPERS = {
-    "000": "Paper 000: coupled congestion control for WebRTC media and data in Chromium (FSE-NG, Extended FSE-NG, FSEv2)",
-    "001": "Paper 001: GCC with a static threshold",
-    "002": "Paper 002: analysis and design of Google Congestion Control",
-    "003": "Paper 003: the Flow State Exchange (FSE)",
-    "004": "Paper 004: coupled congestion control with the FSE (RAP/TFRC, ns-2)",
-    "rfc8867": "RFC 8867: test cases for RTP congestion control",
-}
 
 
 class ReportError(ValueError):
@@ -148,6 +140,8 @@ def _plan(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]
     args: dict[str, Any] = {"title": spec.get("title")}
     if kind in ("rate", "rtt", "queue", "rtt_box"):
         args["flows"] = figures.flows_option(spec)
+        if kind != "rtt_box" and spec.get("overlay"):
+            args["overlay"] = True
     elif kind == "sweep":
         axes = results.get("axes") or []
         x = spec.get("x") or (axes[0].get("name") if len(axes) == 1 and isinstance(axes[0], dict) else None)
@@ -168,6 +162,31 @@ def _plan(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]
             raise figures.FigureError("metrics: expected a list of metric paths")
         args.update(metrics=[figures.check_metric_path(m) for m in metrics], paper=results["comparison"])
     return args
+
+
+DELAY_FIGURE_TITLE = "RTT and queuing delay: ours (bar: mean, whiskers: min-max over runs) against the paper"
+
+
+def add_paper_delay_figure(results: dict[str, Any]) -> None:
+    """Adds a bar figure of the RTT and queuing-delay metrics the paper gives numbers for
+    that no bar figure of the entry shows yet (the entries' bars were chosen for
+    throughput and share), so that the comparison figures cover delay too. Idempotent."""
+    shown: set[str] = set()
+    for spec in results["figures"]:
+        if isinstance(spec, dict) and spec.get("kind") == "bar":
+            metrics = spec.get("metrics")
+            if metrics is None:
+                return  # a bar of every compared metric: delay is in it
+            shown.update([metrics] if isinstance(metrics, str) else metrics)
+    delay = [
+        str(row["metric"])
+        for row in results["comparison"]
+        if row.get("paper") is not None and isinstance(row.get("metric"), str)
+        and (".rtt_ms." in row["metric"] or "queuing_delay_ms" in row["metric"])
+    ]
+    missing = [m for m in dict.fromkeys(delay) if m not in shown]
+    if missing:
+        results["figures"].append({"kind": "bar", "metrics": missing, "title": DELAY_FIGURE_TITLE})
 
 
 def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[str, Any], Path]]:
@@ -446,6 +465,7 @@ def _summary_section(results: Mapping[str, Any]) -> str:
                 _flow_cell(aggregate, runs, "throughput_mbps"),
                 _flow_cell(aggregate, runs, "utilization", scale=100),
                 _flow_cell(aggregate, runs, "jain_index"),
+                _flow_cell(aggregate, runs, "weighted_jain_index"),
                 _e(runs),
             ]
         )
@@ -455,7 +475,8 @@ def _summary_section(results: Mapping[str, Any]) -> str:
         flow_rows, "summary", 2,
     )
     aggregate_table = _table(
-        ["point", "throughput (Mbit/s)", "utilization (%)", "Jain index", "runs"], aggregate_rows, "aggregate", 1
+        ["point", "throughput (Mbit/s)", "utilization (%)", "Jain index", "priority-weighted Jain index", "runs"],
+        aggregate_rows, "aggregate", 1
     )
     return (
         "<p>Means over the runs ± the sample standard deviation, in the measurement window.</p>"
@@ -524,35 +545,119 @@ def _page(title: str, body: str) -> str:
     )
 
 
+def has_paper(results: Mapping[str, Any]) -> bool:
+    """Whether the report has the paper's columns: a catalogue entry's (a paper id, paper
+    numbers or claims), not an output folder's or a comparison's."""
+    return bool(results.get("paper") or results.get("comparison") or results.get("claims"))
+
+
 def render(results: Mapping[str, Any], drawn: Sequence[tuple[Mapping[str, Any], Path]]) -> str:
-    """The HTML text of the report."""
+    """The HTML text of the report: a reproduction's with the paper's finding, the
+    comparison and the claims; any other folder's (``flowstate report DIR`` of a run,
+    ``flowstate compare``) without them, with the points side by side."""
     rid = str(results["id"])
     title = str(results.get("title") or rid)
     paper = str(results.get("paper") or "")
     reference = ", ".join(
-        part for part in (PAPERS.get(paper, f"Paper {paper}" if paper else ""), str(results.get("reference") or "")) if part
+        part for part in (references.cite(paper) if paper else "", str(results.get("reference") or "")) if part
     )
     sections = [
         f"<header><h1>{_e(rid)}: {_e(title)}</h1>",
         f'<p class="ref">{_e(reference)}</p></header>' if reference else "</header>",
-        '<nav><a href="#finding">Finding</a><a href="#setup">Set-up</a><a href="#comparison">Comparison</a>'
-        '<a href="#claims">Claims</a><a href="#figures">Figures</a><a href="#summary">Per-point summary</a></nav>',
-        '<section id="finding"><h2>The paper\'s finding</h2>',
-        f"<blockquote>{_e(results.get('finding') or 'not given')}</blockquote>",
     ]
-    if results.get("notes"):
-        sections.append(f'<h3>Notes: where ours differs</h3><blockquote class="notes">{_e(results["notes"])}</blockquote>')
+    if has_paper(results):
+        sections += [
+            '<nav><a href="#finding">Finding</a><a href="#setup">Set-up</a><a href="#comparison">Comparison</a>'
+            '<a href="#claims">Claims</a><a href="#figures">Figures</a><a href="#summary">Per-point summary</a></nav>',
+            '<section id="finding"><h2>The paper\'s finding</h2>',
+            f"<blockquote>{_e(results.get('finding') or 'not given')}</blockquote>",
+        ]
+        if results.get("notes"):
+            sections.append(
+                f'<h3>Notes: where ours differs</h3><blockquote class="notes">{_e(results["notes"])}</blockquote>'
+            )
+        sections += [
+            "</section>",
+            f'<section id="setup"><h2>Set-up</h2>\n{_setup_section(results)}\n</section>',
+            f'<section id="comparison"><h2>Comparison with the paper</h2>\n{_comparison_section(results)}\n</section>',
+            f'<section id="claims"><h2>The paper\'s claims, checked on our means</h2>\n{_claims_section(results)}\n'
+            "</section>",
+        ]
+    else:
+        several = len(results["points"]) > 1
+        sections += [
+            '<nav><a href="#setup">Set-up</a>' + ('<a href="#side-by-side">Side by side</a>' if several else "")
+            + '<a href="#figures">Figures</a><a href="#summary">Per-point summary</a></nav>',
+            f'<section id="setup"><h2>Set-up</h2>\n{_setup_section(results)}\n</section>',
+        ]
+        if several:
+            sections.append(
+                f'<section id="side-by-side"><h2>Side by side</h2>\n{side_by_side_section(results)}\n</section>'
+            )
     sections += [
-        "</section>",
-        f'<section id="setup"><h2>Set-up</h2>\n{_setup_section(results)}\n</section>',
-        f'<section id="comparison"><h2>Comparison with the paper</h2>\n{_comparison_section(results)}\n</section>',
-        f'<section id="claims"><h2>The paper\'s claims, checked on our means</h2>\n{_claims_section(results)}\n</section>',
         f'<section id="figures"><h2>Figures</h2>\n{_figures_section(drawn)}\n</section>',
         f'<section id="summary"><h2>Per-point summary</h2>\n{_summary_section(results)}\n</section>',
         f"<footer>Generated by <code>flowstate report</code> from <code>{RESULTS_FILE}</code> "
         "and the points' <code>timeseries.csv</code>.</footer>",
     ]
     return _page(f"{rid}: {title}", "\n".join(sections))
+
+
+# Rows of the side-by-side table: (label, metric path without the flow, scale).
+SIDE_BY_SIDE_FLOW = (
+    ("throughput (Mbit/s)", "throughput_mbps", 1.0),
+    ("share (%)", "share", 100.0),
+    ("priority share (%)", "priority_share", 100.0),
+    ("RTT mean (ms)", "rtt_ms.mean", 1.0),
+    ("RTT p95 (ms)", "rtt_ms.p95", 1.0),
+    ("queuing delay mean (ms)", "queuing_delay_ms.mean", 1.0),
+    ("queuing delay p95 (ms)", "queuing_delay_ms.p95", 1.0),
+    ("loss (%)", "loss_ratio", 100.0),
+)
+SIDE_BY_SIDE_AGGREGATE = (
+    ("throughput (Mbit/s)", "throughput_mbps", 1.0),
+    ("utilization (%)", "utilization", 100.0),
+    ("Jain index", "jain_index", 1.0),
+    ("priority-weighted Jain index", "weighted_jain_index", 1.0),
+)
+
+
+def side_by_side_rows(results: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, str, list[Optional[dict[str, float]]]]]]:
+    """The points' labels and one row per (flow or aggregate, metric): ``(owner, metric
+    label, [stats per point])`` (None where a point has no value), scaled for display."""
+    points = results["points"]
+    flows: list[str] = []
+    for point in points:
+        for flow in point["summary"]["flows"]:
+            if flow.get("name") not in flows:
+                flows.append(str(flow.get("name")))
+    rows = []
+    for owner, prefix, fields in [(f, f"flows.{f}", SIDE_BY_SIDE_FLOW) for f in flows] + [
+        ("aggregate", "aggregate", SIDE_BY_SIDE_AGGREGATE)
+    ]:
+        for label, field, scale in fields:
+            cells = []
+            for point in points:
+                stats = figures.metric_stats(point, f"{prefix}.{field}")
+                cells.append(None if stats is None else {k: v * scale for k, v in stats.items()})
+            if any(c is not None for c in cells):
+                rows.append((owner, label, cells))
+    return [_point_label(p) for p in points], rows
+
+
+def side_by_side_section(results: Mapping[str, Any]) -> str:
+    labels, rows = side_by_side_rows(results)
+    runs = int(results.get("runs") or 1)
+    body = []
+    for owner, label, cells in rows:
+        body.append(
+            [f'<span class="flow">{_e(owner)}</span>', _e(label)]
+            + [_stats_cell(c["mean"], c["std"], c["min"], c["max"], runs) if c else "-" for c in cells]
+        )
+    return (
+        "<p>Means over each point's runs ± the sample standard deviation [min..max], in the measurement window.</p>"
+        + _table(["flow", "metric", *labels], body, "side", 2)
+    )
 
 
 # ---------------------------------------------------------------- entry points
@@ -567,6 +672,7 @@ def build(out_dir: Path) -> Path:
     (whose ``figures[].file`` it fills in). Returns the report's path."""
     out_dir = Path(out_dir)
     results = load_results(out_dir)
+    add_paper_delay_figure(results)
     try:
         drawn = draw_figures(out_dir, results)
         _write_json(out_dir / RESULTS_FILE, results)
@@ -601,7 +707,7 @@ def build_index(out_root: Path) -> Path:
             [
                 report_cell,
                 _e(results.get("title") or ""),
-                _e(", ".join(p for p in (f"paper {results.get('paper')}" if results.get("paper") else "",
+                _e(", ".join(p for p in (references.short(str(results.get("paper"))) if results.get("paper") else "",
                                           str(results.get("reference") or "")) if p)),
                 _e(len(results["points"])),
                 f'<span class="status {status}">{holds} / {len(claims)} hold</span>' + (f", {fails} fail" if fails else ""),

@@ -83,47 +83,13 @@ def parse_netns(sender: str, receiver: str) -> tuple[tuple[str, str], tuple[str,
     return (sides[0], sides[1])
 
 
-def single_run_results(summary: dict) -> dict:
-    """A results.json (docs/CATALOGUE.md) for one run folder: one point, ``dir = "."``,
-    no paper numbers or claims, the time-series figures; so that ``flowstate.report``
-    draws a testbed run like a reproduction."""
-    return {
-        "id": summary.get("scenario", "testbed"),
-        "paper": "",
-        "reference": "testbed run (real time, real UDP)",
-        "title": f"testbed: {summary.get('scenario', '')}",
-        "finding": "",
-        "notes": "",
-        "runs": 1,
-        "seed": summary.get("seed", 1),
-        "short": False,
-        "elapsed_s": 0.0,
-        "axes": [],
-        "points": [
-            {
-                "name": "testbed",
-                "variant": "testbed",
-                "label": "testbed",
-                "grid": {},
-                "dir": ".",
-                "summary": summary,
-                "derived": {},
-            }
-        ],
-        "comparison": [],
-        "claims": [],
-        "figures": [{"kind": "rate"}, {"kind": "rtt"}, {"kind": "queue"}, {"kind": "rtt_box"}],
-    }
-
-
 def _report(out: Path, stderr: TextIO) -> Optional[Path]:
-    """results.json, figures and report.html of the run folder (flowstate.report)."""
-    from flowstate import report
+    """results.json, figures and report.html of the run folder (flowstate report's:
+    flowstate.folder_results)."""
+    from flowstate import report_command
 
     try:
-        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-        (out / "results.json").write_text(json.dumps(single_run_results(summary), indent=1), encoding="utf-8")
-        return report.build(out)
+        return report_command.build(out)
     except Exception as e:  # noqa: BLE001 - the report is optional; the run is written
         print(f"flowstate: note: no report for this run ({e})", file=stderr)
         return None

@@ -181,19 +181,12 @@ def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, st
 
 
 def _report(folder: Path, summary: dict[str, Any], stderr: TextIO) -> Optional[Path]:
-    """results.json, figures and report.html for the run folder (as the testbed's)."""
-    from flowstate import report
-    from flowstate.testbed_command import single_run_results
+    """results.json, figures and report.html for the run folder (flowstate report's:
+    flowstate.folder_results, as the testbed's)."""
+    from flowstate import report_command
 
     try:
-        doc = single_run_results(summary)
-        doc["reference"] = "real run: Chromium / kernel TCP through the IP-level bottleneck"
-        doc["title"] = f"browser: {summary.get('scenario', '')}"
-        doc["runs"] = summary.get("runs", 1)
-        for point in doc["points"]:
-            point.update(name="browser", variant="browser", label="real")
-        (folder / "results.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
-        return report.build(folder)
+        return report_command.build(folder)
     except Exception as e:  # noqa: BLE001 - the report is optional; the run is written
         print(f"flowstate: note: no report for this run ({e})", file=stderr)
         return None

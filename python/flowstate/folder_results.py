@@ -1,0 +1,300 @@
+"""A results.json (docs/CATALOGUE.md) for any output folder, so that ``flowstate report``
+draws it like a reproduction, without the paper's columns; and the one of
+``flowstate compare`` (several folders side by side).
+
+The folders it reads::
+
+    flowstate run / --runs K / testbed / browser   DIR/summary.json + DIR/timeseries.csv
+        (a browser batch also has DIR/run-1..run-K; the top-level files hold all runs)
+    a reproduction's point                         the same
+    a folder of such folders                       DIR/*/summary.json (one point each)
+    flowstate sweep                                DIR/sweep.json + DIR/points/*.json
+        (one point per grid point, its seeds combined; no time series)
+
+::
+
+    from flowstate import folder_results
+
+    doc = folder_results.results_for(Path("out/my-run"))   # a dict in results.json's shape
+    folder_results.write(Path("out/my-run"))                # writes it (unless a reproduction's)
+
+A results.json written here carries ``"source": "folder"`` (or ``"compare"``): it is
+rebuilt from the folder each time, while a reproduction's results.json (no ``source``)
+is read as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from flowstate.report import RESULTS_FILE, TIMESERIES_FILE, ReportError
+
+SUMMARY_FILE = "summary.json"
+SOURCE_FOLDER = "folder"
+SOURCE_COMPARE = "compare"
+TIME_KINDS = ("rate", "rtt", "queue")
+
+# What made a folder, told by the files next to summary.json.
+KINDS = {
+    "run": "simulation (flowstate run)",
+    "testbed": "testbed run (real time, real UDP)",
+    "browser": "real run: Chromium / kernel TCP through the IP-level bottleneck",
+    "sweep": "parameter sweep (flowstate sweep)",
+}
+
+
+def folder_kind(folder: Path) -> str:
+    """``run``, ``testbed``, ``browser`` or ``sweep``: what wrote ``folder``."""
+    if (folder / "sweep.json").is_file():
+        return "sweep"
+    if (folder / "testbed.json").is_file():
+        return "testbed"
+    if (folder / "browser.json").is_file() or (folder / "run-1" / "browser.json").is_file():
+        return "browser"
+    return "run"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReportError(f"{path}: not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    summary = _read_json(path)
+    if not isinstance(summary, dict) or not isinstance(summary.get("flows"), list):
+        raise ReportError(f"{path}: not a summary (no 'flows' list)")
+    return summary
+
+
+def _point(name: str, label: str, dir_: Optional[str], summary: dict[str, Any], grid: Optional[dict] = None) -> dict:
+    point: dict[str, Any] = {
+        "name": name, "variant": name, "label": label, "grid": grid or {}, "summary": summary, "derived": {},
+    }
+    if dir_ is not None:
+        point["dir"] = dir_
+    return point
+
+
+def _flows(points: Sequence[Mapping[str, Any]]) -> list[str]:
+    names: list[str] = []
+    for point in points:
+        for flow in point["summary"]["flows"]:
+            if flow.get("name") not in names:
+                names.append(str(flow.get("name")))
+    return names
+
+
+def default_figures(points: Sequence[Mapping[str, Any]], *, overlay: bool, with_series: bool) -> list[dict[str, Any]]:
+    """The figures of a folder's report: the time series (one panel per point, or per flow
+    with ``overlay``), the RTT box plot, and with several points bars of every flow's
+    throughput, share, RTT and queuing delay and of the fairness indices."""
+    figs: list[dict[str, Any]] = []
+    if with_series:
+        figs += [{"kind": kind, "overlay": True} if overlay else {"kind": kind} for kind in TIME_KINDS]
+        figs.append({"kind": "rtt_box"})
+    if len(points) > 1:
+        flows = _flows(points)
+        for field, title in (
+            ("throughput_mbps", "Throughput per flow"),
+            ("share", "Share of the total throughput per flow"),
+            ("rtt_ms.mean", "Mean RTT per flow"),
+            ("queuing_delay_ms.mean", "Mean queuing delay per flow"),
+        ):
+            figs.append({
+                "kind": "bar", "metrics": [f"flows.{f}.{field}" for f in flows],
+                "title": f"{title} (bar: mean, whiskers: min-max over runs)",
+            })
+        figs.append({
+            "kind": "bar",
+            "metrics": ["aggregate.throughput_mbps", "aggregate.utilization", "aggregate.jain_index",
+                        "aggregate.weighted_jain_index"],
+            "title": "Aggregate (bar: mean, whiskers: min-max over runs)",
+        })
+    return figs
+
+
+def _document(rid: str, title: str, reference: str, points: list[dict], source: str, **extra: Any) -> dict[str, Any]:
+    first = points[0]["summary"] if points else {}
+    return {
+        "id": rid,
+        "paper": "",
+        "reference": reference,
+        "title": title,
+        "finding": "",
+        "notes": "",
+        "source": source,
+        "runs": int(first.get("runs") or 1),
+        "seed": first.get("seed", 1),
+        "short": False,
+        "elapsed_s": None,
+        "axes": [],
+        "points": points,
+        "comparison": [],
+        "claims": [],
+        "figures": [],
+        **extra,
+    }
+
+
+def _sweep_results(folder: Path) -> dict[str, Any]:
+    from flowstate.simulation import combine_summaries
+
+    spec = (_read_json(folder / "sweep.json") or {}).get("spec") or {}
+    by_point: dict[str, tuple[dict, list[dict]]] = {}
+    for path in sorted((folder / "points").glob("*.json")):
+        task = _read_json(path)
+        if not isinstance(task, dict) or not isinstance(task.get("summary"), dict):
+            raise ReportError(f"{path}: not a sweep task (no 'summary')")
+        grid = task.get("point") if isinstance(task.get("point"), dict) else {}
+        key = json.dumps(grid, sort_keys=True)
+        by_point.setdefault(key, (grid, []))[1].append(task["summary"])
+    if not by_point:
+        raise ReportError(f"{folder}: a sweep folder without finished points ({folder / 'points'}/*.json)")
+    points = []
+    for grid, summaries in by_point.values():
+        summaries.sort(key=lambda s: s.get("seed", 0))
+        name = ", ".join(f"{k}={v}" for k, v in grid.items()) or "point"
+        points.append(_point(name, str(spec.get("name") or "sweep"), None, combine_summaries(summaries), grid))
+    axes = [
+        {"name": a.get("name"), "key": a.get("key", ""), "label": a.get("label") or a.get("name")}
+        for a in spec.get("axes") or [] if isinstance(a, dict) and a.get("name")
+    ]
+    doc = _document(
+        str(spec.get("name") or folder.name), f"sweep: {spec.get('name') or folder.name}", KINDS["sweep"],
+        points, SOURCE_FOLDER, axes=axes,
+    )
+    doc["runs"] = max(int(p["summary"].get("runs") or 1) for p in points)
+    figs = []
+    if axes:
+        for y in ["aggregate.throughput_mbps", "aggregate.utilization", "aggregate.jain_index",
+                  "aggregate.weighted_jain_index"] + [f"flows.{f}.throughput_mbps" for f in _flows(points)]:
+            figs.append({"kind": "sweep", "x": axes[0]["name"], "y": y})
+    doc["figures"] = figs + [f for f in default_figures(points, overlay=False, with_series=False)]
+    return doc
+
+
+def results_for(folder: Path) -> dict[str, Any]:
+    """The results.json document of an output folder (see the module's docstring); a
+    reproduction's own results.json as it is. ReportError (one line) for a folder that
+    is none of these."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ReportError(f"{folder}: not a folder")
+    existing = folder / RESULTS_FILE
+    if existing.is_file():
+        doc = _read_json(existing)
+        if isinstance(doc, dict) and doc.get("source") not in (SOURCE_FOLDER,):
+            return doc
+    kind = folder_kind(folder)
+    if kind == "sweep":
+        return _sweep_results(folder)
+    if (folder / SUMMARY_FILE).is_file():
+        summary = _summary(folder / SUMMARY_FILE)
+        name = str(summary.get("scenario") or folder.name)
+        label = {"testbed": "testbed", "browser": "real"}.get(kind, name)
+        points = [_point(kind if kind != "run" else name, label, ".", summary)]
+    else:
+        children = sorted(p.parent for p in folder.glob(f"*/{SUMMARY_FILE}"))
+        if not children:
+            raise ReportError(
+                f"{folder / RESULTS_FILE}: not found, nor {SUMMARY_FILE} or */{SUMMARY_FILE} (not an output "
+                "folder of flowstate run, reproduce, testbed, browser or sweep)"
+            )
+        points = [_point(c.name, c.name, c.name, _summary(c / SUMMARY_FILE)) for c in children]
+        name = folder.name
+    with_series = all((folder / p["dir"] / TIMESERIES_FILE).is_file() for p in points)
+    doc = _document(name, f"{kind}: {name}" if kind != "run" else name, KINDS[kind], points, SOURCE_FOLDER)
+    doc["figures"] = default_figures(points, overlay=False, with_series=with_series)
+    return doc
+
+
+def write(folder: Path) -> Path:
+    """Writes ``folder``'s results.json (see :func:`results_for`) unless it is a
+    reproduction's; returns its path."""
+    folder = Path(folder)
+    doc = results_for(folder)
+    path = folder / RESULTS_FILE
+    if doc.get("source") == SOURCE_FOLDER:
+        path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def is_output_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds something :func:`results_for` reads."""
+    folder = Path(folder)
+    return folder.is_dir() and (
+        (folder / RESULTS_FILE).is_file()
+        or (folder / SUMMARY_FILE).is_file()
+        or (folder / "sweep.json").is_file()
+        or any(folder.glob(f"*/{SUMMARY_FILE}"))
+    )
+
+
+# ---------------------------------------------------------------- compare
+
+
+def _labels(folders: Sequence[Path]) -> list[str]:
+    """Short distinct names of the folders: their base names, or longer tails of their
+    paths where base names repeat."""
+    parts = [Path(os.path.abspath(f)).parts for f in folders]
+    for depth in range(1, max(len(p) for p in parts) + 1):
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [f"{i + 1}: {label}" for i, label in enumerate(labels)]
+
+
+def compare_out(folders: Sequence[Path]) -> Path:
+    """``out/compare-A-vs-B...`` (the default output folder of ``flowstate compare``)."""
+    text = "-vs-".join(Path(os.path.abspath(f)).name for f in folders)
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[:100] or "folders"
+    return Path("out") / f"compare-{safe}"
+
+
+def compare_results(folders: Sequence[Path], out: Path) -> dict[str, Any]:
+    """The results.json of ``flowstate compare``: every point of every folder, named by
+    its folder (and its own name when a folder has several), its ``dir`` relative to
+    ``out``; time series overlaid (one panel per flow), bars of each flow's metrics."""
+    if len(folders) < 2:
+        raise ReportError("compare: give at least two output folders")
+    points: list[dict[str, Any]] = []
+    runs = 1
+    for label, folder in zip(_labels(folders), folders):
+        doc = results_for(Path(folder))
+        own = doc.get("points") or []
+        for point in own:
+            name = label if len(own) == 1 else f"{label}/{point.get('label') or point['name']}"
+            copy = dict(point, name=name, variant=name, label=name, grid={})
+            base = Path(folder) / _point_dir(point)
+            copy["dir"] = os.path.relpath(os.path.abspath(base), os.path.abspath(out))
+            if not (base / TIMESERIES_FILE).is_file():
+                copy.pop("dir")
+            points.append(copy)
+            runs = max(runs, int(point["summary"].get("runs") or 1))
+    doc = _document(
+        "compare",
+        " vs ".join(_labels(folders)),
+        "flowstate compare: " + ", ".join(str(f) for f in folders),
+        points,
+        SOURCE_COMPARE,
+    )
+    doc["runs"] = runs
+    with_series = all("dir" in p for p in points)
+    doc["figures"] = default_figures(points, overlay=True, with_series=with_series)
+    return doc
+
+
+def _point_dir(point: Mapping[str, Any]) -> str:
+    from flowstate.report import _point_dir as point_dir
+
+    return point_dir(point)
