@@ -17,6 +17,7 @@ a missing flow or an index past the end raises :class:`PathError` naming the pat
 from __future__ import annotations
 
 import copy
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -76,11 +77,26 @@ def with_overrides(scenario: Mapping[str, Any], overrides: Mapping[str, Any]) ->
     return out
 
 
+def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[str, Any]:
+    """``scenario`` with a relative ``capacity_trace.file`` of ``[link]`` and
+    ``[reverse_link]`` made absolute from ``folder`` (the scenario file's folder), as
+    the simulator reads a scenario file: the dict can then be checked and run from
+    anywhere (the catalogue, sweeps, ``run --set``). Changed in place and returned."""
+    for key in ("link", "reverse_link"):
+        link = scenario.get(key)
+        trace = link.get("capacity_trace") if isinstance(link, dict) else None
+        file = trace.get("file") if isinstance(trace, dict) else None
+        if isinstance(file, str) and file.strip() and not os.path.isabs(file):
+            trace["file"] = os.path.abspath(os.path.join(os.fspath(folder), file))
+    return scenario
+
+
 def load_toml(file: str | Path) -> dict[str, Any]:
-    """A scenario (or any TOML file) as a dict. Errors name the file."""
+    """A scenario (or any TOML file) as a dict, relative trace files made absolute
+    (:func:`resolve_trace_files`). Errors name the file."""
     try:
         with open(file, "rb") as f:
-            return tomllib.load(f)
+            return resolve_trace_files(tomllib.load(f), Path(file).parent)
     except OSError as e:
         raise PathError(f"{file}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
