@@ -244,3 +244,12 @@ def test_a_flow_without_rtt_samples_and_an_empty_series_still_draw(tmp_path):
     assert figures.save(fig, tmp_path / "box.png").stat().st_size > 0
     fig = figures.rate([Panel("e", "empty", frame.iloc[0:0], None)])
     assert fig.axes[0].get_lines() == []
+
+
+def test_bar_of_runs_with_equal_values_draws():
+    # Three equal values: their mean can round above the max (0.1 + 0.2 ...); the
+    # whiskers are clamped at 0 (matplotlib rejects a negative error bar).
+    v = 0.30000000000000004
+    point = {"name": "p", "summary": {"flows": [{"name": "a", "throughput_mbps": v,
+                                                 "spread": {"throughput_mbps": {"std": 0.0, "min": 0.3, "max": 0.3}}}]}}
+    figures.bar([point], metrics=["flows.a.throughput_mbps"])

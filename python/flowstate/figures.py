@@ -529,7 +529,8 @@ def bar(
                     ax.bar(i, stats["mean"], width=0.65, color=colour, alpha=0.85)
                     ax.errorbar(
                         i, stats["mean"],
-                        yerr=[[stats["mean"] - stats["min"]], [stats["max"] - stats["mean"]]],
+                        # max(0, ...): a mean of equal values can round past min or max.
+                        yerr=[[max(0.0, stats["mean"] - stats["min"])], [max(0.0, stats["max"] - stats["mean"])]],
                         color="black", capsize=4, linewidth=1.1,
                     )
                 else:
