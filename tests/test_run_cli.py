@@ -68,6 +68,8 @@ def test_run_writes_outputs_and_prints_table(scenario_file, tmp_path):
     assert f"({video['priority_share'] * 100:.1f})" in text  # 25.0: priorities 1 and 3
     util = summary["aggregate"]["utilization"] * 100
     assert f"utilization {util:.1f} ±" in text and "Jain index" in text
+    weighted = summary["aggregate"]["weighted_jain_index"]
+    assert f"priority-weighted {weighted:.3f} ±" in text
     assert f"wrote {out / 'summary.json'} and {out / 'timeseries.csv'}" in text
 
 

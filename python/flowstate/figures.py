@@ -120,6 +120,7 @@ _NAMES = {
     "queuing_delay": "queuing delay",
     "loss_ratio": "loss ratio",
     "jain_index": "Jain index",
+    "weighted_jain_index": "priority-weighted Jain index",
     "utilization": "utilization",
     "share": "share",
 }

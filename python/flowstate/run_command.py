@@ -89,7 +89,8 @@ def aggregate_line(summary: dict[str, Any]) -> str:
     return (
         f"aggregate: throughput {_num(agg.get('throughput_mbps'), spread.get('throughput_mbps'))} Mbit/s, "
         f"utilization {_pct(agg.get('utilization'), spread.get('utilization'))} %, "
-        f"Jain index {_num(agg.get('jain_index'), spread.get('jain_index'))}"
+        f"Jain index {_num(agg.get('jain_index'), spread.get('jain_index'))}, "
+        f"priority-weighted {_num(agg.get('weighted_jain_index'), spread.get('weighted_jain_index'))}"
     )
 
 
