@@ -171,9 +171,16 @@ impl LinkConfig {
         if let Some(d) = self.delivery() {
             return (d.opportunities_in(from, to) * MAHIMAHI_BYTES * 8) as f64;
         }
-        if self.period().is_some() {
+        if let Some(p) = self.period() {
             let mut bits = 0.0;
-            let mut k = 0;
+            // Start at the point in force at `from` (not at 0: a long run on a short
+            // trace would walk every earlier loop for every bin).
+            let n = self.schedule.len();
+            let p = p.as_micros() as u64;
+            let folded = Timestamp::from_micros(from.as_micros() % p);
+            let mut k = ((from.as_micros() / p) as usize * n
+                + self.schedule.partition_point(|s| s.0 <= folded))
+            .saturating_sub(1);
             while let Some((start, rate)) = self.schedule_point(k) {
                 if start >= to {
                     break;
