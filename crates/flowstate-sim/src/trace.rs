@@ -22,6 +22,10 @@ use std::path::Path;
 /// Bytes one Mahimahi delivery opportunity carries (the README's 1500-byte packet).
 pub const MAHIMAHI_BYTES: u64 = 1500;
 
+/// Largest rate a trace may give (bit/s): 1 Pbit/s, far above any link, far below
+/// overflow.
+pub const MAX_TRACE_BPS: f64 = 1e15;
+
 /// Largest trace file read (bytes): a guard against pointing at the wrong file.
 pub const MAX_TRACE_BYTES: u64 = 64 << 20;
 
@@ -365,13 +369,13 @@ fn parse_csv(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
         if !(0.0..=crate::scenario::MAX_DURATION_SECS).contains(&t) {
             return Err(TraceError::at(
                 line,
-                format!("time must be >= 0 s, got {t} s"),
+                format!("time must be >= 0 s and <= 1e12 s, got {t} s"),
             ));
         }
-        if !(r.is_finite() && r >= 0.0) {
+        if !(0.0..=MAX_TRACE_BPS).contains(&r) {
             return Err(TraceError::at(
                 line,
-                format!("rate must be >= 0 bit/s, got {r} bit/s"),
+                format!("rate must be >= 0 and <= {MAX_TRACE_BPS:e} bit/s, got {r} bit/s"),
             ));
         }
         if let Some(&(prev, _, _)) = rows.last() {
@@ -519,9 +523,10 @@ fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
                 s.duration
             )));
         }
-        if !(s.capacity.is_finite() && s.capacity >= 0.0) {
+        if !(0.0..=MAX_TRACE_BPS / 1e3).contains(&s.capacity) {
             return Err(bad(format!(
-                "capacity must be >= 0 kbit/s, got {}",
+                "capacity must be >= 0 and <= {:e} kbit/s, got {}",
+                MAX_TRACE_BPS / 1e3,
                 s.capacity
             )));
         }
@@ -646,6 +651,9 @@ mod tests {
             ("0,1e6\n1,x\n", 2, "expected numbers"),
             ("0,1e6\n0,2e6\n", 2, "must increase"),
             ("0,1e6\n1,-5\n", 2, "rate must be >= 0"),
+            ("0,1e6\n1,1e300\n", 2, "rate must be >= 0 and <= 1e15"),
+            ("0,1e6\n1,nan\n", 2, "rate must be >= 0"),
+            ("0,1e6\ninf,5\n", 2, "time must be >= 0"),
             ("0,1e6,3\n", 1, "two fields"),
             ("time_s,rate_furlongs\n0,1\n", 1, "not a bit rate unit"),
             ("0,0\n1,0\n", 2, "no capacity"),
