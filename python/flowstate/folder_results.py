@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from flowstate.report import RESULTS_FILE, TIMESERIES_FILE, ReportError
+from flowstate.report import _point_dir as point_dir
 
 SUMMARY_FILE = "summary.json"
 SOURCE_FOLDER = "folder"
@@ -179,7 +180,7 @@ def _sweep_results(folder: Path) -> dict[str, Any]:
         for y in ["aggregate.throughput_mbps", "aggregate.utilization", "aggregate.jain_index",
                   "aggregate.weighted_jain_index"] + [f"flows.{f}.throughput_mbps" for f in _flows(points)]:
             figs.append({"kind": "sweep", "x": axes[0]["name"], "y": y})
-    doc["figures"] = figs + [f for f in default_figures(points, overlay=False, with_series=False)]
+    doc["figures"] = figs + default_figures(points, overlay=False, with_series=False)
     return doc
 
 
@@ -193,7 +194,7 @@ def results_for(folder: Path) -> dict[str, Any]:
     existing = folder / RESULTS_FILE
     if existing.is_file():
         doc = _read_json(existing)
-        if isinstance(doc, dict) and doc.get("source") not in (SOURCE_FOLDER,):
+        if isinstance(doc, dict) and doc.get("source") != SOURCE_FOLDER:
             return doc
     kind = folder_kind(folder)
     if kind == "sweep":
@@ -275,7 +276,7 @@ def compare_results(folders: Sequence[Path], out: Path) -> dict[str, Any]:
         for point in own:
             name = label if len(own) == 1 else f"{label}/{point.get('label') or point['name']}"
             copy = dict(point, name=name, variant=name, label=name, grid={})
-            base = Path(folder) / _point_dir(point)
+            base = Path(folder) / point_dir(point)
             copy["dir"] = os.path.relpath(os.path.abspath(base), os.path.abspath(out))
             if not (base / TIMESERIES_FILE).is_file():
                 copy.pop("dir")
@@ -293,8 +294,3 @@ def compare_results(folders: Sequence[Path], out: Path) -> dict[str, Any]:
     doc["figures"] = default_figures(points, overlay=True, with_series=with_series)
     return doc
 
-
-def _point_dir(point: Mapping[str, Any]) -> str:
-    from flowstate.report import _point_dir as point_dir
-
-    return point_dir(point)
