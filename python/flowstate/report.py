@@ -164,7 +164,7 @@ def _plan(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]
     return args
 
 
-DELAY_FIGURE_TITLE = "RTT and queuing delay: ours (bar: mean, whiskers: min-max over runs) against the paper"
+DELAY_FIGURE_TITLE = "RTT and queuing delay against the paper (bar: mean, whiskers: min-max)"
 
 
 def add_paper_delay_figure(results: dict[str, Any]) -> None:
