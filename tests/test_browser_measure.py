@@ -32,7 +32,7 @@ def test_plan_maps_kinds_times_and_rates():
     assert p.flows[0].max_rate_bps == 1.5e6
     assert p.flows[2].tcp_port == 7000
     assert p.window == (5.0, 20.0)
-    assert p.capacity_mbps(3.0) == 2.0
+    assert p.capacity_mbps(3.0, 4.0) == pytest.approx(2.0)
     assert p.reverse_delay_s == 0.05
     assert [(t, a, f.name) for t, a, f in p.events()] == [
         (0.0, "start", "gcc"),
@@ -140,7 +140,7 @@ def test_summary_from_hand_made_records():
         seed=1,
         duration_s=3.0,
         window=(0.0, 2.0),
-        capacity_mbps=lambda t: 0.02,
+        capacity_mbps=lambda a, b: 0.02,
         reverse_delay_s=0.05,
         flows=flows,
         records=records(pk),
@@ -179,7 +179,7 @@ def test_two_data_channels_split_the_dtls_bytes_by_what_each_sent():
     # In bin 0 (0-0.5 s) a sent 300 B and b 100 B: a gets 3/4 of the DTLS bytes.
     samples = Samples(app_sent={"a": [(0.0, 0), (0.4, 300)], "b": [(0.0, 0), (0.4, 100)]})
     summary, _, _ = summarize(
-        scenario="t", seed=1, duration_s=1.0, window=(0.0, 0.5), capacity_mbps=lambda t: 1.0,
+        scenario="t", seed=1, duration_s=1.0, window=(0.0, 0.5), capacity_mbps=lambda a, b: 1.0,
         reverse_delay_s=0.0, flows=flows, records=records(pk), offset_s=0.0, ssrcs={}, samples=samples,
     )
     a, b = summary["flows"]

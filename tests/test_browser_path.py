@@ -152,3 +152,30 @@ def test_a_signal_mid_run_removes_everything_and_keeps_the_results(tmp_path, sig
             "--prefix", "fsts", "--no-report", timeout=60)
     assert p.returncode == 0, p.stderr
     assert namespaces("fsts") == []
+
+
+def test_a_mahimahi_trace_shapes_the_real_path_as_the_simulator(tmp_path):
+    """The IP-level bottleneck delivers by the trace (crates/flowstate-sim/src/trace.rs,
+    one link model), and utilization is measured against the trace's own capacity."""
+    real_path_or_skip()
+    trace = ROOT / "scenarios" / "traces" / "step.mahimahi"
+    scenario = tmp_path / "trace.toml"
+    scenario.write_text(
+        TCP_ONLY.replace('capacity = "10Mbps"', f'capacity_trace = {{ file = "{trace}", format = "mahimahi", loop = true }}')
+        .replace('queue = "60ms"', 'queue = "60pkt"')
+    )
+    out = tmp_path / "out"
+    p = cli("browser", str(scenario), "--out", str(out), "--prefix", "fstt", "--no-report", timeout=120)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    s = json.loads((out / "summary.json").read_text())
+    import flowstate
+
+    sim = flowstate.run(scenario).summary
+    # Kernel CUBIC keeps the trace's link busy; the capacity both use is the trace's.
+    assert s["aggregate"]["utilization"] > 0.9, s
+    cap_real = s["flows"][0]["throughput_mbps"] / s["aggregate"]["utilization"]
+    cap_sim = sim["flows"][0]["throughput_mbps"] / sim["aggregate"]["utilization"]
+    assert abs(cap_real - cap_sim) / cap_sim < 0.02, (cap_real, cap_sim)
+    assert namespaces("fstt") == []

@@ -2,6 +2,7 @@
 //! with a scenario's `[link]` / `[reverse_link]`, stop it, get every packet's record.
 //! No logic of its own: conversion of arguments and results only.
 
+use flowstate_core::Timestamp;
 use flowstate_emu::emulator::Timing;
 use flowstate_emu::ip::{DirectionReport, IpBottleneck, IpBottleneckConfig};
 use flowstate_emu::{PathConfig, PathStats};
@@ -185,7 +186,28 @@ fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, P
     Ok(d)
 }
 
-/// Adds `IpBottleneck` to the module.
+/// Bits the scenario's forward link can carry between each pair of consecutive
+/// `edges` (seconds, increasing): the simulator's own integral of its capacity
+/// (schedule, looping trace, or a Mahimahi trace's delivery opportunities), so a real
+/// run's utilization uses the same capacity as a simulated one.
+#[pyfunction]
+fn link_capacity_bits(text: &str, file: &str, edges: Vec<f64>) -> PyResult<Vec<f64>> {
+    let sc = Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let link = flowstate_sim::run::link_config(&sc.link);
+    let at = |s: f64| Timestamp::from_micros((s.max(0.0) * 1e6) as u64);
+    if edges.iter().any(|e| !e.is_finite()) || edges.windows(2).any(|w| w[1] < w[0]) {
+        return Err(ScenarioError::new_err(
+            "link_capacity_bits: edges must be finite and increasing",
+        ));
+    }
+    Ok(edges
+        .windows(2)
+        .map(|w| link.capacity_bits(at(w[0]), at(w[1])))
+        .collect())
+}
+
+/// Adds `IpBottleneck` and `link_capacity_bits` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyIpBottleneck>()
+    m.add_class::<PyIpBottleneck>()?;
+    m.add_function(wrap_pyfunction!(link_capacity_bits, m)?)
 }

@@ -103,7 +103,7 @@ def load(scenario: str, duration: Optional[float]) -> tuple[Plan, str, str, dict
     text, file = load_scenario(scenario)
     check_scenario(scenario)
     doc = tomllib.loads(text)
-    return make_plan(doc, duration=duration), text, file, doc
+    return make_plan(doc, duration=duration, text=text, file=file), text, file, doc
 
 
 def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:

@@ -126,8 +126,8 @@ def summarize(
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
     """(summary, timeseries rows, each record's owner) of one real run. ``records``
     are the forward direction's columns from the bottleneck; ``offset_s`` turns their
-    microseconds into scenario seconds; ``capacity_mbps(t)`` gives the link's capacity
-    at ``t``; packets of ``data_classes`` belong to the data flows."""
+    microseconds into scenario seconds; ``capacity_mbps(a, b)`` gives the link's mean
+    capacity over [a, b); packets of ``data_classes`` belong to the data flows."""
     classify = Classifier(flows, ssrcs, data_classes)
     arrival = np.asarray(records["arrival_us"], dtype=float) / 1e6 + offset_s
     dep_raw = records["departure_us"]
@@ -195,7 +195,9 @@ def summarize(
         r["n_dd"] = None
     all_w = _in(arrival, w0, w1)
     fwd_recv = delivered & _in(departure, w0, w1)
-    cap_bits = _capacity_bits(capacity_mbps, w0, w1)
+    if hasattr(capacity_mbps, "prepare"):
+        capacity_mbps.prepare([b * BIN_S for b in range(n_bins + 1)])
+    cap_bits = capacity_mbps(w0, w1) * 1e6 * (w1 - w0)
     xs = np.array([r["throughput_mbps"] for r in flow_rows])
     jain = _jain(xs)
     # metrics.rs weighted_jain_index: Jain's index of throughput / priority_share.
@@ -240,11 +242,6 @@ def _data_weights(datas: list[str], samples: Samples, n_bins: int) -> dict[str, 
     return {name: weights[i] for i, name in enumerate(datas)}
 
 
-def _capacity_bits(capacity_mbps: Any, a: float, b: float, step: float = 0.01) -> float:
-    ts = np.arange(a, b, step)
-    return float(sum(capacity_mbps(t) for t in ts) * 1e6 * step)
-
-
 def _timeseries(
     flows, owned_by, arrival, departure, delivered, size, qdelay_ms, samples, n_bins, capacity_mbps, seed, reverse_delay_s
 ):  # noqa: ANN001 - the arrays of summarize()
@@ -273,7 +270,7 @@ def _timeseries(
                     "rtt_ms": float(np.mean(rtts)) if len(rtts) else None,
                     "sent_packets": int(round(weight[sent].sum())),
                     "lost_packets": int(round(weight[sent & ~delivered].sum())),
-                    "capacity_mbps": capacity_mbps(t0),
+                    "capacity_mbps": capacity_mbps(t0, t1),
                     "target_mbps": float(np.mean(targets)) / 1e6 if targets else None,
                 }
             )

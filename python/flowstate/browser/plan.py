@@ -58,7 +58,7 @@ class Plan:
     duration_s: float
     window: tuple[float, float]
     flows: list[FlowPlan]
-    capacity_mbps: Callable[[float], float]
+    capacity_mbps: Callable[[float, float], float]
     reverse_delay_s: float
     ignored: list[str]
 
@@ -98,25 +98,34 @@ def _rate_bps(value: Any, where: str) -> float:
         raise PlanError(f"{where}: {e}") from None
 
 
-def _capacity(link: dict[str, Any]) -> Callable[[float], float]:
-    """Capacity (Mbit/s) at scenario time t, from ``capacity`` or ``capacity_schedule``."""
-    schedule = link.get("capacity_schedule")
-    if schedule:
-        points = sorted(
-            (_time(p["at"], "link.capacity_schedule.at"), _rate_bps(p["rate"], "link.capacity_schedule.rate") / 1e6)
-            for p in schedule
-        )
-    else:
-        points = [(0.0, _rate_bps(link.get("capacity"), "link.capacity") / 1e6)]
+class LinkCapacity:
+    """The forward link's mean capacity (Mbit/s) over an interval, from the
+    simulator's own integral of it (``_native.link_capacity_bits``: rate schedules,
+    looping traces and Mahimahi delivery opportunities alike). Intervals asked for
+    together are computed in one native call and kept."""
 
-    def at(t: float) -> float:
-        rate = points[0][1]
-        for start, r in points:
-            if start <= t:
-                rate = r
-        return rate
+    def __init__(self, text: str, file: str) -> None:
+        self.text, self.file = text, file
+        self._known: dict[tuple[float, float], float] = {}
 
-    return at
+    def prepare(self, edges: list[float]) -> None:
+        """Compute every interval between consecutive ``edges`` at once."""
+        from flowstate import _native
+
+        bits = _native.link_capacity_bits(self.text, self.file, edges)
+        for a, b, x in zip(edges, edges[1:], bits):
+            self._known[(a, b)] = x / (b - a) / 1e6 if b > a else 0.0
+
+    def __call__(self, a: float, b: float) -> float:
+        if (a, b) not in self._known:
+            self.prepare([a, b])
+        return self._known[(a, b)]
+
+
+def _toml(doc: dict[str, Any]) -> str:
+    from flowstate import _native
+
+    return _native.scenario_toml(doc)
 
 
 def _expand(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -131,8 +140,12 @@ def _expand(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def make_plan(doc: dict[str, Any], *, duration: Optional[float] = None) -> Plan:
-    """The plan of a scenario already checked by the simulator's validator."""
+def make_plan(
+    doc: dict[str, Any], *, duration: Optional[float] = None, text: Optional[str] = None, file: str = "<dict>"
+) -> Plan:
+    """The plan of a scenario already checked by the simulator's validator (``text``:
+    its TOML as read, ``file`` its name, for the link's capacity; a dict without them
+    is turned into TOML)."""
     full = _time(doc.get("duration"), "duration")
     if duration is not None:
         if not (math.isfinite(duration) and duration > 0):
@@ -188,13 +201,15 @@ def make_plan(doc: dict[str, Any], *, duration: Optional[float] = None) -> Plan:
         raise PlanError("flows: no flow to run")
     link = doc.get("link") or {}
     reverse = doc.get("reverse_link") or {}
+    if "delay" not in reverse and "capacity_trace" in link and "delay" not in link:
+        raise PlanError("link.capacity_trace: the reverse delay of a trace with per-segment rtt is not known here; give reverse_link.delay")
     reverse_delay = _time(reverse.get("delay", link.get("delay", 0)), "reverse_link.delay")
     return Plan(
         name=str(doc.get("name", "scenario")),
         duration_s=dur,
         window=(w0, w1),
         flows=flows,
-        capacity_mbps=_capacity(link),
+        capacity_mbps=LinkCapacity(text if text is not None else _toml(doc), file),
         reverse_delay_s=reverse_delay,
         ignored=ignored,
     )
