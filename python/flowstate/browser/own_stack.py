@@ -21,7 +21,8 @@ from flowstate.browser.plan import Plan
 
 
 class OwnStack:
-    """The testbed run in a background thread from now for the plan's duration."""
+    """The testbed, run in a background thread from :meth:`start` for the plan's
+    duration."""
 
     def __init__(
         self, plan: Plan, text: str, file: str, *, seed: int, sender: tuple[str, str], receiver: tuple[str, str]
@@ -45,6 +46,8 @@ class OwnStack:
                 self._error = e
 
         self._thread = threading.Thread(target=body, name="flowstate-testbed", daemon=True)
+
+    def start(self) -> None:
         self._thread.start()
 
     def check(self) -> None:
@@ -58,7 +61,8 @@ class OwnStack:
 
     def result(self) -> Optional[dict[str, Any]]:
         """The testbed's own summary (its endpoints' measurements), once it ended."""
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
         if self._result is None:
             return None
         import json
@@ -66,4 +70,5 @@ class OwnStack:
         return json.loads(self._result["summary_json"])
 
     def close(self) -> None:
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)

@@ -150,6 +150,16 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
         stack_.callback(restore_signal_handlers, install_signal_handlers())
         topo = stack_.enter_context(Topology(prefix))
         n = topo.names
+        tcps: dict[str, KernelTcp] = {}
+        for f in plan.tcps:
+            tcps[f.name] = KernelTcp(
+                kind=f.kind, port=f.tcp_port, sender_ns=n.sender, receiver_ns=n.receiver, receiver_ip=RECEIVER_IP
+            )
+            stack_.callback(tcps[f.name].close)
+        # The call is set up (ICE, DTLS, SCTP) over the router's plain forwarding; the
+        # bottleneck starts only then, so that its clock (capacity schedules, traces,
+        # records) and the scenario's start at the same moment: t0.
+        media = _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say)
         emu = _native.IpBottleneck(
             text, file, seed=seed, netns=n.router, forward_device=n.forward_tun, reverse_device=n.reverse_tun
         )
@@ -161,14 +171,9 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
 
         stack_.callback(stop_emu)
         topo.route_through(n.forward_tun, n.reverse_tun)
-        tcps: dict[str, KernelTcp] = {}
-        for f in plan.tcps:
-            tcps[f.name] = KernelTcp(
-                kind=f.kind, port=f.tcp_port, sender_ns=n.sender, receiver_ns=n.receiver, receiver_ip=RECEIVER_IP
-            )
-            stack_.callback(tcps[f.name].close)
-        media = _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say)
-        t0 = time.time()
+        t0 = emu.start_unix_s
+        setup["routed_after_s"] = time.time() - t0
+        media.begin()
         say(f"flowstate browser: running {plan.name} for {plan.duration_s:g} s ({stack})")
         try:
             last_fetch = time.time()
@@ -245,6 +250,12 @@ class _Media:
 
     call: Any = None
     testbed: Any = None
+
+    def begin(self) -> None:
+        """At the scenario's time zero: the testbed starts its own schedule (Chromium's
+        flows are started one by one by the driver)."""
+        if self.testbed is not None:
+            self.testbed.start()
 
     def testbed_summary(self) -> Any:
         return self.testbed.result() if self.testbed is not None else None
