@@ -53,3 +53,45 @@ def test_real_chromium_table5_starves_the_video(tmp_path):
     assert "fsci-" not in left
     # No browser of this run is left (their profiles live in a flowstate-browser-* folder).
     assert subprocess.run(["pgrep", "-f", "user-data-dir=.*flowstate-browser-"], capture_output=True).returncode == 1
+
+
+def test_a_crashed_browser_ends_the_run_with_what_was_measured(tmp_path):
+    """The sender's Chromium is killed mid-run: the run ends there (exit status 1),
+    writes what the bottleneck measured, and leaves no namespace or browser behind."""
+    try:
+        preflight()
+    except TopologyError as e:
+        pytest.skip(f"no real path here: {e}")
+    if not os.access(CHROMIUM, os.X_OK) or importlib.util.find_spec("playwright") is None:
+        pytest.skip("needs /usr/bin/chromium and playwright")
+    import time
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flowstate", "browser", str(SCENARIO), "--out", str(out), "--prefix", "fscr",
+         "--no-report"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        sender = "user-data-dir=.*flowstate-browser-.*sender-profile"
+        deadline = time.time() + 60
+        pid = None
+        while time.time() < deadline and pid is None:
+            found = subprocess.run(["pgrep", "-o", "-f", sender], capture_output=True, text=True).stdout.split()
+            pid = int(found[0]) if found else None
+            time.sleep(0.2)
+        assert pid is not None, "the sender browser did not start"
+        time.sleep(8)  # connected and sending
+        os.killpg(os.getpgid(pid), 9)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "cut short" in err, err
+    assert (out / "summary.json").exists() and (out / "bottleneck-forward.csv").exists()
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert "fscr-" not in left
+    assert subprocess.run(["pgrep", "-f", "user-data-dir=.*flowstate-browser-"], capture_output=True).returncode == 1

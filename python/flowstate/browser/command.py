@@ -31,9 +31,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from flowstate.browser.run import RealRun
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
-# Exit statuses of a run cut short (128 + the signal, as a shell reports them).
+# Exit statuses of a run cut short: by a signal (128 + the signal, as a shell reports
+# them), or by a failure during the run (a browser that crashed or stopped answering).
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+EXIT_FAILED_DURING_RUN = 1
 
 
 class NotAvailable(Exception):
@@ -177,6 +179,8 @@ def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, st
         return EXIT_INTERRUPTED
     if any((r.interrupted or "").startswith("Terminated") for r in runs):
         return EXIT_TERMINATED
+    if any(r.interrupted for r in runs):
+        return EXIT_FAILED_DURING_RUN
     return 0
 
 
