@@ -332,48 +332,43 @@ fn spawn_receiver(
     timing: Timing,
     accept: impl Fn(SocketAddr) -> bool + Send + 'static,
 ) -> io::Result<JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name(format!("emu-recv-{route}"))
-        .spawn(move || {
-            if timing.realtime {
-                crate::realtime::make_current_thread_realtime();
-            }
-            let mut buf = vec![0u8; MAX_DATAGRAM + 1];
-            while !stop.load(Ordering::Relaxed) {
-                let msg = match sock.recv_from(&mut buf) {
-                    Ok((n, from)) => {
-                        let at = clock.now();
-                        if n == 0 {
-                            Msg::Malformed
-                        } else if !accept(from) {
-                            Msg::Foreign
-                        } else {
-                            Msg::Datagram {
-                                route,
-                                at,
-                                payload: buf[..n].to_vec(),
-                            }
+    spawn_thread(format!("emu-recv-{route}"), timing, move |_| {
+        let mut buf = vec![0u8; MAX_DATAGRAM + 1];
+        while !stop.load(Ordering::Relaxed) {
+            let msg = match sock.recv_from(&mut buf) {
+                Ok((n, from)) => {
+                    let at = clock.now();
+                    if n == 0 {
+                        Msg::Malformed
+                    } else if !accept(from) {
+                        Msg::Foreign
+                    } else {
+                        Msg::Datagram {
+                            route,
+                            at,
+                            payload: buf[..n].to_vec(),
                         }
                     }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                        ) =>
-                    {
-                        continue
-                    }
-                    Err(_) => {
-                        // E.g. ECONNREFUSED from an earlier ICMP error: count, back off.
-                        std::thread::sleep(Duration::from_millis(1));
-                        Msg::IoError
-                    }
-                };
-                if tx.send(msg).is_err() {
-                    break;
                 }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    continue
+                }
+                Err(_) => {
+                    // E.g. ECONNREFUSED from an earlier ICMP error: count, back off.
+                    std::thread::sleep(Duration::from_millis(1));
+                    Msg::IoError
+                }
+            };
+            if tx.send(msg).is_err() {
+                break;
             }
-        })
+        }
+    })
 }
 
 /// Start the thread that owns one direction's [`PathCore`]: it takes arrivals from
@@ -387,14 +382,22 @@ pub(crate) fn spawn_scheduler(
     stop: Arc<AtomicBool>,
     timing: Timing,
 ) -> io::Result<JoinHandle<PathStats>> {
-    std::thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            if timing.realtime {
-                crate::realtime::make_current_thread_realtime();
-            }
-            run_scheduler(core, rx, out, clock, stop, timing)
-        })
+    spawn_thread(name.to_string(), timing, move |_| {
+        run_scheduler(core, rx, out, clock, stop, timing)
+    })
+}
+
+/// Start a named emulator thread running `f`; with `timing.realtime` the thread first
+/// asks for real-time scheduling, and `f` learns whether it got it.
+pub(crate) fn spawn_thread<T: Send + 'static>(
+    name: String,
+    timing: Timing,
+    f: impl FnOnce(bool) -> T + Send + 'static,
+) -> io::Result<JoinHandle<T>> {
+    std::thread::Builder::new().name(name).spawn(move || {
+        let granted = timing.realtime && crate::realtime::make_current_thread_realtime();
+        f(granted)
+    })
 }
 
 fn handle(core: &mut PathCore<Vec<u8>>, msg: Msg) {

@@ -18,7 +18,7 @@
 use crate::clock::WallClock;
 use crate::config::PathConfig;
 use crate::core::PathCore;
-use crate::emulator::{duration, invalid, spawn_scheduler, Egress, Msg, Timing};
+use crate::emulator::{duration, invalid, spawn_scheduler, spawn_thread, Egress, Msg, Timing};
 use crate::ip::packet::{classify, PacketInfo};
 use crate::stats::PathStats;
 use flowstate_sim::link::LinkId;
@@ -272,14 +272,12 @@ fn spawn_reader(
     tx: Sender<Msg>,
     setup: ReaderSetup,
 ) -> io::Result<JoinHandle<ReaderLog>> {
-    std::thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            if setup.timing.realtime && !crate::realtime::make_current_thread_realtime() {
-                setup.realtime.store(false, Ordering::SeqCst);
-            }
-            read_loop(&dev, &tx, &setup)
-        })
+    spawn_thread(name.to_string(), setup.timing, move |granted| {
+        if setup.timing.realtime && !granted {
+            setup.realtime.store(false, Ordering::SeqCst);
+        }
+        read_loop(&dev, &tx, &setup)
+    })
 }
 
 /// Read packets until stopped: each one is stamped on arrival, classified, captured
