@@ -174,6 +174,14 @@ pub(crate) fn invalid(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
+/// Both directions' paths checked, as one I/O error naming the field.
+pub(crate) fn validate_paths(forward: &PathConfig, reverse: &PathConfig) -> io::Result<()> {
+    forward
+        .validate("forward")
+        .and_then(|()| reverse.validate("reverse"))
+        .map_err(|e| invalid(e.to_string()))
+}
+
 pub(crate) fn duration(t: TimeDelta) -> Duration {
     Duration::from_micros(t.as_micros().max(1).unsigned_abs())
 }
@@ -186,12 +194,7 @@ impl Emulator {
 
     /// As [`Emulator::start`] with explicit timing.
     pub fn start_with(cfg: EmulatorConfig, timing: Timing) -> io::Result<Emulator> {
-        cfg.forward
-            .validate("forward")
-            .map_err(|e| invalid(e.to_string()))?;
-        cfg.reverse
-            .validate("reverse")
-            .map_err(|e| invalid(e.to_string()))?;
+        validate_paths(&cfg.forward, &cfg.reverse)?;
         if cfg.routes.is_empty() {
             return Err(invalid("routes: at least one route is required".into()));
         }

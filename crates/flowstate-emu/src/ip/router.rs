@@ -18,7 +18,9 @@
 use crate::clock::WallClock;
 use crate::config::PathConfig;
 use crate::core::PathCore;
-use crate::emulator::{duration, invalid, spawn_scheduler, spawn_thread, Egress, Msg, Timing};
+use crate::emulator::{
+    duration, invalid, spawn_scheduler, spawn_thread, validate_paths, Egress, Msg, Timing,
+};
 use crate::ip::packet::{classify, PacketInfo};
 use crate::stats::PathStats;
 use flowstate_sim::link::LinkId;
@@ -129,12 +131,7 @@ impl IpBottleneck {
     /// may route through them) when this returns; they disappear when the bottleneck
     /// stops or the process ends, with the routes that use them.
     pub fn start(cfg: IpBottleneckConfig, timing: Timing) -> io::Result<IpBottleneck> {
-        cfg.forward
-            .validate("forward")
-            .map_err(|e| invalid(e.to_string()))?;
-        cfg.reverse
-            .validate("reverse")
-            .map_err(|e| invalid(e.to_string()))?;
+        validate_paths(&cfg.forward, &cfg.reverse)?;
         timing.validate()?;
         for name in [&cfg.forward_device, &cfg.reverse_device] {
             if name.is_empty() || name.len() > 15 || name.contains(['/', ' ']) {
