@@ -10,7 +10,7 @@
 use crate::flow::FlowState;
 use crate::SimError;
 use flowstate_core::coupling::{
-    mechanism_with_options, Allocation, Allowance, CouplingManager, FlowId, FlowReport,
+    mechanism_with_options, Allocation, Allowance, CouplingManager, FlowId, FlowKind, FlowReport,
     FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
 };
 use flowstate_core::{Bitrate, DataSize, Timestamp};
@@ -89,9 +89,6 @@ pub trait CouplingFactory {
     ) -> Result<Box<dyn CouplingHook>, SimError>;
 }
 
-/// Mechanisms that couple rate flows only (window flows stay uncoupled under them).
-const RATE_ONLY: &[&str] = &["fse", "fse-simple", "conservative-fse"];
-
 /// The `[coupling] options` table as flowstate-core option values.
 pub fn option_values(options: &toml::Table) -> Result<Vec<(String, OptionValue)>, SimError> {
     options
@@ -134,7 +131,7 @@ pub struct ManagerHook {
 }
 
 impl ManagerHook {
-    pub fn new(mechanism: Mechanism, name: &str, flows: &[FlowInfo]) -> Self {
+    pub fn new(mechanism: Mechanism, flows: &[FlowInfo]) -> Self {
         let mut groups: Vec<&str> = Vec::new();
         let keys = flows
             .iter()
@@ -152,8 +149,13 @@ impl ManagerHook {
         let coupled = flows
             .iter()
             .map(|f| {
-                let window = matches!(f.kind.as_str(), "sctp" | "tcp-newreno" | "tcp-cubic");
-                f.kind != "cbr" && !(window && RATE_ONLY.contains(&name))
+                let kind = match f.kind.as_str() {
+                    "sctp" | "tcp-newreno" | "tcp-cubic" => FlowKind::Window,
+                    _ => FlowKind::Rate,
+                };
+                // Flows of a kind the mechanism does not couple (window flows under the
+                // FSE) stay uncoupled.
+                f.kind != "cbr" && mechanism.info().couples(kind)
             })
             .collect();
         Self {
@@ -319,6 +321,6 @@ impl CouplingFactory for DefaultCouplingFactory {
         let values = option_values(options)?;
         let m = mechanism_with_options(mechanism, values.iter().map(|(k, v)| (k.as_str(), v)))
             .map_err(|e| SimError::NotWired(option_error(&e)))?;
-        Ok(Box::new(ManagerHook::new(m, mechanism, flows)))
+        Ok(Box::new(ManagerHook::new(m, flows)))
     }
 }

@@ -21,7 +21,7 @@ use crate::scenario::{
     RateOverrides, ThresholdMode, WindowOverrides,
 };
 use crate::SimError;
-use flowstate_core::coupling::{Allowance, FlowReport};
+use flowstate_core::coupling::{Allowance, FlowReport, Mechanism};
 use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::media::{
     MediaReceiver, MediaReceiverConfig, MediaSender, MediaSenderConfig, RateReportMode,
@@ -536,16 +536,10 @@ pub fn gcc_flow(
             ..StatisticsCodecConfig::default()
         })
     };
-    // Paper 000 V-B3: FSE-NG takes GCC's delay-based estimate A_hat. Paper 000's FSE
-    // (section IV) lives in Chromium's AimdRateControl, so it also exchanges A_hat;
-    // reporting the target min(A_s, A_r) there freezes GCC at its start rate, because
-    // every allocation resets A_r to the target and A_s is capped by A_r.
-    cfg.report_mode = match ctx.mechanism.as_str() {
-        "fse-ng" | "ext-fse-ng" | "fse" | "fse-simple" | "conservative-fse" => {
-            RateReportMode::DelayBased
-        }
-        _ => RateReportMode::Target,
-    };
+    // What GCC reports is the mechanism's to say (paper 000 V-B3; the catalogue entry
+    // in the mechanism's file gives the reason).
+    cfg.report_mode = Mechanism::info_by_name(&ctx.mechanism)
+        .map_or(RateReportMode::Target, |info| info.rate_report);
     let start = secs(spec.start_secs());
     let mut sender = MediaSender::new(cfg, start);
     if let Some(d) = spec.desired_rate {

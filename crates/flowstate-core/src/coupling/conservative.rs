@@ -18,10 +18,13 @@
 //!   not change the aggregate; the reducing flow still may (the pseudo-code lets no
 //!   flow change it).
 
+use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
 use super::error::CouplingError;
-use super::flow::{Allocation, FlowId};
-use super::fse::{distribute, Distribution};
+use super::flow::{Allocation, FlowId, RateReportMode};
+use super::fse::{distribute, distribution_option, reset_aggregate_option, Distribution};
 use super::group::FlowGroup;
+use super::mechanism::Mechanism;
+use super::options::CheckedValue;
 use crate::units::{TimeDelta, Timestamp};
 
 /// Options of the conservative FSE.
@@ -53,7 +56,65 @@ impl Default for ConservativeConfig {
     }
 }
 
-pub(crate) const CONSERVATIVE_NAME: &str = "conservative FSE";
+pub(crate) const INFO: MechanismInfo = MechanismInfo {
+    name: "conservative-fse",
+    display_name: "conservative FSE",
+    aliases: &[],
+    description: "the FSE whose S_CR follows a decrease proportionally and then holds for 2 RTTs (a group timer)",
+    source: "RFC 8699 section 5.2, algorithm 2 (paper 004 Alg. 2)",
+    flow_kinds: RATE_ONLY,
+    rate_report: RateReportMode::DelayBased,
+    options: &[
+        distribution_option("water-filling"),
+        OptionInfo {
+            name: "increase_limit_per_flow_count",
+            kind: OptionKind::Bool,
+            default: OptionDefault::Bool(true),
+            unit: None,
+            description: "an increase I of S_CR adds I/N for N flows (paper 004 section 3 text; off = its pseudo-code)",
+        },
+        OptionInfo {
+            name: "reducer_may_update_during_timer",
+            kind: OptionKind::Bool,
+            default: OptionDefault::Bool(true),
+            unit: None,
+            description: "while the timer runs, the flow that reduced may still change S_CR (paper 004 section 3 text; off = the pseudo-code: nobody may)",
+        },
+        OptionInfo {
+            name: "timer_rtts",
+            kind: OptionKind::Positive,
+            default: OptionDefault::Number(2.0),
+            unit: Some("RTTs"),
+            description: "how long the group timer runs after a decrease, in RTTs of the reducing flow (rounded to whole RTTs; RFC 8699 and paper 004: 2)",
+        },
+        reset_aggregate_option(true),
+    ],
+    preset: || Mechanism::ConservativeFse(ConservativeConfig::default()),
+};
+
+impl ConservativeConfig {
+    /// Sets a declared option ([`INFO`]); false if there is no such field.
+    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        match (name, value) {
+            ("distribution", CheckedValue::Choice(c)) => match Distribution::from_name(c) {
+                Some(d) => self.distribution = d,
+                None => return false,
+            },
+            ("increase_limit_per_flow_count", CheckedValue::Bool(b)) => {
+                self.increase_limit_per_flow_count = b
+            }
+            ("reducer_may_update_during_timer", CheckedValue::Bool(b)) => {
+                self.reducer_may_update_during_timer = b
+            }
+            ("timer_rtts", CheckedValue::Positive(n)) => self.timer_rtts = n.round() as i64,
+            ("reset_aggregate_to_allocated", CheckedValue::Bool(b)) => {
+                self.reset_aggregate_to_allocated = b
+            }
+            _ => return false,
+        }
+        true
+    }
+}
 
 /// The group timer: set when a flow reduces, for `timer_rtts` of its RTTs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,7 +162,7 @@ impl ConservativeFse {
             let delta = cc_r - fse_r;
             if delta < 0.0 {
                 let rtt = rtt.ok_or(CouplingError::MissingRtt {
-                    mechanism: CONSERVATIVE_NAME,
+                    mechanism: INFO.display_name,
                     flow: flow.id,
                 })?;
                 // fse_r > cc_r >= 0 here, so the ratio is finite and in [0, 1).

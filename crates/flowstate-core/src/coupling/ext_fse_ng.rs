@@ -29,9 +29,12 @@
 
 use std::collections::BTreeMap;
 
-use super::flow::{Allocation, FlowId};
-use super::fse_ng::{distribute_rate_led, min_rtt};
+use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::flow::{Allocation, FlowId, RateReportMode};
+use super::fse_ng::{count_change_twice_option, distribute_rate_led, min_rtt};
 use super::group::FlowGroup;
+use super::mechanism::Mechanism;
+use super::options::CheckedValue;
 use crate::units::{DataSize, TimeDelta};
 
 /// Options of Extended FSE-NG.
@@ -55,7 +58,40 @@ impl Default for ExtendedFseNgConfig {
     }
 }
 
-pub(crate) const EXT_FSE_NG_NAME: &str = "Extended FSE-NG";
+pub(crate) const INFO: MechanismInfo = MechanismInfo {
+    name: "ext-fse-ng",
+    display_name: "Extended FSE-NG",
+    aliases: &[],
+    description: "FSE-NG whose window flows report cwnd / RTT and move S_CR while every rate flow is application-limited",
+    source: "paper 000 section VI, Algs. 4-5",
+    flow_kinds: RATE_AND_WINDOW,
+    rate_report: RateReportMode::DelayBased,
+    options: &[
+        count_change_twice_option(false),
+        OptionInfo {
+            name: "subtract_previous_report",
+            kind: OptionKind::Bool,
+            default: OptionDefault::Bool(true),
+            unit: None,
+            description: "Alg. 5 line 6 subtracts the window flow's previous report (the reference code, FseNgV2::CwndFlowUpdate); off = the algorithms as printed, which subtract its allocation",
+        },
+    ],
+    preset: || Mechanism::ExtendedFseNg(ExtendedFseNgConfig::default()),
+};
+
+impl ExtendedFseNgConfig {
+    /// Sets a declared option ([`INFO`]); false if there is no such field.
+    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        match (name, value) {
+            ("count_change_twice", CheckedValue::Bool(b)) => self.count_change_twice = b,
+            ("subtract_previous_report", CheckedValue::Bool(b)) => {
+                self.subtract_previous_report = b
+            }
+            _ => return false,
+        }
+        true
+    }
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct ExtendedFseNg {

@@ -35,6 +35,16 @@ pub enum FlowKind {
     Window,
 }
 
+/// Which estimate a GCC sender reports to a coupling manager (paper 000 V-B3): each
+/// mechanism names its own ([`crate::coupling::MechanismInfo::rate_report`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateReportMode {
+    /// The delay-based estimate A_r (FSE-NG).
+    DelayBased,
+    /// min(A_s, A_r) (FSE, FSEv2).
+    Target,
+}
+
 /// How a flow joins a group.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FlowSpec {

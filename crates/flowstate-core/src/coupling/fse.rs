@@ -9,9 +9,66 @@
 //!   S_CR = sum of FSE_R   (paper 000 Alg. 1 lines 28-31; option, see FseConfig)
 //! ```
 
-use super::flow::Allocation;
+use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
+use super::flow::{Allocation, RateReportMode};
 use super::group::FlowGroup;
+use super::mechanism::Mechanism;
+use super::options::CheckedValue;
 use super::waterfill::{proportional_share, Claim};
+
+pub(crate) const INFO: MechanismInfo = MechanismInfo {
+    name: "fse",
+    display_name: "FSE",
+    aliases: &[],
+    description: "the Flow State Exchange: S_CR moves by each rate flow's change and is split by priority, capped by desired rates",
+    source: "RFC 8699 section 5.2, active algorithm 1 (paper 000 Alg. 1)",
+    flow_kinds: RATE_ONLY,
+    // Paper 000's FSE (section IV) lives in Chromium's AimdRateControl, so it exchanges
+    // the delay-based estimate A_hat; reporting the target min(A_s, A_r) freezes GCC at
+    // its start rate (every allocation resets A_r to the target, and A_s is capped by A_r).
+    rate_report: RateReportMode::DelayBased,
+    options: &[
+        distribution_option("water-filling"),
+        reset_aggregate_option(true),
+    ],
+    preset: || Mechanism::Fse(FseConfig::default()),
+};
+
+pub(crate) const SIMPLE_INFO: MechanismInfo = MechanismInfo {
+    name: "fse-simple",
+    display_name: "simple FSE",
+    aliases: &[],
+    description: "paper 004's first FSE: the FSE with proportional shares, no leftover loop and no reset of S_CR",
+    source: "paper 004 Alg. 1",
+    options: &[
+        distribution_option("proportional"),
+        reset_aggregate_option(false),
+    ],
+    preset: || Mechanism::Fse(FseConfig::simple()),
+    ..INFO
+};
+
+/// The `distribution` option of the FSE and the conservative FSE.
+pub(crate) const fn distribution_option(default: &'static str) -> OptionInfo {
+    OptionInfo {
+        name: "distribution",
+        kind: OptionKind::Choice(&["water-filling", "proportional"]),
+        default: OptionDefault::Text(default),
+        unit: None,
+        description: "how S_CR is split: 'water-filling' (RFC 8699's leftover loop) or 'proportional' (paper 004: min(DR, P * S_CR / S_P), no leftover loop)",
+    }
+}
+
+/// The `reset_aggregate_to_allocated` option of the FSE and the conservative FSE.
+pub(crate) const fn reset_aggregate_option(default: bool) -> OptionInfo {
+    OptionInfo {
+        name: "reset_aggregate_to_allocated",
+        kind: OptionKind::Bool,
+        default: OptionDefault::Bool(default),
+        unit: None,
+        description: "set S_CR to the sum of the allocations after distributing (paper 000 Alg. 1 lines 28-31; off = RFC 8699's text and paper 004)",
+    }
+}
 
 /// How S_CR is split among the flows of a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +102,33 @@ impl Default for FseConfig {
     }
 }
 
+impl Distribution {
+    /// The distribution called `name` in options (`water-filling`, `proportional`).
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "water-filling" => Some(Distribution::WaterFilling),
+            "proportional" => Some(Distribution::Proportional),
+            _ => None,
+        }
+    }
+}
+
 impl FseConfig {
+    /// Sets a declared option ([`INFO`]); false if there is no such field.
+    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        match (name, value) {
+            ("distribution", CheckedValue::Choice(c)) => match Distribution::from_name(c) {
+                Some(d) => self.distribution = d,
+                None => return false,
+            },
+            ("reset_aggregate_to_allocated", CheckedValue::Bool(b)) => {
+                self.reset_aggregate_to_allocated = b
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Paper 004's first, simplest FSE: proportional shares, no leftover loop, no reset.
     pub fn simple() -> Self {
         FseConfig {
@@ -54,8 +137,6 @@ impl FseConfig {
         }
     }
 }
-
-pub(crate) const FSE_NAME: &str = "FSE";
 
 /// Per-group state of the FSE (it has none beyond the group itself).
 #[derive(Debug, Clone)]

@@ -17,8 +17,11 @@
 //! Window-flow updates never change S_CR. When the last rate flow leaves, every window
 //! flow's CWND_max is reset to the value it registered with.
 
-use super::flow::{Allocation, Allowance};
+use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::flow::{Allocation, Allowance, RateReportMode};
 use super::group::FlowGroup;
+use super::mechanism::Mechanism;
+use super::options::CheckedValue;
 use super::waterfill::{proportional_share, Claim};
 use crate::units::{Bitrate, TimeDelta};
 
@@ -39,7 +42,40 @@ impl Default for FseNgConfig {
     }
 }
 
-pub(crate) const FSE_NG_NAME: &str = "FSE-NG";
+pub(crate) const INFO: MechanismInfo = MechanismInfo {
+    name: "fse-ng",
+    display_name: "FSE-NG",
+    aliases: &["fseng"],
+    description: "rate flows lead and share S_CR; window flows are passive and get what is left as a cap CWND_max",
+    source: "paper 000 section V, Algs. 2-3",
+    flow_kinds: RATE_AND_WINDOW,
+    // Paper 000 V-B3: FSE-NG takes GCC's delay-based estimate A_hat.
+    rate_report: RateReportMode::DelayBased,
+    options: &[count_change_twice_option(true)],
+    preset: || Mechanism::FseNg(FseNgConfig::default()),
+};
+
+/// The `count_change_twice` option of FSE-NG and Extended FSE-NG.
+pub(crate) const fn count_change_twice_option(default: bool) -> OptionInfo {
+    OptionInfo {
+        name: "count_change_twice",
+        kind: OptionKind::Bool,
+        default: OptionDefault::Bool(default),
+        unit: None,
+        description: "add a rate flow's change to S_CR twice while window flows exist and not every rate flow is application-limited (paper 000 Alg. 3 line 5, a probable bug the authors kept; Extended FSE-NG removed it)",
+    }
+}
+
+impl FseNgConfig {
+    /// Sets a declared option ([`INFO`]); false if there is no such field.
+    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        match (name, value) {
+            ("count_change_twice", CheckedValue::Bool(b)) => self.count_change_twice = b,
+            _ => return false,
+        }
+        true
+    }
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct FseNg {

@@ -18,8 +18,11 @@
 //! rate flow's DR (the extension paper 000 names as the last step to deployment; a
 //! window flow that reports none is greedy, as in the paper).
 
-use super::flow::{Allocation, Allowance};
+use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::flow::{Allocation, Allowance, RateReportMode};
 use super::group::FlowGroup;
+use super::mechanism::Mechanism;
+use super::options::CheckedValue;
 use super::waterfill::Claim;
 use crate::units::{Bitrate, DataSize, TimeDelta};
 
@@ -76,7 +79,75 @@ impl Default for FseV2Config {
     }
 }
 
-pub(crate) const FSE_V2_NAME: &str = "FSEv2";
+pub(crate) const INFO: MechanismInfo = MechanismInfo {
+    name: "fsev2",
+    display_name: "FSEv2",
+    aliases: &["fse-v2"],
+    description: "rate and window flows both active and treated alike: a window flow's cwnd / RTT is its rate, and it gets its share back as a cwnd",
+    source: "paper 000 section VII, Alg. 6",
+    flow_kinds: RATE_AND_WINDOW,
+    rate_report: RateReportMode::Target,
+    options: &[
+        OptionInfo {
+            name: "rate_priority_boost",
+            kind: OptionKind::Positive,
+            default: OptionDefault::Unset,
+            unit: Some("factor"),
+            description: "multiply rate flows' priorities by this factor (the reference code used 1.1; not in the paper; unset = no boost)",
+        },
+        OptionInfo {
+            name: "honour_desired_cwnd",
+            kind: OptionKind::Bool,
+            default: OptionDefault::Bool(true),
+            unit: None,
+            description: "cap a window flow that reports a desired cwnd at desired_cwnd / last_rtt (greedy flows report none: the paper's behaviour)",
+        },
+        OptionInfo {
+            name: "cwnd_rtt",
+            kind: OptionKind::Choice(&["newest", "minimum"]),
+            default: OptionDefault::Text("newest"),
+            unit: None,
+            description: "the RTT that converts cwnd <-> rate: 'newest' sample (the paper) or the group's 'minimum' (a flowstate experiment)",
+        },
+        OptionInfo {
+            name: "give_rounding_to_rate_flows",
+            kind: OptionKind::Bool,
+            default: OptionDefault::Bool(false),
+            unit: None,
+            description: "the part of a window flow's share cut off by rounding its cwnd to whole MTUs goes to the rate flows (off = the paper, a ratchet on S_CR)",
+        },
+        OptionInfo {
+            name: "proportional_rate_decrease",
+            kind: OptionKind::Bool,
+            default: OptionDefault::Bool(false),
+            unit: None,
+            description: "a rate flow's decrease scales S_CR by CC_R / FSE_R instead of subtracting the difference (off = the paper)",
+        },
+    ],
+    preset: || Mechanism::FseV2(FseV2Config::default()),
+};
+
+impl FseV2Config {
+    /// Sets a declared option ([`INFO`]); false if there is no such field.
+    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        match (name, value) {
+            ("rate_priority_boost", CheckedValue::Positive(n)) => {
+                self.rate_priority_boost = Some(n)
+            }
+            ("honour_desired_cwnd", CheckedValue::Bool(b)) => self.honour_desired_cwnd = b,
+            ("cwnd_rtt", CheckedValue::Choice("newest")) => self.cwnd_rtt = CwndRtt::Newest,
+            ("cwnd_rtt", CheckedValue::Choice("minimum")) => self.cwnd_rtt = CwndRtt::Minimum,
+            ("give_rounding_to_rate_flows", CheckedValue::Bool(b)) => {
+                self.give_rounding_to_rate_flows = b
+            }
+            ("proportional_rate_decrease", CheckedValue::Bool(b)) => {
+                self.proportional_rate_decrease = b
+            }
+            _ => return false,
+        }
+        true
+    }
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct FseV2 {

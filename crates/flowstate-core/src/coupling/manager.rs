@@ -3,107 +3,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::conservative::{ConservativeConfig, ConservativeFse, CONSERVATIVE_NAME};
+use super::conservative::ConservativeFse;
 use super::error::CouplingError;
-use super::ext_fse_ng::{ExtendedFseNg, ExtendedFseNgConfig, EXT_FSE_NG_NAME};
+use super::ext_fse_ng::ExtendedFseNg;
 use super::flow::{Allocation, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
-use super::fse::{Fse, FseConfig, FSE_NAME};
-use super::fse_ng::{restore_initial_caps, FseNg, FseNgConfig, FSE_NG_NAME};
-use super::fse_v2::{FseV2, FseV2Config, FSE_V2_NAME};
+use super::fse::Fse;
+use super::fse_ng::{restore_initial_caps, FseNg};
+use super::fse_v2::FseV2;
 use super::group::{FlowEntry, FlowGroup, WindowState};
+use super::mechanism::Mechanism;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
-/// Which member of the FSE family couples the flows, with its options.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Mechanism {
-    /// No coupling (`none`): every flow keeps its own controller's value; updates
-    /// return no allocations. The baseline the papers compare against.
-    Uncoupled,
-    /// RFC 8699 active algorithm 1; [`FseConfig::simple`] gives paper 004's first FSE.
-    Fse(FseConfig),
-    /// RFC 8699 algorithm 2 (paper 004 Alg. 2).
-    ConservativeFse(ConservativeConfig),
-    /// Paper 000 section V.
-    FseNg(FseNgConfig),
-    /// Paper 000 section VI.
-    ExtendedFseNg(ExtendedFseNgConfig),
-    /// Paper 000 section VII.
-    FseV2(FseV2Config),
-}
-
 impl Mechanism {
-    /// The mechanism called `name` (any spelling [`Mechanism::canonical_name`]
-    /// accepts: `fsev2`, `FSEv2`, `FSE-NG`, `none`, ...), with default options.
-    pub fn from_name(name: &str) -> Option<Mechanism> {
-        Some(match Mechanism::canonical_name(name)? {
-            "none" => Mechanism::Uncoupled,
-            "fse" => Mechanism::Fse(FseConfig::default()),
-            "fse-simple" => Mechanism::Fse(FseConfig::simple()),
-            "conservative-fse" => Mechanism::ConservativeFse(ConservativeConfig::default()),
-            "fse-ng" => Mechanism::FseNg(FseNgConfig::default()),
-            "ext-fse-ng" => Mechanism::ExtendedFseNg(ExtendedFseNgConfig::default()),
-            "fsev2" => Mechanism::FseV2(FseV2Config::default()),
-            _ => return None,
-        })
-    }
-
-    /// The name scenario files use for the mechanism written `name` in any of the
-    /// spellings people and this tool use, or `None`: the names of [`Mechanism::NAMES`]
-    /// and the display names (`FSEv2`, `FSE-NG`, `Extended FSE-NG`, `conservative FSE`),
-    /// in any case, with `-`, `_` or a space between words. The one place names are
-    /// read: scenario files, the CLI and the Python API all come through here.
-    pub fn canonical_name(name: &str) -> Option<&'static str> {
-        let key: String = name
-            .trim()
-            .chars()
-            .map(|c| match c {
-                '_' | ' ' => '-',
-                c => c.to_ascii_lowercase(),
-            })
-            .collect();
-        Some(match key.as_str() {
-            "none" | "uncoupled" => "none",
-            "fse" => "fse",
-            "fse-simple" => "fse-simple",
-            "conservative-fse" => "conservative-fse",
-            "fse-ng" | "fseng" => "fse-ng",
-            "ext-fse-ng" | "extended-fse-ng" => "ext-fse-ng",
-            "fsev2" | "fse-v2" => "fsev2",
-            _ => return None,
-        })
-    }
-
-    /// The canonical names [`Mechanism::from_name`] accepts (`none`: uncoupled).
-    pub const NAMES: [&'static str; 7] = [
-        "none",
-        "fse",
-        "fse-simple",
-        "conservative-fse",
-        "fse-ng",
-        "ext-fse-ng",
-        "fsev2",
-    ];
-
-    /// A human-readable name.
-    pub fn display_name(&self) -> &'static str {
-        match self {
-            Mechanism::Uncoupled => "none",
-            Mechanism::Fse(_) => FSE_NAME,
-            Mechanism::ConservativeFse(_) => CONSERVATIVE_NAME,
-            Mechanism::FseNg(_) => FSE_NG_NAME,
-            Mechanism::ExtendedFseNg(_) => EXT_FSE_NG_NAME,
-            Mechanism::FseV2(_) => FSE_V2_NAME,
-        }
-    }
-
-    fn supports(&self, kind: FlowKind) -> bool {
-        match self {
-            Mechanism::Fse(_) | Mechanism::ConservativeFse(_) => kind == FlowKind::Rate,
-            Mechanism::Uncoupled => true,
-            _ => true,
-        }
-    }
-
     fn new_coupler(&self) -> Coupler {
         match *self {
             Mechanism::Uncoupled => Coupler::Uncoupled,
@@ -236,7 +147,7 @@ impl CouplingManager {
             return Err(CouplingError::DuplicateFlow(id));
         }
         let entry = validate_spec(id, &spec)?;
-        if !self.mechanism.supports(spec.kind()) {
+        if !self.mechanism.info().couples(spec.kind()) {
             return Err(CouplingError::UnsupportedKind {
                 mechanism: self.mechanism.display_name(),
                 kind: spec.kind(),

@@ -17,6 +17,7 @@
 //! form ([`waterfill`]), and differ in how the aggregate S_CR moves. Every deviation from
 //! a paper is an option of the mechanism's config struct; docs/ALGORITHMS.md lists them.
 
+pub mod catalogue;
 pub mod conservative;
 mod error;
 pub mod ext_fse_ng;
@@ -26,18 +27,24 @@ pub mod fse_ng;
 pub mod fse_v2;
 mod group;
 mod manager;
+mod mechanism;
 pub mod options;
+mod uncoupled;
 pub mod waterfill;
 
+pub use catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind};
 pub use conservative::ConservativeConfig;
 pub use error::CouplingError;
 pub use ext_fse_ng::ExtendedFseNgConfig;
-pub use flow::{Allocation, Allowance, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
+pub use flow::{
+    Allocation, Allowance, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey, RateReportMode,
+};
 pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
 pub use fse_v2::{window_allowance, CwndRtt, FseV2Config};
 pub use manager::{
     check_priority, rate_from_bps, rtt_from_secs, timestamp_from_secs, CouplingManager,
-    DeregisterPolicy, FlowInfo, Mechanism, MAX_PRIORITY, MIN_PRIORITY,
+    DeregisterPolicy, FlowInfo, MAX_PRIORITY, MIN_PRIORITY,
 };
+pub use mechanism::Mechanism;
 pub use options::{mechanism_with_options, OptionError, OptionValue};

@@ -1,12 +1,11 @@
 //! Building a [`Mechanism`] from a name and loosely typed options, as scenario files,
-//! the CLI and the Python bindings supply them. Every option a mechanism's config
-//! struct has can be set by its snake_case field name; an unknown name or a value of the
-//! wrong type is an error that names the option.
+//! the CLI and the Python bindings supply them. The options a mechanism has, their
+//! kinds and defaults are its catalogue entry ([`MechanismInfo::options`], declared in
+//! the mechanism's file); an unknown name or a value of the wrong kind is an error that
+//! names the option.
 
-use super::conservative::ConservativeConfig;
-use super::fse::{Distribution, FseConfig};
-use super::fse_v2::CwndRtt;
-use super::manager::Mechanism;
+use super::catalogue::{MechanismInfo, OptionKind};
+use super::mechanism::Mechanism;
 
 /// A loosely typed option value.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +13,17 @@ pub enum OptionValue {
     Bool(bool),
     Number(f64),
     Text(String),
+}
+
+/// An option value checked against the option's [`OptionKind`]: what a mechanism's
+/// config `set_option` receives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum CheckedValue {
+    Bool(bool),
+    /// Finite and > 0.
+    Positive(f64),
+    /// One of the option's choices.
+    Choice(&'static str),
 }
 
 /// Why a mechanism could not be built.
@@ -27,12 +37,12 @@ pub enum OptionError {
         option: String,
         expected: String,
     },
-    #[error("mechanism 'none' takes no options, got '{option}'")]
-    NoOptions { option: String },
+    #[error("mechanism '{mechanism}' takes no options, got '{option}'")]
+    NoOptions { mechanism: String, option: String },
     #[error("option '{option}' expects {expected}, got {got}")]
     WrongType {
         option: String,
-        expected: &'static str,
+        expected: String,
         got: String,
     },
 }
@@ -45,62 +55,29 @@ fn describe(value: &OptionValue) -> String {
     }
 }
 
-fn as_bool(option: &str, value: &OptionValue) -> Result<bool, OptionError> {
-    match value {
-        OptionValue::Bool(b) => Ok(*b),
-        other => Err(OptionError::WrongType {
-            option: option.to_string(),
-            expected: "true or false",
-            got: describe(other),
-        }),
-    }
-}
-
-fn as_positive(option: &str, value: &OptionValue) -> Result<f64, OptionError> {
-    match value {
-        OptionValue::Number(n) if n.is_finite() && *n > 0.0 => Ok(*n),
-        other => Err(OptionError::WrongType {
-            option: option.to_string(),
-            expected: "a number > 0",
-            got: describe(other),
-        }),
-    }
-}
-
-fn as_distribution(option: &str, value: &OptionValue) -> Result<Distribution, OptionError> {
-    match value {
-        OptionValue::Text(t) if t == "water-filling" => Ok(Distribution::WaterFilling),
-        OptionValue::Text(t) if t == "proportional" => Ok(Distribution::Proportional),
-        other => Err(OptionError::WrongType {
-            option: option.to_string(),
-            expected: "'water-filling' or 'proportional'",
-            got: describe(other),
-        }),
-    }
+/// `value` if it is of `kind`.
+fn check(option: &str, kind: OptionKind, value: &OptionValue) -> Result<CheckedValue, OptionError> {
+    let checked = match (kind, value) {
+        (OptionKind::Bool, OptionValue::Bool(b)) => Some(CheckedValue::Bool(*b)),
+        (OptionKind::Positive, OptionValue::Number(n)) if n.is_finite() && *n > 0.0 => {
+            Some(CheckedValue::Positive(*n))
+        }
+        (OptionKind::Choice(names), OptionValue::Text(t)) => names
+            .iter()
+            .find(|n| **n == t)
+            .map(|n| CheckedValue::Choice(n)),
+        _ => None,
+    };
+    checked.ok_or_else(|| OptionError::WrongType {
+        option: option.to_string(),
+        expected: kind.expected(),
+        got: describe(value),
+    })
 }
 
 /// The option names each mechanism accepts.
-pub fn option_names(mechanism: &Mechanism) -> &'static [&'static str] {
-    match mechanism {
-        Mechanism::Uncoupled => &[],
-        Mechanism::Fse(_) => &["distribution", "reset_aggregate_to_allocated"],
-        Mechanism::ConservativeFse(_) => &[
-            "distribution",
-            "increase_limit_per_flow_count",
-            "reducer_may_update_during_timer",
-            "timer_rtts",
-            "reset_aggregate_to_allocated",
-        ],
-        Mechanism::FseNg(_) => &["count_change_twice"],
-        Mechanism::ExtendedFseNg(_) => &["count_change_twice", "subtract_previous_report"],
-        Mechanism::FseV2(_) => &[
-            "rate_priority_boost",
-            "honour_desired_cwnd",
-            "cwnd_rtt",
-            "give_rounding_to_rate_flows",
-            "proportional_rate_decrease",
-        ],
-    }
+pub fn option_names(mechanism: &Mechanism) -> Vec<&'static str> {
+    mechanism.info().options.iter().map(|o| o.name).collect()
 }
 
 /// The mechanism called `name` with `options` applied over its defaults.
@@ -108,102 +85,51 @@ pub fn mechanism_with_options<'a>(
     name: &str,
     options: impl IntoIterator<Item = (&'a str, &'a OptionValue)>,
 ) -> Result<Mechanism, OptionError> {
-    let mut mechanism = Mechanism::from_name(name)
+    let info = Mechanism::info_by_name(name)
         .ok_or_else(|| OptionError::UnknownMechanism(name.to_string()))?;
+    let mut mechanism = info.mechanism();
     for (option, value) in options {
-        apply(&mut mechanism, name, option, value)?;
+        apply(&mut mechanism, info, name, option, value)?;
     }
     Ok(mechanism)
 }
 
 fn apply(
     mechanism: &mut Mechanism,
+    info: &MechanismInfo,
     name: &str,
     option: &str,
     value: &OptionValue,
 ) -> Result<(), OptionError> {
-    let unknown = |m: &Mechanism| OptionError::UnknownOption {
+    if info.options.is_empty() {
+        return Err(OptionError::NoOptions {
+            mechanism: info.name.to_string(),
+            option: option.to_string(),
+        });
+    }
+    let unknown = || OptionError::UnknownOption {
         mechanism: name.to_string(),
         option: option.to_string(),
-        expected: option_names(m).join(", "),
+        expected: info
+            .options
+            .iter()
+            .map(|o| o.name)
+            .collect::<Vec<_>>()
+            .join(", "),
     };
-    match mechanism {
-        Mechanism::Uncoupled => {
-            return Err(OptionError::NoOptions {
-                option: option.to_string(),
-            })
-        }
-        Mechanism::Fse(FseConfig {
-            distribution,
-            reset_aggregate_to_allocated,
-        }) => match option {
-            "distribution" => *distribution = as_distribution(option, value)?,
-            "reset_aggregate_to_allocated" => {
-                *reset_aggregate_to_allocated = as_bool(option, value)?
-            }
-            _ => return Err(unknown(mechanism)),
-        },
-        Mechanism::ConservativeFse(ConservativeConfig {
-            distribution,
-            increase_limit_per_flow_count,
-            reducer_may_update_during_timer,
-            timer_rtts,
-            reset_aggregate_to_allocated,
-        }) => match option {
-            "distribution" => *distribution = as_distribution(option, value)?,
-            "increase_limit_per_flow_count" => {
-                *increase_limit_per_flow_count = as_bool(option, value)?
-            }
-            "reducer_may_update_during_timer" => {
-                *reducer_may_update_during_timer = as_bool(option, value)?
-            }
-            "timer_rtts" => *timer_rtts = as_positive(option, value)?.round() as i64,
-            "reset_aggregate_to_allocated" => {
-                *reset_aggregate_to_allocated = as_bool(option, value)?
-            }
-            _ => return Err(unknown(mechanism)),
-        },
-        Mechanism::FseNg(config) => match option {
-            "count_change_twice" => config.count_change_twice = as_bool(option, value)?,
-            _ => return Err(unknown(mechanism)),
-        },
-        Mechanism::ExtendedFseNg(config) => match option {
-            "count_change_twice" => config.count_change_twice = as_bool(option, value)?,
-            "subtract_previous_report" => config.subtract_previous_report = as_bool(option, value)?,
-            _ => return Err(unknown(mechanism)),
-        },
-        Mechanism::FseV2(config) => match option {
-            "rate_priority_boost" => config.rate_priority_boost = Some(as_positive(option, value)?),
-            "honour_desired_cwnd" => config.honour_desired_cwnd = as_bool(option, value)?,
-            "proportional_rate_decrease" => {
-                config.proportional_rate_decrease = as_bool(option, value)?
-            }
-            "give_rounding_to_rate_flows" => {
-                config.give_rounding_to_rate_flows = as_bool(option, value)?
-            }
-            "cwnd_rtt" => {
-                config.cwnd_rtt = match value {
-                    OptionValue::Text(t) if t == "newest" => CwndRtt::Newest,
-                    OptionValue::Text(t) if t == "minimum" => CwndRtt::Minimum,
-                    other => {
-                        return Err(OptionError::WrongType {
-                            option: option.to_string(),
-                            expected: "'newest' or 'minimum'",
-                            got: describe(other),
-                        })
-                    }
-                }
-            }
-            _ => return Err(unknown(mechanism)),
-        },
+    let declared = info.option(option).ok_or_else(unknown)?;
+    let checked = check(option, declared.kind, value)?;
+    if mechanism.set_option(declared.name, checked) {
+        Ok(())
+    } else {
+        Err(unknown())
     }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coupling::{ExtendedFseNgConfig, FseNgConfig, FseV2Config};
+    use crate::coupling::{Distribution, ExtendedFseNgConfig, FseConfig, FseNgConfig, FseV2Config};
 
     #[test]
     fn options_override_defaults() {

@@ -77,14 +77,8 @@ pub enum MediaFeedback {
     },
 }
 
-/// Which estimate the sender reports to a coupling manager (paper 000 V-B3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RateReportMode {
-    /// The delay-based estimate A_r (FSE-NG).
-    DelayBased,
-    /// min(A_s, A_r) (FSE, FSEv2).
-    Target,
-}
+/// Which estimate the sender reports (each mechanism's `MechanismInfo::rate_report`).
+pub use crate::coupling::RateReportMode;
 
 /// Wire overheads.
 #[derive(Debug, Clone, PartialEq)]

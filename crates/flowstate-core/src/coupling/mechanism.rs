@@ -1,0 +1,208 @@
+//! The mechanisms, listed once: [`Mechanism`] (which mechanism, with its options),
+//! the catalogue of their descriptions, and the names they are read by.
+
+use super::catalogue::{normalize_name, MechanismInfo};
+use super::conservative::{self, ConservativeConfig};
+use super::ext_fse_ng::{self, ExtendedFseNgConfig};
+use super::fse::{self, FseConfig};
+use super::fse_ng::{self, FseNgConfig};
+use super::fse_v2::{self, FseV2Config};
+use super::options::CheckedValue;
+use super::uncoupled;
+
+/// Which member of the FSE family couples the flows, with its options.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mechanism {
+    /// No coupling (`none`): every flow keeps its own controller's value; updates
+    /// return no allocations. The baseline the papers compare against.
+    Uncoupled,
+    /// RFC 8699 active algorithm 1; [`FseConfig::simple`] gives paper 004's first FSE.
+    Fse(FseConfig),
+    /// RFC 8699 algorithm 2 (paper 004 Alg. 2).
+    ConservativeFse(ConservativeConfig),
+    /// Paper 000 section V.
+    FseNg(FseNgConfig),
+    /// Paper 000 section VI.
+    ExtendedFseNg(ExtendedFseNgConfig),
+    /// Paper 000 section VII.
+    FseV2(FseV2Config),
+}
+
+/// Every mechanism's description, in the order `NAMES` lists them.
+const CATALOGUE: &[MechanismInfo] = &[
+    uncoupled::INFO,
+    fse::INFO,
+    fse::SIMPLE_INFO,
+    conservative::INFO,
+    fse_ng::INFO,
+    ext_fse_ng::INFO,
+    fse_v2::INFO,
+];
+
+impl Mechanism {
+    /// Every mechanism, described: names, description, source, flow kinds, options
+    /// with defaults and units. The one list everything that names mechanisms reads.
+    pub fn catalogue() -> &'static [MechanismInfo] {
+        CATALOGUE
+    }
+
+    /// The canonical names [`Mechanism::from_name`] accepts (`none`: uncoupled), in
+    /// catalogue order.
+    pub const NAMES: [&'static str; CATALOGUE.len()] = {
+        let mut names = [""; CATALOGUE.len()];
+        let mut i = 0;
+        while i < CATALOGUE.len() {
+            names[i] = CATALOGUE[i].name;
+            i += 1;
+        }
+        names
+    };
+
+    /// The catalogue entry of the mechanism written `name` in any accepted spelling.
+    pub fn info_by_name(name: &str) -> Option<&'static MechanismInfo> {
+        let key = normalize_name(name);
+        CATALOGUE.iter().find(|info| info.is_called(&key))
+    }
+
+    /// The mechanism called `name` (any spelling [`Mechanism::canonical_name`]
+    /// accepts: `fsev2`, `FSEv2`, `FSE-NG`, `none`, ...), with default options.
+    pub fn from_name(name: &str) -> Option<Mechanism> {
+        Mechanism::info_by_name(name).map(MechanismInfo::mechanism)
+    }
+
+    /// The name scenario files use for the mechanism written `name` in any of the
+    /// spellings people and this tool use, or `None`: the names of [`Mechanism::NAMES`],
+    /// the display names (`FSEv2`, `FSE-NG`, `Extended FSE-NG`, `conservative FSE`) and
+    /// each entry's aliases, in any case, with `-`, `_` or a space between words. The
+    /// one place names are read: scenario files, the CLI and the Python API all come
+    /// through here.
+    pub fn canonical_name(name: &str) -> Option<&'static str> {
+        Mechanism::info_by_name(name).map(|info| info.name)
+    }
+
+    /// This mechanism's catalogue entry (for [`Mechanism::Fse`]: `fse-simple`'s when the
+    /// options are paper 004's simple ones).
+    pub fn info(&self) -> &'static MechanismInfo {
+        match self {
+            Mechanism::Uncoupled => &uncoupled::INFO,
+            Mechanism::Fse(c) if *c == FseConfig::simple() => &fse::SIMPLE_INFO,
+            Mechanism::Fse(_) => &fse::INFO,
+            Mechanism::ConservativeFse(_) => &conservative::INFO,
+            Mechanism::FseNg(_) => &fse_ng::INFO,
+            Mechanism::ExtendedFseNg(_) => &ext_fse_ng::INFO,
+            Mechanism::FseV2(_) => &fse_v2::INFO,
+        }
+    }
+
+    /// A human-readable name.
+    pub fn display_name(&self) -> &'static str {
+        self.info().display_name
+    }
+
+    /// Sets the option `name` (declared in [`Mechanism::info`], value already checked
+    /// against its kind). False if the mechanism's config has no such field.
+    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        match self {
+            Mechanism::Uncoupled => false,
+            Mechanism::Fse(c) => c.set_option(name, value),
+            Mechanism::ConservativeFse(c) => c.set_option(name, value),
+            Mechanism::FseNg(c) => c.set_option(name, value),
+            Mechanism::ExtendedFseNg(c) => c.set_option(name, value),
+            Mechanism::FseV2(c) => c.set_option(name, value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coupling::catalogue::{OptionDefault, OptionKind};
+    use crate::coupling::{mechanism_with_options, FlowKind, OptionValue};
+
+    #[test]
+    fn every_catalogue_entry_reads_back_by_each_of_its_names() {
+        assert_eq!(Mechanism::NAMES.len(), Mechanism::catalogue().len());
+        for (info, name) in Mechanism::catalogue().iter().zip(Mechanism::NAMES) {
+            assert_eq!(info.name, name);
+            let m = info.mechanism();
+            assert_eq!(m.info().name, info.name, "{name}: preset's entry");
+            for spelling in [info.name, info.display_name]
+                .into_iter()
+                .chain(info.aliases.iter().copied())
+            {
+                assert_eq!(
+                    Mechanism::canonical_name(spelling),
+                    Some(name),
+                    "{spelling}"
+                );
+                assert_eq!(Mechanism::from_name(spelling), Some(m), "{spelling}");
+            }
+            assert!(!info.flow_kinds.is_empty(), "{name}");
+            assert!(
+                info.couples(FlowKind::Rate),
+                "{name}: every mechanism couples rate flows"
+            );
+        }
+        let mut names: Vec<_> = Mechanism::catalogue()
+            .iter()
+            .flat_map(|i| {
+                [i.name, i.display_name]
+                    .into_iter()
+                    .chain(i.aliases.iter().copied())
+                    .map(normalize_name)
+                    .collect::<std::collections::BTreeSet<_>>()
+            })
+            .collect();
+        let all = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all, "a spelling names two mechanisms");
+    }
+
+    /// A value of `kind` other than `default`.
+    fn other_value(kind: OptionKind, default: OptionDefault) -> OptionValue {
+        match (kind, default) {
+            (OptionKind::Bool, OptionDefault::Bool(b)) => OptionValue::Bool(!b),
+            (OptionKind::Positive, OptionDefault::Number(n)) => OptionValue::Number(n + 1.0),
+            (OptionKind::Positive, _) => OptionValue::Number(1.5),
+            (OptionKind::Choice(names), OptionDefault::Text(t)) => OptionValue::Text(
+                names
+                    .iter()
+                    .find(|n| **n != t)
+                    .expect("two choices")
+                    .to_string(),
+            ),
+            other => panic!("default of the wrong kind: {other:?}"),
+        }
+    }
+
+    /// The declared defaults are the config's defaults, and every declared option
+    /// reaches a field of the config.
+    #[test]
+    fn declared_options_match_the_configs() {
+        for info in Mechanism::catalogue() {
+            let preset = info.mechanism();
+            for option in info.options {
+                let default = match option.default {
+                    OptionDefault::Bool(b) => Some(OptionValue::Bool(b)),
+                    OptionDefault::Number(n) => Some(OptionValue::Number(n)),
+                    OptionDefault::Text(t) => Some(OptionValue::Text(t.into())),
+                    OptionDefault::Unset => None,
+                };
+                if let Some(value) = default {
+                    let m = mechanism_with_options(info.name, [(option.name, &value)]);
+                    assert_eq!(
+                        m,
+                        Ok(preset),
+                        "{}.{}: declared default",
+                        info.name,
+                        option.name
+                    );
+                }
+                let value = other_value(option.kind, option.default);
+                let m = mechanism_with_options(info.name, [(option.name, &value)]).unwrap();
+                assert_ne!(m, preset, "{}.{} changes nothing", info.name, option.name);
+            }
+        }
+    }
+}
