@@ -20,6 +20,10 @@ pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
 pub mod coupling;
 pub mod endpoint;
 pub mod gcc;
+pub mod nada;
 pub mod rate;
 pub mod source;
 pub mod window;
+
+#[cfg(test)]
+pub(crate) mod test_link;
