@@ -6,7 +6,7 @@
 //! describing the first broken invariant: emit fails, emit writes a length
 //! other than `buffer_len()`, or the re-parsed value differs.
 
-use crate::rtcp::Compound;
+use crate::rtcp::{Compound, RtcpPacket};
 use crate::rtp::RtpPacket;
 use crate::sctp::SctpPacket;
 
@@ -42,6 +42,24 @@ pub fn rtp(data: &[u8]) -> Result<(), String> {
 pub fn rtcp(data: &[u8]) -> Result<(), String> {
     match Compound::parse(data) {
         Ok(p) => check(&p, p.buffer_len(), p.to_vec(), Compound::parse),
+        Err(_) => Ok(()),
+    }
+}
+
+/// RFC 8888 target body: `data` (cut to whole 32-bit words) becomes the body of an
+/// RTPFB FMT=11 packet with a valid header, so every input reaches the feedback
+/// parser; what parses is emitted and parsed again.
+pub fn ccfb(data: &[u8]) -> Result<(), String> {
+    let body = &data[..data.len() - data.len() % 4];
+    let words = match u16::try_from(body.len() / 4) {
+        Ok(w) => w,
+        Err(_) => return Ok(()),
+    };
+    let mut packet = vec![0x80 | crate::rtcp::FMT_CCFB, crate::rtcp::PT_RTPFB];
+    packet.extend_from_slice(&words.to_be_bytes());
+    packet.extend_from_slice(body);
+    match RtcpPacket::parse(&packet) {
+        Ok(p) => check(&p, p.buffer_len(), p.to_vec(), RtcpPacket::parse),
         Err(_) => Ok(()),
     }
 }

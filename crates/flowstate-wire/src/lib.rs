@@ -17,6 +17,7 @@
 //! - [`rtcp::RtcpPacket`] / [`rtcp::Compound`]: receiver report (RFC 3550
 //!   section 6.4.2), REMB (draft-alvestrand-rmcat-remb-03), transport-wide
 //!   feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 3.1),
+//!   RFC 8888 congestion control feedback (section 3.1),
 //!   other RTCP packets kept as raw bytes, compound packets.
 //! - [`sctp::SctpPacket`]: SCTP common header with CRC32c (RFC 9260 section
 //!   3.1 and appendix B) and the chunks INIT, INIT-ACK, COOKIE-ECHO,

@@ -1,7 +1,7 @@
-//! RTCP packets (RFC 3550 section 6) and the two congestion-control feedback
+//! RTCP packets (RFC 3550 section 6), the two congestion-control feedback
 //! messages GCC uses: REMB (draft-alvestrand-rmcat-remb-03 section 2.2) and
 //! transport-wide feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01
-//! section 3.1).
+//! section 3.1), and RFC 8888 congestion control feedback (NADA, SCReAM).
 //!
 //! Common header (RFC 3550 section 6.4.1):
 //!
@@ -11,10 +11,12 @@
 //!
 //! `length` is the packet length in 32-bit words minus one, padding included.
 
+mod ccfb;
 mod remb;
 mod rr;
 mod twcc;
 
+pub use ccfb::{ecn, CongestionControlFeedback, MetricBlock, StreamReports, FMT_CCFB};
 pub use remb::{Remb, RembBitrate};
 pub use rr::{ReceiverReport, ReportBlock};
 pub use twcc::{PacketStatus, TransportFeedback};
@@ -86,8 +88,11 @@ pub enum RtcpPacket {
     Remb(Remb),
     /// Transport-wide feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01).
     TransportFeedback(TransportFeedback),
+    /// Congestion control feedback (RFC 8888 section 3.1).
+    CongestionControlFeedback(CongestionControlFeedback),
     /// Any other packet, kept as bytes (for example SR, SDES, BYE, NACK).
-    /// `packet_type` must not be 201, nor 205/206 with `count` 15, which
+    /// `packet_type` must not be 201, nor 205/206 with `count` 15, nor 205 with
+    /// `count` 11, which
     /// would parse as one of the variants above.
     Other {
         /// PT.
@@ -127,6 +132,9 @@ impl RtcpPacket {
         let p = match (h.packet_type, h.count) {
             (PT_RR, rc) => Self::ReceiverReport(ReceiverReport::parse_body(rc, body)?),
             (PT_RTPFB, FMT_TWCC) => Self::TransportFeedback(TransportFeedback::parse_body(body)?),
+            (PT_RTPFB, FMT_CCFB) => {
+                Self::CongestionControlFeedback(CongestionControlFeedback::parse_body(body)?)
+            }
             (PT_PSFB, FMT_AFB) if Remb::is_remb(body) => Self::Remb(Remb::parse_body(body)?),
             (packet_type, count) => {
                 if body.len() % 4 != 0 {
@@ -150,6 +158,7 @@ impl RtcpPacket {
             Self::ReceiverReport(p) => p.body_len(),
             Self::Remb(p) => p.body_len(),
             Self::TransportFeedback(p) => p.body_len(),
+            Self::CongestionControlFeedback(p) => p.body_len(),
             Self::Other { body, .. } => body.len(),
         }
     }
@@ -173,6 +182,10 @@ impl RtcpPacket {
             }
             Self::TransportFeedback(p) => {
                 Header::emit(&mut w, FMT_TWCC, PT_RTPFB, len)?;
+                p.emit_body(&mut w)?;
+            }
+            Self::CongestionControlFeedback(p) => {
+                Header::emit(&mut w, FMT_CCFB, PT_RTPFB, len)?;
                 p.emit_body(&mut w)?;
             }
             Self::Other {

@@ -9,8 +9,8 @@ mod common;
 use common::{mutate, XorShift};
 use flowstate_wire::fuzzing;
 use flowstate_wire::rtcp::{
-    Compound, PacketStatus, ReceiverReport, Remb, RembBitrate, ReportBlock, RtcpPacket,
-    TransportFeedback,
+    ecn, Compound, CongestionControlFeedback, MetricBlock, PacketStatus, ReceiverReport, Remb,
+    RembBitrate, ReportBlock, RtcpPacket, StreamReports, TransportFeedback,
 };
 use flowstate_wire::rtp::{ExtensionElement, HeaderExtension, RtpPacket};
 use flowstate_wire::sctp::{
@@ -97,6 +97,38 @@ fn rtcp_seeds() -> Vec<Vec<u8>> {
         .to_vec()
         .unwrap(),
     ]
+}
+
+/// Bodies (after the 4-byte header) of RFC 8888 packets.
+fn ccfb_seeds() -> Vec<Vec<u8>> {
+    let stream = |ssrc, n: usize| StreamReports {
+        ssrc,
+        begin_seq: 65_530,
+        reports: (0..n)
+            .map(|i| {
+                if i % 3 == 1 {
+                    MetricBlock::lost()
+                } else {
+                    MetricBlock::received(ecn::ECT0 | (i as u8 & 1), (i * 1000) as i64)
+                }
+            })
+            .collect(),
+    };
+    [
+        vec![stream(7, 5)],
+        vec![stream(1, 0), stream(2, 12)],
+        vec![],
+    ]
+    .into_iter()
+    .map(|streams| {
+        let p = RtcpPacket::CongestionControlFeedback(CongestionControlFeedback {
+            sender_ssrc: 9,
+            streams,
+            report_timestamp: 0x0001_8000,
+        });
+        p.to_vec().unwrap()[4..].to_vec()
+    })
+    .collect()
 }
 
 fn sctp_seeds() -> Vec<Vec<u8>> {
@@ -215,6 +247,14 @@ fn fuzz_smoke_rtcp() {
         assert!(Compound::parse(&s).is_ok());
     }
     run("rtcp", &rtcp_seeds(), fuzzing::rtcp, 0x0F0F_1234_5678_9ABD);
+}
+
+#[test]
+fn fuzz_smoke_ccfb() {
+    for s in ccfb_seeds() {
+        assert_eq!(fuzzing::ccfb(&s), Ok(()));
+    }
+    run("ccfb", &ccfb_seeds(), fuzzing::ccfb, 0x8888_1234_5678_9AC1);
 }
 
 #[test]

@@ -61,6 +61,11 @@ proptest! {
     }
 
     #[test]
+    fn congestion_control_feedback_round_trip(p in congestion_control_feedback()) {
+        rtcp_round_trip(RtcpPacket::CongestionControlFeedback(p))?;
+    }
+
+    #[test]
     fn other_rtcp_round_trip(p in other_rtcp()) {
         rtcp_round_trip(p)?;
     }

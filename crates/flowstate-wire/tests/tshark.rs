@@ -8,8 +8,8 @@ mod common;
 use common::XorShift;
 use flowstate_wire::pcap::PcapWriter;
 use flowstate_wire::rtcp::{
-    Compound, PacketStatus, ReceiverReport, Remb, RembBitrate, ReportBlock, RtcpPacket,
-    TransportFeedback,
+    ecn, Compound, CongestionControlFeedback, MetricBlock, PacketStatus, ReceiverReport, Remb,
+    RembBitrate, ReportBlock, RtcpPacket, StreamReports, TransportFeedback,
 };
 use flowstate_wire::rtp::RtpPacket;
 use flowstate_wire::sctp::{Chunk, DataChunk, InitAckChunk, InitChunk, SackChunk, SctpPacket, Tlv};
@@ -76,6 +76,24 @@ fn capture() -> Vec<u8> {
     };
     t += 1_000;
     pcap.udp(t, RTCP_PORT, RTCP_PORT, &compound.to_vec().unwrap());
+    // RFC 8888 feedback for the 20 RTP packets: seq 1005 lost, 1010 CE-marked.
+    let ccfb = RtcpPacket::CongestionControlFeedback(CongestionControlFeedback {
+        sender_ssrc: 0x3333_4444,
+        streams: vec![StreamReports {
+            ssrc: 0x1111_2222,
+            begin_seq: 1000,
+            reports: (0..19)
+                .map(|i| match i {
+                    5 => MetricBlock::lost(),
+                    10 => MetricBlock::received(ecn::CE, (19 - i) * 5_000),
+                    _ => MetricBlock::received(ecn::ECT0, (19 - i) * 5_000),
+                })
+                .collect(),
+        }],
+        report_timestamp: CongestionControlFeedback::ntp_middle_from_us(t),
+    });
+    t += 1_000;
+    pcap.udp(t, RTCP_PORT, RTCP_PORT, &ccfb.to_vec().unwrap());
 
     let init = InitChunk {
         initiate_tag: 0xAABB_CCDD,
@@ -252,7 +270,19 @@ fn tshark_dissects_emitted_packets_without_errors() {
     };
     assert_eq!(correct("Checksum (CRC32C): "), 10, "{where_}");
     // The pcap writer's IPv4 header checksums, validated too.
-    assert_eq!(correct("Header Checksum: "), 31, "{where_}");
+    assert_eq!(correct("Header Checksum: "), 32, "{where_}");
+    // RFC 8888 feedback: Wireshark 4.0 has no RFC 8888 dissector (FMT 11 shows as
+    // "Unknown"), but it checks the RTCP header and length of the packet.
+    assert!(
+        text.contains("(FMT): Unknown (11)")
+            || text.contains("(FMT): RFC 8888 Congestion Control Feedback"),
+        "{where_}"
+    );
+    assert_eq!(
+        text.matches("RTCP frame length check: OK").count(),
+        2,
+        "{where_}"
+    );
     for chunk in [
         "INIT (1)",
         "INIT_ACK (2)",

@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use flowstate_wire::rtcp::{
-    Compound, PacketStatus, ReceiverReport, Remb, RembBitrate, ReportBlock, RtcpPacket,
-    TransportFeedback,
+    Compound, CongestionControlFeedback, MetricBlock, PacketStatus, ReceiverReport, Remb,
+    RembBitrate, ReportBlock, RtcpPacket, StreamReports, TransportFeedback,
 };
 use flowstate_wire::rtp::{ExtensionElement, HeaderExtension, RtpPacket};
 use flowstate_wire::sctp::{
@@ -175,7 +175,9 @@ pub fn transport_feedback() -> impl Strategy<Value = TransportFeedback> {
 pub fn other_rtcp() -> impl Strategy<Value = RtcpPacket> {
     (any::<u8>(), 0u8..32, words(6))
         .prop_filter("would parse as a known packet", |(pt, count, _)| {
-            !(*pt == 201 || ((*pt == 205 || *pt == 206) && *count == 15))
+            !(*pt == 201
+                || ((*pt == 205 || *pt == 206) && *count == 15)
+                || (*pt == 205 && *count == 11))
         })
         .prop_map(|(packet_type, count, body)| RtcpPacket::Other {
             packet_type,
@@ -184,8 +186,35 @@ pub fn other_rtcp() -> impl Strategy<Value = RtcpPacket> {
         })
 }
 
+/// RFC 8888 feedback: any field values the wire holds (R = 0 with non-zero ECN / ATO
+/// included), streams with 0..40 reports (odd counts padded).
+pub fn congestion_control_feedback() -> impl Strategy<Value = CongestionControlFeedback> {
+    let block =
+        (any::<bool>(), 0u8..4, 0u16..0x2000).prop_map(|(received, ecn, ato)| MetricBlock {
+            received,
+            ecn,
+            arrival_time_offset: ato,
+        });
+    let stream =
+        (any::<u32>(), any::<u16>(), vec(block, 0..40)).prop_map(|(ssrc, begin_seq, reports)| {
+            StreamReports {
+                ssrc,
+                begin_seq,
+                reports,
+            }
+        });
+    (any::<u32>(), vec(stream, 0..4), any::<u32>()).prop_map(
+        |(sender_ssrc, streams, report_timestamp)| CongestionControlFeedback {
+            sender_ssrc,
+            streams,
+            report_timestamp,
+        },
+    )
+}
+
 pub fn rtcp_packet() -> impl Strategy<Value = RtcpPacket> {
     prop_oneof![
+        congestion_control_feedback().prop_map(RtcpPacket::CongestionControlFeedback),
         receiver_report().prop_map(RtcpPacket::ReceiverReport),
         remb().prop_map(RtcpPacket::Remb),
         transport_feedback().prop_map(RtcpPacket::TransportFeedback),
