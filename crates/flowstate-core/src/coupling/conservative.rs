@@ -25,6 +25,7 @@ use super::fse::{distribute, distribution_option, reset_aggregate_option, Distri
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
+use super::rules::CouplingRules;
 use crate::units::{TimeDelta, Timestamp};
 
 /// Options of the conservative FSE.
@@ -93,6 +94,10 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
 };
 
 impl ConservativeConfig {
+    pub(crate) fn info(&self) -> &'static MechanismInfo {
+        &INFO
+    }
+
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
         match (name, value) {
@@ -129,20 +134,22 @@ pub(crate) struct ConservativeFse {
     timer: Option<ReductionTimer>,
 }
 
-impl ConservativeFse {
-    pub fn new(config: ConservativeConfig) -> Self {
+impl From<ConservativeConfig> for ConservativeFse {
+    fn from(config: ConservativeConfig) -> Self {
         ConservativeFse {
             config,
             timer: None,
         }
     }
+}
 
+impl CouplingRules for ConservativeFse {
     /// The time the group timer expires, if it is running at `now`.
-    pub fn timer_expiry(&self, now: Timestamp) -> Option<Timestamp> {
+    fn timer_expiry(&self, now: Timestamp) -> Option<Timestamp> {
         self.timer.filter(|t| now < t.expires).map(|t| t.expires)
     }
 
-    pub fn update(
+    fn rate_update(
         &mut self,
         now: Timestamp,
         group: &mut FlowGroup,

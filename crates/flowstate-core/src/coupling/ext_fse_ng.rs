@@ -30,11 +30,17 @@
 use std::collections::BTreeMap;
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::error::CouplingError;
+use super::flow::FlowSpec;
 use super::flow::{Allocation, FlowId, RateReportMode};
+use super::fse_ng::restore_initial_caps;
 use super::fse_ng::{count_change_twice_option, distribute_rate_led, min_rtt};
+use super::group::FlowEntry;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
+use super::rules::{join_at_rate, CouplingRules};
+use crate::units::Timestamp;
 use crate::units::{DataSize, TimeDelta};
 
 /// Options of Extended FSE-NG.
@@ -80,6 +86,10 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
 };
 
 impl ExtendedFseNgConfig {
+    pub(crate) fn info(&self) -> &'static MechanismInfo {
+        &INFO
+    }
+
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
         match (name, value) {
@@ -103,31 +113,74 @@ pub(crate) struct ExtendedFseNg {
     prev_report: BTreeMap<FlowId, f64>,
 }
 
-impl ExtendedFseNg {
-    pub fn new(config: ExtendedFseNgConfig) -> Self {
+impl From<ExtendedFseNgConfig> for ExtendedFseNg {
+    fn from(config: ExtendedFseNgConfig) -> Self {
         ExtendedFseNg {
             config,
             rtt_base: None,
             prev_report: BTreeMap::new(),
         }
     }
+}
 
-    /// Alg. 4: S_CR += CC_R - FSE_R(f) (once), then the rate-led distribution.
-    pub fn rate_update(
+impl CouplingRules for ExtendedFseNg {
+    fn register(&mut self, group: &mut FlowGroup, idx: usize, spec: &FlowSpec) {
+        match spec {
+            FlowSpec::Rate { initial_rate, .. } => join_at_rate(group, idx, initial_rate.as_bps()),
+            FlowSpec::Window {
+                initial_cwnd,
+                initial_rtt,
+                ..
+            } => self.register_window(group, idx, *initial_cwnd, *initial_rtt),
+        }
+    }
+
+    /// Alg. 4: S_CR += CC_R - FSE_R(f) (once), then the rate-led distribution. Rate
+    /// flows send no RTT.
+    fn rate_update(
         &mut self,
+        _now: Timestamp,
         group: &mut FlowGroup,
         idx: usize,
         cc_r: f64,
+        _rtt: Option<TimeDelta>,
         out: &mut Vec<Allocation>,
-    ) {
+    ) -> Result<(), CouplingError> {
         let change = cc_r - group.flows[idx].fse_r;
         let twice = self.config.count_change_twice
             && group.has_window_flows()
             && !group.all_rate_flows_app_limited();
         group.add_to_aggregate(if twice { change + change } else { change });
         distribute_rate_led(group, self.rtt_base, out);
+        Ok(())
     }
 
+    fn window_update(
+        &mut self,
+        group: &mut FlowGroup,
+        idx: usize,
+        cwnd: DataSize,
+        rtt: Option<TimeDelta>,
+        _out: &mut Vec<Allocation>,
+    ) {
+        self.window_report(group, idx, cwnd, rtt);
+    }
+
+    /// As FSE-NG: window flows get their registration-time cap back when the last rate
+    /// flow leaves.
+    fn deregistered(
+        &mut self,
+        group: &mut FlowGroup,
+        removed: &FlowEntry,
+        out: &mut Vec<Allocation>,
+    ) {
+        if removed.is_rate() {
+            restore_initial_caps(group, out);
+        }
+    }
+}
+
+impl ExtendedFseNg {
     /// Registration of a window flow (section VI-D2a): its first update, from a previous
     /// rate of 0.
     pub fn register_window(
@@ -138,11 +191,11 @@ impl ExtendedFseNg {
         rtt_sample: Option<TimeDelta>,
     ) {
         self.prev_report.remove(&group.flows[idx].id);
-        self.window_update(group, idx, cwnd, rtt_sample);
+        self.window_report(group, idx, cwnd, rtt_sample);
     }
 
     /// Alg. 5.
-    pub fn window_update(
+    pub fn window_report(
         &mut self,
         group: &mut FlowGroup,
         idx: usize,
@@ -233,7 +286,7 @@ mod tests {
     /// What the manager does before Alg. 5: remember the flow's newest RTT sample.
     fn report(ext: &mut ExtendedFseNg, g: &mut FlowGroup, cwnd: u64, rtt_ms: i64) {
         g.flows[1].window.as_mut().unwrap().last_rtt = Some(ms(rtt_ms));
-        ext.window_update(g, 1, DataSize::bytes(cwnd), Some(ms(rtt_ms)));
+        ext.window_report(g, 1, DataSize::bytes(cwnd), Some(ms(rtt_ms)));
     }
 
     fn close(a: f64, b: f64) {
@@ -249,7 +302,7 @@ mod tests {
         assert_eq!(cwnd_rate(DataSize::bytes(12_000), Some(ms(0))), 0.0);
 
         // The newest sample converts, not RTT_base (the minimum).
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         let mut g = group(1e6, 1e6);
         report(&mut ext, &mut g, 12_000, 100);
         report(&mut ext, &mut g, 12_000, 200);
@@ -259,7 +312,7 @@ mod tests {
 
     #[test]
     fn rtt_base_is_the_minimum_window_flow_sample() {
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         let mut g = group(1e6, 1e6);
         report(&mut ext, &mut g, 12_000, 150);
         report(&mut ext, &mut g, 12_000, 120);
@@ -268,7 +321,8 @@ mod tests {
         // Alg. 4 line 12: CWND_max = FSE_R * RTT_base. S_CR = 1 Mbit/s + SCTP's own
         // changes (GCC app-limited at 1 Mbit/s = DR): 1e6 + 12 000 B / 300 ms.
         let mut out = Vec::new();
-        ext.rate_update(&mut g, 0, 1e6, &mut out);
+        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1e6, None, &mut out)
+            .unwrap();
         close(g.s_cr, 1e6 + 320_000.0);
         // Equal priorities: each gets S_CR / 2 = 660 kbit/s; 660 kbit/s x 120 ms = 9 900 B.
         close(out[1].rate.as_bps(), 660_000.0);
@@ -284,7 +338,7 @@ mod tests {
 
     #[test]
     fn window_changes_count_only_when_every_rate_flow_is_app_limited() {
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         // GCC at 1 Mbit/s with DR 2 Mbit/s: wants more, SCTP changes are ignored.
         let mut g = group(1e6, 2e6);
         report(&mut ext, &mut g, 12_000, 100);
@@ -297,7 +351,7 @@ mod tests {
         // Without rate flows every change counts.
         let mut alone = FlowGroup::new();
         alone.flows.push(window_entry(1));
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         ext.register_window(&mut alone, 0, DataSize::bytes(12_000), Some(ms(100)));
         close(alone.s_cr, 960_000.0);
     }
@@ -305,12 +359,13 @@ mod tests {
     #[test]
     fn subtracts_the_previous_report_not_the_allocation() {
         // Reference code: S_CR += CC_R - PREV_R(f). GCC app-limited at DR = 1 Mbit/s.
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         let mut g = group(1e6, 1e6);
         ext.register_window(&mut g, 1, DataSize::bytes(12_000), Some(ms(100)));
         close(g.s_cr, 1.96e6);
         let mut out = Vec::new();
-        ext.rate_update(&mut g, 0, 1.1e6, &mut out); // GCC +0.1: S_CR 2.06
+        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.1e6, None, &mut out)
+            .unwrap(); // GCC +0.1: S_CR 2.06
         close(g.flows[1].fse_r, 1.06e6); // SCTP's allocation
                                          // SCTP grows by one MTU: 13 200 B / 100 ms = 1.056 Mbit/s (< its 1.06 share).
         report(&mut ext, &mut g, 13_200, 100);
@@ -325,11 +380,12 @@ mod tests {
             subtract_previous_report: false,
             ..Default::default()
         };
-        let mut ext = ExtendedFseNg::new(config);
+        let mut ext = ExtendedFseNg::from(config);
         let mut g = group(1e6, 1e6);
         ext.register_window(&mut g, 1, DataSize::bytes(12_000), Some(ms(100)));
         let mut out = Vec::new();
-        ext.rate_update(&mut g, 0, 1.1e6, &mut out);
+        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.1e6, None, &mut out)
+            .unwrap();
         close(g.flows[1].fse_r, 1.06e6);
         // The cap CWND_max = 1.06 Mbit/s x 100 ms; a capped cwnd over RTT >= RTT_base
         // reports at most the allocation, so S_CR can only shrink.
@@ -340,7 +396,7 @@ mod tests {
 
     #[test]
     fn re_registration_starts_from_zero() {
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         let mut alone = FlowGroup::new();
         alone.flows.push(window_entry(1));
         ext.register_window(&mut alone, 0, DataSize::bytes(12_000), Some(ms(100)));
@@ -350,18 +406,20 @@ mod tests {
 
     #[test]
     fn rate_change_is_counted_once_unless_asked_twice() {
-        let mut ext = ExtendedFseNg::new(ExtendedFseNgConfig::default());
+        let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         let mut g = group(1e6, 2e6);
         let mut out = Vec::new();
-        ext.rate_update(&mut g, 0, 1.3e6, &mut out);
+        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.3e6, None, &mut out)
+            .unwrap();
         close(g.s_cr, 1.3e6);
         let config = ExtendedFseNgConfig {
             count_change_twice: true,
             ..Default::default()
         };
-        let mut ext = ExtendedFseNg::new(config);
+        let mut ext = ExtendedFseNg::from(config);
         let mut g = group(1e6, 2e6);
-        ext.rate_update(&mut g, 0, 1.3e6, &mut out);
+        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.3e6, None, &mut out)
+            .unwrap();
         close(g.s_cr, 1.6e6);
     }
 }

@@ -10,11 +10,14 @@
 //! ```
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
+use super::error::CouplingError;
 use super::flow::{Allocation, RateReportMode};
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
+use super::rules::CouplingRules;
 use super::waterfill::{proportional_share, Claim};
+use crate::units::{TimeDelta, Timestamp};
 
 pub(crate) const INFO: MechanismInfo = MechanismInfo {
     name: "fse",
@@ -114,6 +117,15 @@ impl Distribution {
 }
 
 impl FseConfig {
+    /// The catalogue entry: `fse-simple`'s for paper 004's options, else `fse`'s.
+    pub(crate) fn info(&self) -> &'static MechanismInfo {
+        if *self == FseConfig::simple() {
+            &SIMPLE_INFO
+        } else {
+            &INFO
+        }
+    }
+
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
         match (name, value) {
@@ -144,9 +156,23 @@ pub(crate) struct Fse {
     pub config: FseConfig,
 }
 
-impl Fse {
+impl From<FseConfig> for Fse {
+    fn from(config: FseConfig) -> Self {
+        Fse { config }
+    }
+}
+
+impl CouplingRules for Fse {
     /// RFC 8699 5.2 alg. 1 step a: S_CR = S_CR + CC_R - FSE_R(f); then distribute.
-    pub fn update(&self, group: &mut FlowGroup, idx: usize, cc_r: f64, out: &mut Vec<Allocation>) {
+    fn rate_update(
+        &mut self,
+        _now: Timestamp,
+        group: &mut FlowGroup,
+        idx: usize,
+        cc_r: f64,
+        _rtt: Option<TimeDelta>,
+        out: &mut Vec<Allocation>,
+    ) -> Result<(), CouplingError> {
         let delta = cc_r - group.flows[idx].fse_r;
         group.add_to_aggregate(delta);
         distribute(
@@ -155,6 +181,7 @@ impl Fse {
             self.config.reset_aggregate_to_allocated,
             out,
         );
+        Ok(())
     }
 }
 

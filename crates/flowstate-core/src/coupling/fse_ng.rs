@@ -18,11 +18,15 @@
 //! flow's CWND_max is reset to the value it registered with.
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::error::CouplingError;
 use super::flow::{Allocation, Allowance, RateReportMode};
+use super::group::FlowEntry;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
+use super::rules::CouplingRules;
 use super::waterfill::{proportional_share, Claim};
+use crate::units::Timestamp;
 use crate::units::{Bitrate, TimeDelta};
 
 /// Options of FSE-NG.
@@ -67,6 +71,10 @@ pub(crate) const fn count_change_twice_option(default: bool) -> OptionInfo {
 }
 
 impl FseNgConfig {
+    pub(crate) fn info(&self) -> &'static MechanismInfo {
+        &INFO
+    }
+
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
         match (name, value) {
@@ -84,22 +92,27 @@ pub(crate) struct FseNg {
     pub rtt_base: Option<TimeDelta>,
 }
 
-impl FseNg {
-    pub fn new(config: FseNgConfig) -> Self {
+impl From<FseNgConfig> for FseNg {
+    fn from(config: FseNgConfig) -> Self {
         FseNg {
             config,
             rtt_base: None,
         }
     }
+}
 
-    pub fn rate_update(
+/// A window flow only stores its initial cap at registration (S_CR is untouched), and
+/// its updates never change S_CR and trigger nothing: the default hooks.
+impl CouplingRules for FseNg {
+    fn rate_update(
         &mut self,
+        _now: Timestamp,
         group: &mut FlowGroup,
         idx: usize,
         cc_r: f64,
         last_rtt: Option<TimeDelta>,
         out: &mut Vec<Allocation>,
-    ) {
+    ) -> Result<(), CouplingError> {
         let change = cc_r - group.flows[idx].fse_r;
         let counted_once = !group.has_window_flows() || group.all_rate_flows_app_limited();
         if counted_once || !self.config.count_change_twice {
@@ -109,6 +122,18 @@ impl FseNg {
         }
         self.rtt_base = min_rtt(self.rtt_base, last_rtt);
         distribute_rate_led(group, self.rtt_base, out);
+        Ok(())
+    }
+
+    fn deregistered(
+        &mut self,
+        group: &mut FlowGroup,
+        removed: &FlowEntry,
+        out: &mut Vec<Allocation>,
+    ) {
+        if removed.is_rate() {
+            restore_initial_caps(group, out);
+        }
     }
 }
 

@@ -19,11 +19,15 @@
 //! window flow that reports none is greedy, as in the paper).
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::error::CouplingError;
+use super::flow::FlowSpec;
 use super::flow::{Allocation, Allowance, RateReportMode};
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
+use super::rules::{join_at_rate, CouplingRules};
 use super::waterfill::Claim;
+use crate::units::Timestamp;
 use crate::units::{Bitrate, DataSize, TimeDelta};
 
 /// Options of FSEv2.
@@ -128,6 +132,10 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
 };
 
 impl FseV2Config {
+    pub(crate) fn info(&self) -> &'static MechanismInfo {
+        &INFO
+    }
+
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
         match (name, value) {
@@ -156,14 +164,58 @@ pub(crate) struct FseV2 {
     pub last_rtt: Option<TimeDelta>,
 }
 
-impl FseV2 {
-    pub fn new(config: FseV2Config) -> Self {
+impl From<FseV2Config> for FseV2 {
+    fn from(config: FseV2Config) -> Self {
         FseV2 {
             config,
             last_rtt: None,
         }
     }
+}
 
+impl CouplingRules for FseV2 {
+    /// A window flow joins with CC_R = initial cwnd / initial RTT, added to S_CR
+    /// (paper 000 VII-B2b).
+    fn register(&mut self, group: &mut FlowGroup, idx: usize, spec: &FlowSpec) {
+        let cc_r = match spec {
+            FlowSpec::Rate { initial_rate, .. } => initial_rate.as_bps(),
+            FlowSpec::Window {
+                initial_cwnd,
+                initial_rtt,
+                ..
+            } => self.window_rate(*initial_cwnd, *initial_rtt),
+        };
+        join_at_rate(group, idx, cc_r);
+    }
+
+    fn rate_update(
+        &mut self,
+        _now: Timestamp,
+        group: &mut FlowGroup,
+        idx: usize,
+        cc_r: f64,
+        _rtt: Option<TimeDelta>,
+        out: &mut Vec<Allocation>,
+    ) -> Result<(), CouplingError> {
+        self.update(group, idx, cc_r, out);
+        Ok(())
+    }
+
+    /// A window flow's CC_R = cwnd / last_rtt, then Alg. 6 as for a rate flow.
+    fn window_update(
+        &mut self,
+        group: &mut FlowGroup,
+        idx: usize,
+        cwnd: DataSize,
+        rtt: Option<TimeDelta>,
+        out: &mut Vec<Allocation>,
+    ) {
+        let cc_r = self.window_rate(cwnd, rtt);
+        self.update(group, idx, cc_r, out);
+    }
+}
+
+impl FseV2 {
     /// Remembers a window flow's RTT sample and converts its cwnd to CC_R.
     pub fn window_rate(&mut self, cwnd: DataSize, rtt_sample: Option<TimeDelta>) -> f64 {
         if let Some(rtt) = rtt_sample.filter(|r| r.is_positive()) {

@@ -122,6 +122,31 @@ impl FlowGroup {
         }
     }
 
+    /// Remembers what a window flow at `idx` reported (its newest non-zero RTT sample
+    /// too); a changed desired cwnd changes the claims.
+    pub fn record_window_report(
+        &mut self,
+        idx: usize,
+        cwnd: DataSize,
+        ssthresh: DataSize,
+        desired_cwnd: Option<DataSize>,
+        rtt: Option<TimeDelta>,
+    ) {
+        let mut desired_changed = false;
+        if let Some(window) = self.flows[idx].window.as_mut() {
+            window.cwnd = cwnd;
+            window.ssthresh = ssthresh;
+            desired_changed = window.desired_cwnd != desired_cwnd;
+            window.desired_cwnd = desired_cwnd;
+            if let Some(r) = rtt.filter(|r| r.is_positive()) {
+                window.last_rtt = Some(r);
+            }
+        }
+        if desired_changed {
+            self.claims_changed();
+        }
+    }
+
     /// Records that a flow joined or left, or changed its priority, desired rate or
     /// desired cwnd.
     pub fn claims_changed(&mut self) {

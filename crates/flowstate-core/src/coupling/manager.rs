@@ -3,31 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::conservative::ConservativeFse;
 use super::error::CouplingError;
-use super::ext_fse_ng::ExtendedFseNg;
 use super::flow::{Allocation, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
-use super::fse::Fse;
-use super::fse_ng::{restore_initial_caps, FseNg};
-use super::fse_v2::FseV2;
-use super::group::{FlowEntry, FlowGroup, WindowState};
-use super::mechanism::Mechanism;
-use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
-
-impl Mechanism {
-    fn new_coupler(&self) -> Coupler {
-        match *self {
-            Mechanism::Uncoupled => Coupler::Uncoupled,
-            Mechanism::Fse(config) => Coupler::Fse(Fse { config }),
-            Mechanism::ConservativeFse(config) => {
-                Coupler::Conservative(ConservativeFse::new(config))
-            }
-            Mechanism::FseNg(config) => Coupler::FseNg(FseNg::new(config)),
-            Mechanism::ExtendedFseNg(config) => Coupler::ExtFseNg(ExtendedFseNg::new(config)),
-            Mechanism::FseV2(config) => Coupler::FseV2(FseV2::new(config)),
-        }
-    }
-}
+use super::group::{FlowEntry, FlowGroup};
+use super::mechanism::{GroupState, Mechanism};
+use super::validate::{
+    checked_desired, checked_priority, checked_rate, checked_rtt, mismatch, validate_spec,
+};
+use crate::units::{Bitrate, Timestamp};
 
 /// What happens to S_CR when a flow leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,21 +23,10 @@ pub enum DeregisterPolicy {
     SubtractAllocation,
 }
 
-/// Per-group mechanism state.
-#[derive(Debug, Clone)]
-enum Coupler {
-    Uncoupled,
-    Fse(Fse),
-    Conservative(ConservativeFse),
-    FseNg(FseNg),
-    ExtFseNg(ExtendedFseNg),
-    FseV2(FseV2),
-}
-
 #[derive(Debug, Clone)]
 struct Group {
     flows: FlowGroup,
-    coupler: Coupler,
+    state: GroupState,
 }
 
 /// A read-only view of one flow's state in the manager.
@@ -156,12 +128,15 @@ impl CouplingManager {
         let mechanism = self.mechanism;
         let group = self.groups.entry(key).or_insert_with(|| Group {
             flows: FlowGroup::new(),
-            coupler: mechanism.new_coupler(),
+            state: GroupState::new(&mechanism),
         });
         group.flows.flows.push(entry);
         group.flows.claims_changed();
         let idx = group.flows.flows.len() - 1;
-        register_in_group(group, idx, &spec);
+        group
+            .state
+            .inner_mut()
+            .register(&mut group.flows, idx, &spec);
         self.flow_groups.insert(id, key);
         Ok(())
     }
@@ -189,6 +164,7 @@ impl CouplingManager {
             .index_of(flow)
             .ok_or(CouplingError::UnknownFlow(flow))?;
         let registered = group.flows.flows[idx].kind();
+        let rules = group.state.inner_mut();
         match report {
             FlowReport::Rate { rate, rtt } => {
                 if registered != FlowKind::Rate {
@@ -196,7 +172,7 @@ impl CouplingManager {
                 }
                 let cc_r = checked_rate("reported rate", rate)?;
                 let rtt = checked_rtt("reported RTT", rtt)?;
-                rate_update(group, now, idx, cc_r, rtt, &mut self.out)?;
+                rules.rate_update(now, &mut group.flows, idx, cc_r, rtt, &mut self.out)?;
             }
             FlowReport::Window {
                 cwnd,
@@ -208,20 +184,10 @@ impl CouplingManager {
                     return Err(mismatch(flow, registered, FlowKind::Window));
                 }
                 let rtt = checked_rtt("reported RTT", rtt)?;
-                let mut desired_changed = false;
-                if let Some(window) = group.flows.flows[idx].window.as_mut() {
-                    window.cwnd = cwnd;
-                    window.ssthresh = ssthresh;
-                    desired_changed = window.desired_cwnd != desired_cwnd;
-                    window.desired_cwnd = desired_cwnd;
-                    if let Some(r) = rtt.filter(|r| r.is_positive()) {
-                        window.last_rtt = Some(r);
-                    }
-                }
-                if desired_changed {
-                    group.flows.claims_changed();
-                }
-                window_update(group, idx, cwnd, rtt, &mut self.out);
+                group
+                    .flows
+                    .record_window_report(idx, cwnd, ssthresh, desired_cwnd, rtt);
+                rules.window_update(&mut group.flows, idx, cwnd, rtt, &mut self.out);
             }
         }
         Ok(&self.out)
@@ -251,11 +217,10 @@ impl CouplingManager {
             self.groups.remove(&key);
             return Ok(&self.out);
         }
-        if removed.is_rate() {
-            if let Coupler::FseNg(_) | Coupler::ExtFseNg(_) = group.coupler {
-                restore_initial_caps(&group.flows, &mut self.out);
-            }
-        }
+        group
+            .state
+            .inner_mut()
+            .deregistered(&mut group.flows, &removed, &mut self.out);
         Ok(&self.out)
     }
 
@@ -319,13 +284,10 @@ impl CouplingManager {
         self.groups.keys().copied().collect()
     }
 
-    /// The conservative FSE's group timer expiry, if it runs at `now` (other
+    /// The group's timer expiry, if one runs at `now` (the conservative FSE's; other
     /// mechanisms have no timer).
     pub fn timer_expiry(&self, key: GroupKey, now: Timestamp) -> Option<Timestamp> {
-        match &self.groups.get(&key)?.coupler {
-            Coupler::Conservative(c) => c.timer_expiry(now),
-            _ => None,
-        }
+        self.groups.get(&key)?.state.inner().timer_expiry(now)
     }
 
     /// The group of a flow and the flow's index in it. Callers that change a flow's
@@ -350,225 +312,5 @@ fn flow_info(key: GroupKey, f: &FlowEntry) -> FlowInfo {
             .is_finite()
             .then(|| Bitrate::bps(f.desired_rate)),
         allocated_rate: Bitrate::bps(f.fse_r),
-    }
-}
-
-/// Registration as each mechanism defines it.
-fn register_in_group(group: &mut Group, idx: usize, spec: &FlowSpec) {
-    let flows = &mut group.flows;
-    match (spec, &mut group.coupler) {
-        // RFC 8699 5.1 / paper 000: FSE_R = initial rate, S_CR += FSE_R (all mechanisms).
-        (FlowSpec::Rate { initial_rate, .. }, _) => {
-            flows.flows[idx].fse_r = initial_rate.as_bps();
-            flows.add_to_aggregate(initial_rate.as_bps());
-        }
-        // FSE-NG: a window flow only stores its initial cap; S_CR is untouched.
-        (FlowSpec::Window { .. }, Coupler::FseNg(_)) => {}
-        // Extended FSE-NG: registration is the window flow's first update (paper 000 VI-D2a).
-        (
-            FlowSpec::Window {
-                initial_cwnd,
-                initial_rtt,
-                ..
-            },
-            Coupler::ExtFseNg(ext),
-        ) => {
-            ext.register_window(flows, idx, *initial_cwnd, *initial_rtt);
-        }
-        // FSEv2: CC_R = initial cwnd / initial RTT, added to S_CR (paper 000 VII-B2b).
-        (
-            FlowSpec::Window {
-                initial_cwnd,
-                initial_rtt,
-                ..
-            },
-            Coupler::FseV2(v2),
-        ) => {
-            let cc_r = v2.window_rate(*initial_cwnd, *initial_rtt);
-            flows.flows[idx].fse_r = cc_r;
-            flows.add_to_aggregate(cc_r);
-        }
-        // Rejected before we get here (Mechanism::supports).
-        (FlowSpec::Window { .. }, Coupler::Fse(_) | Coupler::Conservative(_)) => {}
-        // Uncoupled: nothing to share.
-        (FlowSpec::Window { .. }, Coupler::Uncoupled) => {}
-    }
-}
-
-fn rate_update(
-    group: &mut Group,
-    now: Timestamp,
-    idx: usize,
-    cc_r: f64,
-    rtt: Option<TimeDelta>,
-    out: &mut Vec<Allocation>,
-) -> Result<(), CouplingError> {
-    let flows = &mut group.flows;
-    match &mut group.coupler {
-        // Uncoupled: the flow's own rate stands; nothing changes for anyone.
-        Coupler::Uncoupled => flows.flows[idx].fse_r = cc_r,
-        Coupler::Fse(fse) => fse.update(flows, idx, cc_r, out),
-        Coupler::Conservative(c) => c.update(now, flows, idx, cc_r, rtt, out)?,
-        Coupler::FseNg(ng) => ng.rate_update(flows, idx, cc_r, rtt, out),
-        Coupler::ExtFseNg(ext) => ext.rate_update(flows, idx, cc_r, out),
-        Coupler::FseV2(v2) => v2.update(flows, idx, cc_r, out),
-    }
-    Ok(())
-}
-
-fn window_update(
-    group: &mut Group,
-    idx: usize,
-    cwnd: DataSize,
-    rtt: Option<TimeDelta>,
-    out: &mut Vec<Allocation>,
-) {
-    let flows = &mut group.flows;
-    match &mut group.coupler {
-        // FSE-NG: window updates never change S_CR and trigger nothing.
-        Coupler::FseNg(_) => {}
-        Coupler::ExtFseNg(ext) => ext.window_update(flows, idx, cwnd, rtt),
-        Coupler::FseV2(v2) => {
-            let cc_r = v2.window_rate(cwnd, rtt);
-            v2.update(flows, idx, cc_r, out);
-        }
-        // Window flows cannot register with these; uncoupled flows keep their cwnd.
-        Coupler::Fse(_) | Coupler::Conservative(_) | Coupler::Uncoupled => {}
-    }
-}
-
-fn mismatch(flow: FlowId, registered: FlowKind, reported: FlowKind) -> CouplingError {
-    CouplingError::ReportKindMismatch {
-        flow,
-        registered,
-        reported,
-    }
-}
-
-/// The smallest priority a flow may have ([`check_priority`]).
-pub const MIN_PRIORITY: f64 = 1e-6;
-/// The largest priority a flow may have ([`check_priority`]).
-pub const MAX_PRIORITY: f64 = 1e6;
-
-/// `priority` if it is in [[`MIN_PRIORITY`], [`MAX_PRIORITY`]]: the one check every
-/// priority passes (the manager, scenario files, the Python API). Only ratios of
-/// priorities matter; the bounds keep sums and products of rates with priorities
-/// far from the float limits (priorities of 1e308 or 2.3e-308 gave 0, inf or a 9 %
-/// utilization instead of the priority shares).
-pub fn check_priority(priority: f64) -> Result<f64, CouplingError> {
-    if (MIN_PRIORITY..=MAX_PRIORITY).contains(&priority) {
-        Ok(priority)
-    } else {
-        Err(CouplingError::InvalidPriority(priority))
-    }
-}
-
-fn checked_priority(priority: f64) -> Result<f64, CouplingError> {
-    check_priority(priority)
-}
-
-fn checked_rate(what: &'static str, rate: Bitrate) -> Result<f64, CouplingError> {
-    let bps = rate.as_bps();
-    if bps.is_finite() && bps >= 0.0 {
-        Ok(bps)
-    } else {
-        Err(CouplingError::InvalidRate { what, value: bps })
-    }
-}
-
-fn checked_desired(desired: Option<Bitrate>) -> Result<f64, CouplingError> {
-    match desired {
-        None => Ok(f64::INFINITY),
-        Some(rate) => checked_rate("desired rate", rate),
-    }
-}
-
-/// Negative RTTs are errors. A zero RTT passes: mechanisms that keep RTT samples
-/// ignore it (no information), the conservative FSE arms a zero-length timer with it.
-fn checked_rtt(
-    what: &'static str,
-    rtt: Option<TimeDelta>,
-) -> Result<Option<TimeDelta>, CouplingError> {
-    match rtt {
-        Some(r) if r.as_micros() < 0 => Err(CouplingError::InvalidRtt {
-            what,
-            value_us: r.as_micros(),
-        }),
-        other => Ok(other),
-    }
-}
-
-fn validate_spec(id: FlowId, spec: &FlowSpec) -> Result<FlowEntry, CouplingError> {
-    let priority = checked_priority(spec.priority())?;
-    match spec {
-        FlowSpec::Rate {
-            initial_rate,
-            desired_rate,
-            ..
-        } => {
-            checked_rate("initial rate", *initial_rate)?;
-            Ok(FlowEntry {
-                id,
-                priority,
-                desired_rate: checked_desired(*desired_rate)?,
-                fse_r: 0.0,
-                window: None,
-            })
-        }
-        FlowSpec::Window {
-            initial_cwnd,
-            initial_rtt,
-            initial_max_cwnd,
-            mtu,
-            ..
-        } => {
-            if mtu.as_bytes() == 0 {
-                return Err(CouplingError::InvalidMtu);
-            }
-            let initial_rtt = checked_rtt("initial RTT", *initial_rtt)?;
-            Ok(FlowEntry {
-                id,
-                priority,
-                desired_rate: f64::INFINITY,
-                fse_r: 0.0,
-                window: Some(WindowState {
-                    mtu: *mtu,
-                    initial_max_cwnd: *initial_max_cwnd,
-                    cwnd: *initial_cwnd,
-                    ssthresh: DataSize::MAX,
-                    desired_cwnd: None,
-                    last_rtt: initial_rtt.filter(|r| r.is_positive()),
-                }),
-            })
-        }
-    }
-}
-
-/// Validates a rate given as a bare number of bit/s (for bindings and file formats):
-/// NaN, infinite and negative values are errors naming `what`.
-pub fn rate_from_bps(what: &'static str, bps: f64) -> Result<Bitrate, CouplingError> {
-    if bps.is_finite() && bps >= 0.0 {
-        Ok(Bitrate::bps(bps))
-    } else {
-        Err(CouplingError::InvalidRate { what, value: bps })
-    }
-}
-
-/// Validates an RTT given in seconds (for bindings and file formats): NaN, infinite
-/// and negative values are errors naming `what`.
-pub fn rtt_from_secs(what: &'static str, secs: f64) -> Result<TimeDelta, CouplingError> {
-    if (0.0..1e9).contains(&secs) {
-        Ok(TimeDelta::from_secs_f64(secs))
-    } else {
-        Err(CouplingError::InvalidTime { what, value: secs })
-    }
-}
-
-/// Validates a point in time given in seconds since the caller's epoch.
-pub fn timestamp_from_secs(what: &'static str, secs: f64) -> Result<Timestamp, CouplingError> {
-    if (0.0..1e12).contains(&secs) {
-        Ok(Timestamp::from_micros((secs * 1e6).round() as u64))
-    } else {
-        Err(CouplingError::InvalidTime { what, value: secs })
     }
 }

@@ -1,43 +1,154 @@
-//! The mechanisms, listed once: [`Mechanism`] (which mechanism, with its options),
-//! the catalogue of their descriptions, and the names they are read by.
+//! The mechanisms, listed once: [`Mechanism`] (which mechanism, with its options), the
+//! per-group state the manager keeps ([`GroupState`]), the catalogue of their
+//! descriptions, and the names they are read by.
+//!
+//! # Adding a mechanism: one file plus one line here
+//!
+//! 1. `coupling/<name>.rs` holds everything about it: its config struct (`Copy`,
+//!    `PartialEq`, `Default` = the paper's behaviour) with `info()` (its
+//!    [`MechanismInfo`] `INFO`: names, description, source, flow kinds, GCC report mode,
+//!    options) and `set_option()`; its per-group state struct, built `From` the config,
+//!    implementing [`CouplingRules`] (only the hooks it needs: `rate_update`, and
+//!    `register` / `window_update` / `deregistered` / `timer_expiry` when it does
+//!    something there). Declare the module in `coupling/mod.rs`.
+//! 2. One line in the `mechanisms!` list below: `Variant(Config) => State`, with the
+//!    doc comment of the new [`Mechanism`] variant.
+//!
+//! The macro makes the [`Mechanism`] variant, the [`GroupState`] variant, the
+//! catalogue entries and every dispatch from that line, so nothing can be forgotten;
+//! the tests below check each catalogue entry (names read back, declared option
+//! defaults are the config's defaults, every option changes something). A complete
+//! example is the test-only `toy` mechanism (`coupling/toy.rs`), which the manager
+//! couples like any other in its tests.
 
 use super::catalogue::{normalize_name, MechanismInfo};
-use super::conservative::{self, ConservativeConfig};
-use super::ext_fse_ng::{self, ExtendedFseNgConfig};
-use super::fse::{self, FseConfig};
-use super::fse_ng::{self, FseNgConfig};
-use super::fse_v2::{self, FseV2Config};
+use super::conservative::{ConservativeConfig, ConservativeFse};
+use super::ext_fse_ng::{ExtendedFseNg, ExtendedFseNgConfig};
+use super::fse::{Fse, FseConfig};
+use super::fse_ng::{FseNg, FseNgConfig};
+use super::fse_v2::{FseV2, FseV2Config};
 use super::options::CheckedValue;
-use super::uncoupled;
+use super::rules::CouplingRules;
+use super::uncoupled::{self, Uncoupled};
 
-/// Which member of the FSE family couples the flows, with its options.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Mechanism {
-    /// No coupling (`none`): every flow keeps its own controller's value; updates
-    /// return no allocations. The baseline the papers compare against.
-    Uncoupled,
-    /// RFC 8699 active algorithm 1; [`FseConfig::simple`] gives paper 004's first FSE.
-    Fse(FseConfig),
-    /// RFC 8699 algorithm 2 (paper 004 Alg. 2).
-    ConservativeFse(ConservativeConfig),
-    /// Paper 000 section V.
-    FseNg(FseNgConfig),
-    /// Paper 000 section VI.
-    ExtendedFseNg(ExtendedFseNgConfig),
-    /// Paper 000 section VII.
-    FseV2(FseV2Config),
+/// Declares every mechanism: `Variant(Config) => State [catalogue entries]` (a
+/// test-only entry carries `#[cfg(test)]` on the line and on its catalogue entries).
+macro_rules! mechanisms {
+    ($(
+        $(#[doc = $doc:literal])*
+        $(#[cfg($cfg:meta)])?
+        $variant:ident($config:ty) => $state:ty [$($(#[cfg($icfg:meta)])? $info:path),+]
+    ),* $(,)?) => {
+        /// Which member of the FSE family couples the flows, with its options.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub enum Mechanism {
+            /// No coupling (`none`): every flow keeps its own controller's value;
+            /// updates return no allocations. The baseline the papers compare against.
+            Uncoupled,
+            $(
+                $(#[doc = $doc])*
+                $(#[cfg($cfg)])?
+                $variant($config),
+            )*
+        }
+
+        /// One group's mechanism state: plain data, one variant per mechanism.
+        #[derive(Debug, Clone)]
+        pub(crate) enum GroupState {
+            Uncoupled(Uncoupled),
+            $(
+                $(#[cfg($cfg)])?
+                $variant($state),
+            )*
+        }
+
+        impl GroupState {
+            /// A new group's state under `mechanism`.
+            pub(crate) fn new(mechanism: &Mechanism) -> Self {
+                match *mechanism {
+                    Mechanism::Uncoupled => GroupState::Uncoupled(Uncoupled),
+                    $(
+                        $(#[cfg($cfg)])?
+                        Mechanism::$variant(config) => GroupState::$variant(<$state>::from(config)),
+                    )*
+                }
+            }
+
+            /// The mechanism's rules, over this group's state.
+            pub(crate) fn inner_mut(&mut self) -> &mut dyn CouplingRules {
+                match self {
+                    GroupState::Uncoupled(state) => state,
+                    $(
+                        $(#[cfg($cfg)])?
+                        GroupState::$variant(state) => state,
+                    )*
+                }
+            }
+
+            /// The mechanism's rules, read-only.
+            pub(crate) fn inner(&self) -> &dyn CouplingRules {
+                match self {
+                    GroupState::Uncoupled(state) => state,
+                    $(
+                        $(#[cfg($cfg)])?
+                        GroupState::$variant(state) => state,
+                    )*
+                }
+            }
+        }
+
+        /// Every mechanism's description, in the order `NAMES` lists them.
+        const CATALOGUE: &[MechanismInfo] = &[
+            uncoupled::INFO,
+            $($(
+                $(#[cfg($icfg)])?
+                $info,
+            )+)*
+        ];
+
+        impl Mechanism {
+            /// This mechanism's catalogue entry (for [`Mechanism::Fse`]: `fse-simple`'s
+            /// when the options are paper 004's simple ones).
+            pub fn info(&self) -> &'static MechanismInfo {
+                match self {
+                    Mechanism::Uncoupled => &uncoupled::INFO,
+                    $(
+                        $(#[cfg($cfg)])?
+                        Mechanism::$variant(config) => config.info(),
+                    )*
+                }
+            }
+
+            /// Sets the option `name` (declared in [`Mechanism::info`], value already
+            /// checked against its kind). False if the config has no such field.
+            pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+                match self {
+                    Mechanism::Uncoupled => false,
+                    $(
+                        $(#[cfg($cfg)])?
+                        Mechanism::$variant(config) => config.set_option(name, value),
+                    )*
+                }
+            }
+        }
+    };
 }
 
-/// Every mechanism's description, in the order `NAMES` lists them.
-const CATALOGUE: &[MechanismInfo] = &[
-    uncoupled::INFO,
-    fse::INFO,
-    fse::SIMPLE_INFO,
-    conservative::INFO,
-    fse_ng::INFO,
-    ext_fse_ng::INFO,
-    fse_v2::INFO,
-];
+mechanisms! {
+    /// RFC 8699 active algorithm 1; [`FseConfig::simple`] gives paper 004's first FSE.
+    Fse(FseConfig) => Fse [super::fse::INFO, super::fse::SIMPLE_INFO],
+    /// RFC 8699 algorithm 2 (paper 004 Alg. 2).
+    ConservativeFse(ConservativeConfig) => ConservativeFse [super::conservative::INFO],
+    /// Paper 000 section V.
+    FseNg(FseNgConfig) => FseNg [super::fse_ng::INFO],
+    /// Paper 000 section VI.
+    ExtendedFseNg(ExtendedFseNgConfig) => ExtendedFseNg [super::ext_fse_ng::INFO],
+    /// Paper 000 section VII.
+    FseV2(FseV2Config) => FseV2 [super::fse_v2::INFO],
+    /// A toy mechanism for the tests: the whole of adding one (`coupling/toy.rs`).
+    #[cfg(test)]
+    Toy(super::toy::ToyConfig) => super::toy::Toy [#[cfg(test)] super::toy::INFO],
+}
 
 impl Mechanism {
     /// Every mechanism, described: names, description, source, flow kinds, options
@@ -80,36 +191,9 @@ impl Mechanism {
         Mechanism::info_by_name(name).map(|info| info.name)
     }
 
-    /// This mechanism's catalogue entry (for [`Mechanism::Fse`]: `fse-simple`'s when the
-    /// options are paper 004's simple ones).
-    pub fn info(&self) -> &'static MechanismInfo {
-        match self {
-            Mechanism::Uncoupled => &uncoupled::INFO,
-            Mechanism::Fse(c) if *c == FseConfig::simple() => &fse::SIMPLE_INFO,
-            Mechanism::Fse(_) => &fse::INFO,
-            Mechanism::ConservativeFse(_) => &conservative::INFO,
-            Mechanism::FseNg(_) => &fse_ng::INFO,
-            Mechanism::ExtendedFseNg(_) => &ext_fse_ng::INFO,
-            Mechanism::FseV2(_) => &fse_v2::INFO,
-        }
-    }
-
     /// A human-readable name.
     pub fn display_name(&self) -> &'static str {
         self.info().display_name
-    }
-
-    /// Sets the option `name` (declared in [`Mechanism::info`], value already checked
-    /// against its kind). False if the mechanism's config has no such field.
-    pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
-        match self {
-            Mechanism::Uncoupled => false,
-            Mechanism::Fse(c) => c.set_option(name, value),
-            Mechanism::ConservativeFse(c) => c.set_option(name, value),
-            Mechanism::FseNg(c) => c.set_option(name, value),
-            Mechanism::ExtendedFseNg(c) => c.set_option(name, value),
-            Mechanism::FseV2(c) => c.set_option(name, value),
-        }
     }
 }
 

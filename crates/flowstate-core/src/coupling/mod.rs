@@ -29,7 +29,11 @@ mod group;
 mod manager;
 mod mechanism;
 pub mod options;
+mod rules;
+#[cfg(test)]
+mod toy;
 mod uncoupled;
+mod validate;
 pub mod waterfill;
 
 pub use catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind};
@@ -42,9 +46,9 @@ pub use flow::{
 pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
 pub use fse_v2::{window_allowance, CwndRtt, FseV2Config};
-pub use manager::{
-    check_priority, rate_from_bps, rtt_from_secs, timestamp_from_secs, CouplingManager,
-    DeregisterPolicy, FlowInfo, MAX_PRIORITY, MIN_PRIORITY,
-};
+pub use manager::{CouplingManager, DeregisterPolicy, FlowInfo};
 pub use mechanism::Mechanism;
 pub use options::{mechanism_with_options, OptionError, OptionValue};
+pub use validate::{
+    check_priority, rate_from_bps, rtt_from_secs, timestamp_from_secs, MAX_PRIORITY, MIN_PRIORITY,
+};

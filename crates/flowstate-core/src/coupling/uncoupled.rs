@@ -2,8 +2,12 @@
 //! papers compare against (e.g. paper 000 Table 5).
 
 use super::catalogue::{MechanismInfo, RATE_AND_WINDOW};
-use super::flow::RateReportMode;
+use super::error::CouplingError;
+use super::flow::{Allocation, RateReportMode};
+use super::group::FlowGroup;
 use super::mechanism::Mechanism;
+use super::rules::CouplingRules;
+use crate::units::{TimeDelta, Timestamp};
 
 pub(crate) const INFO: MechanismInfo = MechanismInfo {
     name: "none",
@@ -16,3 +20,23 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
     options: &[],
     preset: || Mechanism::Uncoupled,
 };
+
+/// No state: the group only remembers each flow's own value.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Uncoupled;
+
+impl CouplingRules for Uncoupled {
+    /// The flow's own rate stands; nothing changes for anyone.
+    fn rate_update(
+        &mut self,
+        _now: Timestamp,
+        group: &mut FlowGroup,
+        idx: usize,
+        cc_r: f64,
+        _rtt: Option<TimeDelta>,
+        _out: &mut Vec<Allocation>,
+    ) -> Result<(), CouplingError> {
+        group.flows[idx].fse_r = cc_r;
+        Ok(())
+    }
+}

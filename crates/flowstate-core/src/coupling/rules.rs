@@ -1,0 +1,82 @@
+//! The one interface every coupling mechanism implements: how its flow group's S_CR
+//! and allocations move when a flow registers, reports, leaves or a timer runs.
+//!
+//! Each mechanism keeps its per-group state in a plain struct in its own file and
+//! implements [`CouplingRules`] for it; the hooks a mechanism has nothing to do in
+//! default to nothing (as quinn-proto's `congestion::Controller`). The manager keeps
+//! one [`super::mechanism::GroupState`] per group (an enum of those structs, plain
+//! data) and reaches the rules through `GroupState::inner_mut` (as smoltcp's
+//! `socket::tcp::congestion::AnyController`).
+//!
+//! The manager has already done, before each hook:
+//! - `register`: validated the spec, pushed the flow's entry (FSE_R = 0) at `idx`;
+//! - `rate_update`: validated the report (the flow is a rate flow, CC_R finite >= 0);
+//! - `window_update`: recorded cwnd, ssthresh, desired cwnd and the RTT sample in the
+//!   flow's [`super::group::WindowState`];
+//! - `deregistered`: removed the entry (the group still has flows), applied the
+//!   [`super::DeregisterPolicy`].
+
+use std::fmt;
+
+use super::error::CouplingError;
+use super::flow::{Allocation, FlowSpec};
+use super::group::{FlowEntry, FlowGroup};
+use crate::units::{DataSize, TimeDelta, Timestamp};
+
+/// One coupling mechanism's rules for one flow group.
+pub(crate) trait CouplingRules: fmt::Debug {
+    /// A flow joined the group at index `idx`. Default: a rate flow's initial rate
+    /// becomes its FSE_R and is added to S_CR (RFC 8699 section 5.1; every mechanism of
+    /// paper 000 too); a window flow only stores its entry.
+    fn register(&mut self, group: &mut FlowGroup, idx: usize, spec: &FlowSpec) {
+        if let FlowSpec::Rate { initial_rate, .. } = spec {
+            join_at_rate(group, idx, initial_rate.as_bps());
+        }
+    }
+
+    /// A rate flow's controller computed CC_R (`cc_r`, bit/s). Push the allocations
+    /// that change into `out`.
+    fn rate_update(
+        &mut self,
+        now: Timestamp,
+        group: &mut FlowGroup,
+        idx: usize,
+        cc_r: f64,
+        rtt: Option<TimeDelta>,
+        out: &mut Vec<Allocation>,
+    ) -> Result<(), CouplingError>;
+
+    /// A window flow's controller changed its cwnd. Default: nothing (the mechanism
+    /// couples no window flows, or they are passive).
+    fn window_update(
+        &mut self,
+        _group: &mut FlowGroup,
+        _idx: usize,
+        _cwnd: DataSize,
+        _rtt: Option<TimeDelta>,
+        _out: &mut Vec<Allocation>,
+    ) {
+    }
+
+    /// `removed` left the group, which still has flows. Default: nothing (S_CR is the
+    /// [`super::DeregisterPolicy`]'s business; the others' shares change at the next
+    /// update).
+    fn deregistered(
+        &mut self,
+        _group: &mut FlowGroup,
+        _removed: &FlowEntry,
+        _out: &mut Vec<Allocation>,
+    ) {
+    }
+
+    /// When the group's timer expires, if one runs at `now`. Default: no timer.
+    fn timer_expiry(&self, _now: Timestamp) -> Option<Timestamp> {
+        None
+    }
+}
+
+/// RFC 8699 5.1: FSE_R(f) = the flow's rate (bit/s), S_CR += FSE_R(f).
+pub(crate) fn join_at_rate(group: &mut FlowGroup, idx: usize, bps: f64) {
+    group.flows[idx].fse_r = bps;
+    group.add_to_aggregate(bps);
+}
