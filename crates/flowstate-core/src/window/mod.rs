@@ -1,5 +1,6 @@
 //! Window-based congestion controllers: SCTP (RFC 9260 section 7), TCP NewReno
-//! (RFC 5681 + RFC 6582) and CUBIC (RFC 9438), plus the RFC 6298 retransmission timer.
+//! (RFC 5681 + RFC 6582), CUBIC (RFC 9438) and LEDBAT (RFC 6817), plus the RFC 6298
+//! retransmission timer.
 //!
 //! A controller only does the arithmetic of the congestion window. Loss detection (miss
 //! indications, duplicate acks, the T3-rtx / RTO timer) lives in the endpoints
@@ -11,6 +12,7 @@
 
 pub mod cubic;
 pub mod hystart;
+pub mod ledbat;
 pub mod new_reno;
 pub mod rto;
 pub mod sctp;
@@ -20,6 +22,7 @@ mod proptests;
 
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::{HystartConfig, HystartExit};
+pub use ledbat::{Ledbat, LedbatConfig};
 pub use new_reno::{NewReno, NewRenoConfig};
 pub use rto::{RtoConfig, RttEstimator};
 pub use sctp::{SctpCcConfig, SctpCongestionControl};
