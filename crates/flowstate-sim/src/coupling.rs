@@ -10,8 +10,8 @@
 use crate::flow::FlowState;
 use crate::SimError;
 use flowstate_core::coupling::{
-    mechanism_with_options, Allocation, Allowance, CouplingManager, FlowId, FlowKind, FlowReport,
-    FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
+    mechanism_with_options, Allocation, Allowance, CouplingError, CouplingManager, FlowId,
+    FlowKind, FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
 };
 use flowstate_core::{Bitrate, DataSize, Timestamp};
 
@@ -61,7 +61,46 @@ pub trait CouplingHook {
         report: &FlowReport,
         out: &mut Vec<(usize, Allowance)>,
     );
+    /// The calls the coupling manager rejected so far (the first
+    /// [`MAX_REJECTIONS_KEPT`]), each with its flow and reason. Default: none.
+    fn rejected(&self) -> &[Rejection] {
+        &[]
+    }
 }
+
+/// What the hook asked the coupling manager to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CouplingCall {
+    Register,
+    Report,
+    Deregister,
+    SetPriority,
+    SetDesiredRate,
+}
+
+/// A call the coupling manager rejected: when, for which flow, what, and why. The
+/// flow keeps its own controller's value (nothing is applied for a rejected call).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejection {
+    pub at: Timestamp,
+    /// Scenario flow index.
+    pub flow: usize,
+    pub call: CouplingCall,
+    pub reason: CouplingError,
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: flows[{}]: {:?} rejected: {}",
+            self.at, self.flow, self.call, self.reason
+        )
+    }
+}
+
+/// How many rejections a hook keeps (it counts them all).
+pub const MAX_REJECTIONS_KEPT: usize = 1000;
 
 /// No coupling: reports are ignored.
 #[derive(Debug, Clone, Copy, Default)]
@@ -126,8 +165,10 @@ pub struct ManagerHook {
     index_of: std::collections::BTreeMap<FlowId, usize>,
     keys: Vec<GroupKey>,
     coupled: Vec<bool>,
-    /// Manager errors (rejected reports); kept for tests and diagnostics.
-    errors: u64,
+    /// The calls the manager rejected (the first [`MAX_REJECTIONS_KEPT`]).
+    rejected: Vec<Rejection>,
+    /// How many calls it rejected.
+    rejected_total: u64,
 }
 
 impl ManagerHook {
@@ -164,13 +205,27 @@ impl ManagerHook {
             index_of: std::collections::BTreeMap::new(),
             keys,
             coupled,
-            errors: 0,
+            rejected: Vec::new(),
+            rejected_total: 0,
         }
     }
 
-    /// Reports or registrations the manager rejected so far.
-    pub fn errors(&self) -> u64 {
-        self.errors
+    /// How many calls the manager rejected so far ([`CouplingHook::rejected`] keeps
+    /// the first [`MAX_REJECTIONS_KEPT`] with their reasons).
+    pub fn rejected_total(&self) -> u64 {
+        self.rejected_total
+    }
+
+    fn reject(&mut self, at: Timestamp, flow: usize, call: CouplingCall, reason: CouplingError) {
+        self.rejected_total += 1;
+        if self.rejected.len() < MAX_REJECTIONS_KEPT {
+            self.rejected.push(Rejection {
+                at,
+                flow,
+                call,
+                reason,
+            });
+        }
     }
 
     fn push(
@@ -185,7 +240,7 @@ impl ManagerHook {
         }
     }
 
-    fn register(&mut self, flow: &FlowInfo, snapshot: Option<&FlowReport>) {
+    fn register(&mut self, now: Timestamp, flow: &FlowInfo, snapshot: Option<&FlowReport>) {
         let Some(report) = snapshot else { return };
         let spec = match report {
             FlowReport::Rate { rate, .. } => CoreFlowSpec::Rate {
@@ -209,7 +264,7 @@ impl ManagerHook {
                 }
                 self.index_of.insert(id, flow.index);
             }
-            Err(_) => self.errors += 1,
+            Err(e) => self.reject(now, flow.index, CouplingCall::Register, e),
         }
     }
 }
@@ -226,25 +281,29 @@ fn window_mtu(kind: &str) -> DataSize {
 impl CouplingHook for ManagerHook {
     fn on_state(&mut self, _now: Timestamp, _flow: &FlowInfo, _state: FlowState) {}
 
-    fn on_priority(&mut self, _now: Timestamp, flow: &FlowInfo, priority: f64) {
+    fn on_priority(&mut self, now: Timestamp, flow: &FlowInfo, priority: f64) {
         if let Some(id) = self.ids.get(flow.index).copied().flatten() {
-            if self.manager.set_priority(id, priority).is_err() {
-                self.errors += 1;
+            if let Err(e) = self.manager.set_priority(id, priority) {
+                self.reject(now, flow.index, CouplingCall::SetPriority, e);
             }
         }
     }
 
-    fn on_desired_rate(&mut self, _now: Timestamp, flow: &FlowInfo, rate: Bitrate) {
+    fn on_desired_rate(&mut self, now: Timestamp, flow: &FlowInfo, rate: Bitrate) {
         if let Some(id) = self.ids.get(flow.index).copied().flatten() {
-            if self.manager.set_desired_rate(id, Some(rate)).is_err() {
-                self.errors += 1;
+            if let Err(e) = self.manager.set_desired_rate(id, Some(rate)) {
+                self.reject(now, flow.index, CouplingCall::SetDesiredRate, e);
             }
         }
+    }
+
+    fn rejected(&self) -> &[Rejection] {
+        &self.rejected
     }
 
     fn on_state_with(
         &mut self,
-        _now: Timestamp,
+        now: Timestamp,
         flow: &FlowInfo,
         state: FlowState,
         snapshot: Option<&FlowReport>,
@@ -255,7 +314,7 @@ impl CouplingHook for ManagerHook {
         }
         let registered = self.ids.get(flow.index).copied().flatten();
         match (state, registered) {
-            (FlowState::Active, None) => self.register(flow, snapshot),
+            (FlowState::Active, None) => self.register(now, flow, snapshot),
             (FlowState::Stopped, Some(id)) => {
                 if let Some(slot) = self.ids.get_mut(flow.index) {
                     *slot = None;
@@ -263,7 +322,7 @@ impl CouplingHook for ManagerHook {
                 self.index_of.remove(&id);
                 match self.manager.deregister(id) {
                     Ok(allocs) => Self::push(&self.index_of, allocs, out),
-                    Err(_) => self.errors += 1,
+                    Err(e) => self.reject(now, flow.index, CouplingCall::Deregister, e),
                 }
             }
             _ => {}
@@ -282,7 +341,7 @@ impl CouplingHook for ManagerHook {
         };
         match self.manager.update(now, id, report.clone()) {
             Ok(allocs) => Self::push(&self.index_of, allocs, out),
-            Err(_) => self.errors += 1,
+            Err(e) => self.reject(now, flow, CouplingCall::Report, e),
         }
     }
 }
@@ -322,5 +381,67 @@ impl CouplingFactory for DefaultCouplingFactory {
         let m = mechanism_with_options(mechanism, values.iter().map(|(k, v)| (k.as_str(), v)))
             .map_err(|e| SimError::NotWired(option_error(&e)))?;
         Ok(Box::new(ManagerHook::new(m, flows)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gcc(index: usize) -> FlowInfo {
+        FlowInfo {
+            index,
+            name: format!("gcc{index}"),
+            kind: "gcc".into(),
+            priority: 1.0,
+            desired_rate: None,
+            group: "g".into(),
+        }
+    }
+
+    #[test]
+    fn a_rejected_report_is_kept_with_its_flow_and_reason() {
+        let flows = [gcc(0), gcc(1)];
+        let mut hook = ManagerHook::new(Mechanism::from_name("conservative-fse").unwrap(), &flows);
+        let mut out = Vec::new();
+        let start = FlowReport::Rate {
+            rate: Bitrate::mbps(1.0),
+            rtt: None,
+        };
+        for f in &flows {
+            hook.on_state_with(
+                Timestamp::ZERO,
+                f,
+                FlowState::Active,
+                Some(&start),
+                &mut out,
+            );
+        }
+        assert!(hook.rejected().is_empty());
+        // The conservative FSE needs an RTT to arm its timer on a decrease.
+        let at = Timestamp::from_micros(2_000_000);
+        let decrease = FlowReport::Rate {
+            rate: Bitrate::mbps(0.5),
+            rtt: None,
+        };
+        hook.on_report(at, 1, &decrease, &mut out);
+        assert!(out.is_empty(), "nothing is applied for a rejected report");
+        let rejected = hook.rejected();
+        assert_eq!(rejected.len(), 1);
+        assert_eq!(rejected[0].flow, 1);
+        assert_eq!(rejected[0].call, CouplingCall::Report);
+        assert!(matches!(
+            rejected[0].reason,
+            CouplingError::MissingRtt {
+                mechanism: "conservative FSE",
+                ..
+            }
+        ));
+        assert_eq!(hook.rejected_total(), 1);
+        let line = rejected[0].to_string();
+        assert!(
+            line.contains("flows[1]: Report rejected: conservative FSE needs an RTT"),
+            "{line}"
+        );
     }
 }
