@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def collect(runs: int, short: bool, jobs: int) -> dict[str, int]:
     sys.path.insert(0, str(ROOT / "python"))
-    from flowstate import _native, catalogue
+    from flowstate import _native
+    from flowstate.catalogue import catalogue
 
     root = catalogue.find_root()
     work = []

@@ -205,7 +205,7 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
     gcc = next((f for f in doc["flows"] if f.get("kind") == "gcc"), None)
     max_rate = 2.5
     if gcc and "video_max_rate" in (gcc.get("overrides") or {}):
-        from flowstate.derived import parse_rate_mbps
+        from flowstate.catalogue.derived import parse_rate_mbps
 
         max_rate = parse_rate_mbps(gcc["overrides"]["video_max_rate"])
     result: dict[str, Any] = {"title": case.title, "stacks": {}}

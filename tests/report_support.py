@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import flowstate
-from flowstate.figures import metric_stats
+from flowstate.report.figures import metric_stats
 from flowstate.overrides import load_toml, with_overrides
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ import pytest
 
 import flowstate
 from flowstate import CouplingError, CouplingManager, ScenarioError
-from flowstate import derived
+from flowstate.catalogue import derived
 
 BASE = {
     "name": "bad-input",

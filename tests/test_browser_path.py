@@ -56,7 +56,7 @@ def test_not_root_is_a_one_line_error_exit_2(tmp_path, monkeypatch, capsys):
     scenario = tmp_path / "s.toml"
     scenario.write_text(TCP_ONLY)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    from flowstate.cli import main
+    from flowstate.cli.main import main
 
     assert main(["browser", str(scenario), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -1,4 +1,4 @@
-"""flowstate.catalogue: loading, checking and expanding experiment.toml files."""
+"""flowstate.catalogue.catalogue: loading, checking and expanding experiment.toml files."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from catalogue_support import BASE, EXPERIMENT, make_catalogue
 
-from flowstate import catalogue
-from flowstate.catalogue import CatalogueError
+from flowstate.catalogue import catalogue
+from flowstate.catalogue.catalogue import CatalogueError
 
 REPO_CATALOGUE = Path(__file__).resolve().parents[1] / "scenarios"
 

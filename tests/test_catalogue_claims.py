@@ -1,4 +1,4 @@
-"""flowstate.claims: the safe evaluator of experiment.toml checks."""
+"""flowstate.catalogue.claims: the safe evaluator of experiment.toml checks."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from flowstate import claims
-from flowstate.claims import FAILS, HOLDS, NOT_EVALUATED, ClaimError
+from flowstate.catalogue import claims
+from flowstate.catalogue.claims import FAILS, HOLDS, NOT_EVALUATED, ClaimError
 
 SUMMARIES = {
     ("none", "aggregate.jain_index"): 0.64,

@@ -1,4 +1,4 @@
-"""flowstate.derived: derived metrics against hand-built time series."""
+"""flowstate.catalogue.derived: derived metrics against hand-built time series."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from flowstate import derived
-from flowstate.derived import DerivedError
+from flowstate.catalogue import derived
+from flowstate.catalogue.derived import DerivedError
 
 
 def series(rates, qd=None, rtt=None, bin_s=1.0):

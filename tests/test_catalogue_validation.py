@@ -12,8 +12,8 @@ import pytest
 from catalogue_support import BASE, EXPERIMENT, make_catalogue
 
 import flowstate
-from flowstate import catalogue
-from flowstate.catalogue import CatalogueError
+from flowstate.catalogue import catalogue
+from flowstate.catalogue.catalogue import CatalogueError
 
 HEAVY_SET = 'set = { "flows.bg.overrides.rate" = "600kbps" }'
 SHORT_SET = 'set = { duration = "4s" }'

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import flowstate
-from flowstate import ScenarioError, derived
+from flowstate import ScenarioError
+from flowstate.catalogue import derived
 from flowstate.overrides import load_toml, with_overrides
 
 FIG14 = Path(__file__).resolve().parent.parent / "scenarios" / "p000-fig14" / "base.toml"

@@ -1,4 +1,4 @@
-"""flowstate.figures: metric paths, labels, every figure kind on synthetic data, and
+"""flowstate.report.figures: metric paths, labels, every figure kind on synthetic data, and
 byte-identical PNG output."""
 
 import io
@@ -6,8 +6,8 @@ import io
 import pandas
 import pytest
 
-from flowstate import figures
-from flowstate.figures import FigureError, Panel, metric_label, metric_stats
+from flowstate.report import figures
+from flowstate.report.figures import FigureError, Panel, metric_label, metric_stats
 
 POINT = {
     "name": "fsev2[p=0.5]",

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 import flowstate
-from flowstate import folder_results, report, report_command
+from flowstate.report import folder_results
+from flowstate.report import report
+from flowstate.cli import report as report_command
 
 SCENARIO = {
     "name": "tiny",

@@ -1,8 +1,8 @@
-"""flowstate.progress_bar: the one progress bar of `run`, `reproduce` and `sweep`."""
+"""flowstate.cli.progress_bar: the one progress bar of `run`, `reproduce` and `sweep`."""
 
 import io
 
-from flowstate.progress_bar import progress_bar
+from flowstate.cli.progress_bar import progress_bar
 
 
 class Terminal(io.StringIO):

@@ -1,5 +1,5 @@
 """docs/REFERENCES.md and its use (issue 19 item 4): one list of the five papers and the
-RFCs (flowstate.references), the doc is its text, `flowstate list` and the report cite
+RFCs (flowstate.catalogue.references), the doc is its text, `flowstate list` and the report cite
 the papers from it instead of bare numbers."""
 
 from __future__ import annotations
@@ -9,15 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flowstate import catalogue, references
+from flowstate.catalogue import catalogue
+from flowstate.catalogue import references
 
 ROOT = Path(__file__).resolve().parent.parent
 RFCS = (8699, 8698, 8298, 6817, 8867, 8868, 8888, 8382, 7983, 8261, 5681, 9438, 4960)
 
 
 def test_docs_references_is_the_module_text():
-    # After changing python/flowstate/references.py:
-    #   .venv/bin/python -m flowstate.references > docs/REFERENCES.md
+    # After changing python/flowstate/catalogue/references.py:
+    #   .venv/bin/python -m flowstate.catalogue.references > docs/REFERENCES.md
     assert (ROOT / "docs" / "REFERENCES.md").read_text(encoding="utf-8") == references.markdown()
 
 

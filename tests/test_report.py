@@ -1,4 +1,4 @@
-"""flowstate.report: report.html and figures of small simulated reproductions (built by
+"""flowstate.report.report: report.html and figures of small simulated reproductions (built by
 hand as docs/CATALOGUE.md describes results.json), offline, deterministic, valid
 HTML5; bad output folders as one-line errors (exit status 2 through the CLI)."""
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import report_support
-from flowstate import report
-from flowstate.report import ReportError
+from flowstate.report import report
+from flowstate.report.report import ReportError
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_report_is_well_formed_html5_with_the_sections(built):
     for section in ("finding", "setup", "comparison", "claims", "figures", "summary"):
         assert f'<section id="{section}">' in text
     assert "<h1>p000-table5: GCC + SCTP on 2 Mbit/s" in text
-    # The paper is cited from docs/REFERENCES.md (flowstate.references), not as "Paper 000".
+    # The paper is cited from docs/REFERENCES.md (flowstate.catalogue.references), not as "Paper 000".
     assert "Real-Life Implementation and Evaluation of Coupled Congestion Control" in text and "Table 5" in text
     assert "Paper 000" not in text
     assert "GCC starves (0.106 Mbit/s" in text  # the finding

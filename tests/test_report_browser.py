@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import report_support
-from flowstate import report
+from flowstate.report import report
 
 CHROMIUM_TIMEOUT_S = 120
 # Time the page gets (virtual time: returns as soon as the page is idle) to load.

@@ -1,4 +1,4 @@
-"""flowstate.reproduce and `flowstate reproduce` end to end on a tiny catalogue."""
+"""flowstate.catalogue.reproduce and `flowstate reproduce` end to end on a tiny catalogue."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import sys
 import pytest
 from catalogue_support import EXPERIMENT, make_catalogue
 
-from flowstate import catalogue, reproduce, reproduce_command
+from flowstate.catalogue import catalogue
+from flowstate.catalogue import reproduce
+from flowstate.cli import reproduce as reproduce_command
 
 
 @pytest.fixture
@@ -124,13 +126,13 @@ def test_a_missing_report_builder_is_a_note(tmp_path, monkeypatch):
     real_import = builtins.__import__
 
     def no_report(name, globals=None, locals=None, fromlist=(), level=0):
-        if name == "flowstate" and fromlist and "report" in fromlist:
-            raise ImportError("no flowstate.report")
+        if name == "flowstate.report" and fromlist and "report" in fromlist:
+            raise ImportError("no flowstate.report.report")
         return real_import(name, globals, locals, fromlist, level)
 
     monkeypatch.setattr(builtins, "__import__", no_report)
     report, note = reproduce.build_report(tmp_path)
-    assert report is None and "cannot be imported (no flowstate.report)" in note
+    assert report is None and "cannot be imported (no flowstate.report.report)" in note
 
 
 def test_comparison_table_without_paper_numbers(tiny, tmp_path):

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from flowstate import catalogue, reproduce_command
+from flowstate.catalogue import catalogue
+from flowstate.cli import reproduce as reproduce_command
 
 REPO_CATALOGUE = Path(__file__).resolve().parents[1] / "scenarios"
 

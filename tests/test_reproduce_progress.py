@@ -9,8 +9,9 @@ import re
 import pytest
 from catalogue_support import EXPERIMENT, make_catalogue
 
-from flowstate import catalogue, reproduce_command
-from flowstate.reproduce_progress import Overall, Planned, clock_text, plan
+from flowstate.catalogue import catalogue
+from flowstate.cli import reproduce as reproduce_command
+from flowstate.cli.reproduce_progress import Overall, Planned, clock_text, plan
 
 
 class FakeClock:

@@ -11,8 +11,8 @@ import pytest
 from catalogue_support import EXPERIMENT, make_catalogue
 
 import flowstate
-from flowstate import catalogue
-from flowstate.catalogue import CatalogueError
+from flowstate.catalogue import catalogue
+from flowstate.catalogue.catalogue import CatalogueError
 from flowstate.overrides import PathError, load_toml
 from flowstate.simulation import MAX_RUNS
 
@@ -96,7 +96,7 @@ def test_non_utf8_files_name_the_file(tmp_path):
 
 
 def test_a_range_longer_than_the_task_limit_fails_before_generating_it():
-    from flowstate.sweep import MAX_TASKS, SweepError, parse_set_flag
+    from flowstate.sweep.spec import MAX_TASKS, SweepError, parse_set_flag
 
     # Before: linspace(1,2,100000000) built 10**8 values before any check (a hang).
     with pytest.raises(SweepError, match=rf"num: expected an integer in \[1, {MAX_TASKS}\], got 100000000"):
@@ -104,7 +104,7 @@ def test_a_range_longer_than_the_task_limit_fails_before_generating_it():
 
 
 def test_a_log_range_over_the_whole_float_range_does_not_underflow():
-    from flowstate.sweep import parse_set_flag
+    from flowstate.sweep.spec import parse_set_flag
 
     # Before: "math domain error" (hi / lo underflowed to 0), without the flag.
     axis = parse_set_flag("flows.a.overrides.k=logspace(1e308,1e-308,3)")
@@ -113,7 +113,7 @@ def test_a_log_range_over_the_whole_float_range_does_not_underflow():
 
 @pytest.mark.parametrize("rhs", ["logspace(1,2)", "linspace(1,2,3,4)", "linspace (1,2,3"])
 def test_a_malformed_range_is_named_not_taken_as_values(rhs):
-    from flowstate.sweep import SweepError, parse_set_flag
+    from flowstate.sweep.spec import SweepError, parse_set_flag
 
     # Before: "logspace(1,2)" became the two string values "logspace(1" and "2)".
     with pytest.raises(SweepError, match=r"expected linspace\(FROM,TO,NUM\) or logspace\(FROM,TO,NUM\)"):
@@ -137,7 +137,7 @@ def test_a_malformed_range_is_named_not_taken_as_values(rhs):
     ],
 )
 def test_derived_arguments_that_make_every_value_null_are_rejected(fn, args, needle):
-    from flowstate.derived import DerivedError, make_spec
+    from flowstate.catalogue.derived import DerivedError, make_spec
 
     with pytest.raises(DerivedError) as e:
         make_spec("d", fn, args)
@@ -274,8 +274,8 @@ def test_a_bad_ray_address_names_the_flag(monkeypatch):
     # Before: Ray's own message, without naming --ray-address.
     import types
 
-    from flowstate.executors import RayExecutor
-    from flowstate.sweep import SweepError
+    from flowstate.sweep.executors import RayExecutor
+    from flowstate.sweep.spec import SweepError
 
     def init(**kwargs):
         raise ConnectionError(f"Could not connect to {kwargs['address']}\nmore detail")

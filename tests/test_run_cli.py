@@ -197,7 +197,7 @@ class _Terminal:
 
 
 def test_progress_bar_only_on_a_terminal():
-    from flowstate import run_command
+    from flowstate.cli import run as run_command
 
     seen = []
 
@@ -223,7 +223,7 @@ def test_progress_bar_only_on_a_terminal():
 def test_out_folder_names_are_safe():
     from pathlib import Path
 
-    from flowstate.run_command import out_folder
+    from flowstate.cli.run import out_folder
 
     assert out_folder("p000 table5/fsev2") == Path("out/p000_table5_fsev2")
     assert out_folder("../..") == Path("out/scenario")

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from flowstate.sweep import (
+from flowstate.sweep.spec import (
     SweepError,
     expand,
     finish,
@@ -17,9 +17,9 @@ from flowstate.sweep import (
     parse_set_flag,
     range_values,
 )
-from flowstate.derived import gcc_utility
-from flowstate.sweep_metrics import MetricError, metric_value, summary_value
-from flowstate.sweep_store import best_points, stats, task_key
+from flowstate.catalogue.derived import gcc_utility
+from flowstate.sweep.metrics import MetricError, metric_value, summary_value
+from flowstate.sweep.store import best_points, stats, task_key
 
 SCENARIO = """\
 name = "tiny"
@@ -310,7 +310,7 @@ def test_gcc_utility_is_paper_002_eq_21():
 
 
 def test_derived_arguments_are_checked_before_any_run():
-    from flowstate.sweep_metrics import check_derived
+    from flowstate.sweep.metrics import check_derived
 
     check_derived([{"name": "u", "fn": "gcc_utility", "args": {"alpha": 2, "from": "10s", "min_delay": "1ms"}}])
     with pytest.raises(MetricError, match="derived 'u': .*nope"):
@@ -320,7 +320,7 @@ def test_derived_arguments_are_checked_before_any_run():
 
 
 def test_fallback_matches_the_catalogue_module():
-    derived = pytest.importorskip("flowstate.derived")
+    derived = pytest.importorskip("flowstate.catalogue.derived")
     series = rows(("a", [1.0, 2.0, 1.5], [5.0, 15.0, 10.0]), ("b", [0.4, 0.6, 0.5], [0.2, 3.0, None]))
     spec = derived.make_spec("u", "gcc_utility", {"alpha": 2, "beta": 1, "delta": 0.15, "from": "0.5s"})
     assert math.isclose(derived.compute(spec, series), gcc_utility(series, start=0.5))
@@ -357,11 +357,11 @@ def test_finish_rejects_duplicate_keys(files):
 
 
 def test_flags_extend_or_replace_the_file(files):
-    from flowstate.cli import _build_parser
-    from flowstate.sweep_command import build_spec
+    from flowstate.cli.main import build_parser
+    from flowstate.cli.sweep import build_spec
 
     path = sweep_file(files, 'seeds = "1-3"\n[[axes]]\nname = "cap"\nkey = "link.capacity"\nvalues = ["1Mbps"]\n')
-    args = _build_parser().parse_args(
+    args = build_parser().parse_args(
         ["sweep", str(path), "--set", "link.capacity=linspace(1,2,2)Mbps", "--set", "flows.video.priority=1,2",
          "--seeds", "4", "--metric", "flows.video.share", "--objective", "flows.video.share", "--minimize"]
     )

@@ -12,10 +12,13 @@ import time
 
 import pytest
 
-from flowstate.executors import InlineExecutor, LocalExecutor, RayExecutor, run_task
-from flowstate.sweep import load_sweep_file
-from flowstate.sweep_run import run_sweep
-from flowstate.sweep_store import POINTS_DIR, RESULTS_FILE, SPEC_FILE, SUMMARY_FILE
+from flowstate.sweep.executors import InlineExecutor, LocalExecutor, RayExecutor, run_task
+from flowstate.sweep.spec import load_sweep_file
+from flowstate.sweep.run import run_sweep
+from flowstate.output_files import SWEEP_POINTS_DIR as POINTS_DIR
+from flowstate.output_files import SWEEP_RESULTS_FILE as RESULTS_FILE
+from flowstate.output_files import SWEEP_SPEC_FILE as SPEC_FILE
+from flowstate.output_files import SWEEP_SUMMARY_FILE as SUMMARY_FILE
 
 SCENARIO = """\
 name = "tiny"
@@ -195,7 +198,7 @@ def test_ctrl_c_keeps_finished_points(sweep_path, tmp_path):
 
 def test_closing_the_pool_stops_its_workers(sweep_path):
     spec = load_sweep_file(sweep_path)
-    from flowstate.sweep import expand
+    from flowstate.sweep.spec import expand
 
     jobs = [(t.point.scenario, t.seed, []) for t in spec.tasks(expand(spec))] * 4
     runner = LocalExecutor(2).run(jobs)
@@ -332,3 +335,21 @@ def test_sigint_stops_the_cli_and_keeps_finished_tasks(tmp_path):
     assert 1 <= stored < 6 and not list((out / POINTS_DIR).glob(".*tmp"))
     again = flowstate(*args, "--out", out, "--no-plots")
     assert again.returncode == 0 and f"6 tasks: {stored} reused, {6 - stored} computed" in again.stdout
+
+
+def test_a_bug_in_a_task_is_not_reported_as_bad_input(sweep_path, tmp_path, monkeypatch):
+    # A ValueError that is not a FlowstateError is a bug: run_task marks it, and the sweep
+    # raises it as a RuntimeError (a traceback on the CLI), not as a one-line SweepError.
+    from flowstate import simulation
+    from flowstate.sweep.spec import SweepError
+
+    def broken(*args, **kwargs):
+        raise ValueError("math domain error")
+
+    monkeypatch.setattr(simulation, "run", broken)
+    assert run_task({}, 1, []) == {"error": "math domain error", "bug": "ValueError"}
+    with pytest.raises(RuntimeError, match=r"point .*, seed 1: ValueError: math domain error") as info:
+        run_sweep(load_sweep_file(sweep_path), tmp_path / "out", InlineExecutor())
+    assert not isinstance(info.value, SweepError)
+    monkeypatch.undo()
+    assert set(run_task({}, 1, [])) == {"error"}  # bad input (a ScenarioError): no "bug"

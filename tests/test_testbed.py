@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from flowstate import ScenarioError
-from flowstate.cli import main
-from flowstate import testbed_command
+from flowstate.cli.main import main
+from flowstate.cli import testbed as testbed_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios" / "testbed"
@@ -131,7 +131,7 @@ def test_a_run_folder_gets_results_figures_and_report(tmp_path):
     import io
 
     import flowstate
-    from flowstate import testbed_command
+    from flowstate.cli import testbed as testbed_command
 
     scenario = {
         "name": "tiny",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flowstate.cli import main
+from flowstate.cli.main import main
 
 
 @pytest.mark.parametrize(

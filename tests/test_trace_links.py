@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import flowstate
-from flowstate import catalogue
+from flowstate.catalogue import catalogue
 from flowstate.overrides import load_toml
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 import sys
 
-from flowstate.cli import main
+from flowstate.cli.main import main
 
 sys.exit(main())

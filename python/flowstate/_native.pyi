@@ -7,10 +7,15 @@ MECHANISMS: list[str]
 
 FLOW_KINDS: list[str]
 
-class CouplingError(ValueError):
+class FlowstateError(ValueError):
+    """Bad input, reported as one line naming what is wrong: the base of every
+    user-facing error of flowstate (CouplingError, ScenarioError and the Python
+    package's own, flowstate.errors), so that a front end can tell bad input from a bug."""
+
+class CouplingError(FlowstateError):
     """Bad input to a coupling manager (invalid priority or rate, unknown flow, ...)."""
 
-class ScenarioError(ValueError):
+class ScenarioError(FlowstateError):
     """A scenario that cannot be run: invalid TOML, an unknown key, a missing field, an
     impossible value, or a flow kind / coupling mechanism the simulator cannot build.
     The message is one line naming the file (or ``<dict>``) and the field."""
@@ -40,11 +45,11 @@ def mechanism_name(name: str) -> Optional[str]:
 
 def parse_rate_bps(text: str) -> float:
     """A bit rate with its unit in bit/s, read as scenario files read it (``b`` = bit,
-    ``B`` = byte: ``"2MBps"`` is 16e6); ValueError with a one-line message."""
+    ``B`` = byte: ``"2MBps"`` is 16e6); FlowstateError with a one-line message."""
 
 def parse_time_s(text: str) -> float:
     """A time (``"50ms"``, ``"2min"``, a bare number of seconds) in seconds, read as
-    scenario files read it; ValueError with a one-line message."""
+    scenario files read it; FlowstateError with a one-line message."""
 
 def scenario_toml(scenario: Mapping[str, Any]) -> str:
     """The TOML text of a scenario dict (None values are left out)."""

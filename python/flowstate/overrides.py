@@ -23,11 +23,13 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, MutableMapping
 
+from flowstate.errors import FlowstateError
+
 _SEGMENT = re.compile(r"^([A-Za-z0-9_\-]+)((?:\[\d+\])*)$")
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
-class PathError(ValueError):
+class PathError(FlowstateError):
     """A path that does not address anything in the scenario."""
 
 

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
 
 from flowstate import _native
-from flowstate._native import ScenarioError
+from flowstate._native import FlowstateError, ScenarioError
+from flowstate.output_files import SUMMARY_FILE, TIMESERIES_FILE
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -45,8 +46,6 @@ MAX_SEED = 2**64 - 1
 # Most runs of one batch: every run's result stays in memory, and the native batch
 # allocates per run up front (10**11 runs aborted the process on a failed allocation).
 MAX_RUNS = 100_000
-SUMMARY_FILE = "summary.json"
-TIMESERIES_FILE = "timeseries.csv"
 
 # Per-flow fields that describe the set-up, not a measurement: no spread for them.
 _CONSTANT_FIELDS = frozenset({"name", "kind", "priority", "priority_share"})
@@ -56,7 +55,7 @@ def _check_int(name: str, value: Any, minimum: int, maximum: int = MAX_SEED) -> 
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if not minimum <= value <= maximum:
-        raise ValueError(f"{name} must be in [{minimum}, {maximum}], got {value}")
+        raise FlowstateError(f"{name} must be in [{minimum}, {maximum}], got {value}")
     return value
 
 
@@ -105,18 +104,18 @@ def load_scenario(scenario: Optional[ScenarioSource] = None, *, toml: Optional[s
 def check_out_folder(out: Union[str, "os.PathLike[str]"]) -> Path:
     """``out`` as a Path, if it can be an output folder: not empty, and neither it nor
     an existing parent a file (checked before any work, not when writing the results).
-    ValueError with a one-line message otherwise."""
+    FlowstateError with a one-line message otherwise."""
     if not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a path, got {type(out).__name__}")
     text = os.fspath(out)
     if not str(text).strip():
-        raise ValueError(f"expected an output folder, got an empty path {str(text)!r}")
+        raise FlowstateError(f"expected an output folder, got an empty path {str(text)!r}")
     path = Path(text)
     for folder in (path, *path.parents):
         if folder.exists() or folder.is_symlink():
             if not folder.is_dir():
                 what = "is" if folder == path else f"is below {str(folder)!r}, which is"
-                raise ValueError(f"'{text}' {what} not a folder")
+                raise FlowstateError(f"'{text}' {what} not a folder")
             break
     return path
 

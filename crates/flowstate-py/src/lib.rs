@@ -26,8 +26,17 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 
 create_exception!(
     _native,
-    CouplingError,
+    FlowstateError,
     PyValueError,
+    "Bad input, reported as one line naming what is wrong: the base of every user-facing \
+     error of flowstate (CouplingError, ScenarioError and the Python package's own), so \
+     that a front end can tell bad input from a bug (any other exception)."
+);
+
+create_exception!(
+    _native,
+    CouplingError,
+    FlowstateError,
     "Bad input to a coupling manager (invalid priority or rate, unknown flow, ...)."
 );
 
@@ -456,6 +465,7 @@ fn mechanism_name(name: &str) -> Option<&'static str> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCouplingManager>()?;
     m.add_class::<PyAllocation>()?;
+    m.add("FlowstateError", m.py().get_type::<FlowstateError>())?;
     m.add("CouplingError", m.py().get_type::<CouplingError>())?;
     m.add("MECHANISMS", Mechanism::NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(mechanism_name, m)?)?;

@@ -15,14 +15,16 @@ use std::time::Duration;
 use flowstate_sim::metrics::SeriesRow;
 use flowstate_sim::{RunResult, Scenario, SimError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::FlowstateError;
 
 create_exception!(
     _native,
     ScenarioError,
-    PyValueError,
+    FlowstateError,
     "A scenario that cannot be run: invalid TOML, an unknown key, a missing field, an \
      impossible value, or a flow kind / coupling mechanism the simulator cannot build. \
      The message is one line naming the file (or '<dict>') and the field."
@@ -289,16 +291,16 @@ fn simulate<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     if runs == 0 {
-        return Err(PyValueError::new_err("runs must be >= 1, got 0"));
+        return Err(FlowstateError::new_err("runs must be >= 1, got 0"));
     }
     if threads == Some(0) {
-        return Err(PyValueError::new_err("threads must be >= 1, got 0"));
+        return Err(FlowstateError::new_err("threads must be >= 1, got 0"));
     }
     let scenario =
         Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let first = seed.or(scenario.seed).unwrap_or(1);
     let last = first.checked_add(runs - 1).ok_or_else(|| {
-        PyValueError::new_err(format!("seeds {first} + {runs} runs overflow 64 bits"))
+        FlowstateError::new_err(format!("seeds {first} + {runs} runs overflow 64 bits"))
     })?;
     let seeds: Vec<u64> = (first..=last).collect();
     let threads = threads
@@ -373,14 +375,14 @@ fn summary_template(flows: Vec<String>) -> String {
 /// exactly as scenario files do. ValueError with the parser's one-line message.
 #[pyfunction]
 fn parse_rate_bps(text: &str) -> PyResult<f64> {
-    flowstate_sim::units_parse::parse_bps(text).map_err(PyValueError::new_err)
+    flowstate_sim::units_parse::parse_bps(text).map_err(FlowstateError::new_err)
 }
 
 /// A time (`"50ms"`, `"2min"`, a bare number of seconds) in seconds, as scenario files
 /// read it. ValueError with the parser's one-line message.
 #[pyfunction]
 fn parse_time_s(text: &str) -> PyResult<f64> {
-    flowstate_sim::units_parse::parse_secs(text).map_err(PyValueError::new_err)
+    flowstate_sim::units_parse::parse_secs(text).map_err(FlowstateError::new_err)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

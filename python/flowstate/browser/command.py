@@ -25,25 +25,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from flowstate.browser.plan import STACKS, Plan, PlanError, make_plan
+from flowstate.cli.exit_status import ExitStatus
+from flowstate.output_files import run_dir
 from flowstate.browser.topology import DEFAULT_PREFIX, Terminated, TopologyError, check_prefix, preflight
 
 if TYPE_CHECKING:  # pragma: no cover
     from flowstate.browser.run import RealRun
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
-# Exit statuses of a run cut short: by a signal (128 + the signal, as a shell reports
-# them), or by a failure during the run (a browser that crashed or stopped answering).
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
-EXIT_FAILED_DURING_RUN = 1
 
 
 class NotAvailable(Exception):
     """What the command needs is missing on this machine (exit status 2)."""
 
 
-def add_parser(sub: Any) -> None:
-    from flowstate.cli import _runs, _seconds, _seed, out_dir
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    from flowstate.cli.argtypes import out_dir
+    from flowstate.cli.argtypes import runs as _runs
+    from flowstate.cli.argtypes import seconds as _seconds
+    from flowstate.cli.argtypes import seed as _seed
 
     p = sub.add_parser(
         "browser",
@@ -73,6 +73,7 @@ def add_parser(sub: Any) -> None:
         help=f"namespace name prefix (default {DEFAULT_PREFIX}: {DEFAULT_PREFIX}-snd, -rtr, -rcv)",
     )
     p.add_argument("--no-report", action="store_true", help="do not build the report")
+    return p
 
 
 def _prefix(text: str) -> str:
@@ -108,21 +109,21 @@ def load(scenario: str, duration: Optional[float]) -> tuple[Plan, str, str, dict
     return make_plan(doc, duration=duration, text=text, file=file), text, file, doc
 
 
-def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> ExitStatus:
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     try:
         plan, text, file, doc = load(args.scenario, args.duration)
     except PlanError as e:
         print(f"flowstate: error: {args.scenario}: {e}", file=stderr)
-        return 2
+        return ExitStatus.BAD_INPUT
     try:
         check_available(plan, args.stack, args.chromium)
     except NotAvailable as e:
         print(f"flowstate: error: flowstate browser {e}", file=stderr)
-        return 2
+        return ExitStatus.BAD_INPUT
     from flowstate.browser.run import run_real
-    from flowstate.run_command import out_folder
+    from flowstate.cli.run import out_folder
 
     seed0 = args.seed if args.seed is not None else int(doc.get("seed", 1))
     folder = Path(args.out) if args.out is not None else out_folder(plan.name + "-browser")
@@ -139,11 +140,11 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
             )
         except TopologyError as e:
             print(f"flowstate: error: {e}", file=stderr)
-            return 2
+            return ExitStatus.BAD_INPUT
         except Terminated as e:  # during set-up: everything made so far is removed
             print(f"flowstate: {e} during set-up; nothing was measured", file=stderr)
-            return EXIT_TERMINATED
-        run_folder = folder / f"run-{k + 1}" if args.runs > 1 else folder
+            return ExitStatus.TERMINATED
+        run_folder = folder / run_dir(k + 1) if args.runs > 1 else folder
         _write_run(r, run_folder)
         runs.append(r)
         if r.interrupted:
@@ -159,10 +160,10 @@ def _write_run(r: "RealRun", folder: Path) -> None:
     r.write_extras(folder)
 
 
-def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, stdout: TextIO, stderr: TextIO) -> int:
+def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, stdout: TextIO, stderr: TextIO) -> ExitStatus:
     from rich.console import Console
 
-    from flowstate.run_command import aggregate_line, summary_table
+    from flowstate.cli.run import aggregate_line, summary_table
     from flowstate.simulation import RunResult
 
     result = RunResult([r.raw() for r in runs])
@@ -176,18 +177,18 @@ def _finish(runs: list["RealRun"], folder: Path, plan: Plan, *, report: bool, st
             console.print(f"report: {path}", highlight=False, soft_wrap=True)
     console.print(f"wrote {folder}", highlight=False, soft_wrap=True)
     if any(r.interrupted == "Ctrl-C" for r in runs):
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
     if any((r.interrupted or "").startswith("Terminated") for r in runs):
-        return EXIT_TERMINATED
+        return ExitStatus.TERMINATED
     if any(r.interrupted for r in runs):
-        return EXIT_FAILED_DURING_RUN
-    return 0
+        return ExitStatus.FAILED  # a failure during the run (a browser that crashed or stopped answering)
+    return ExitStatus.OK
 
 
 def _report(folder: Path, summary: dict[str, Any], stderr: TextIO) -> Optional[Path]:
     """results.json, figures and report.html for the run folder (flowstate report's:
-    flowstate.folder_results, as the testbed's)."""
-    from flowstate import report_command
+    flowstate.report.folder_results, as the testbed's)."""
+    from flowstate.cli import report as report_command
 
     try:
         return report_command.build(folder)

@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from flowstate.derived import DerivedError, parse_rate_mbps, parse_time
+from flowstate.errors import FlowstateError
+from flowstate.catalogue.derived import DerivedError, parse_rate_mbps, parse_time
 
 REAL_KINDS = ("gcc", "sctp", "tcp-cubic", "tcp-newreno")
 # Who sends the gcc and sctp flows: real Chromium, or flowstate's testbed endpoints.
@@ -48,7 +49,7 @@ class FlowPlan:
         return "tcp"
 
 
-class PlanError(ValueError):
+class PlanError(FlowstateError):
     """The scenario cannot run on the real path: one line naming the field."""
 
 

@@ -23,6 +23,7 @@ from flowstate import _native
 from flowstate.browser.kernel_tcp import KernelTcp
 from flowstate.browser.measure import Samples, summarize
 from flowstate.browser.plan import STACKS, Plan
+from flowstate.output_files import BROWSER_FILE, GETSTATS_FILE, TCP_LOG_FILE, bottleneck_pcap, bottleneck_records
 from flowstate.browser.topology import (
     RECEIVER_IP,
     SENDER_IP,
@@ -73,17 +74,17 @@ class RealRun:
         paths = []
         for direction in ("forward", "reverse"):
             d = self.bottleneck[direction]
-            pcap = folder / f"bottleneck-{direction}.pcap"
+            pcap = folder / bottleneck_pcap(direction)
             pcap.write_bytes(d["capture"])
-            csv = folder / f"bottleneck-{direction}.csv"
+            csv = folder / bottleneck_records(direction)
             _write_records(csv, d["records"], d.get("flow"))
             paths += [pcap, csv]
         extra = {
-            "getstats.json": self.getstats,
-            "browser.json": {**self.setup, "interrupted": self.interrupted},
+            GETSTATS_FILE: self.getstats,
+            BROWSER_FILE: {**self.setup, "interrupted": self.interrupted},
         }
         if self.tcp:
-            extra["tcp.json"] = self.tcp
+            extra[TCP_LOG_FILE] = self.tcp
         for name, doc in extra.items():
             (folder / name).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
             paths.append(folder / name)

@@ -4,7 +4,7 @@ One function per kind, each returning a matplotlib ``Figure`` (drawn with the Ag
 canvas, no pyplot, no global state); :func:`save` writes it as a PNG whose bytes
 depend only on the inputs (no date or software version in the file)::
 
-    from flowstate import figures
+    from flowstate.report import figures
 
     panels = [figures.Panel("none", "uncoupled", frame, window=(10.0, 50.0))]
     figures.save(figures.rate(panels), Path("out/x/figures/1-rate.png"))
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
 
+from flowstate.errors import FlowstateError
 from flowstate import metric_paths
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +65,7 @@ STYLE: dict[str, Any] = {
 KINDS = ("rate", "rtt", "queue", "rtt_box", "sweep", "bar")
 
 
-class FigureError(ValueError):
+class FigureError(FlowstateError):
     """A figure that cannot be drawn from the data given (unknown metric, axis, flow)."""
 
 

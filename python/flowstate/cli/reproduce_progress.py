@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from flowstate.catalogue import Experiment
+from flowstate.catalogue.catalogue import Experiment
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Planned:
 
 def plan(experiments: Sequence[Experiment], runs: Optional[int], short: bool) -> list[Planned]:
     """Runs and estimated cost of each experiment (``runs`` None: the entry's own)."""
-    from flowstate.reproduce import _cost
+    from flowstate.catalogue.reproduce import _cost
 
     out = []
     for exp in experiments:

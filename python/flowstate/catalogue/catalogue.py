@@ -3,7 +3,7 @@ expanding an entry into points (docs/CATALOGUE.md).
 
 ::
 
-    from flowstate import catalogue
+    from flowstate.catalogue import catalogue
 
     root = catalogue.find_root()                     # --catalogue, $FLOWSTATE_CATALOGUE, repo scenarios/
     exp = catalogue.load(root / "p000-table5")       # checked: raises CatalogueError
@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from flowstate import claims as claims_mod
-from flowstate import derived as derived_mod
-from flowstate import sweep_metrics
+from flowstate.errors import FlowstateError
+from flowstate.catalogue import claims as claims_mod
+from flowstate.catalogue import derived as derived_mod
+from flowstate.sweep import metrics as sweep_metrics
 from flowstate.overrides import PathError, load_toml, with_overrides
 from flowstate.simulation import MAX_RUNS
 
@@ -49,7 +50,7 @@ _TOP_KEYS = {
 }  # fmt: skip
 
 
-class CatalogueError(ValueError):
+class CatalogueError(FlowstateError):
     """A catalogue entry that cannot be run; the message is one line naming file and key."""
 
 

@@ -25,12 +25,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from flowstate.errors import FlowstateError
+
 # --- units --------------------------------------------------------------------------
 # One parser: the simulator's (flowstate_sim::units_parse, through the native module),
 # so that "2MBps" (bytes) or "2 2Mbps" (an error) mean here what they mean in a scenario.
 
 
-class DerivedError(ValueError):
+class DerivedError(FlowstateError):
     """A derived-metric spec that cannot be computed: unknown function, bad argument."""
 
 

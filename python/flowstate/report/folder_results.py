@@ -13,7 +13,7 @@ The folders it reads::
 
 ::
 
-    from flowstate import folder_results
+    from flowstate.report import folder_results
 
     doc = folder_results.results_for(Path("out/my-run"))   # a dict in results.json's shape
     folder_results.write(Path("out/my-run"))                # writes it (unless a reproduction's)
@@ -31,10 +31,19 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from flowstate.report import RESULTS_FILE, TIMESERIES_FILE, ReportError
-from flowstate.report import _point_dir as point_dir
+from flowstate.output_files import (
+    BROWSER_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    SWEEP_POINTS_DIR,
+    SWEEP_SPEC_FILE,
+    TESTBED_FILE,
+    TIMESERIES_FILE,
+    run_dir,
+)
+from flowstate.report.report import ReportError
+from flowstate.report.report import _point_dir as point_dir
 
-SUMMARY_FILE = "summary.json"
 SOURCE_FOLDER = "folder"
 SOURCE_COMPARE = "compare"
 TIME_KINDS = ("rate", "rtt", "queue")
@@ -50,11 +59,11 @@ KINDS = {
 
 def folder_kind(folder: Path) -> str:
     """``run``, ``testbed``, ``browser`` or ``sweep``: what wrote ``folder``."""
-    if (folder / "sweep.json").is_file():
+    if (folder / SWEEP_SPEC_FILE).is_file():
         return "sweep"
-    if (folder / "testbed.json").is_file():
+    if (folder / TESTBED_FILE).is_file():
         return "testbed"
-    if (folder / "browser.json").is_file() or (folder / "run-1" / "browser.json").is_file():
+    if (folder / BROWSER_FILE).is_file() or (folder / run_dir(1) / BROWSER_FILE).is_file():
         return "browser"
     return "run"
 
@@ -150,9 +159,9 @@ def _document(rid: str, title: str, reference: str, points: list[dict], source: 
 def _sweep_results(folder: Path) -> dict[str, Any]:
     from flowstate.simulation import combine_summaries
 
-    spec = (_read_json(folder / "sweep.json") or {}).get("spec") or {}
+    spec = (_read_json(folder / SWEEP_SPEC_FILE) or {}).get("spec") or {}
     by_point: dict[str, tuple[dict, list[dict]]] = {}
-    for path in sorted((folder / "points").glob("*.json")):
+    for path in sorted((folder / SWEEP_POINTS_DIR).glob("*.json")):
         task = _read_json(path)
         if not isinstance(task, dict) or not isinstance(task.get("summary"), dict):
             raise ReportError(f"{path}: not a sweep task (no 'summary')")
@@ -236,7 +245,7 @@ def is_output_folder(folder: Path) -> bool:
     return folder.is_dir() and (
         (folder / RESULTS_FILE).is_file()
         or (folder / SUMMARY_FILE).is_file()
-        or (folder / "sweep.json").is_file()
+        or (folder / SWEEP_SPEC_FILE).is_file()
         or any(folder.glob(f"*/{SUMMARY_FILE}"))
     )
 

@@ -1,5 +1,5 @@
 """The papers and RFCs flowstate implements and reproduces: one place for how they are
-cited (docs/REFERENCES.md is this module's text: ``python -m flowstate.references``
+cited (docs/REFERENCES.md is this module's text: ``python -m flowstate.catalogue.references``
 writes it, and a test checks that the two agree). ``flowstate list`` and the report
 name a paper by :func:`cite` instead of its bare catalogue number ("paper 000").
 
@@ -143,8 +143,8 @@ def markdown() -> str:
         "",
         "The papers whose experiments the catalogue reproduces (docs/CATALOGUE.md; an entry's",
         "`paper` is the key below) and the RFCs the code implements or follows. `flowstate list`",
-        "and the report cite them from the same list (`python/flowstate/references.py`; this",
-        "file is its output, `python -m flowstate.references > docs/REFERENCES.md`, and a test",
+        "and the report cite them from the same list (`python/flowstate/catalogue/references.py`; this",
+        "file is its output, `python -m flowstate.catalogue.references > docs/REFERENCES.md`, and a test",
         "checks that they agree). Authors, titles, venues, years and DOIs of the papers are as",
         "their text gives them; a note says where the text does not.",
         "",

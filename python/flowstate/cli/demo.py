@@ -10,10 +10,12 @@ the same inputs.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, TextIO
+from typing import Any, Callable, Iterable, Optional, TextIO
 
-from flowstate import CouplingManager
+from flowstate import CouplingManager, _native
+from flowstate.cli.exit_status import ExitStatus
 
 GROUP = 1
 MTU = 1200
@@ -116,3 +118,29 @@ def main(mechanisms: Iterable[str] = WINDOW_MECHANISMS, stream: Optional[TextIO]
     out("rates in Mbit/s (S_CR: the group's aggregate; GCC, SCTP: what the manager allocates):")
     for name in mechanisms:
         run_mechanism(name, out)
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("demo", help="show what each coupling mechanism does with scripted controller reports")
+    p.add_argument(
+        "--mechanism",
+        action="append",
+        type=_mechanism,
+        help="limit the demo to this mechanism (repeatable; default: all three that couple media and data)",
+    )
+    return p
+
+
+def _mechanism(text: str) -> str:
+    """A mechanism the demo shows, in any spelling the core reads (``FSEv2``, ``fse_ng``)."""
+    name = _native.mechanism_name(text)
+    if name not in WINDOW_MECHANISMS:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(WINDOW_MECHANISMS)} (any case, or as printed: FSEv2, FSE-NG), got '{text}'"
+        )
+    return name
+
+
+def run(args: argparse.Namespace) -> ExitStatus:
+    main(args.mechanism or WINDOW_MECHANISMS)
+    return ExitStatus.OK

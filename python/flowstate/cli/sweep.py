@@ -21,12 +21,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from flowstate.cli import argtypes
+from flowstate.cli.exit_status import ExitStatus
+
 DEFAULT_OUT_ROOT = Path("out") / "sweeps"
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``sweep`` subcommand on the ``flowstate`` subparsers ``sub``."""
-    from flowstate.cli import out_dir
     p = sub.add_parser(
         "sweep",
         help="run a parameter grid (axes x seeds) over a scenario, resumable",
@@ -48,29 +50,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--metric", action="append", default=[], metavar="PATH", help="a metric path (repeatable)")
     p.add_argument("--objective", metavar="PATH", help="metric (or derived name) to rank the points by")
     p.add_argument("--minimize", action="store_true", help="the best points have the smallest objective")
-    p.add_argument("--out", type=out_dir, metavar="DIR", help="output folder (default: out/sweeps/<sweep name>/)")
-    p.add_argument("--workers", type=_positive, metavar="N", help="parallel tasks (default: one per core)")
+    p.add_argument("--out", type=argtypes.out_dir, metavar="DIR", help="output folder (default: out/sweeps/<sweep name>/)")
+    p.add_argument("--workers", type=argtypes.positive, metavar="N", help="parallel tasks (default: one per core)")
     p.add_argument("--executor", choices=["local", "ray"], default="local", help="local process pool (default) or Ray")
     p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster address (default: start a local Ray)")
     p.add_argument("--fresh", action="store_true", help="forget the finished tasks in DIR and rerun all")
-    p.add_argument("--top", type=_positive, default=5, metavar="K", help="best points to print (default 5)")
+    p.add_argument("--top", type=argtypes.positive, default=5, metavar="K", help="best points to print (default 5)")
     p.add_argument("--no-plots", action="store_true", help="do not draw the PNG figures")
     return p
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
 def build_spec(args: argparse.Namespace) -> Any:
     """The sweep of FILE with the flags applied."""
-    from flowstate.sweep import finish, load_any, parse_seeds, parse_set_flag
+    from flowstate.sweep.spec import finish, load_any, parse_seeds, parse_set_flag
 
     spec = load_any(args.file)
     for text in args.axes:  # a flag on a path of the file replaces that axis's values
@@ -125,7 +117,7 @@ def best_table(result: Any) -> Any:
     others = [m for m in spec.metrics if m != spec.objective]
     for m in others:
         table.add_column(m, justify="right")
-    from flowstate.sweep import format_value
+    from flowstate.sweep.spec import format_value
 
     for rank, (point, _runs, st) in enumerate(result.best, start=1):
         o = st[spec.objective]
@@ -143,9 +135,9 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
     stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
-    from flowstate.executors import make_executor
-    from flowstate.progress_bar import progress_bar
-    from flowstate.sweep_run import run_sweep
+    from flowstate.sweep.executors import make_executor
+    from flowstate.cli.progress_bar import progress_bar
+    from flowstate.sweep.run import run_sweep
 
     spec = build_spec(args)
     executor = make_executor(args.executor, args.workers, args.ray_address)
@@ -166,9 +158,9 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
         with progress_bar(stderr, "sweeping") as bar:
             result = run_sweep(spec, out, executor, progress=bar, fresh=args.fresh, top=args.top)
     except KeyboardInterrupt:
-        from flowstate.sweep_store import POINTS_DIR
+        from flowstate.output_files import SWEEP_POINTS_DIR
 
-        stored = len(list((out / POINTS_DIR).glob("*.json")))
+        stored = len(list((out / SWEEP_POINTS_DIR).glob("*.json")))
         print(f"sweep interrupted: {stored} finished tasks are stored in {out}; rerun to resume", file=stderr)
         raise
     changed = " (the spec changed since the last run in this folder: reused the matching tasks)"
@@ -182,10 +174,15 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
         console.print(best_table(result))
     files = list(result.files)
     if not args.no_plots:
-        from flowstate.sweep_plots import write_plots
+        from flowstate.sweep.plots import write_plots
 
         plots = write_plots(result)
         if plots:
             files.append(plots[0].parent)
     console.print(f"wrote {', '.join(str(f) for f in files)}", highlight=False, soft_wrap=True)
     return result
+
+
+def run(args: argparse.Namespace) -> ExitStatus:
+    main(args)
+    return ExitStatus.OK

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
+from flowstate.errors import FlowstateError
+
 PLACEHOLDER = re.compile(r"\{([^{}:]+):([^{}]+)\}")
 
 HOLDS = "holds"
@@ -47,7 +49,7 @@ _ARITY: dict[str, tuple[int, Optional[int]]] = {"abs": (1, 1), "min": (2, None),
 MAX_DEPTH = 50
 
 
-class ClaimError(ValueError):
+class ClaimError(FlowstateError):
     """A check expression that is not allowed or does not parse."""
 
 

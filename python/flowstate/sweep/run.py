@@ -3,9 +3,9 @@ executor, store each result as it arrives, then write results.csv and summary.cs
 
 ::
 
-    from flowstate.sweep import load_sweep_file
-    from flowstate.sweep_run import run_sweep
-    from flowstate.executors import make_executor
+    from flowstate.sweep.spec import load_sweep_file
+    from flowstate.sweep.run import run_sweep
+    from flowstate.sweep.executors import make_executor
 
     result = run_sweep(load_sweep_file("scenarios/sweeps/gamma-bar.toml"), "out/sweeps/g",
                        make_executor("local", workers=2))
@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
-from flowstate.executors import Executor
-from flowstate.sweep import Point, SweepError, SweepSpec, Task, expand
-from flowstate.sweep_metrics import MetricError, check_derived, metric_value
-from flowstate.sweep_store import (
+from flowstate.sweep.executors import Executor
+from flowstate.sweep.spec import Point, SweepError, SweepSpec, Task, expand
+from flowstate.sweep.metrics import MetricError, check_derived, metric_value
+from flowstate.sweep.store import (
     Store,
     best_points,
     point_stats,
@@ -119,7 +119,10 @@ def run_sweep(
         task = tasks[i]
         if "error" in result:
             error = str(result["error"]).removeprefix("<dict>: ")
-            raise SweepError(f"{spec.source}: point {task.point.label}, seed {task.seed}: {error}")
+            where = f"{spec.source}: point {task.point.label}, seed {task.seed}"
+            if "bug" in result:  # not bad input: no SweepError, so the CLI shows it as a bug
+                raise RuntimeError(f"{where}: {result['bug']}: {error}")
+            raise SweepError(f"{where}: {error}")
         doc = store.save(keys[i], task, result)
         docs[i] = doc
         if not checked:

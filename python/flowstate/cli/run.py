@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
-from flowstate.progress_bar import progress_bar
-from flowstate.simulation import RunResult, check_scenario, load_scenario, run
+from flowstate.cli import argtypes
+from flowstate.cli.exit_status import ExitStatus
+from flowstate.cli.progress_bar import progress_bar
+from flowstate.errors import UsageError
+from flowstate.simulation import RunResult, check_scenario, load_scenario
+from flowstate.simulation import run as run_scenario
 
 DEFAULT_OUT_ROOT = Path("out")
 
@@ -96,16 +101,16 @@ def aggregate_line(summary: dict[str, Any]) -> str:
 
 def with_sets(scenario: str, sets: Sequence[str]) -> dict[str, Any]:
     """The scenario file as a dict with every ``--set PATH=VALUE`` applied in order; the
-    sweep's parser (flowstate.sweep.parse_set_flag) reads each flag, so paths and values
+    sweep's parser (flowstate.sweep.spec.parse_set_flag) reads each flag, so paths and values
     mean what they mean in ``flowstate sweep`` (one value each here)."""
     from flowstate.overrides import load_toml, with_overrides
-    from flowstate.sweep import parse_set_flag
+    from flowstate.sweep.spec import parse_set_flag
 
     overrides: dict[str, Any] = {}
     for text in sets:
         axis = parse_set_flag(text)
         if len(axis.values) != 1:
-            raise ValueError(f"--set {text}: 'flowstate run' takes one value per path (several: 'flowstate sweep')")
+            raise UsageError(f"--set {text}: 'flowstate run' takes one value per path (several: 'flowstate sweep')")
         overrides[axis.key] = axis.values[0]
     return with_overrides(load_toml(scenario), overrides)
 
@@ -141,7 +146,7 @@ def main(
         source = with_sets(scenario, sets)
         check_scenario(source, name=scenario)  # errors name the file, before any work
     result = _run_with_progress(
-        lambda progress: run(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
+        lambda progress: run_scenario(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
         runs,
         stderr,
     )
@@ -152,3 +157,38 @@ def main(
     console.print(aggregate_line(result.summary), highlight=False)
     console.print(f"wrote {summary_path} and {series_path}", highlight=False, soft_wrap=True)
     return result
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "run",
+        help="simulate a scenario file and print the per-flow summary",
+        description="Simulate SCENARIO (TOML, see docs/SCENARIOS.md) for seeds N .. N+K-1 and write "
+        "summary.json and timeseries.csv into DIR.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    p.add_argument(
+        "--seed", type=argtypes.seed, metavar="N", help="first seed (default: the scenario's seed, else 1)"
+    )
+    p.add_argument("--runs", type=argtypes.runs, default=1, metavar="K", help="number of runs (default 1)")
+    p.add_argument(
+        "--out", type=argtypes.out_dir, metavar="DIR", help="output folder (default: out/<scenario name>/)"
+    )
+    p.add_argument(
+        "--threads", type=argtypes.positive, metavar="T", help="worker threads (default: one per core)"
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="set a value inside the scenario before running, with the sweep's path syntax "
+        "(repeatable; e.g. coupling.mechanism=fsev2, link.capacity=4Mbps, flows.sctp.priority=0.5, "
+        "flows[1].overrides.mtu=1200B; docs/SWEEPS.md)",
+    )
+    return p
+
+
+def run(args: argparse.Namespace) -> ExitStatus:
+    main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads, sets=args.set)
+    return ExitStatus.OK

@@ -3,7 +3,7 @@
 Metric paths (docs/CATALOGUE.md): ``aggregate.<field>``, ``flows.<flow>.<field>``
 (nested fields with dots: ``flows.gcc.rtt_ms.p95``) and ``derived.<name>``.
 
-Derived metrics are computed by the catalogue's module :mod:`flowstate.derived`
+Derived metrics are computed by the catalogue's module :mod:`flowstate.catalogue.derived`
 (``make_spec`` + ``compute``) on the run's time series (the pandas DataFrame of
 :attr:`flowstate.RunResult.timeseries`).
 """
@@ -15,10 +15,11 @@ import json
 import math
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from flowstate import derived as derived_functions
+from flowstate.errors import FlowstateError
+from flowstate.catalogue import derived as derived_functions
 
 
-class MetricError(ValueError):
+class MetricError(FlowstateError):
     """A metric path that addresses no field of the summary."""
 
 
@@ -91,7 +92,7 @@ def metric_value(summary: Mapping[str, Any], derived: Mapping[str, Any], path: s
 # ------------------------------------------------------------ derived metrics
 #
 # A derived metric is ``derived.compute(derived.make_spec(name, fn, args), timeseries)``
-# with the catalogue's functions, argument names and units (flowstate.derived).
+# with the catalogue's functions, argument names and units (flowstate.catalogue.derived).
 
 Evaluator = Callable[[Any], Optional[float]]
 

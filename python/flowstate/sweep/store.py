@@ -19,12 +19,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from flowstate.sweep import Point, SweepSpec, Task, format_value
+from flowstate.output_files import SWEEP_POINTS_DIR, SWEEP_RESULTS_FILE, SWEEP_SPEC_FILE, SWEEP_SUMMARY_FILE
+from flowstate.sweep.spec import Point, SweepSpec, Task, format_value
 
-POINTS_DIR = "points"
-SPEC_FILE = "sweep.json"
-RESULTS_FILE = "results.csv"
-SUMMARY_FILE = "summary.csv"
 # Hex digits of the task key: 80 bits, no collision in any realistic sweep.
 KEY_HEX = 20
 STATS = ("mean", "std", "min", "max")
@@ -57,7 +54,7 @@ class Store:
 
     def __init__(self, out: str | os.PathLike[str]) -> None:
         self.out = Path(out)
-        self.points = self.out / POINTS_DIR
+        self.points = self.out / SWEEP_POINTS_DIR
 
     def prepare(self) -> None:
         self.points.mkdir(parents=True, exist_ok=True)
@@ -101,14 +98,14 @@ class Store:
 
     def previous_spec_hash(self) -> Optional[str]:
         try:
-            doc = json.loads((self.out / SPEC_FILE).read_text(encoding="utf-8"))
+            doc = json.loads((self.out / SWEEP_SPEC_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return doc.get("spec_hash") if isinstance(doc, dict) else None
 
     def write_spec(self, spec: SweepSpec, extra: Mapping[str, Any]) -> None:
         doc = {"spec_hash": spec_hash(spec), **extra, "spec": spec.as_dict()}
-        write_atomic(self.out / SPEC_FILE, json.dumps(doc, indent=2, default=str) + "\n")
+        write_atomic(self.out / SWEEP_SPEC_FILE, json.dumps(doc, indent=2, default=str) + "\n")
 
 
 def _cell(value: Any) -> Any:
@@ -133,7 +130,7 @@ def write_results(
     out: Path, spec: SweepSpec, rows: Sequence[tuple[Task, Mapping[str, Optional[float]]]]
 ) -> Path:
     """results.csv: point, axis values, seed, metrics (empty cell: no value)."""
-    path = out / RESULTS_FILE
+    path = out / SWEEP_RESULTS_FILE
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["point", *(a.name for a in spec.axes), "seed", *spec.metrics])
@@ -164,7 +161,7 @@ def point_stats(
 
 def write_summary(out: Path, spec: SweepSpec, per_point: Sequence[tuple[Point, int, dict[str, Any]]]) -> Path:
     """summary.csv: point, axis values, runs, then <metric>_mean/_std/_min/_max."""
-    path = out / SUMMARY_FILE
+    path = out / SWEEP_SUMMARY_FILE
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(

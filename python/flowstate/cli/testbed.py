@@ -10,17 +10,19 @@ run early; what it measured is still written.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
 from flowstate import _native
+from flowstate.cli import argtypes
+from flowstate.cli.exit_status import ExitStatus
+from flowstate.errors import UsageError
+from flowstate.output_files import RECEIVER_PCAP, SENDER_PCAP, TESTBED_FILE
 from flowstate.simulation import RunResult, load_scenario
 
-SENDER_PCAP = "sender.pcap"
-RECEIVER_PCAP = "receiver.pcap"
-TESTBED_FILE = "testbed.json"
 
 
 class TestbedResult(RunResult):
@@ -78,15 +80,15 @@ def parse_netns(sender: str, receiver: str) -> tuple[tuple[str, str], tuple[str,
     for what, text in (("sender", sender), ("receiver", receiver)):
         name, sep, ip = text.partition("=")
         if not sep or not name or not ip:
-            raise ValueError(f"--netns: the {what} side must be NAME=IP, got '{text}'")
+            raise UsageError(f"--netns: the {what} side must be NAME=IP, got '{text}'")
         sides.append((name, ip))
     return (sides[0], sides[1])
 
 
 def _report(out: Path, stderr: TextIO) -> Optional[Path]:
     """results.json, figures and report.html of the run folder (flowstate report's:
-    flowstate.folder_results)."""
-    from flowstate import report_command
+    flowstate.report.folder_results)."""
+    from flowstate.cli import report as report_command
 
     try:
         return report_command.build(out)
@@ -110,7 +112,7 @@ def main(
     stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
-    from flowstate.run_command import aggregate_line, out_folder, summary_table
+    from flowstate.cli.run import aggregate_line, out_folder, summary_table
 
     load_scenario(scenario)  # a missing file is reported before any work
     print("flowstate: running in real time (Ctrl-C stops early and keeps the results)", file=stdout, flush=True)
@@ -127,3 +129,32 @@ def main(
     if report_path is not None:
         console.print(f"report: {report_path}", highlight=False, soft_wrap=True)
     return result
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "testbed",
+        help="run a scenario in real time over UDP sockets (real RTP/RTCP/SCTP packets)",
+        description="Run SCENARIO in real time: the simulator's endpoints over loopback UDP through a "
+        "flowstate-emu bottleneck emulator; writes summary.json, timeseries.csv, sender.pcap, receiver.pcap.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    p.add_argument("--duration", type=argtypes.seconds, metavar="S", help="stop after S seconds (default: the scenario's)")
+    p.add_argument("--out", type=argtypes.out_dir, metavar="DIR", help="output folder (default: out/<scenario name>-testbed/)")
+    p.add_argument("--seed", type=argtypes.seed, metavar="N", help="seed (default: the scenario's, else 1)")
+    p.add_argument("--no-report", action="store_true", help="do not build the report")
+    p.add_argument(
+        "--netns",
+        nargs=2,
+        metavar=("SENDER=IP", "RECEIVER=IP"),
+        help="bind each side in a network namespace (ip netns name = address; needs root) and let the "
+        "host's path between them be the bottleneck instead of the emulator ('flowstate browser --stack "
+        "flowstate' builds such a path with the IP-level bottleneck and kernel TCP)",
+    )
+    return p
+
+
+def run(args: argparse.Namespace) -> ExitStatus:
+    netns = parse_netns(*args.netns) if args.netns else None
+    main(args.scenario, seed=args.seed, duration=args.duration, out=args.out, report=not args.no_report, netns=netns)
+    return ExitStatus.OK

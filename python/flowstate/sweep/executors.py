@@ -19,6 +19,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 
+from flowstate.errors import FlowstateError
+
 # Seconds between polls of Ray for finished tasks.
 RAY_POLL_S = 0.2
 
@@ -28,16 +30,23 @@ Job = tuple[Mapping[str, Any], int, Sequence[Mapping[str, Any]]]
 def run_task(scenario: Mapping[str, Any], seed: int, derived: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One sweep task: simulate ``scenario`` once at ``seed`` (one thread) and return
     ``{"summary": the run's summary, "derived": {name: {fn, args, value}}}``, or
-    ``{"error": one line}`` for a scenario that cannot be run."""
+    ``{"error": one line}`` for a scenario that cannot be run (a FlowstateError), or
+    ``{"error": one line, "bug": the exception's type}`` for any other exception."""
     from flowstate.simulation import run
-    from flowstate.sweep_metrics import compute_derived
+    from flowstate.sweep.metrics import compute_derived
 
     try:
         result = run(scenario, seed=seed, runs=1, threads=1)
         summary = result.runs[0]
         return {"summary": summary, "derived": compute_derived(result, derived)}
-    except Exception as e:  # noqa: BLE001 - ScenarioError, MetricError (bad input), or a bug: one line
-        return {"error": str(e).splitlines()[0] if str(e) else type(e).__name__}
+    except FlowstateError as e:  # bad input: ScenarioError, MetricError, ...
+        return {"error": _one_line(e)}
+    except Exception as e:  # noqa: BLE001 - a bug, reported as one (the worker may be another process)
+        return {"error": _one_line(e), "bug": type(e).__name__}
+
+
+def _one_line(e: BaseException) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
 class Executor(Protocol):
@@ -123,7 +132,7 @@ class RayExecutor:
                 try:
                     ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
                 except Exception as e:  # noqa: BLE001 - any Ray error type (ConnectionError, ValueError, ...)
-                    from flowstate.sweep import SweepError
+                    from flowstate.sweep.spec import SweepError
 
                     first = (str(e).strip().splitlines() or [type(e).__name__])[0]
                     raise SweepError(f"--ray-address {self.address!r}: {first}") from None
@@ -158,7 +167,7 @@ class RayExecutor:
 
 
 def _worker_died(message: str) -> Exception:
-    from flowstate.sweep import SweepError
+    from flowstate.sweep.spec import SweepError
 
     return SweepError(f"{message}; the finished tasks are stored, rerun to resume")
 
@@ -167,7 +176,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        from flowstate.sweep import SweepError
+        from flowstate.sweep.spec import SweepError
 
         raise SweepError(
             "--executor ray needs the ray package: pip install 'flowstate[ray]' (or: pip install 'ray>=2')"
@@ -178,7 +187,7 @@ def import_ray() -> Any:
 def make_executor(kind: str, workers: Optional[int] = None, address: Optional[str] = None) -> Executor:
     """``local`` (``workers`` 1: inline in this process) or ``ray``."""
     if address is not None and (kind != "ray" or not address.strip()):
-        from flowstate.sweep import SweepError
+        from flowstate.sweep.spec import SweepError
 
         why = "only with --executor ray" if kind != "ray" else "expected a Ray cluster address"
         raise SweepError(f"--ray-address {address!r}: {why}")
@@ -186,7 +195,7 @@ def make_executor(kind: str, workers: Optional[int] = None, address: Optional[st
         import_ray()
         return RayExecutor(address, workers)
     if kind != "local":
-        from flowstate.sweep import SweepError
+        from flowstate.sweep.spec import SweepError
 
         raise SweepError(f"--executor: expected local or ray, got {kind!r}")
     if workers == 1:

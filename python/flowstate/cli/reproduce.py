@@ -1,45 +1,29 @@
-"""`flowstate list` and `flowstate reproduce`: the catalogue on the command line."""
+"""`flowstate reproduce ID...`: run experiments of the catalogue; the comparison with the paper,
+the claims, the report."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
-from flowstate import catalogue, references, reproduce
-from flowstate.progress_bar import progress_bar
-from flowstate.catalogue import CatalogueError, Experiment
-from flowstate.reproduce_progress import Overall, clock_text, plan
+from flowstate.catalogue import catalogue
+from flowstate.catalogue import reproduce
+from flowstate.cli import argtypes
+from flowstate.cli.exit_status import ExitStatus
+from flowstate.cli.progress_bar import progress_bar
+from flowstate.output_files import CATALOGUE_INDEX_FILE, RESULTS_FILE
+from flowstate.catalogue.catalogue import CatalogueError, Experiment
+from flowstate.cli.reproduce_progress import Overall, clock_text, plan
 
 
 def _console(stream: TextIO) -> Any:
     from rich.console import Console
 
     return Console(file=stream, width=None if stream.isatty() else 160)
-
-
-def list_main(catalogue_dir: Optional[str] = None, *, stdout: Optional[TextIO] = None) -> list[Experiment]:
-    """Prints every id with its one-line description (checking every entry)."""
-    stdout = stdout if stdout is not None else sys.stdout
-    from rich.table import Table
-
-    experiments = catalogue.load_all(catalogue.find_root(catalogue_dir))
-    table = Table(title=f"{len(experiments)} experiments", title_justify="left")
-    for header in ("id", "paper (docs/REFERENCES.md)", "reference", "points", "runs", "description"):
-        table.add_column(header, overflow="fold")
-    for exp in experiments:
-        table.add_row(
-            exp.id,
-            references.short(exp.paper),
-            exp.reference,
-            str(len(exp.point_names())),
-            str(exp.runs),
-            exp.description or exp.title,
-        )
-    _console(stdout).print(table)
-    return experiments
 
 
 def _fmt(value: Optional[float], digits: int = 3) -> str:
@@ -116,7 +100,7 @@ def print_results(results: dict[str, Any], report: Optional[Path], note: Optiona
             highlight=False,
             soft_wrap=True,
         )
-    console.print(f"results: {out / reproduce.RESULTS_FILE} ({results['elapsed_s']:.1f} s)", highlight=False, soft_wrap=True)
+    console.print(f"results: {out / RESULTS_FILE} ({results['elapsed_s']:.1f} s)", highlight=False, soft_wrap=True)
     if report is not None:
         console.print(f"report: {report}", highlight=False, soft_wrap=True)
     elif note:
@@ -180,7 +164,7 @@ def main(
     catalogue_dir: Optional[str] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
-) -> int:
+) -> ExitStatus:
     """Checks every requested entry first, then runs them one after the other. Returns
     the exit status: 0, or 1 with ``check`` when a claim fails."""
     stdout = stdout if stdout is not None else sys.stdout
@@ -234,7 +218,7 @@ def main(
             }
         )
     if all_ or several:
-        path = out_root / reproduce.CATALOGUE_INDEX
+        path = out_root / CATALOGUE_INDEX_FILE
         document = {"short": short, "elapsed_s": round(time.perf_counter() - started, 3), "experiments": index}
         out_root.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
@@ -245,4 +229,42 @@ def main(
             f"{statuses.count('not evaluated')} not evaluated; index: {path}",
             file=stdout,
         )
-    return 1 if (check and failed) else 0
+    return ExitStatus.FAILED if (check and failed) else ExitStatus.OK
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "reproduce",
+        help="reproduce experiments of the catalogue: comparison table, claims, report",
+        description="Run every point of the experiments ID... (or --all) for K seeds, write the points' "
+        "summary.json and timeseries.csv, results.json and the report into DIR, and print the comparison "
+        "with the paper and the paper's claims.",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="experiment ids (see 'flowstate list')")
+    p.add_argument("--all", action="store_true", help="every experiment of the catalogue")
+    p.add_argument("--runs", type=argtypes.runs, metavar="K", help="runs per point (default: the entry's runs)")
+    p.add_argument(
+        "--out", type=argtypes.out_dir, metavar="DIR", help="output folder (default out/<id>; with several ids DIR/<id>)"
+    )
+    p.add_argument("--seed", type=argtypes.seed, metavar="S", help="first seed (default 1)")
+    p.add_argument("--short", action="store_true", help="the entry's short version (CI): [short] runs and set")
+    p.add_argument("--jobs", type=argtypes.positive, metavar="N", help="parallel runs (default: one per core)")
+    p.add_argument("--no-report", action="store_true", help="do not build report.html")
+    p.add_argument("--check", action="store_true", help="exit status 1 when a claim fails")
+    argtypes.add_catalogue_option(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> ExitStatus:
+    return main(
+        args.ids,
+        all_=args.all,
+        runs=args.runs,
+        out=args.out,
+        seed=args.seed,
+        short=args.short,
+        jobs=args.jobs,
+        no_report=args.no_report,
+        check=args.check,
+        catalogue_dir=args.catalogue,
+    )

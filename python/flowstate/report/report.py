@@ -2,7 +2,7 @@
 
 ::
 
-    from flowstate import report
+    from flowstate.report import report
 
     report.build(Path("out/p000-table5"))     # -> out/p000-table5/report.html
     report.build_index(Path("out"))           # -> out/index.html (after `reproduce --all`)
@@ -25,19 +25,17 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from flowstate import figures, references
+from flowstate.errors import FlowstateError
+from flowstate.output_files import FIGURES_DIR, INDEX_FILE, REPORT_FILE, RESULTS_FILE, TIMESERIES_FILE
+from flowstate.report import figures
+from flowstate.catalogue import references
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-RESULTS_FILE = "results.json"
-REPORT_FILE = "report.html"
-INDEX_FILE = "index.html"
-FIGURES_DIR = "figures"
-TIMESERIES_FILE = "timeseries.csv"
 
 
-class ReportError(ValueError):
+class ReportError(FlowstateError):
     """An output folder the report cannot be built from (one-line message)."""
 
 

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from flowstate.sweep import format_value
-from flowstate.sweep_run import SweepResult
+from flowstate.output_files import SWEEP_PLOTS_DIR
+from flowstate.sweep.spec import format_value
+from flowstate.sweep.run import SweepResult
 
-PLOTS_DIR = "plots"
 # More lines than this: no legend (it would cover the plot).
 MAX_LEGEND = 10
 # A numeric axis whose largest / smallest value is at least this is drawn in log scale.
@@ -50,7 +50,7 @@ def write_plots(result: SweepResult) -> list[Path]:
         import matplotlib.pyplot as plt
     except ImportError:
         return []
-    folder = result.out / PLOTS_DIR
+    folder = result.out / SWEEP_PLOTS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     first, others = spec.axes[0], spec.axes[1:]
     numeric_x = _numeric(first.values)

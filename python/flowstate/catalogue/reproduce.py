@@ -3,7 +3,8 @@ results.json (docs/CATALOGUE.md).
 
 ::
 
-    from flowstate import catalogue, reproduce
+    from flowstate.catalogue import catalogue
+    from flowstate.catalogue import reproduce
 
     exp = catalogue.load_id(catalogue.find_root(), "p000-table5")
     results = reproduce.reproduce(exp, runs=10, out="out/p000-table5")
@@ -26,14 +27,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from flowstate import _native
-from flowstate import claims as claims_mod
-from flowstate import derived as derived_mod
+from flowstate.catalogue import claims as claims_mod
+from flowstate.catalogue import derived as derived_mod
 from flowstate import metric_paths
-from flowstate.catalogue import Experiment, Point
+from flowstate.catalogue.catalogue import Experiment, Point
+from flowstate.errors import FlowstateError
+from flowstate.output_files import RESULTS_FILE
 from flowstate.simulation import MAX_SEED, RunResult
 
-RESULTS_FILE = "results.json"
-CATALOGUE_INDEX = "catalogue.json"
 DEFAULT_SEED = 1
 Progress = Callable[[int, int], Any]
 
@@ -175,7 +176,7 @@ def reproduce(
     runs = runs if runs is not None else exp.run_count(short)
     seed = seed if seed is not None else DEFAULT_SEED
     if runs < 1 or seed < 0 or seed + runs - 1 > MAX_SEED:
-        raise ValueError(f"seeds {seed} .. {seed} + {runs} runs - 1 must be in [0, 2^64 - 1]")
+        raise FlowstateError(f"seeds {seed} .. {seed} + {runs} runs - 1 must be in [0, 2^64 - 1]")
     folder = Path(out) if out is not None else default_out(exp.id)
     points = exp.points(short=short)
     results = run_points(exp, points, runs, seed, jobs=jobs, progress=progress)
@@ -213,10 +214,10 @@ def write_results(folder: Path, document: Mapping[str, Any]) -> Path:
 
 
 def build_report(folder: Path) -> tuple[Optional[Path], Optional[str]]:
-    """``flowstate.report.build(folder)`` if that module is installed: ``(report path,
+    """``flowstate.report.report.build(folder)`` if that module is installed: ``(report path,
     None)``, or ``(None, why not)``."""
     try:
-        from flowstate import report  # type: ignore[attr-defined]
+        from flowstate.report import report  # type: ignore[attr-defined]
     except ImportError as e:
-        return None, f"the report builder (flowstate.report) cannot be imported ({e}); results.json is written"
+        return None, f"the report builder (flowstate.report.report) cannot be imported ({e}); results.json is written"
     return Path(report.build(folder)), None

@@ -3,7 +3,7 @@
 
 ::
 
-    from flowstate.sweep import load_sweep_file, expand
+    from flowstate.sweep.spec import load_sweep_file, expand
 
     spec = load_sweep_file("scenarios/sweeps/p002-fig8-ku-kd.toml")
     points = expand(spec)               # one Point per combination of axis values
@@ -12,7 +12,7 @@
 A sweep is a base scenario (plus fixed ``set`` overrides), axes (a path of
 docs/CATALOGUE.md "Paths" and its values), seeds, metric paths and optional derived
 metrics. Every point is the product of one value per axis; every task is one point at
-one seed, a pure function of (scenario dict, seed). Running them: :mod:`flowstate.sweep_run`.
+one seed, a pure function of (scenario dict, seed). Running them: :mod:`flowstate.sweep.run`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
+from flowstate.errors import FlowstateError
 from flowstate.overrides import PathError, load_toml, parse_path, with_overrides
 from flowstate.simulation import MAX_SEED, ScenarioError, check_scenario
 
@@ -42,7 +43,7 @@ RANGE_KEYS = frozenset({"from", "to", "num", "log", "unit"})
 DERIVED_KEYS = frozenset({"name", "fn", "args"})
 
 
-class SweepError(ValueError):
+class SweepError(FlowstateError):
     """Bad sweep input (file, flag, path, metric); the message is one line naming it."""
 
 
@@ -445,7 +446,7 @@ def _derived_list(items: Any, where: str) -> list[Derived]:
         if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9_]+", name):
             raise SweepError(f"{w}.name: expected [a-z0-9_]+, got {name!r}")
         if not isinstance(fn, str) or not fn:
-            raise SweepError(f"{w}.fn: expected a function name of flowstate.derived, got {fn!r}")
+            raise SweepError(f"{w}.fn: expected a function name of flowstate.catalogue.derived, got {fn!r}")
         if not isinstance(args, Mapping):
             raise SweepError(f"{w}.args: expected a table")
         out.append(Derived(name, fn, dict(args)))
