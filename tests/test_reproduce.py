@@ -140,6 +140,8 @@ def test_comparison_table_without_paper_numbers(tiny, tmp_path):
     results["comparison"] = []
     table = reproduce_command.comparison_table(results)
     assert [c.header for c in table.columns][:3] == ["point", "utilization", "Jain"]
+    # The paper is cited from the bibliography (docs/REFERENCES.md), not as a bare "000".
+    assert table.title.startswith("tiny (Islam et al. 2022 (IEEE Access), Fig. 0): ours = mean")
 
 
 def test_seeds_past_64_bits_are_a_one_line_error(tmp_path):

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
-from flowstate.catalogue import catalogue
+from flowstate.catalogue import catalogue, references
 from flowstate.catalogue import reproduce
 from flowstate.cli import argtypes
 from flowstate.cli.exit_status import ExitStatus
@@ -40,8 +40,10 @@ def comparison_table(results: dict[str, Any]) -> Any:
     from rich.table import Table
 
     runs = results["runs"]
+    paper = str(results.get("paper") or "")
+    source = ", ".join(part for part in (references.short(paper) if paper else "", results.get("reference")) if part)
     table = Table(
-        title=f"{results['id']} ({results['reference'] or results['paper']}): ours = mean ± std over {runs} runs"
+        title=f"{results['id']} ({source}): ours = mean ± std over {runs} runs"
         + (" (short)" if results.get("short") else ""),
         title_justify="left",
     )
