@@ -450,7 +450,7 @@ def _scenario_error(scenario: Mapping[str, Any], name: str) -> Optional[str]:
 
     try:
         _native.check_scenario(dict(scenario), name)
-    except (ValueError, RuntimeError) as e:  # ScenarioError; RuntimeError: a simulator bug
+    except _native.ScenarioError as e:  # a simulator bug (RuntimeError) is not the entry's fault: raised as is
         message = str(e)
         for prefix in (name + ": ", "<dict>: "):
             if message.startswith(prefix):

@@ -47,7 +47,7 @@ def parse_time(value: Any) -> float:
     elif isinstance(value, str):
         try:
             seconds = _native.parse_time_s(value)
-        except ValueError as e:
+        except _native.FlowstateError as e:
             raise DerivedError(str(e)) from None
     else:
         raise DerivedError(f"expected a time such as \"30s\" or \"500ms\", got {value!r}")
@@ -65,7 +65,7 @@ def parse_rate_mbps(value: Any) -> float:
         raise DerivedError(f"expected a bit rate such as \"4Mbps\", got {value!r}")
     try:
         mbps = _native.parse_rate_bps(value) / 1e6
-    except ValueError as e:
+    except _native.FlowstateError as e:
         raise DerivedError(str(e)) from None
     if not (math.isfinite(mbps) and mbps > 0):
         raise DerivedError(f"expected a bit rate > 0, got {value!r}")

@@ -103,7 +103,7 @@ def derived_evaluator(d: Mapping[str, Any]) -> Evaluator:
     name, fn, args = d["name"], d["fn"], dict(d.get("args") or {})
     try:
         spec = derived_functions.make_spec(name, fn, args)
-    except ValueError as e:
+    except derived_functions.DerivedError as e:
         raise MetricError(f"derived {name!r}: {e}") from None
     return lambda series: derived_functions.compute(spec, series)
 
