@@ -11,6 +11,7 @@ use super::data_source::{DataSource, SourceKind};
 use super::{Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::units::{DataSize, TimeDelta, Timestamp};
+use crate::window::state::{EmbedsCore, WindowCore};
 use crate::window::{
     AckEvent, Cubic, CubicConfig, CwndChange, NewReno, NewRenoConfig, RtoConfig, RttEstimator,
     WindowController,
@@ -78,18 +79,6 @@ impl TcpCongestionControl {
 }
 
 impl WindowController for TcpCongestionControl {
-    fn mtu(&self) -> DataSize {
-        self.inner().mtu()
-    }
-    fn cwnd(&self) -> DataSize {
-        self.inner().cwnd()
-    }
-    fn ssthresh(&self) -> DataSize {
-        self.inner().ssthresh()
-    }
-    fn bytes_in_flight(&self) -> DataSize {
-        self.inner().bytes_in_flight()
-    }
     fn in_recovery(&self) -> bool {
         self.inner().in_recovery()
     }
@@ -117,14 +106,27 @@ impl WindowController for TcpCongestionControl {
     fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
         self.inner_mut().set_max_cwnd(max_cwnd)
     }
-    fn max_cwnd(&self) -> Option<DataSize> {
-        self.inner().max_cwnd()
-    }
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
         self.inner_mut().set_cwnd(cwnd, ssthresh)
     }
     fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
         self.inner_mut().poll_cwnd_change()
+    }
+}
+
+/// The getters read the inner controller's `WindowCore`; every input is delegated.
+impl EmbedsCore for TcpCongestionControl {
+    fn core(&self) -> &WindowCore {
+        match self {
+            TcpCongestionControl::NewReno(c) => c.core(),
+            TcpCongestionControl::Cubic(c) => c.core(),
+        }
+    }
+    fn core_mut(&mut self) -> &mut WindowCore {
+        match self {
+            TcpCongestionControl::NewReno(c) => c.core_mut(),
+            TcpCongestionControl::Cubic(c) => c.core_mut(),
+        }
     }
 }
 

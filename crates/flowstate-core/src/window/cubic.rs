@@ -5,7 +5,7 @@
 
 use super::hystart::{Hystart, HystartConfig};
 use super::new_reno::TcpRecovery;
-use super::{AckEvent, CwndChange, WindowController, WindowCore};
+use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
 /// Constants of CUBIC.
@@ -226,23 +226,8 @@ impl Cubic {
 }
 
 impl WindowController for Cubic {
-    fn mtu(&self) -> DataSize {
-        self.core.mtu
-    }
-    fn cwnd(&self) -> DataSize {
-        self.core.cwnd
-    }
-    fn ssthresh(&self) -> DataSize {
-        self.core.ssthresh
-    }
-    fn bytes_in_flight(&self) -> DataSize {
-        self.core.flight
-    }
     fn in_recovery(&self) -> bool {
         self.recovery.point.is_some()
-    }
-    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
-        self.core.on_sent(bytes);
     }
 
     fn on_ack(&mut self, now: Timestamp, ack: &AckEvent) {
@@ -283,10 +268,6 @@ impl WindowController for Cubic {
         }
         self.core.clamp();
         self.core.note_change();
-    }
-
-    fn on_lost(&mut self, bytes: DataSize) {
-        self.core.remove_from_flight(bytes);
     }
 
     fn on_dup_ack(&mut self, _now: Timestamp) {
@@ -336,12 +317,6 @@ impl WindowController for Cubic {
         self.core.note_change();
     }
 
-    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
-        self.core.set_max_cwnd(max_cwnd);
-    }
-    fn max_cwnd(&self) -> Option<DataSize> {
-        self.core.max_cwnd
-    }
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
         self.core.cwnd = cwnd;
         if let Some(s) = ssthresh {
@@ -351,10 +326,9 @@ impl WindowController for Cubic {
         self.core.clamp();
         self.core.mark_reported();
     }
-    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
-        self.core.poll_change()
-    }
 }
+
+super::state::embeds_core!(Cubic);
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 //! carried it ([`WindowController::on_ack`]). The two clocks need not be synchronized:
 //! a constant offset cancels in `current - base`.
 
-use super::{AckEvent, CwndChange, WindowController, WindowCore};
+use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;
 
@@ -196,23 +196,8 @@ impl Ledbat {
 }
 
 impl WindowController for Ledbat {
-    fn mtu(&self) -> DataSize {
-        self.core.mtu
-    }
-    fn cwnd(&self) -> DataSize {
-        self.core.cwnd
-    }
-    fn ssthresh(&self) -> DataSize {
-        self.core.ssthresh
-    }
-    fn bytes_in_flight(&self) -> DataSize {
-        self.core.flight
-    }
     fn in_recovery(&self) -> bool {
         self.recovery.is_some()
-    }
-    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
-        self.core.on_sent(bytes);
     }
 
     /// RFC 6817 section 2.4.2, on an acknowledgement:
@@ -256,10 +241,6 @@ impl WindowController for Ledbat {
         self.sync();
     }
 
-    fn on_lost(&mut self, bytes: DataSize) {
-        self.core.remove_from_flight(bytes);
-    }
-
     /// RFC 6817 section 2.4.2, on data loss (at most once per RTT; here once per window
     /// of data, until the cumulative ack passes `recovery_point`):
     /// `cwnd = min(cwnd, max(cwnd / 2, MIN_CWND * MSS))`.
@@ -288,10 +269,6 @@ impl WindowController for Ledbat {
         self.sync();
     }
 
-    fn max_cwnd(&self) -> Option<DataSize> {
-        self.core.max_cwnd
-    }
-
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
         if let Some(s) = ssthresh {
             self.core.ssthresh = s;
@@ -301,11 +278,9 @@ impl WindowController for Ledbat {
         self.cwnd = self.core.cwnd.as_bytes() as f64;
         self.core.mark_reported();
     }
-
-    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
-        self.core.poll_change()
-    }
 }
+
+super::state::embeds_core!(Ledbat);
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,7 @@ pub mod sctp;
 
 #[cfg(test)]
 mod proptests;
+pub(crate) mod state;
 
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::{HystartConfig, HystartExit};
@@ -26,6 +27,8 @@ pub use ledbat::{Ledbat, LedbatConfig};
 pub use new_reno::{NewReno, NewRenoConfig};
 pub use rto::{RtoConfig, RttEstimator};
 pub use sctp::{SctpCcConfig, SctpCongestionControl};
+
+pub(crate) use state::WindowCore;
 
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
@@ -64,25 +67,42 @@ pub struct CwndChange {
 /// `cwnd() >= mtu()`, `cwnd() <= max_cwnd()` when a cap is set (the cap is floored at one
 /// MTU), bytes in flight equal bytes sent minus bytes acked or lost (never negative), and
 /// no input sequence panics.
-pub trait WindowController {
+///
+/// Every controller embeds one [`WindowCore`] (the bookkeeping above) and hands it out
+/// through the crate-private supertrait `state::EmbedsCore`; the getters, the flight
+/// accounting, the cap and the change queue below are default methods over it, written
+/// once. (That supertrait seals the trait: controllers live in this crate.)
+pub trait WindowController: state::EmbedsCore {
     /// The unit the window moves in (SCTP path MTU, TCP SMSS).
-    fn mtu(&self) -> DataSize;
+    fn mtu(&self) -> DataSize {
+        self.core().mtu
+    }
     /// The congestion window.
-    fn cwnd(&self) -> DataSize;
+    fn cwnd(&self) -> DataSize {
+        self.core().cwnd
+    }
     /// The slow-start threshold.
-    fn ssthresh(&self) -> DataSize;
+    fn ssthresh(&self) -> DataSize {
+        self.core().ssthresh
+    }
     /// Bytes sent and neither acknowledged nor declared lost.
-    fn bytes_in_flight(&self) -> DataSize;
+    fn bytes_in_flight(&self) -> DataSize {
+        self.core().flight
+    }
     /// Whether the controller is in fast recovery.
     fn in_recovery(&self) -> bool;
     /// `bytes` were put on the wire (new data or a retransmission).
-    fn on_sent(&mut self, now: Timestamp, bytes: DataSize);
+    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
+        self.core_mut().on_sent(bytes);
+    }
     /// An acknowledgement arrived.
     fn on_ack(&mut self, now: Timestamp, ack: &AckEvent);
     /// `bytes` previously in flight were declared lost / marked for retransmission; they
     /// leave the flight without a window change (the window reaction is
     /// [`WindowController::on_fast_retransmit`] or [`WindowController::on_rto_timeout`]).
-    fn on_lost(&mut self, bytes: DataSize);
+    fn on_lost(&mut self, bytes: DataSize) {
+        self.core_mut().remove_from_flight(bytes);
+    }
     /// A duplicate ack arrived (TCP; SCTP ignores it: its miss indications are counted by
     /// the endpoint).
     fn on_dup_ack(&mut self, _now: Timestamp) {}
@@ -97,90 +117,23 @@ pub trait WindowController {
     /// The sender is about to send after `idle` without sending, with the current `rto`.
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
     /// Cap the window (FSE-NG; `None` removes the cap). Floored at one MTU.
-    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>);
+    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
+        self.core_mut().set_max_cwnd(max_cwnd);
+    }
     /// The current cap, if any.
-    fn max_cwnd(&self) -> Option<DataSize>;
+    fn max_cwnd(&self) -> Option<DataSize> {
+        self.core().max_cwnd
+    }
     /// Set the window directly (FSEv2). Enforces `cwnd >= mtu` and the max-cwnd cap;
     /// adopts `ssthresh` when given.
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>);
     /// The next queued cwnd change, if any.
-    fn poll_cwnd_change(&mut self) -> Option<CwndChange>;
+    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
+        self.core_mut().poll_change()
+    }
     /// Whether new data may be sent now (flight below cwnd: a packet may overshoot the
     /// window by less than one MTU, RFC 9260 section 6.1 rule B).
     fn can_send(&self) -> bool {
         self.bytes_in_flight() < self.cwnd()
-    }
-}
-
-/// Bookkeeping shared by the controllers: flight size, cap, queued change reports.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WindowCore {
-    pub mtu: DataSize,
-    pub cwnd: DataSize,
-    pub ssthresh: DataSize,
-    pub flight: DataSize,
-    pub max_cwnd: Option<DataSize>,
-    pub last_rtt: Option<TimeDelta>,
-    reported: Option<(DataSize, DataSize)>,
-    pending: Option<CwndChange>,
-}
-
-impl WindowCore {
-    pub fn new(mtu: DataSize, cwnd: DataSize, ssthresh: DataSize) -> Self {
-        let mtu = mtu.max(DataSize::bytes(1));
-        let mut core = WindowCore {
-            mtu,
-            cwnd: cwnd.max(mtu),
-            ssthresh,
-            ..Default::default()
-        };
-        core.reported = Some((core.cwnd, core.ssthresh));
-        core
-    }
-
-    /// Apply floor and cap: `mtu <= cwnd <= max(max_cwnd, mtu)`.
-    pub fn clamp(&mut self) {
-        if let Some(max) = self.max_cwnd {
-            self.cwnd = self.cwnd.min(max.max(self.mtu));
-        }
-        self.cwnd = self.cwnd.max(self.mtu);
-    }
-
-    pub fn set_max_cwnd(&mut self, max: Option<DataSize>) {
-        self.max_cwnd = max.map(|m| m.max(self.mtu));
-        self.clamp();
-        self.note_change();
-    }
-
-    /// Queue a report if cwnd or ssthresh changed since the last one.
-    pub fn note_change(&mut self) {
-        let now = (self.cwnd, self.ssthresh);
-        if self.reported != Some(now) {
-            self.reported = Some(now);
-            self.pending = Some(CwndChange {
-                cwnd: self.cwnd,
-                ssthresh: self.ssthresh,
-                max_cwnd: self.max_cwnd,
-                rtt: self.last_rtt,
-            });
-        }
-    }
-
-    /// Record an externally set window as already reported (no echo back to the
-    /// coupling manager that set it).
-    pub fn mark_reported(&mut self) {
-        self.reported = Some((self.cwnd, self.ssthresh));
-    }
-
-    pub fn poll_change(&mut self) -> Option<CwndChange> {
-        self.pending.take()
-    }
-
-    pub fn on_sent(&mut self, bytes: DataSize) {
-        self.flight += bytes;
-    }
-
-    pub fn remove_from_flight(&mut self, bytes: DataSize) {
-        self.flight = self.flight.saturating_sub(bytes);
     }
 }

@@ -1,7 +1,7 @@
 //! TCP NewReno: slow start and congestion avoidance of RFC 5681 section 3.1 (with
 //! byte counting, RFC 3465) and the fast recovery of RFC 6582 section 3.2.
 
-use super::{AckEvent, CwndChange, WindowController, WindowCore};
+use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
 /// Constants of TCP NewReno.
@@ -142,23 +142,8 @@ impl NewReno {
 }
 
 impl WindowController for NewReno {
-    fn mtu(&self) -> DataSize {
-        self.core.mtu
-    }
-    fn cwnd(&self) -> DataSize {
-        self.core.cwnd
-    }
-    fn ssthresh(&self) -> DataSize {
-        self.core.ssthresh
-    }
-    fn bytes_in_flight(&self) -> DataSize {
-        self.core.flight
-    }
     fn in_recovery(&self) -> bool {
         self.recovery.point.is_some()
-    }
-    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
-        self.core.on_sent(bytes);
     }
 
     fn on_ack(&mut self, _now: Timestamp, ack: &AckEvent) {
@@ -185,10 +170,6 @@ impl WindowController for NewReno {
         }
         self.core.clamp();
         self.core.note_change();
-    }
-
-    fn on_lost(&mut self, bytes: DataSize) {
-        self.core.remove_from_flight(bytes);
     }
 
     fn on_dup_ack(&mut self, _now: Timestamp) {
@@ -239,12 +220,6 @@ impl WindowController for NewReno {
 
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
 
-    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
-        self.core.set_max_cwnd(max_cwnd);
-    }
-    fn max_cwnd(&self) -> Option<DataSize> {
-        self.core.max_cwnd
-    }
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
         self.core.cwnd = cwnd;
         if let Some(s) = ssthresh {
@@ -253,10 +228,9 @@ impl WindowController for NewReno {
         self.core.clamp();
         self.core.mark_reported();
     }
-    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
-        self.core.poll_change()
-    }
 }
+
+super::state::embeds_core!(NewReno);
 
 #[cfg(test)]
 mod tests {

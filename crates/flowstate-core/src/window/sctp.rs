@@ -2,7 +2,7 @@
 //! coupling hooks the papers added to usrsctp (paper 000 sections V-A and VII-B):
 //! a max-cwnd cap (FSE-NG), setting cwnd directly (FSEv2), and a report on every change.
 
-use super::{AckEvent, CwndChange, WindowController, WindowCore};
+use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
 /// Constants of SCTP congestion control. Defaults are RFC 9260 / usrsctp values.
@@ -100,24 +100,8 @@ impl SctpCongestionControl {
 }
 
 impl WindowController for SctpCongestionControl {
-    fn mtu(&self) -> DataSize {
-        self.core.mtu
-    }
-    fn cwnd(&self) -> DataSize {
-        self.core.cwnd
-    }
-    fn ssthresh(&self) -> DataSize {
-        self.core.ssthresh
-    }
-    fn bytes_in_flight(&self) -> DataSize {
-        self.core.flight
-    }
     fn in_recovery(&self) -> bool {
         self.recovery_point.is_some()
-    }
-
-    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
-        self.core.on_sent(bytes);
     }
 
     /// RFC 9260 7.2.1 (slow start) and 7.2.2 (congestion avoidance).
@@ -170,10 +154,6 @@ impl WindowController for SctpCongestionControl {
         self.core.note_change();
     }
 
-    fn on_lost(&mut self, bytes: DataSize) {
-        self.core.remove_from_flight(bytes);
-    }
-
     /// RFC 9260 7.2.4 (2): on entering Fast Recovery, ssthresh = max(cwnd/2, 4*MTU),
     /// cwnd = ssthresh, partial_bytes_acked = 0; the exit point is the highest TSN
     /// outstanding. No further reduction while in Fast Recovery.
@@ -222,13 +202,6 @@ impl WindowController for SctpCongestionControl {
         self.core.note_change();
     }
 
-    fn set_max_cwnd(&mut self, max_cwnd: Option<DataSize>) {
-        self.core.set_max_cwnd(max_cwnd);
-    }
-    fn max_cwnd(&self) -> Option<DataSize> {
-        self.core.max_cwnd
-    }
-
     /// FSEv2 (paper 000 VII-B2g): adopt the manager's cwnd (already rounded to whole
     /// MTUs; still floored at one MTU here) and ssthresh if given.
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
@@ -248,11 +221,9 @@ impl WindowController for SctpCongestionControl {
             self.core.mark_reported();
         }
     }
-
-    fn poll_cwnd_change(&mut self) -> Option<CwndChange> {
-        self.core.poll_change()
-    }
 }
+
+super::state::embeds_core!(SctpCongestionControl);
 
 #[cfg(test)]
 mod tests {
