@@ -2,72 +2,126 @@
 //! streams, and a stable trace hasher.
 //!
 //! Events are ordered by `(time, sequence number)`: two events at the same microsecond
-//! run in the order they were scheduled, so a run never depends on heap internals.
-//! Every random component (a link's jitter, a link's loss, a flow) draws from its own
-//! [`ChaCha8Rng`] seeded from `(run seed, component id)` by [`component_rng`], so adding
-//! a component never shifts another component's random numbers.
+//! run in the order they were scheduled, so a run never depends on the queue's
+//! internals. Every random component (a link's jitter, a link's loss, a flow) draws from
+//! its own [`ChaCha8Rng`] seeded from `(run seed, component id)` by [`component_rng`],
+//! so adding a component never shifts another component's random numbers.
+//!
+//! # The event set: a hierarchical timing wheel
+//!
+//! [`EventQueue`] is a hierarchical timing wheel (Varghese and Lauck, "Hashed and
+//! hierarchical timing wheels", SOSP 1987; the layout of the Linux kernel's timer
+//! wheel): [`LEVELS`] levels of 64 slots, level `L` slot `i` holding the events whose
+//! time agrees with the wheel's cursor (the time of the event popped last) on every bit
+//! above `6 (L + 1)` and has `i` as its `L`-th 6-bit digit. An event is placed at the
+//! level of the highest bit in which its time differs from the cursor, in O(1); a pop
+//! takes the head of the first occupied level-0 slot (one bitmap scan per level), and
+//! when level 0 is empty moves the first occupied slot of the lowest level that has one
+//! down into the levels below ("cascading"; an event moves at most `LEVELS - 1` times,
+//! in practice 1-3 times for the simulator's microseconds-to-seconds horizons). So the
+//! cost per event does not depend on how many events are pending, unlike a binary heap
+//! (O(log n) compares with cache misses deep in a large heap).
+//!
+//! Exact `(time, seq)` order without comparing sequence numbers: every slot is a FIFO
+//! list. A level-0 slot holds events of one microsecond only; all pending events of one
+//! time sit in one slot; they arrive there either by a cascade (which keeps the order
+//! of the slot it empties, and finds the slots below it empty) or by a direct insertion
+//! after that cascade (a later sequence number). So each slot is in sequence order, and
+//! the pops are exactly those of a `(time, seq)` priority queue: the property test
+//! `wheel_pops_like_a_sorted_reference` checks it against a sort.
+//!
+//! Each slot is a vector of `(time, event)` that keeps its capacity when emptied, so
+//! steady-state scheduling allocates nothing and a cascade streams through memory (no
+//! pointer chasing).
 
 use flowstate_core::Timestamp;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
-/// One scheduled event.
-#[derive(Debug, Clone)]
-struct Entry<E> {
-    time: Timestamp,
-    seq: u64,
-    event: E,
-}
+/// Bits of the time per wheel level (64 slots a level).
+const BITS: u32 = 6;
+/// Slots per level.
+const SLOTS: usize = 1 << BITS;
+/// Levels: 11 x 6 bits cover the 64-bit microsecond clock.
+pub const LEVELS: usize = 11;
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest `(time, seq)`.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
-}
-
-/// A queue of future events ordered by `(time, sequence number)`.
+/// A queue of future events ordered by `(time, sequence number)` (see the module
+/// documentation for the structure).
 #[derive(Debug, Clone)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
-    next_seq: u64,
+    /// Slot `i` of level `L` at `L * SLOTS + i`: its events in `(time, seq)` order.
+    slots: Vec<Vec<(u64, E)>>,
+    /// Level 0: index of the next event to pop in each slot.
+    head0: [usize; SLOTS],
+    /// Bit `i` of `occupied[L]`: slot `i` of level `L` is not empty.
+    occupied: [u64; LEVELS],
+    /// The wheel's position (microseconds): `now`, or after a [`EventQueue::peek_time`]
+    /// the start of the block holding the next event.
+    cursor: u64,
+    /// Events scheduled after a `peek_time` moved the cursor past their time (before the
+    /// next pop), sorted by `(time, seq)` descending: all of them precede the wheel's.
+    early: Vec<(u64, E)>,
+    len: usize,
     now: Timestamp,
     processed: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+/// The level an event at `time` goes to when the cursor is at `cursor` (`time >= cursor`).
+#[inline]
+fn level_of(time: u64, cursor: u64) -> usize {
+    let diff = time ^ cursor;
+    if diff == 0 {
+        0
+    } else {
+        ((63 - diff.leading_zeros()) / BITS) as usize
+    }
+}
+
+/// The slot of `time` within `level`.
+#[inline]
+fn slot_of(time: u64, level: usize) -> usize {
+    ((time >> (BITS as usize * level)) & (SLOTS as u64 - 1)) as usize
+}
+
+/// Bits of `occupied[level]` strictly after (`level >= 1`) or from (`level 0`) the
+/// cursor's digit.
+#[inline]
+fn ahead(occupied: u64, cursor: u64, level: usize) -> u64 {
+    let digit = slot_of(cursor, level) as u32;
+    let from = if level == 0 { digit } else { digit + 1 };
+    if from >= 64 {
+        0
+    } else {
+        occupied & (u64::MAX << from)
+    }
+}
+
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self {
-            heap: BinaryHeap::new(),
-            next_seq: 0,
+            slots: (0..LEVELS * SLOTS).map(|_| Vec::new()).collect(),
+            head0: [0; SLOTS],
+            occupied: [0; LEVELS],
+            cursor: 0,
+            early: Vec::new(),
+            len: 0,
             now: Timestamp::ZERO,
             processed: 0,
         }
     }
 
-    /// Pre-allocate room for `n` pending events.
+    /// Pre-allocate room for `n` pending events (spread over the first level's slots).
     pub fn with_capacity(n: usize) -> Self {
         let mut q = Self::new();
-        q.heap.reserve(n);
+        for slot in q.slots.iter_mut().take(SLOTS) {
+            slot.reserve(n / SLOTS);
+        }
         q
     }
 
@@ -83,33 +137,126 @@ impl<E> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len + self.early.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Schedule `event` at `time`. A time in the past is moved to `now` (events never
     /// run backwards).
     pub fn schedule(&mut self, time: Timestamp, event: E) {
-        let time = time.max(self.now);
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        let time = time.max(self.now).as_micros();
+        if time < self.cursor {
+            // Before every event in the wheel; after the early ones of the same time.
+            let at = self.early.partition_point(|e| e.0 > time);
+            self.early.insert(at, (time, event));
+            return;
+        }
+        self.len += 1;
+        self.link(time, event);
     }
 
-    /// The time of the next event, if any.
-    pub fn peek_time(&self) -> Option<Timestamp> {
-        self.heap.peek().map(|e| e.time)
+    /// Append an event at `time >= cursor` to its slot.
+    #[inline]
+    fn link(&mut self, time: u64, event: E) {
+        let level = level_of(time, self.cursor);
+        let slot = slot_of(time, level);
+        self.occupied[level] |= 1 << slot;
+        if let Some(list) = self.slots.get_mut(level * SLOTS + slot) {
+            list.push((time, event));
+        }
+    }
+
+    /// The lowest level above 0 with an occupied slot ahead of the cursor, and that slot.
+    fn next_upper(&self) -> Option<(usize, usize)> {
+        (1..LEVELS).find_map(|level| {
+            let bits = ahead(self.occupied[level], self.cursor, level);
+            (bits != 0).then(|| (level, bits.trailing_zeros() as usize))
+        })
+    }
+
+    /// The time of the next event, if any. Brings the next event down to level 0 (so
+    /// the [`EventQueue::pop`] that usually follows is a slot read).
+    pub fn peek_time(&mut self) -> Option<Timestamp> {
+        if let Some(&(t, _)) = self.early.last() {
+            return Some(Timestamp::from_micros(t));
+        }
+        loop {
+            let bits = ahead(self.occupied[0], self.cursor, 0);
+            if bits != 0 {
+                let slot = bits.trailing_zeros() as u64;
+                return Some(Timestamp::from_micros(
+                    (self.cursor & !(SLOTS as u64 - 1)) | slot,
+                ));
+            }
+            if !self.cascade() {
+                return None;
+            }
+        }
+    }
+
+    /// Level 0 is empty ahead of the cursor: move the cursor to the start of the next
+    /// occupied slot above and spread that slot over the levels below (all empty).
+    /// `false`: the wheel is empty.
+    fn cascade(&mut self) -> bool {
+        let Some((level, slot)) = self.next_upper() else {
+            return false;
+        };
+        let shift = BITS as usize * level;
+        let above = if shift + (BITS as usize) >= 64 {
+            0
+        } else {
+            self.cursor & !((1u64 << (shift + BITS as usize)) - 1)
+        };
+        self.cursor = above | ((slot as u64) << shift);
+        self.occupied[level] &= !(1 << slot);
+        let index = level * SLOTS + slot;
+        let mut list = std::mem::take(&mut self.slots[index]);
+        for &(time, event) in &list {
+            self.link(time, event);
+        }
+        // Keep the emptied vector's capacity for the slot's next turn.
+        list.clear();
+        self.slots[index] = list;
+        true
     }
 
     /// Pop the next event, advancing the clock to its time.
     pub fn pop(&mut self) -> Option<(Timestamp, E)> {
-        let entry = self.heap.pop()?;
-        self.now = entry.time;
+        if let Some((t, event)) = self.early.pop() {
+            return Some(self.popped(t, event));
+        }
+        loop {
+            let bits = ahead(self.occupied[0], self.cursor, 0);
+            if bits != 0 {
+                let slot = bits.trailing_zeros() as usize;
+                let list = &mut self.slots[slot];
+                let head = self.head0[slot];
+                let (time, event) = list[head];
+                if head + 1 == list.len() {
+                    list.clear();
+                    self.head0[slot] = 0;
+                    self.occupied[0] &= !(1 << slot);
+                } else {
+                    self.head0[slot] = head + 1;
+                }
+                self.len -= 1;
+                self.cursor = time;
+                return Some(self.popped(time, event));
+            }
+            if !self.cascade() {
+                return None;
+            }
+        }
+    }
+
+    #[inline]
+    fn popped(&mut self, time: u64, event: E) -> (Timestamp, E) {
+        self.now = Timestamp::from_micros(time);
         self.processed += 1;
-        Some((entry.time, entry.event))
+        (self.now, event)
     }
 }
 
@@ -197,6 +344,96 @@ impl Fnv64 {
 mod tests {
     use super::*;
     use rand::Rng;
+
+    /// The `(time, seq)` order a binary heap gives, as a sort (the reference).
+    fn reference(events: &[(u64, u32)]) -> Vec<(u64, u32)> {
+        let mut v: Vec<(u64, usize, u32)> = events
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, e))| (t, i, e))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(t, _, e)| (t, e)).collect()
+    }
+
+    proptest::proptest! {
+        /// Interleaved schedules and pops (times from 0 to far beyond a level) pop in
+        /// exactly the `(time, seq)` order of a sorted reference.
+        #[test]
+        fn wheel_pops_like_a_sorted_reference(
+            ops in proptest::collection::vec((0u8..5, 0u64..3, 0u32..40), 1..400)
+        ) {
+            let mut q = EventQueue::new();
+            // The reference: pending events with their sequence numbers.
+            let mut pending: Vec<(u64, u64, u32)> = Vec::new();
+            let mut seq = 0u64;
+            for (i, &(op, scale, offset)) in ops.iter().enumerate() {
+                if op == 0 && !pending.is_empty() {
+                    pending.sort();
+                    let (t, _, e) = pending.remove(0);
+                    proptest::prop_assert_eq!(q.peek_time(), Some(Timestamp::from_micros(t)));
+                    proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
+                } else {
+                    if op == 1 {
+                        // A peek may move the cursor ahead of `now`; what is scheduled
+                        // next must still pop first.
+                        pending.sort();
+                        let first = pending.first().map(|p| Timestamp::from_micros(p.0));
+                        proptest::prop_assert_eq!(q.peek_time(), first);
+                    }
+                    // Same instant, near, and far (several levels up) horizons.
+                    let delta = match scale {
+                        0 => u64::from(offset % 3),
+                        1 => u64::from(offset) * 97,
+                        _ => u64::from(offset) * 1_234_567 + (1 << (6 * (offset % 9))),
+                    };
+                    let t = q.now().as_micros() + delta;
+                    q.schedule(Timestamp::from_micros(t), i as u32);
+                    pending.push((t, seq, i as u32));
+                    seq += 1;
+                }
+                proptest::prop_assert_eq!(q.len(), pending.len());
+            }
+            pending.sort();
+            for (t, _, e) in pending {
+                proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
+            }
+            proptest::prop_assert_eq!(q.pop(), None);
+        }
+    }
+
+    #[test]
+    fn sorted_reference_agrees_on_a_fixed_case() {
+        let events = [
+            (5u64, 0u32),
+            (1 << 40, 1),
+            (5, 2),
+            (70, 3),
+            (4096 * 64 + 1, 4),
+            (0, 5),
+        ];
+        let mut q = EventQueue::new();
+        for &(t, e) in &events {
+            q.schedule(Timestamp::from_micros(t), e);
+        }
+        let popped: Vec<(u64, u32)> =
+            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.as_micros(), e))).collect();
+        assert_eq!(popped, reference(&events));
+    }
+
+    #[test]
+    fn far_and_maximal_times_pop_last() {
+        let mut q = EventQueue::new();
+        q.schedule(Timestamp::MAX, 'z');
+        q.schedule(Timestamp::from_micros(3_600_000_000), 'y');
+        q.schedule(Timestamp::from_micros(1), 'x');
+        assert_eq!(q.peek_time(), Some(Timestamp::from_micros(1)));
+        assert_eq!(q.pop().map(|e| e.1), Some('x'));
+        assert_eq!(q.peek_time(), Some(Timestamp::from_micros(3_600_000_000)));
+        assert_eq!(q.pop().map(|e| e.1), Some('y'));
+        assert_eq!(q.pop(), Some((Timestamp::MAX, 'z')));
+        assert!(q.is_empty());
+    }
 
     #[test]
     fn pops_in_time_then_insertion_order() {
