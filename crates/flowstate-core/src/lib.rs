@@ -26,5 +26,5 @@ pub mod scream;
 pub mod source;
 pub mod window;
 
-#[cfg(test)]
-pub(crate) mod test_link;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

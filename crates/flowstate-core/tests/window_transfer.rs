@@ -1,14 +1,13 @@
-//! In-memory two-endpoint transfers across a small seeded lossy link: every byte must
-//! arrive exactly once and in order, for SCTP and for TCP (NewReno and CUBIC).
+//! In-memory two-endpoint transfers across a small seeded lossy link (the shared test
+//! bottleneck, `flowstate_core::testing`): every byte must arrive exactly once and in
+//! order, for SCTP and for TCP (NewReno and CUBIC).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use flowstate_core::endpoint::data_source::{SourceKind, XorShift64};
+use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::sctp::{
     SctpReceiver, SctpReceiverConfig, SctpSender, SctpSenderConfig,
 };
-use flowstate_core::endpoint::{Endpoint, Transmit};
+use flowstate_core::endpoint::Endpoint;
+use flowstate_core::testing::link::{Impairments, TestLink};
 use flowstate_core::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// Link impairments.
@@ -38,71 +37,15 @@ impl LinkConfig {
     }
 }
 
-/// One direction of a rate-limited drop-tail link with seeded impairments.
-struct Pipe<M> {
-    cfg: LinkConfig,
-    rng: XorShift64,
-    busy_until: Timestamp,
-    seq: u64,
-    heap: BinaryHeap<Reverse<(Timestamp, u64)>>,
-    msgs: std::collections::HashMap<u64, M>,
-    dropped: u64,
-}
-
-impl<M: Clone> Pipe<M> {
-    fn new(cfg: LinkConfig, seed: u64) -> Self {
-        Pipe {
-            cfg,
-            rng: XorShift64::new(seed),
-            busy_until: Timestamp::ZERO,
-            seq: 0,
-            heap: BinaryHeap::new(),
-            msgs: Default::default(),
-            dropped: 0,
-        }
-    }
-
-    fn send(&mut self, now: Timestamp, t: Transmit<M>) {
-        let start = self.busy_until.max(now);
-        // Drop-tail: bytes queued ahead = backlog time * rate.
-        if self.cfg.rate * (start - now) > self.cfg.queue {
-            self.dropped += 1;
-            return;
-        }
-        let done = start + t.size / self.cfg.rate;
-        self.busy_until = done;
-        if self.rng.next_f64() < self.cfg.loss {
-            self.dropped += 1;
-            return;
-        }
-        let mut arrive = done + self.cfg.delay;
-        if self.rng.next_f64() < self.cfg.reorder {
-            arrive += self.cfg.reorder_delay * self.rng.next_f64();
-        }
-        let copies = if self.rng.next_f64() < self.cfg.duplicate {
-            2
-        } else {
-            1
-        };
-        for _ in 0..copies {
-            self.seq += 1;
-            self.heap.push(Reverse((arrive, self.seq)));
-            self.msgs.insert(self.seq, t.message.clone());
-        }
-    }
-
-    fn next_arrival(&self) -> Option<Timestamp> {
-        self.heap.peek().map(|Reverse((t, _))| *t)
-    }
-
-    fn pop_due(&mut self, now: Timestamp) -> Option<M> {
-        let Reverse((t, seq)) = *self.heap.peek()?;
-        if t > now {
-            return None;
-        }
-        self.heap.pop();
-        self.msgs.remove(&seq)
-    }
+/// One direction of the link: the shared test bottleneck with `cfg`'s impairments.
+fn pipe<M: Clone>(cfg: LinkConfig, seed: u64) -> TestLink<M> {
+    let impairments = Impairments {
+        loss: cfg.loss,
+        reorder: cfg.reorder,
+        reorder_delay: cfg.reorder_delay,
+        duplicate: cfg.duplicate,
+    };
+    TestLink::new(cfg.rate, cfg.delay, cfg.queue).impaired(impairments, seed)
 }
 
 /// Drive sender `a` and receiver `b` until `done(a, b)` or `end`. Returns the end time.
@@ -120,21 +63,21 @@ where
     A::Outgoing: Clone,
     A::Incoming: Clone,
 {
-    let mut fwd: Pipe<A::Outgoing> = Pipe::new(link, seed);
+    let mut fwd: TestLink<A::Outgoing> = pipe(link, seed);
     // The ack path is clean apart from the delay (and not rate-limited beyond 100 Mbit/s).
     let ack_link = LinkConfig {
         rate: Bitrate::mbps(100.0),
         queue: DataSize::bytes(1 << 30),
         ..LinkConfig::clean()
     };
-    let mut rev: Pipe<A::Incoming> = Pipe::new(ack_link, seed ^ 0xABCD);
+    let mut rev: TestLink<A::Incoming> = pipe(ack_link, seed ^ 0xABCD);
     let mut now = Timestamp::ZERO;
     for _ in 0..5_000_000u64 {
         while let Some(t) = a.poll_transmit(now) {
-            fwd.send(now, t);
+            fwd.send(now, t.size, t.message);
         }
         while let Some(t) = b.poll_transmit(now) {
-            rev.send(now, t);
+            rev.send(now, t.size, t.message);
         }
         if done(a, b) {
             return now;
@@ -153,10 +96,10 @@ where
             return now;
         }
         now = now.max(next);
-        while let Some(m) = fwd.pop_due(now) {
+        while let Some((_, m)) = fwd.poll(now) {
             b.handle_input(now, m);
         }
-        while let Some(m) = rev.pop_due(now) {
+        while let Some((_, m)) = rev.poll(now) {
             a.handle_input(now, m);
         }
         if a.poll_timeout().is_some_and(|t| t <= now) {

@@ -691,53 +691,7 @@ mod tests {
     use super::*;
     use crate::gcc::GccPreset;
     use crate::source::{EncoderBounds, StatisticsCodecConfig};
-
-    /// A deterministic bottleneck: FIFO drop-tail queue of `limit` bytes served at `rate`,
-    /// then a fixed propagation delay.
-    struct Link<M> {
-        rate: Bitrate,
-        delay: TimeDelta,
-        limit: DataSize,
-        last_departure: Timestamp,
-        in_flight: VecDeque<(Timestamp, M)>,
-        dropped: u64,
-    }
-
-    impl<M> Link<M> {
-        fn new(rate: Bitrate, delay: TimeDelta, limit: DataSize) -> Self {
-            Self {
-                rate,
-                delay,
-                limit,
-                last_departure: Timestamp::ZERO,
-                in_flight: VecDeque::new(),
-                dropped: 0,
-            }
-        }
-        fn queued(&self, now: Timestamp) -> DataSize {
-            self.rate * self.last_departure.saturating_since(now)
-        }
-        fn send(&mut self, now: Timestamp, t: Transmit<M>) {
-            if self.queued(now) + t.size > self.limit {
-                self.dropped += 1;
-                return;
-            }
-            let start = self.last_departure.max(now);
-            self.last_departure = start + t.size / self.rate;
-            let arrival = self.last_departure + self.delay;
-            self.in_flight.push_back((arrival, t.message));
-        }
-        fn next(&self) -> Option<Timestamp> {
-            self.in_flight.front().map(|(t, _)| *t)
-        }
-        fn pop_due(&mut self, now: Timestamp) -> Option<M> {
-            if self.next().is_some_and(|t| t <= now) {
-                self.in_flight.pop_front().map(|(_, m)| m)
-            } else {
-                None
-            }
-        }
-    }
+    use crate::testing::link::TestLink;
 
     struct Sample {
         time: Timestamp,
@@ -752,13 +706,8 @@ mod tests {
         drops: u64,
     }
 
-    /// Drive one flow through the link; `capacity(t)` gives the bottleneck rate.
-    fn run(
-        preset: GccPreset,
-        secs: u64,
-        capacity: impl Fn(Timestamp) -> Bitrate,
-        statistics: bool,
-    ) -> Run {
+    /// Drive one flow through a 1 Mbit/s bottleneck, halved at `halve_at` if given.
+    fn run(preset: GccPreset, secs: u64, halve_at: Option<Timestamp>, statistics: bool) -> Run {
         let gcc = preset.config();
         let mut scfg = MediaSenderConfig::new(gcc.clone());
         scfg.source = if statistics {
@@ -770,9 +719,13 @@ mod tests {
         let mut receiver = MediaReceiver::new(MediaReceiverConfig::new(gcc));
         let one_way = TimeDelta::millis(25);
         // Queue of 300 ms at 1 Mbit/s.
-        let mut fwd: Link<RtpPacket> =
-            Link::new(capacity(Timestamp::ZERO), one_way, DataSize::bytes(37_500));
-        let mut rev: Link<MediaFeedback> = Link::new(Bitrate::mbps(100.0), one_way, DataSize::MAX);
+        let mut fwd: TestLink<RtpPacket> =
+            TestLink::new(Bitrate::mbps(1.0), one_way, DataSize::bytes(37_500));
+        if let Some(at) = halve_at {
+            fwd = fwd.change_at(at, Bitrate::kbps(500.0));
+        }
+        let mut rev: TestLink<MediaFeedback> =
+            TestLink::new(Bitrate::mbps(100.0), one_way, DataSize::MAX);
         let end = Timestamp::from_secs(secs);
         let mut now = Timestamp::ZERO;
         let mut out = Run {
@@ -786,24 +739,23 @@ mod tests {
         while now < end {
             guard += 1;
             assert!(guard < 50_000_000, "event loop stuck at {now}");
-            fwd.rate = capacity(now);
             if sender.poll_timeout().is_some_and(|t| t <= now) {
                 sender.handle_timeout(now);
             }
             if receiver.poll_timeout().is_some_and(|t| t <= now) {
                 receiver.handle_timeout(now);
             }
-            while let Some(p) = fwd.pop_due(now) {
+            while let Some((_, p)) = fwd.poll(now) {
                 receiver.handle_input(now, p);
             }
-            while let Some(m) = rev.pop_due(now) {
+            while let Some((_, m)) = rev.poll(now) {
                 sender.handle_input(now, m);
             }
             while let Some(t) = sender.poll_transmit(now) {
-                fwd.send(now, t);
+                fwd.send(now, t.size, t.message);
             }
             while let Some(t) = receiver.poll_transmit(now) {
-                rev.send(now, t);
+                rev.send(now, t.size, t.message);
             }
             if std::env::var("GCC_TRACE").is_ok() {
                 while let Some(o) = receiver
@@ -834,8 +786,8 @@ mod tests {
             let next = [
                 sender.poll_timeout(),
                 receiver.poll_timeout(),
-                fwd.next(),
-                rev.next(),
+                fwd.next_arrival(),
+                rev.next_arrival(),
                 Some(next_sample),
             ]
             .into_iter()
@@ -878,7 +830,7 @@ mod tests {
     }
 
     fn settles(preset: GccPreset) {
-        let r = run(preset, 90, |_| Bitrate::mbps(1.0), true);
+        let r = run(preset, 90, None, true);
         let g = goodput(&r, 60, 90);
         let q1 = mean_queue_ms(&r, 60, 75);
         let q2 = mean_queue_ms(&r, 75, 90);
@@ -897,18 +849,7 @@ mod tests {
 
     fn halving(preset: GccPreset) {
         let cut = 60_000u64;
-        let r = run(
-            preset,
-            65,
-            move |t| {
-                if t < Timestamp::from_millis(cut) {
-                    Bitrate::mbps(1.0)
-                } else {
-                    Bitrate::kbps(500.0)
-                }
-            },
-            false,
-        );
+        let r = run(preset, 65, Some(Timestamp::from_millis(cut)), false);
         let before = target_at(&r, cut);
         let after = target_at(&r, cut + 1000);
         eprintln!("{preset}: target {before} -> {after}");

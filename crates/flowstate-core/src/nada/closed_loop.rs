@@ -4,7 +4,7 @@
 //! halving at 40 s.
 
 use super::*;
-use crate::test_link::{LinkPacket, TestLink};
+use crate::testing::link::{LinkPacket, TestLink};
 use std::collections::VecDeque;
 
 struct Trace {
@@ -51,6 +51,7 @@ fn run(until_s: u64, halve_at_s: Option<u64>) -> Trace {
         while let Some(size) = sender.poll_send(now) {
             link.send(
                 now,
+                size,
                 LinkPacket {
                     seq,
                     size,

@@ -1,47 +1,15 @@
-//! Closed-loop tests: RAP and TFRC endpoints over a small in-test dumbbell (one FIFO
-//! drop-tail bottleneck of fixed rate, fixed propagation delays, an uncongested
-//! return path). Test-only.
+//! Closed-loop tests: RAP and TFRC endpoints over a small dumbbell (the shared test
+//! bottleneck [`crate::testing::link::TestLink`] with a drop-tail limit in packets,
+//! fixed propagation delays, an uncongested return path). Test-only.
 
 use crate::endpoint::rap::{RapReceiver, RapReceiverConfig, RapSender};
 use crate::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
 use crate::endpoint::Endpoint;
 use crate::rate::rap::RapConfig;
 use crate::rate::tfrc::TfrcConfig;
+use crate::testing::link::TestLink;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;
-
-/// The bottleneck: drop-tail FIFO of `capacity` packets served at `rate`.
-struct Link {
-    rate: Bitrate,
-    capacity: usize,
-    /// Departure times of packets in the system (waiting or in service).
-    departures: VecDeque<Timestamp>,
-    free_at: Timestamp,
-    drops: u64,
-}
-
-impl Link {
-    /// Enqueue at `now`; returns the departure time or `None` if dropped.
-    fn enqueue(&mut self, now: Timestamp, size: DataSize) -> Option<Timestamp> {
-        while self.departures.front().is_some_and(|d| *d <= now) {
-            self.departures.pop_front();
-        }
-        // `capacity` waiting packets plus the one in service.
-        if self.departures.len() > self.capacity {
-            self.drops += 1;
-            return None;
-        }
-        let start = if self.free_at > now {
-            self.free_at
-        } else {
-            now
-        };
-        let dep = start + size / self.rate;
-        self.free_at = dep;
-        self.departures.push_back(dep);
-        Some(dep)
-    }
-}
 
 struct Flow<S: Endpoint, R: Endpoint> {
     sender: S,
@@ -54,9 +22,8 @@ struct Flow<S: Endpoint, R: Endpoint> {
 
 struct Net<S: Endpoint, R: Endpoint> {
     flows: Vec<Flow<S, R>>,
-    link: Link,
-    /// Data in flight after the bottleneck: (arrival, flow, size, message).
-    fwd: VecDeque<(Timestamp, usize, DataSize, S::Outgoing)>,
+    /// The bottleneck (with the forward one-way delay), carrying (flow, size, message).
+    link: TestLink<(usize, DataSize, S::Outgoing)>,
     one_way: TimeDelta,
 }
 
@@ -77,6 +44,7 @@ fn run<S, R>(
 ) -> Outcome
 where
     S: Endpoint,
+    S::Outgoing: Clone,
     R: Endpoint<Incoming = S::Outgoing, Outgoing = S::Incoming>,
 {
     let mut net = Net {
@@ -89,14 +57,7 @@ where
                 window_bytes: 0,
             })
             .collect(),
-        link: Link {
-            rate,
-            capacity: queue,
-            departures: VecDeque::new(),
-            free_at: Timestamp::ZERO,
-            drops: 0,
-        },
-        fwd: VecDeque::new(),
+        link: TestLink::new(rate, rtt / 2, DataSize::MAX).packet_limit(queue),
         one_way: rtt / 2,
     };
     let end = Timestamp::ZERO + duration;
@@ -110,10 +71,7 @@ where
         guard += 1;
         assert!(guard < 50_000_000, "simulation does not advance");
         // Deliver data.
-        while net.fwd.front().is_some_and(|p| p.0 <= now) {
-            let Some((_, i, size, msg)) = net.fwd.pop_front() else {
-                break;
-            };
+        while let Some((_, (i, size, msg))) = net.link.poll(now) {
             if let Some(f) = net.flows.get_mut(i) {
                 if now >= w0 {
                     f.window_bytes += size.as_bytes();
@@ -138,10 +96,7 @@ where
                 f.receiver.handle_timeout(now);
             }
             while let Some(tx) = f.sender.poll_transmit(now) {
-                if let Some(dep) = net.link.enqueue(now, tx.size) {
-                    net.fwd
-                        .push_back((dep + net.one_way, i, tx.size, tx.message));
-                }
+                net.link.send(now, tx.size, (i, tx.size, tx.message));
             }
             while let Some(tx) = f.receiver.poll_transmit(now) {
                 f.back.push_back((now + net.one_way, tx.message));
@@ -149,8 +104,8 @@ where
         }
         // Next event.
         let mut next = Timestamp::MAX;
-        if let Some(p) = net.fwd.front() {
-            next = next.min(p.0);
+        if let Some(t) = net.link.next_arrival() {
+            next = next.min(t);
         }
         for (i, f) in net.flows.iter().enumerate() {
             if now < start_at[i] {
@@ -177,7 +132,7 @@ where
             .iter()
             .map(|f| f.window_bytes as f64 * 8.0 / secs)
             .collect(),
-        drops: net.link.drops,
+        drops: net.link.dropped,
     }
 }
 
@@ -208,36 +163,6 @@ fn jain_index_examples() {
     // equal shares -> 1; one flow takes all of two -> 1/2
     assert!((jain(&[3.0, 3.0]) - 1.0).abs() < 1e-12);
     assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
-}
-
-#[test]
-fn link_serializes_and_drops_tail() {
-    // 8 Mbit/s: 1000 B take 1 ms; capacity 2 waiting + 1 in service.
-    let mut l = Link {
-        rate: Bitrate::mbps(8.0),
-        capacity: 2,
-        departures: VecDeque::new(),
-        free_at: Timestamp::ZERO,
-        drops: 0,
-    };
-    let s = DataSize::bytes(1000);
-    assert_eq!(
-        l.enqueue(Timestamp::ZERO, s),
-        Some(Timestamp::from_millis(1))
-    );
-    assert_eq!(
-        l.enqueue(Timestamp::ZERO, s),
-        Some(Timestamp::from_millis(2))
-    );
-    assert_eq!(
-        l.enqueue(Timestamp::ZERO, s),
-        Some(Timestamp::from_millis(3))
-    );
-    assert_eq!(l.enqueue(Timestamp::ZERO, s), None);
-    assert_eq!(
-        l.enqueue(Timestamp::from_millis(1), s),
-        Some(Timestamp::from_millis(4))
-    );
 }
 
 /// 10 Mbit/s, 100 ms RTT, half-BDP queue (62 packets, paper 004): one RAP flow uses

@@ -4,7 +4,7 @@
 //! queuing delay, and the reaction to a capacity halving at 40 s.
 
 use super::*;
-use crate::test_link::{LinkPacket, TestLink};
+use crate::testing::link::{LinkPacket, TestLink};
 use std::collections::VecDeque;
 
 struct Trace {
@@ -45,6 +45,7 @@ fn run(until_s: u64, halve_at_s: u64) -> Trace {
         while let Some(p) = s.poll_send(now) {
             link.send(
                 now,
+                p.size,
                 LinkPacket {
                     seq: p.seq,
                     size: p.size,

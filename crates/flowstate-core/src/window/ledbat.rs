@@ -423,7 +423,7 @@ mod tests {
     /// packet acked after the 25 ms return path with its one-way delay).
     #[test]
     fn closed_loop_holds_target_and_follows_a_halving() {
-        use crate::test_link::{LinkPacket, TestLink};
+        use crate::testing::link::{LinkPacket, TestLink};
         let prop = TimeDelta::millis(25);
         let mut link = TestLink::new(Bitrate::mbps(1.0), prop, DataSize::bytes(60_000))
             .change_at(Timestamp::from_secs(40), Bitrate::kbps(500.0));
@@ -440,6 +440,7 @@ mod tests {
                 l.on_sent(now, mss);
                 link.send(
                     now,
+                    mss,
                     LinkPacket {
                         seq,
                         size: mss,
