@@ -24,6 +24,23 @@ struct LinkConfig {
 }
 
 impl LinkConfig {
+    /// 2 % loss, 5 % reordering, 2 % duplication.
+    fn lossy() -> Self {
+        LinkConfig {
+            loss: 0.02,
+            reorder: 0.05,
+            duplicate: 0.02,
+            ..LinkConfig::clean()
+        }
+    }
+
+    fn losing(loss: f64) -> Self {
+        LinkConfig {
+            loss,
+            ..LinkConfig::clean()
+        }
+    }
+
     fn clean() -> Self {
         LinkConfig {
             rate: Bitrate::mbps(4.0),
@@ -172,12 +189,7 @@ fn sctp_lossy_reordering_duplicating_link_delivers_exactly_once_in_order() {
     for seed in [3u64, 17, 99] {
         let total = 1_000_000;
         let (mut tx, mut rx) = sctp_pair(total, 100_000);
-        let link = LinkConfig {
-            loss: 0.02,
-            reorder: 0.05,
-            duplicate: 0.02,
-            ..LinkConfig::clean()
-        };
+        let link = LinkConfig::lossy();
         run(
             &mut tx,
             &mut rx,
@@ -203,10 +215,7 @@ fn sctp_lossy_reordering_duplicating_link_delivers_exactly_once_in_order() {
 fn sctp_five_percent_loss_delivers_everything() {
     let total = 500_000;
     let (mut tx, mut rx) = sctp_pair(total, 256 * 1024);
-    let link = LinkConfig {
-        loss: 0.05,
-        ..LinkConfig::clean()
-    };
+    let link = LinkConfig::losing(0.05);
     run(
         &mut tx,
         &mut rx,
@@ -273,12 +282,7 @@ fn tcp_lossy_reordering_duplicating_link_delivers_exactly_once_in_order() {
         for seed in [3u64, 17, 99] {
             let total = 1_000_000;
             let (mut tx, mut rx) = tcp_pair(total, cc);
-            let link = LinkConfig {
-                loss: 0.02,
-                reorder: 0.05,
-                duplicate: 0.02,
-                ..LinkConfig::clean()
-            };
+            let link = LinkConfig::lossy();
             run(
                 &mut tx,
                 &mut rx,
@@ -302,10 +306,7 @@ fn tcp_five_percent_loss_delivers_everything() {
     for cc in tcp_kinds() {
         let total = 500_000;
         let (mut tx, mut rx) = tcp_pair(total, cc);
-        let link = LinkConfig {
-            loss: 0.05,
-            ..LinkConfig::clean()
-        };
+        let link = LinkConfig::losing(0.05);
         run(
             &mut tx,
             &mut rx,

@@ -20,13 +20,15 @@
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
 use super::error::CouplingError;
-use super::flow::{Allocation, FlowId, RateReportMode};
-use super::fse::{distribute, distribution_option, reset_aggregate_option, Distribution};
+use super::flow::{FlowId, RateReportMode};
+use super::fse::{
+    distribute, distribution_option, reset_aggregate_option, Distribution, FseConfig,
+};
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
-use super::rules::CouplingRules;
-use crate::units::{TimeDelta, Timestamp};
+use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
+use crate::units::Timestamp;
 
 /// Options of the conservative FSE.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,11 +102,17 @@ impl ConservativeConfig {
 
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
+        // The options it shares with the FSE, set as the FSE sets them.
+        let mut shared = FseConfig {
+            distribution: self.distribution,
+            reset_aggregate_to_allocated: self.reset_aggregate_to_allocated,
+        };
+        if shared.set_option(name, value) {
+            self.distribution = shared.distribution;
+            self.reset_aggregate_to_allocated = shared.reset_aggregate_to_allocated;
+            return true;
+        }
         match (name, value) {
-            ("distribution", CheckedValue::Choice(c)) => match Distribution::from_name(c) {
-                Some(d) => self.distribution = d,
-                None => return false,
-            },
             ("increase_limit_per_flow_count", CheckedValue::Bool(b)) => {
                 self.increase_limit_per_flow_count = b
             }
@@ -112,9 +120,6 @@ impl ConservativeConfig {
                 self.reducer_may_update_during_timer = b
             }
             ("timer_rtts", CheckedValue::Positive(n)) => self.timer_rtts = n.round() as i64,
-            ("reset_aggregate_to_allocated", CheckedValue::Bool(b)) => {
-                self.reset_aggregate_to_allocated = b
-            }
             _ => return false,
         }
         true
@@ -149,15 +154,13 @@ impl CouplingRules for ConservativeFse {
         self.timer.filter(|t| now < t.expires).map(|t| t.expires)
     }
 
-    fn rate_update(
-        &mut self,
-        now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome {
+        let RateUpdate {
+            now,
+            idx,
+            cc_r,
+            rtt,
+        } = u;
         let flow = &group.flows[idx];
         let running = self.timer.filter(|t| now < t.expires);
         let may_change = match running {
@@ -188,12 +191,8 @@ impl CouplingRules for ConservativeFse {
                 group.add_to_aggregate(increase);
             }
         }
-        distribute(
-            group,
-            self.config.distribution,
-            self.config.reset_aggregate_to_allocated,
-            out,
-        );
+        let reset = self.config.reset_aggregate_to_allocated;
+        distribute(group, self.config.distribution, reset, out);
         Ok(())
     }
 }

@@ -30,17 +30,15 @@
 use std::collections::BTreeMap;
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
-use super::error::CouplingError;
 use super::flow::FlowSpec;
-use super::flow::{Allocation, FlowId, RateReportMode};
+use super::flow::{FlowId, RateReportMode};
 use super::fse_ng::restore_initial_caps;
 use super::fse_ng::{count_change_twice_option, distribute_rate_led, min_rtt};
 use super::group::FlowEntry;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
-use super::rules::{join_at_rate, CouplingRules};
-use crate::units::Timestamp;
+use super::rules::{join_at_rate, CouplingRules, Out, Outcome, RateUpdate, WindowUpdate};
 use crate::units::{DataSize, TimeDelta};
 
 /// Options of Extended FSE-NG.
@@ -137,15 +135,8 @@ impl CouplingRules for ExtendedFseNg {
 
     /// Alg. 4: S_CR += CC_R - FSE_R(f) (once), then the rate-led distribution. Rate
     /// flows send no RTT.
-    fn rate_update(
-        &mut self,
-        _now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        _rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome {
+        let RateUpdate { idx, cc_r, .. } = u;
         let change = cc_r - group.flows[idx].fse_r;
         let twice = self.config.count_change_twice
             && group.has_window_flows()
@@ -155,25 +146,14 @@ impl CouplingRules for ExtendedFseNg {
         Ok(())
     }
 
-    fn window_update(
-        &mut self,
-        group: &mut FlowGroup,
-        idx: usize,
-        cwnd: DataSize,
-        rtt: Option<TimeDelta>,
-        _out: &mut Vec<Allocation>,
-    ) {
+    fn window_update(&mut self, group: &mut FlowGroup, u: WindowUpdate, _out: &mut Out) {
+        let WindowUpdate { idx, cwnd, rtt } = u;
         self.window_report(group, idx, cwnd, rtt);
     }
 
     /// As FSE-NG: window flows get their registration-time cap back when the last rate
     /// flow leaves.
-    fn deregistered(
-        &mut self,
-        group: &mut FlowGroup,
-        removed: &FlowEntry,
-        out: &mut Vec<Allocation>,
-    ) {
+    fn deregistered(&mut self, group: &mut FlowGroup, removed: &FlowEntry, out: &mut Out) {
         if removed.is_rate() {
             restore_initial_caps(group, out);
         }
@@ -240,6 +220,7 @@ mod tests {
     use crate::coupling::flow::Allowance;
     use crate::coupling::group::{FlowEntry, WindowState};
     use crate::units::Bitrate;
+    use crate::units::Timestamp;
 
     const MTU: DataSize = DataSize::bytes(1200);
 
@@ -289,6 +270,17 @@ mod tests {
         ext.window_report(g, 1, DataSize::bytes(cwnd), Some(ms(rtt_ms)));
     }
 
+    /// Alg. 4 for the GCC flow (index 0) reporting `cc_r`.
+    fn rate(ext: &mut ExtendedFseNg, g: &mut FlowGroup, cc_r: f64, out: &mut Out) {
+        let u = RateUpdate {
+            now: Timestamp::ZERO,
+            idx: 0,
+            cc_r,
+            rtt: None,
+        };
+        ext.rate_update(g, u, out).unwrap();
+    }
+
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-6 * b.abs().max(1.0), "{a} != {b}");
     }
@@ -321,8 +313,7 @@ mod tests {
         // Alg. 4 line 12: CWND_max = FSE_R * RTT_base. S_CR = 1 Mbit/s + SCTP's own
         // changes (GCC app-limited at 1 Mbit/s = DR): 1e6 + 12 000 B / 300 ms.
         let mut out = Vec::new();
-        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1e6, None, &mut out)
-            .unwrap();
+        rate(&mut ext, &mut g, 1e6, &mut out);
         close(g.s_cr, 1e6 + 320_000.0);
         // Equal priorities: each gets S_CR / 2 = 660 kbit/s; 660 kbit/s x 120 ms = 9 900 B.
         close(out[1].rate.as_bps(), 660_000.0);
@@ -364,8 +355,7 @@ mod tests {
         ext.register_window(&mut g, 1, DataSize::bytes(12_000), Some(ms(100)));
         close(g.s_cr, 1.96e6);
         let mut out = Vec::new();
-        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.1e6, None, &mut out)
-            .unwrap(); // GCC +0.1: S_CR 2.06
+        rate(&mut ext, &mut g, 1.1e6, &mut out); // GCC +0.1: S_CR 2.06
         close(g.flows[1].fse_r, 1.06e6); // SCTP's allocation
                                          // SCTP grows by one MTU: 13 200 B / 100 ms = 1.056 Mbit/s (< its 1.06 share).
         report(&mut ext, &mut g, 13_200, 100);
@@ -384,8 +374,7 @@ mod tests {
         let mut g = group(1e6, 1e6);
         ext.register_window(&mut g, 1, DataSize::bytes(12_000), Some(ms(100)));
         let mut out = Vec::new();
-        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.1e6, None, &mut out)
-            .unwrap();
+        rate(&mut ext, &mut g, 1.1e6, &mut out);
         close(g.flows[1].fse_r, 1.06e6);
         // The cap CWND_max = 1.06 Mbit/s x 100 ms; a capped cwnd over RTT >= RTT_base
         // reports at most the allocation, so S_CR can only shrink.
@@ -409,8 +398,7 @@ mod tests {
         let mut ext = ExtendedFseNg::from(ExtendedFseNgConfig::default());
         let mut g = group(1e6, 2e6);
         let mut out = Vec::new();
-        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.3e6, None, &mut out)
-            .unwrap();
+        rate(&mut ext, &mut g, 1.3e6, &mut out);
         close(g.s_cr, 1.3e6);
         let config = ExtendedFseNgConfig {
             count_change_twice: true,
@@ -418,8 +406,7 @@ mod tests {
         };
         let mut ext = ExtendedFseNg::from(config);
         let mut g = group(1e6, 2e6);
-        ext.rate_update(Timestamp::ZERO, &mut g, 0, 1.3e6, None, &mut out)
-            .unwrap();
+        rate(&mut ext, &mut g, 1.3e6, &mut out);
         close(g.s_cr, 1.6e6);
     }
 }

@@ -10,14 +10,12 @@
 //! ```
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
-use super::error::CouplingError;
 use super::flow::{Allocation, RateReportMode};
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
-use super::rules::CouplingRules;
+use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 use super::waterfill::{proportional_share, Claim};
-use crate::units::{TimeDelta, Timestamp};
 
 pub(crate) const INFO: MechanismInfo = MechanismInfo {
     name: "fse",
@@ -129,16 +127,15 @@ impl FseConfig {
     /// Sets a declared option ([`INFO`]); false if there is no such field.
     pub(crate) fn set_option(&mut self, name: &str, value: CheckedValue) -> bool {
         match (name, value) {
-            ("distribution", CheckedValue::Choice(c)) => match Distribution::from_name(c) {
-                Some(d) => self.distribution = d,
-                None => return false,
-            },
+            ("distribution", CheckedValue::Choice(c)) => Distribution::from_name(c)
+                .map(|d| self.distribution = d)
+                .is_some(),
             ("reset_aggregate_to_allocated", CheckedValue::Bool(b)) => {
-                self.reset_aggregate_to_allocated = b
+                self.reset_aggregate_to_allocated = b;
+                true
             }
-            _ => return false,
+            _ => false,
         }
-        true
     }
 
     /// Paper 004's first, simplest FSE: proportional shares, no leftover loop, no reset.
@@ -164,23 +161,12 @@ impl From<FseConfig> for Fse {
 
 impl CouplingRules for Fse {
     /// RFC 8699 5.2 alg. 1 step a: S_CR = S_CR + CC_R - FSE_R(f); then distribute.
-    fn rate_update(
-        &mut self,
-        _now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        _rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome {
+        let RateUpdate { idx, cc_r, .. } = u;
         let delta = cc_r - group.flows[idx].fse_r;
         group.add_to_aggregate(delta);
-        distribute(
-            group,
-            self.config.distribution,
-            self.config.reset_aggregate_to_allocated,
-            out,
-        );
+        let reset = self.config.reset_aggregate_to_allocated;
+        distribute(group, self.config.distribution, reset, out);
         Ok(())
     }
 }

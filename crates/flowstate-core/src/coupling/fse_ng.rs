@@ -18,15 +18,13 @@
 //! flow's CWND_max is reset to the value it registered with.
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
-use super::error::CouplingError;
 use super::flow::{Allocation, Allowance, RateReportMode};
 use super::group::FlowEntry;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
-use super::rules::CouplingRules;
+use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 use super::waterfill::{proportional_share, Claim};
-use crate::units::Timestamp;
 use crate::units::{Bitrate, TimeDelta};
 
 /// Options of FSE-NG.
@@ -104,15 +102,13 @@ impl From<FseNgConfig> for FseNg {
 /// A window flow only stores its initial cap at registration (S_CR is untouched), and
 /// its updates never change S_CR and trigger nothing: the default hooks.
 impl CouplingRules for FseNg {
-    fn rate_update(
-        &mut self,
-        _now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        last_rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome {
+        let RateUpdate {
+            idx,
+            cc_r,
+            rtt: last_rtt,
+            ..
+        } = u;
         let change = cc_r - group.flows[idx].fse_r;
         let counted_once = !group.has_window_flows() || group.all_rate_flows_app_limited();
         if counted_once || !self.config.count_change_twice {
@@ -125,12 +121,7 @@ impl CouplingRules for FseNg {
         Ok(())
     }
 
-    fn deregistered(
-        &mut self,
-        group: &mut FlowGroup,
-        removed: &FlowEntry,
-        out: &mut Vec<Allocation>,
-    ) {
+    fn deregistered(&mut self, group: &mut FlowGroup, removed: &FlowEntry, out: &mut Out) {
         if removed.is_rate() {
             restore_initial_caps(group, out);
         }

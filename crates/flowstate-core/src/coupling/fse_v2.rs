@@ -19,15 +19,13 @@
 //! window flow that reports none is greedy, as in the paper).
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
-use super::error::CouplingError;
 use super::flow::FlowSpec;
 use super::flow::{Allocation, Allowance, RateReportMode};
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
-use super::rules::{join_at_rate, CouplingRules};
+use super::rules::{join_at_rate, CouplingRules, Out, Outcome, RateUpdate, WindowUpdate};
 use super::waterfill::Claim;
-use crate::units::Timestamp;
 use crate::units::{Bitrate, DataSize, TimeDelta};
 
 /// Options of FSEv2.
@@ -188,28 +186,15 @@ impl CouplingRules for FseV2 {
         join_at_rate(group, idx, cc_r);
     }
 
-    fn rate_update(
-        &mut self,
-        _now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        _rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome {
+        let RateUpdate { idx, cc_r, .. } = u;
         self.update(group, idx, cc_r, out);
         Ok(())
     }
 
     /// A window flow's CC_R = cwnd / last_rtt, then Alg. 6 as for a rate flow.
-    fn window_update(
-        &mut self,
-        group: &mut FlowGroup,
-        idx: usize,
-        cwnd: DataSize,
-        rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) {
+    fn window_update(&mut self, group: &mut FlowGroup, u: WindowUpdate, out: &mut Out) {
+        let WindowUpdate { idx, cwnd, rtt } = u;
         let cc_r = self.window_rate(cwnd, rtt);
         self.update(group, idx, cc_r, out);
     }

@@ -7,6 +7,7 @@ use super::error::CouplingError;
 use super::flow::{Allocation, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
 use super::group::{FlowEntry, FlowGroup};
 use super::mechanism::{GroupState, Mechanism};
+use super::rules::{RateUpdate, WindowUpdate};
 use super::validate::{
     checked_desired, checked_priority, checked_rate, checked_rtt, mismatch, validate_spec,
 };
@@ -151,17 +152,10 @@ impl CouplingManager {
         report: FlowReport,
     ) -> Result<&[Allocation], CouplingError> {
         self.out.clear();
-        let key = *self
-            .flow_groups
-            .get(&flow)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
+        let (key, idx) = self.locate(flow)?;
         let group = self
             .groups
             .get_mut(&key)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        let idx = group
-            .flows
-            .index_of(flow)
             .ok_or(CouplingError::UnknownFlow(flow))?;
         let registered = group.flows.flows[idx].kind();
         let rules = group.state.inner_mut();
@@ -172,7 +166,13 @@ impl CouplingManager {
                 }
                 let cc_r = checked_rate("reported rate", rate)?;
                 let rtt = checked_rtt("reported RTT", rtt)?;
-                rules.rate_update(now, &mut group.flows, idx, cc_r, rtt, &mut self.out)?;
+                let u = RateUpdate {
+                    now,
+                    idx,
+                    cc_r,
+                    rtt,
+                };
+                rules.rate_update(&mut group.flows, u, &mut self.out)?;
             }
             FlowReport::Window {
                 cwnd,
@@ -187,7 +187,8 @@ impl CouplingManager {
                 group
                     .flows
                     .record_window_report(idx, cwnd, ssthresh, desired_cwnd, rtt);
-                rules.window_update(&mut group.flows, idx, cwnd, rtt, &mut self.out);
+                let u = WindowUpdate { idx, cwnd, rtt };
+                rules.window_update(&mut group.flows, u, &mut self.out);
             }
         }
         Ok(&self.out)
@@ -264,19 +265,11 @@ impl CouplingManager {
 
     /// One flow's state.
     pub fn flow(&self, flow: FlowId) -> Result<FlowInfo, CouplingError> {
-        let key = *self
-            .flow_groups
-            .get(&flow)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        let group = self
-            .groups
-            .get(&key)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        let idx = group
-            .flows
-            .index_of(flow)
-            .ok_or(CouplingError::UnknownFlow(flow))?;
-        Ok(flow_info(key, &group.flows.flows[idx]))
+        let (key, idx) = self.locate(flow)?;
+        let entry = self.groups.get(&key).map(|g| &g.flows.flows[idx]);
+        entry
+            .map(|f| flow_info(key, f))
+            .ok_or(CouplingError::UnknownFlow(flow))
     }
 
     /// The keys of all groups with at least one flow.
@@ -290,13 +283,23 @@ impl CouplingManager {
         self.groups.get(&key)?.state.inner().timer_expiry(now)
     }
 
+    /// The group key of a registered flow and the flow's index in its group.
+    fn locate(&self, flow: FlowId) -> Result<(GroupKey, usize), CouplingError> {
+        let unknown = || CouplingError::UnknownFlow(flow);
+        let key = *self.flow_groups.get(&flow).ok_or_else(unknown)?;
+        let group = self.groups.get(&key).ok_or_else(unknown)?;
+        let idx = group.flows.index_of(flow).ok_or_else(unknown)?;
+        Ok((key, idx))
+    }
+
     /// The group of a flow and the flow's index in it. Callers that change a flow's
     /// priority or desired rate must call [`FlowGroup::claims_changed`].
     fn locate_mut(&mut self, flow: FlowId) -> Result<(&mut FlowGroup, usize), CouplingError> {
-        let unknown = CouplingError::UnknownFlow(flow);
-        let key = *self.flow_groups.get(&flow).ok_or(unknown.clone())?;
-        let group = self.groups.get_mut(&key).ok_or(unknown.clone())?;
-        let idx = group.flows.index_of(flow).ok_or(unknown)?;
+        let (key, idx) = self.locate(flow)?;
+        let group = self
+            .groups
+            .get_mut(&key)
+            .ok_or(CouplingError::UnknownFlow(flow))?;
         Ok((&mut group.flows, idx))
     }
 }

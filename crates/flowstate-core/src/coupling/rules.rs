@@ -23,6 +23,31 @@ use super::flow::{Allocation, FlowSpec};
 use super::group::{FlowEntry, FlowGroup};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
+/// The allocations a hook emits (every flow whose allowance changes).
+pub(crate) type Out = Vec<Allocation>;
+/// What a rate update returns: an error rejects the report (nothing is applied).
+pub(crate) type Outcome = Result<(), CouplingError>;
+
+/// A rate flow's report, validated: CC_R in bit/s (finite, >= 0) and its RTT.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RateUpdate {
+    pub now: Timestamp,
+    /// The flow's index in the group.
+    pub idx: usize,
+    pub cc_r: f64,
+    pub rtt: Option<TimeDelta>,
+}
+
+/// A window flow's report, already recorded in its `WindowState`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct WindowUpdate {
+    /// The flow's index in the group.
+    pub idx: usize,
+    pub cwnd: DataSize,
+    /// The newest RTT sample, if the report had one.
+    pub rtt: Option<TimeDelta>,
+}
+
 /// One coupling mechanism's rules for one flow group.
 pub(crate) trait CouplingRules: fmt::Debug {
     /// A flow joined the group at index `idx`. Default: a rate flow's initial rate
@@ -34,40 +59,18 @@ pub(crate) trait CouplingRules: fmt::Debug {
         }
     }
 
-    /// A rate flow's controller computed CC_R (`cc_r`, bit/s). Push the allocations
-    /// that change into `out`.
-    fn rate_update(
-        &mut self,
-        now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError>;
+    /// A rate flow's controller computed CC_R. Push the allocations that change into
+    /// `out`.
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome;
 
     /// A window flow's controller changed its cwnd. Default: nothing (the mechanism
     /// couples no window flows, or they are passive).
-    fn window_update(
-        &mut self,
-        _group: &mut FlowGroup,
-        _idx: usize,
-        _cwnd: DataSize,
-        _rtt: Option<TimeDelta>,
-        _out: &mut Vec<Allocation>,
-    ) {
-    }
+    fn window_update(&mut self, _group: &mut FlowGroup, _u: WindowUpdate, _out: &mut Out) {}
 
     /// `removed` left the group, which still has flows. Default: nothing (S_CR is the
     /// [`super::DeregisterPolicy`]'s business; the others' shares change at the next
     /// update).
-    fn deregistered(
-        &mut self,
-        _group: &mut FlowGroup,
-        _removed: &FlowEntry,
-        _out: &mut Vec<Allocation>,
-    ) {
-    }
+    fn deregistered(&mut self, _group: &mut FlowGroup, _removed: &FlowEntry, _out: &mut Out) {}
 
     /// When the group's timer expires, if one runs at `now`. Default: no timer.
     fn timer_expiry(&self, _now: Timestamp) -> Option<Timestamp> {

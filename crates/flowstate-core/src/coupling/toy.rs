@@ -7,13 +7,11 @@
 //! every flow gets `headroom` x S_CR / N, whatever its priority.
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
-use super::error::CouplingError;
-use super::flow::{Allocation, RateReportMode};
+use super::flow::RateReportMode;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
 use super::options::CheckedValue;
-use super::rules::CouplingRules;
-use crate::units::{TimeDelta, Timestamp};
+use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 
 /// Options of the toy.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,15 +72,8 @@ impl From<ToyConfig> for Toy {
 
 /// Registration, window updates, leaving and timers: the default hooks.
 impl CouplingRules for Toy {
-    fn rate_update(
-        &mut self,
-        _now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        _rtt: Option<TimeDelta>,
-        out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, out: &mut Out) -> Outcome {
+        let RateUpdate { idx, cc_r, .. } = u;
         let change = cc_r - group.flows[idx].fse_r;
         group.add_to_aggregate(change);
         let share = self.config.headroom * group.s_cr / group.flows.len() as f64;

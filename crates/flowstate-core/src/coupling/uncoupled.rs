@@ -2,12 +2,10 @@
 //! papers compare against (e.g. paper 000 Table 5).
 
 use super::catalogue::{MechanismInfo, RATE_AND_WINDOW};
-use super::error::CouplingError;
-use super::flow::{Allocation, RateReportMode};
+use super::flow::RateReportMode;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
-use super::rules::CouplingRules;
-use crate::units::{TimeDelta, Timestamp};
+use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 
 pub(crate) const INFO: MechanismInfo = MechanismInfo {
     name: "none",
@@ -27,15 +25,8 @@ pub(crate) struct Uncoupled;
 
 impl CouplingRules for Uncoupled {
     /// The flow's own rate stands; nothing changes for anyone.
-    fn rate_update(
-        &mut self,
-        _now: Timestamp,
-        group: &mut FlowGroup,
-        idx: usize,
-        cc_r: f64,
-        _rtt: Option<TimeDelta>,
-        _out: &mut Vec<Allocation>,
-    ) -> Result<(), CouplingError> {
+    fn rate_update(&mut self, group: &mut FlowGroup, u: RateUpdate, _out: &mut Out) -> Outcome {
+        let RateUpdate { idx, cc_r, .. } = u;
         group.flows[idx].fse_r = cc_r;
         Ok(())
     }

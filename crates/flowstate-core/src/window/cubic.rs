@@ -266,14 +266,12 @@ impl WindowController for Cubic {
                 self.avoid(now, ack.newly_acked);
             }
         }
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     fn on_dup_ack(&mut self, _now: Timestamp) {
         self.recovery.dup_ack(&mut self.core);
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     /// RFC 9438 4.6: ssthresh = max(FlightSize * beta_cubic, 2*SMSS), then NewReno fast
@@ -285,8 +283,7 @@ impl WindowController for Cubic {
         let ssthresh = self.congestion_event();
         self.recovery
             .enter(&mut self.core, ssthresh, recovery_point);
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
         true
     }
 
@@ -313,8 +310,7 @@ impl WindowController for Cubic {
         self.last_epoch_start = None;
         self.core.cwnd = self.core.mtu;
         self.recovery.point = None;
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {

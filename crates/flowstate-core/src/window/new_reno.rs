@@ -168,14 +168,12 @@ impl WindowController for NewReno {
                 }
             }
         }
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     fn on_dup_ack(&mut self, _now: Timestamp) {
         self.recovery.dup_ack(&mut self.core);
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     /// RFC 6582 3.2 step 2: ssthresh = max(FlightSize/2, 2*SMSS), cwnd = ssthresh + 3*SMSS.
@@ -188,8 +186,7 @@ impl WindowController for NewReno {
         self.recovery
             .enter(&mut self.core, ssthresh, recovery_point);
         self.bytes_acked = DataSize::ZERO;
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
         true
     }
 
@@ -214,8 +211,7 @@ impl WindowController for NewReno {
         self.core.cwnd = self.core.mtu;
         self.recovery.point = None;
         self.bytes_acked = DataSize::ZERO;
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}

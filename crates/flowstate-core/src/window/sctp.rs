@@ -150,8 +150,7 @@ impl WindowController for SctpCongestionControl {
         if self.core.flight == DataSize::ZERO {
             self.partial_bytes_acked = DataSize::ZERO;
         }
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     /// RFC 9260 7.2.4 (2): on entering Fast Recovery, ssthresh = max(cwnd/2, 4*MTU),
@@ -165,8 +164,7 @@ impl WindowController for SctpCongestionControl {
         self.core.cwnd = self.core.ssthresh;
         self.partial_bytes_acked = DataSize::ZERO;
         self.recovery_point = Some(recovery_point);
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
         true
     }
 
@@ -177,8 +175,7 @@ impl WindowController for SctpCongestionControl {
         self.core.cwnd = self.core.mtu;
         self.partial_bytes_acked = DataSize::ZERO;
         self.recovery_point = None;
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     /// RFC 9260 7.2.1: "When the endpoint does not transmit data on a given transport
@@ -198,8 +195,7 @@ impl WindowController for SctpCongestionControl {
                 decayed.min(self.core.cwnd)
             };
         }
-        self.core.clamp();
-        self.core.note_change();
+        self.core.settle();
     }
 
     /// FSEv2 (paper 000 VII-B2g): adopt the manager's cwnd (already rounded to whole

@@ -61,10 +61,16 @@ impl WindowCore {
         self.cwnd = self.cwnd.max(self.mtu);
     }
 
-    pub fn set_max_cwnd(&mut self, max: Option<DataSize>) {
-        self.max_cwnd = max.map(|m| m.max(self.mtu));
+    /// Apply floor and cap, then queue a report if cwnd or ssthresh changed: the end of
+    /// every reaction to an input.
+    pub fn settle(&mut self) {
         self.clamp();
         self.note_change();
+    }
+
+    pub fn set_max_cwnd(&mut self, max: Option<DataSize>) {
+        self.max_cwnd = max.map(|m| m.max(self.mtu));
+        self.settle();
     }
 
     /// Queue a report if cwnd or ssthresh changed since the last one.
