@@ -13,7 +13,7 @@
 //!   PREV_R(f) = CC_R
 //! ```
 //!
-//! PREV_R(f) is what Alg. 5 calls FSE_R(flow). The reference code (paper 000 ref. [28],
+//! PREV_R(f) is what Alg. 5 calls FSE_R(flow). The reference code (paper 000 ref. \[28\],
 //! `FseNgV2::CwndFlowUpdate`) keeps it apart from the allocation: it subtracts the flow's
 //! previous *report* (`HybridCwndFlow::GetPrevCwnd`), and Alg. 4's allocation to window
 //! flows (line 11) only becomes CWND_max. S_CR therefore moves by the window flow's own

@@ -16,6 +16,11 @@
 //! All five share one allocation routine, weighted water-filling with caps in closed
 //! form ([`waterfill`]), and differ in how the aggregate S_CR moves. Every deviation from
 //! a paper is an option of the mechanism's config struct; docs/ALGORITHMS.md lists them.
+//!
+//! Each mechanism's file holds its rules (the crate-private `CouplingRules` trait), its
+//! config and options, and its catalogue entry ([`MechanismInfo`], listed by
+//! [`Mechanism::catalogue`]); `mechanism.rs` lists the mechanisms once and says how to
+//! add one (one file plus one line).
 
 pub mod catalogue;
 pub mod conservative;

@@ -68,10 +68,10 @@ pub struct CwndChange {
 /// MTU), bytes in flight equal bytes sent minus bytes acked or lost (never negative), and
 /// no input sequence panics.
 ///
-/// Every controller embeds one [`WindowCore`] (the bookkeeping above) and hands it out
-/// through the crate-private supertrait `state::EmbedsCore`; the getters, the flight
-/// accounting, the cap and the change queue below are default methods over it, written
-/// once. (That supertrait seals the trait: controllers live in this crate.)
+/// Every controller embeds one `WindowCore` (the bookkeeping of `window/state.rs`) and
+/// hands it out through the crate-private supertrait `state::EmbedsCore`; the getters,
+/// the flight accounting, the cap and the change queue below are default methods over
+/// it, written once. (That supertrait seals the trait: controllers live in this crate.)
 pub trait WindowController: state::EmbedsCore {
     /// The unit the window moves in (SCTP path MTU, TCP SMSS).
     fn mtu(&self) -> DataSize {
