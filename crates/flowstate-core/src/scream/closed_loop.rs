@@ -13,7 +13,8 @@ struct Trace {
     arrivals: Vec<(Timestamp, DataSize)>,
 }
 
-fn run(until_s: u64, halve_at_s: u64) -> Trace {
+/// `greedy`: the encoder ignores the target and produces this rate.
+fn run(until_s: u64, halve_at_s: u64, greedy: Option<Bitrate>) -> Trace {
     let prop = TimeDelta::millis(25);
     let mut link = TestLink::new(Bitrate::mbps(1.0), prop, DataSize::bytes(40_000))
         .change_at(Timestamp::from_secs(halve_at_s), Bitrate::kbps(500.0));
@@ -31,7 +32,7 @@ fn run(until_s: u64, halve_at_s: u64) -> Trace {
     let mut now = Timestamp::ZERO;
     while now < Timestamp::from_secs(until_s) {
         if now >= next_frame {
-            let mut frame = s.target_bitrate() * frame_gap;
+            let mut frame = greedy.unwrap_or(s.target_bitrate()) * frame_gap;
             let mut packets = vec![];
             while frame > DataSize::ZERO {
                 let p = frame.min(DataSize::bytes(1200));
@@ -101,7 +102,7 @@ fn mean_delay_ms(tr: &Trace, a: f64, b: f64) -> f64 {
 
 #[test]
 fn scream_fills_a_1mbps_link_with_a_short_queue_and_follows_a_halving() {
-    let tr = run(70, 40);
+    let tr = run(70, 40, None);
     let u1 = goodput(&tr, 20.0, 40.0) / 1e6;
     let d1 = mean_delay_ms(&tr, 20.0, 40.0);
     let react = tr
@@ -115,11 +116,25 @@ fn scream_fills_a_1mbps_link_with_a_short_queue_and_follows_a_halving() {
         "SCReAM 1 Mbit/s: utilization {u1:.3}, mean queuing delay {d1:.1} ms; halving: target \
          < 550 kbit/s after {react:?} s; after: utilization {u2:.3}, {d2:.1} ms"
     );
-    // Measured: 0.989, 12.5 ms; 0.80 s; 0.976, 10.5 ms (network queue only, the RTP
+    // Measured: 0.989, 12.7 ms; 0.80 s; 0.972, 10.4 ms (network queue only, the RTP
     // queue at the sender not counted).
     assert!(u1 > 0.9, "utilization {u1}");
     assert!(d1 < 40.0, "queuing delay {d1} ms");
     assert!(react.is_some_and(|r| r < 2.0), "{react:?}");
     assert!(u2 > 0.9, "utilization after halving {u2}");
     assert!(d2 < 40.0, "queuing delay after halving {d2} ms");
+}
+
+/// With an encoder that ignores the target (1.5 Mbit/s into a 1 Mbit/s link) only the
+/// self-clocked window protects the network: the queuing delay must stay near
+/// QDELAY_TARGET (0.1 s) instead of filling the 320 ms buffer, and the link stay full.
+#[test]
+fn scream_window_alone_holds_the_delay_target_with_a_greedy_encoder() {
+    let tr = run(40, 40, Some(Bitrate::kbps(1500.0)));
+    let u = goodput(&tr, 10.0, 40.0) / 1e6;
+    let d = mean_delay_ms(&tr, 10.0, 40.0);
+    eprintln!("SCReAM greedy encoder: utilization {u:.3}, mean queuing delay {d:.1} ms");
+    // Measured: 1.000, 95.0 ms.
+    assert!(u > 0.95, "utilization {u}");
+    assert!(d < 130.0, "queuing delay {d} ms");
 }

@@ -93,10 +93,18 @@ impl NetworkControl {
             .max(self.flight)
     }
 
-    /// Section 4.1.2.5: a packet of `size` may be sent when it fits in
-    /// send_wnd = cwnd - bytes_in_flight (or nothing is in flight).
+    /// Section 4.1.2.5: a packet of `size` may be sent when it fits in the send window
+    /// cwnd - bytes_in_flight, which may be exceeded by one MSS while the queuing delay
+    /// is below its target (or when nothing is in flight). Without the MSS of slack a
+    /// window of a few packets could never grow past window validation's
+    /// 1.1 x max_bytes_in_flight.
     pub fn can_send(&self, size: DataSize) -> bool {
-        self.flight == DataSize::ZERO || (self.flight + size).as_bytes() as f64 <= self.cwnd
+        let slack = if self.qdelay.qdelay() < self.cfg.qdelay_target {
+            self.cfg.mss.as_bytes() as f64
+        } else {
+            0.0
+        };
+        self.flight == DataSize::ZERO || (self.flight + size).as_bytes() as f64 <= self.cwnd + slack
     }
 
     pub fn on_sent(&mut self, now: Timestamp, size: DataSize) {
@@ -297,6 +305,20 @@ mod tests {
         n.on_feedback(t(3000), loss);
         n.on_feedback(t(4000), loss);
         assert_eq!(n.cwnd(), DataSize::bytes(3000)); // MIN_CWND
+    }
+
+    #[test]
+    fn send_window_has_one_mss_of_slack_below_the_delay_target() {
+        let mut n = NetworkControl::new(ScreamConfig::default());
+        n.set_cwnd(DataSize::bytes(5000));
+        n.on_sent(t(0), DataSize::bytes(4800));
+        // qdelay 0 < target: 4800 + 1200 <= 5000 + 1000.
+        assert!(n.can_send(DataSize::bytes(1200)));
+        assert!(!n.can_send(DataSize::bytes(1300)));
+        n.queue_delay_mut().on_owd(t(1), TimeDelta::millis(10));
+        n.queue_delay_mut().on_owd(t(2), TimeDelta::millis(150)); // qdelay 140 ms
+        assert!(!n.can_send(DataSize::bytes(1200)));
+        assert!(n.can_send(DataSize::bytes(200)));
     }
 
     #[test]
