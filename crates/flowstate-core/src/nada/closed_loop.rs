@@ -1,4 +1,4 @@
-//! Closed loop on a 1 Mbit/s bottleneck (minimal: [`crate::test_link`], 1 ms steps, an
+//! Closed loop on a 1 Mbit/s bottleneck (the shared [`crate::testing::link`], 1 ms steps, an
 //! encoder that produces exactly r_vin at FPS, feedback over an uncongested 25 ms
 //! return path). Checks utilization, queuing delay, and the reaction to a capacity
 //! halving at 40 s.
@@ -112,7 +112,8 @@ fn nada_fills_a_1mbps_link_with_a_short_queue_and_follows_a_halving() {
     let util = goodput(&tr, 20.0, 40.0).as_bps() / 1e6;
     let delay = mean_delay(&tr, 20.0, 40.0);
     eprintln!("NADA 1 Mbit/s: utilization {util:.3}, mean queuing delay {delay}");
-    // Measured: utilization 1.000, mean queuing delay 9.9 ms. Equilibrium of section 4.3: x_curr = PRIO * XREF * RMAX / r_ref = 15 ms at 1 Mbit/s.
+    // Measured: utilization 1.000, mean queuing delay 9.9 ms. Equilibrium of section
+    // 4.3: x_curr = PRIO * XREF * RMAX / r_ref = 15 ms at 1 Mbit/s.
     assert!(util > 0.85 && util < 1.01, "utilization {util}");
     assert!(delay < TimeDelta::millis(30), "mean queuing delay {delay}");
     // After the halving at 40 s: r_ref below 600 kbit/s within 2 s (measured 0.76 s)...

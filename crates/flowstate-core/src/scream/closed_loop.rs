@@ -1,4 +1,4 @@
-//! Closed loop on a 1 Mbit/s bottleneck (minimal: [`crate::test_link`], 1 ms steps, an
+//! Closed loop on a 1 Mbit/s bottleneck (the shared [`crate::testing::link`], 1 ms steps, an
 //! encoder that produces exactly the target bitrate at 30 frames/s, per-packet
 //! feedback every 20 ms over an uncongested 25 ms return path). Checks utilization,
 //! queuing delay, and the reaction to a capacity halving at 40 s.

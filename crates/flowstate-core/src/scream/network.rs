@@ -264,9 +264,10 @@ mod tests {
         let mut n = NetworkControl::new(cfg);
         n.in_fast_increase = false;
         n.on_sent(t(0), DataSize::bytes(5000));
-        n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(30)); // base
-        n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(80)); // qdelay 50 ms
-                                                                  // off_target 0.5: cwnd = 5000 + 0.5 * 1000 * 1000 / 5000 = 5100.
+        // Base 30 ms, then qdelay 50 ms: off_target 0.5,
+        // cwnd = 5000 + 0.5 * 1000 * 1000 / 5000 = 5100.
+        n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(30));
+        n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(80));
         n.on_feedback(t(10), fb(1000));
         assert_eq!(n.cwnd(), DataSize::bytes(5100));
         // qdelay 200 ms: off_target -1: 5100 - 1000 * 1000 / 5100 = 4903.9.

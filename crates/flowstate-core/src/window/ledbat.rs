@@ -419,7 +419,7 @@ mod tests {
         assert!(c.validate().unwrap_err().contains("ledbat.gain"));
     }
 
-    /// Closed loop on a 1 Mbit/s link (minimal: [`crate::test_link`], one flow, every
+    /// Closed loop on a 1 Mbit/s link (the shared [`crate::testing::link`], one flow, every
     /// packet acked after the 25 ms return path with its one-way delay).
     #[test]
     fn closed_loop_holds_target_and_follows_a_halving() {
@@ -552,10 +552,21 @@ mod tests {
                         let removed = flight * per_mille / 1000;
                         flight -= removed;
                         if advanced { cum = (cum + removed + 1).min(seq.max(cum)); }
-                        l.on_ack(now, &AckEvent { newly_acked: DataSize::bytes(removed), removed_from_flight: DataSize::bytes(removed), cum_ack: cum, cum_ack_advanced: advanced, rtt: None });
+                        let bytes = DataSize::bytes(removed);
+                        l.on_ack(now, &AckEvent {
+                            newly_acked: bytes,
+                            removed_from_flight: bytes,
+                            cum_ack: cum,
+                            cum_ack_advanced: advanced,
+                            rtt: None,
+                        });
                     }
                     Op::Delay(us) => l.on_delay_sample(now, TimeDelta::from_micros(us)),
-                    Op::Lose(per_mille) => { let lost = flight * per_mille / 1000; flight -= lost; l.on_lost(DataSize::bytes(lost)); }
+                    Op::Lose(per_mille) => {
+                        let lost = flight * per_mille / 1000;
+                        flight -= lost;
+                        l.on_lost(DataSize::bytes(lost));
+                    }
                     Op::FastRetransmit => { l.on_fast_retransmit(now, seq); }
                     Op::Rto => l.on_rto_timeout(now, false),
                     Op::SetMax(m) => l.set_max_cwnd(m.map(DataSize::bytes)),
