@@ -109,7 +109,8 @@ def test_preset_only_on_gcc(kind, preset):
     scenario["flows"][1]["preset"] = preset
     if kind == "cbr":
         scenario["flows"][1]["overrides"] = {"rate": "1Mbps"}
-    one_line_scenario_error(scenario, "flows[1].preset", "only gcc flows take a preset", kind)
+    expected = "expected one of usrsctp|dcsctp" if kind == "sctp" else "only gcc and sctp flows take a preset"
+    one_line_scenario_error(scenario, "flows[1].preset", expected, kind)
 
 
 # --- priorities near the float limits ------------------------------------------------

@@ -370,6 +370,32 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
     }
     if let Some(p) = o.pacing_factor {
         gcc.pacing_factor = p;
+        if let Some(c) = gcc.m156.as_mut().and_then(|m| m.pacing.as_mut()) {
+            c.pace_multiplier = p;
+        }
+    }
+    // The chromium-m156 components, one at a time (the preset's measured ablations).
+    for (key, set) in [
+        ("probing", o.probing),
+        ("alr_detector", o.alr_detector),
+        ("chromium_pacing", o.chromium_pacing),
+    ] {
+        let Some(on) = set else { continue };
+        let Some(m) = gcc.m156.as_mut() else {
+            return Err((
+                format!(".{key}"),
+                format!("preset {preset} has no such component (use chromium-m156)"),
+            ));
+        };
+        match (key, on) {
+            ("probing", false) => m.probing = None,
+            ("alr_detector", false) => m.alr = None,
+            ("chromium_pacing", false) => {
+                m.pacing = None;
+                gcc.pacing_factor = o.pacing_factor.unwrap_or(1.1);
+            }
+            _ => {}
+        }
     }
     let err = |k: &str, m: String| Err((format!(".{k}"), m));
     // Paper 002 eq. 15: the Kalman filter's state noise Q.
@@ -415,7 +441,9 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (Str
         }
         (Some(ThresholdMode::Adaptive), ThresholdConfig::Static(_)) => {
             gcc.delay.threshold = ThresholdConfig::Adaptive(match preset {
-                GccPreset::Chromium => AdaptiveThresholdConfig::chromium(),
+                GccPreset::Chromium | GccPreset::ChromiumM156 => {
+                    AdaptiveThresholdConfig::chromium()
+                }
                 _ => AdaptiveThresholdConfig::paper(),
             });
         }
@@ -524,7 +552,7 @@ pub fn gcc_flow(
     // Chromium ~M100 counts the RTP/UDP/IP overhead in its target (WebRTC-SendSideBwe-
     // WithOverhead, on by default): the chromium preset does too; the paper presets
     // (Chromium of 2014-2016) did not.
-    cfg.target_includes_overhead = preset == GccPreset::Chromium;
+    cfg.target_includes_overhead = matches!(preset, GccPreset::Chromium | GccPreset::ChromiumM156);
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;
     }
@@ -611,9 +639,20 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
             ));
         }
     }
-    let mut cfg = SctpSenderConfig::default();
+    // `usrsctp` (default: RFC 9260 with WebRTC's RTO, paper 000's stack) or `dcsctp`
+    // (Chromium's SCTP since M95).
+    let dcsctp = spec.preset.as_deref() == Some("dcsctp");
+    let mut cfg = if dcsctp {
+        SctpSenderConfig::dcsctp()
+    } else {
+        SctpSenderConfig::default()
+    };
     if let Some(m) = o.mtu {
         cfg.cc.mtu = DataSize::bytes(m.0 as u64);
+        if dcsctp {
+            cfg.cc.initial_cwnd =
+                Some(cfg.cc.mtu * flowstate_core::window::sctp::DCSCTP_CWND_MTUS_INITIAL);
+        }
     }
     if let Some(before_cap) = o.report_cwnd_before_cap {
         cfg.report_cwnd_before_cap = before_cap;

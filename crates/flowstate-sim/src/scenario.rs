@@ -261,6 +261,14 @@ pub struct GccOverrides {
     /// below 2 % loss; the paper presets' default) or `chromium` (1.08 x the minimum rate
     /// of the last second + 1 kbit/s, re-evaluated every 25 ms; the chromium preset's).
     pub loss_controller: Option<LossControllerMode>,
+    /// `chromium-m156` only: `false` switches the probe controller off (no initial,
+    /// further, ALR or drop-recovery probes). Default true.
+    pub probing: Option<bool>,
+    /// `chromium-m156` only: `false` switches the ALR detector off. Default true.
+    pub alr_detector: Option<bool>,
+    /// `chromium-m156` only: `false` paces at `pacing_factor` x target (1.1, the
+    /// chromium preset's) instead of Chromium's 2.5 x with the 2 s queue drain.
+    pub chromium_pacing: Option<bool>,
 }
 
 /// The loss-based controller a `gcc` flow's `overrides.loss_controller` selects.
@@ -803,16 +811,27 @@ fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
 }
 
 /// The flow kinds that take a `preset`.
-const PRESET_KINDS: &str = "gcc";
+const PRESET_KINDS: &str = "gcc and sctp";
 
 /// Check a non-`cbr` flow's `preset`, `overrides` and `source`.
 fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
-    if f.kind != "gcc" {
+    if f.kind == "sctp" {
+        if let Some(p) = f
+            .preset
+            .as_deref()
+            .filter(|p| !matches!(*p, "usrsctp" | "dcsctp"))
+        {
+            return Err((
+                "preset".into(),
+                format!("expected one of usrsctp|dcsctp for an sctp flow, got \"{p}\""),
+            ));
+        }
+    } else if f.kind != "gcc" {
         if let Some(p) = &f.preset {
             return Err((
                 "preset".into(),
                 format!(
-                    "only {PRESET_KINDS} flows take a preset (paper|paper-static|chromium), and this flow is {}; got \"{p}\"",
+                    "only {PRESET_KINDS} flows take a preset (gcc: paper|paper-static|chromium|chromium-m156; sctp: usrsctp|dcsctp), and this flow is {}; got \"{p}\"",
                     f.kind
                 ),
             ));
@@ -833,7 +852,7 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 if flowstate_core::gcc::GccPreset::from_name(p).is_none() {
                     return Err((
                         "preset".into(),
-                        format!("expected one of paper|paper-static|chromium, got \"{p}\""),
+                        format!("expected one of paper|paper-static|chromium|chromium-m156, got \"{p}\""),
                     ));
                 }
             }

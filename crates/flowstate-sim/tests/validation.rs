@@ -237,7 +237,11 @@ fn a_preset_on_a_flow_that_takes_none() {
             &format!("kind = \"{kind}\"\npreset = \"anything\""),
         ));
         assert_field(&m, "flows[1].preset");
-        assert!(m.contains("only gcc flows take a preset"), "{m}");
+        if kind == "sctp" {
+            assert!(m.contains("expected one of usrsctp|dcsctp"), "{m}");
+        } else {
+            assert!(m.contains("only gcc and sctp flows take a preset"), "{m}");
+        }
     }
 }
 

@@ -9,12 +9,18 @@
 
 use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::gcc::bitrate_prober::BitrateProber;
 use crate::gcc::pacer::{Pacer, PacerConfig};
+use crate::gcc::probe_estimator::ProbeTag;
 use crate::gcc::remb::RembScheduler;
 use crate::gcc::{DelayBasedBwe, EstimationSide, Gcc, GccConfig, GccObservation, PacketTiming};
 use crate::source::{VideoSource, VideoSourceConfig};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::{BTreeMap, VecDeque};
+
+/// Chromium `PacingController::kMaxDebtInTime` (pacing_controller.cc): the media debt a
+/// probe's media packets may run up.
+const MAX_DEBT_IN_TIME: TimeDelta = TimeDelta::millis(500);
 
 /// An RTP packet's header fields (what the receiver and the estimator need).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -161,7 +167,9 @@ pub struct MediaSender {
     desired: Option<Bitrate>,
     next_seq: u64,
     next_transport_seq: u64,
-    history: BTreeMap<u64, (Timestamp, DataSize)>,
+    history: BTreeMap<u64, (Timestamp, DataSize, Option<ProbeTag>)>,
+    /// The pacer's probe sender (`chromium-m156` with probing).
+    prober: Option<BitrateProber>,
     report: Option<FlowReport>,
     /// The rate of the newest coupling report: a GCC update that leaves it unchanged is
     /// not reported again (a controller reports a *new* rate, paper 000 Alg. 6).
@@ -176,7 +184,14 @@ impl MediaSender {
         let gcc = Gcc::new(cfg.gcc.clone());
         let source = VideoSource::new(&cfg.source, now, cfg.seed);
         let pacer = Pacer::new(cfg.pacer.clone(), Bitrate::ZERO);
+        let prober = cfg
+            .gcc
+            .m156
+            .as_ref()
+            .filter(|m| m.probing.is_some())
+            .map(|m| BitrateProber::new(m.prober));
         let mut s = Self {
+            prober,
             gcc,
             source,
             pacer,
@@ -190,8 +205,39 @@ impl MediaSender {
             packets_sent: 0,
             cfg,
         };
+        if s.cfg.gcc.m156.is_some() {
+            let max = s.bounds().max_rate;
+            s.gcc.start(now);
+            s.gcc.set_max_allocated(now, max);
+            s.pull_probe_clusters();
+        }
         s.apply_target(now);
         s
+    }
+
+    fn bounds(&self) -> &crate::source::EncoderBounds {
+        match &self.cfg.source {
+            VideoSourceConfig::Perfect(b) => b,
+            VideoSourceConfig::Statistics(c) => &c.bounds,
+        }
+    }
+
+    /// Probe clusters GCC asked for go to the pacer's prober.
+    fn pull_probe_clusters(&mut self) {
+        while let Some(c) = self.gcc.poll_probe_cluster() {
+            if let Some(p) = self.prober.as_mut() {
+                p.create_cluster(c);
+            }
+        }
+    }
+
+    /// The pacing rate: `pacing_factor x target`, or Chromium's (`chromium-m156`).
+    fn pacing_rate(&self) -> Bitrate {
+        let target = self.gcc.target_rate();
+        match self.cfg.gcc.m156.as_ref().and_then(|m| m.pacing) {
+            Some(p) => p.pacing_rate(target, self.bounds().min_rate, self.pacer.queued_bytes()),
+            None => target * self.cfg.gcc.pacing_factor,
+        }
     }
 
     /// The encoder's share of GCC's target (the whole target, or the target less the
@@ -221,8 +267,8 @@ impl MediaSender {
             None => payload,
         };
         self.source.set_target_rate(now, enc);
-        self.pacer
-            .set_rate(now, target * self.cfg.gcc.pacing_factor);
+        let rate = self.pacing_rate();
+        self.pacer.set_rate(now, rate);
     }
 
     fn after_gcc(&mut self, now: Timestamp) {
@@ -244,6 +290,7 @@ impl MediaSender {
             }
             self.apply_target(now);
         }
+        self.pull_probe_clusters();
     }
 
     fn produce_frames(&mut self, now: Timestamp) {
@@ -279,7 +326,57 @@ impl MediaSender {
                 self.next_seq += 1;
                 self.pacer.enqueue(p, payload + self.cfg.wire.rtp_overhead);
             }
+            // Chromium drains a large pacer queue within 2 s (`chromium-m156`).
+            if self
+                .cfg
+                .gcc
+                .m156
+                .as_ref()
+                .is_some_and(|m| m.pacing.is_some())
+            {
+                let rate = self.pacing_rate();
+                self.pacer.set_rate(now, rate);
+            }
         }
+    }
+
+    /// A padding packet of `size` on the wire (a probe without media to send): no
+    /// frame (`frame_packet_count` 0), the next media sequence number.
+    fn padding_packet(&mut self, now: Timestamp, size: DataSize) -> (RtpPacket, DataSize) {
+        let wire = size
+            .min(self.cfg.wire.max_packet)
+            .max(self.cfg.wire.rtp_overhead + DataSize::bytes(1));
+        let p = RtpPacket {
+            ssrc: self.cfg.ssrc,
+            sequence_number: self.next_seq,
+            transport_seq: 0,
+            send_time: now,
+            payload_size: wire - self.cfg.wire.rtp_overhead,
+            frame_id: u64::MAX,
+            frame_capture_time: now,
+            frame_packet_index: 0,
+            frame_packet_count: 0,
+            keyframe: false,
+        };
+        self.next_seq += 1;
+        (p, wire)
+    }
+
+    /// A probe packet due at `now`: media from the queue, else padding.
+    fn poll_probe(&mut self, now: Timestamp) -> Option<(RtpPacket, DataSize, ProbeTag)> {
+        let tag = self.prober.as_mut()?.current_cluster(now)?;
+        let recommended = self
+            .prober
+            .as_ref()
+            .map_or(DataSize::ZERO, |p| p.recommended_probe_size());
+        let (p, size) = match self.pacer.poll_unpaced(now, MAX_DEBT_IN_TIME) {
+            Some(x) => x,
+            None => self.padding_packet(now, recommended),
+        };
+        if let Some(pr) = self.prober.as_mut() {
+            pr.probe_sent(now, size);
+        }
+        Some((p, size, tag))
     }
 
     /// The application's desired rate caps the encoder (`None` = unlimited).
@@ -351,20 +448,29 @@ impl Endpoint for MediaSender {
         match msg {
             MediaFeedback::TransportFeedback { packets, echo, .. } => {
                 self.on_echo(now, echo);
+                let mut probes: Vec<Option<ProbeTag>> = Vec::new();
                 let timings: Vec<PacketTiming> = packets
                     .iter()
                     .filter_map(|a| {
                         self.history
                             .get(&a.transport_seq)
-                            .map(|&(send_time, size)| PacketTiming {
-                                send_time,
-                                arrival_time: a.arrival_time,
-                                size,
-                                frame: None,
+                            .map(|&(send_time, size, tag)| {
+                                probes.push(tag);
+                                PacketTiming {
+                                    send_time,
+                                    arrival_time: a.arrival_time,
+                                    size,
+                                    frame: None,
+                                }
                             })
                     })
                     .collect();
-                self.gcc.on_transport_feedback(now, &timings);
+                if self.prober.is_some() {
+                    self.gcc
+                        .on_transport_feedback_probed(now, &timings, &probes);
+                } else {
+                    self.gcc.on_transport_feedback(now, &timings);
+                }
             }
             MediaFeedback::Remb { bitrate, echo, .. } => {
                 self.on_echo(now, echo);
@@ -384,13 +490,24 @@ impl Endpoint for MediaSender {
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<RtpPacket>> {
         self.produce_frames(now);
-        let (mut p, size) = self.pacer.poll(now)?;
+        // While a cluster is active every packet is a probe (PacingController sends
+        // media as probe packets then, at the cluster's rate, not also at the pacing rate).
+        let probing = self.prober.as_ref().is_some_and(|p| p.is_probing());
+        let (mut p, size, tag) = match self.poll_probe(now) {
+            Some((p, size, tag)) => (p, size, Some(tag)),
+            None if probing && self.prober.as_ref().is_some_and(|p| p.is_probing()) => return None,
+            None => {
+                let (p, size) = self.pacer.poll(now)?;
+                (p, size, None)
+            }
+        };
         p.send_time = now;
         p.transport_seq = self.next_transport_seq;
         self.next_transport_seq += 1;
-        self.history.insert(p.transport_seq, (now, size));
+        self.history.insert(p.transport_seq, (now, size, tag));
+        self.gcc.on_packet_sent(now, size);
         let horizon = now - self.cfg.history;
-        while let Some((&k, &(t, _))) = self.history.iter().next() {
+        while let Some((&k, &(t, _, _))) = self.history.iter().next() {
             if t < horizon {
                 self.history.remove(&k);
             } else {
@@ -404,11 +521,19 @@ impl Endpoint for MediaSender {
 
     fn poll_timeout(&self) -> Option<Timestamp> {
         let frame = self.source.next_frame_time();
+        let probing = self.prober.as_ref().is_some_and(|p| p.is_probing());
         let mut next = match self.pacer.next_send_time() {
-            Some(t) => t.min(frame),
-            None => frame,
+            Some(t) if !probing => t.min(frame),
+            _ => frame,
         };
         if let Some(t) = self.gcc.poll_timeout() {
+            next = next.min(t);
+        }
+        if let Some(t) = self
+            .prober
+            .as_ref()
+            .and_then(|p| p.next_probe_time(Timestamp::ZERO))
+        {
             next = next.min(t);
         }
         Some(next)
@@ -419,6 +544,7 @@ impl Endpoint for MediaSender {
             self.gcc.handle_timeout(now);
             self.after_gcc(now);
         }
+        self.pull_probe_clusters();
         self.produce_frames(now);
     }
 }
@@ -827,6 +953,28 @@ mod tests {
             .rev()
             .find(|(t, _)| *t <= Timestamp::from_millis(ms))
             .map_or(Bitrate::ZERO, |(_, b)| *b)
+    }
+
+    /// Chromium 156's initial probes (3x, 6x of 300 kbit/s, then 2x) put the target near
+    /// a 2 Mbit/s link within half a second (Chromium 156: 0.5 s, docs/REPRODUCTION.md);
+    /// the ~M100 preset is still at its start rate.
+    #[test]
+    fn chromium_m156_probes_the_target_up_to_the_link_within_a_second() {
+        let m156 = run(GccPreset::ChromiumM156, 3, |_| Bitrate::mbps(2.0), true);
+        let old = run(GccPreset::Chromium, 3, |_| Bitrate::mbps(2.0), true);
+        let (a, b) = (target_at(&m156, 500), target_at(&old, 500));
+        eprintln!("target at 0.5 s: chromium-m156 {a}, chromium {b}");
+
+        assert!(
+            a > Bitrate::mbps(1.6) && a < Bitrate::mbps(2.5),
+            "m156: {a}"
+        );
+        assert!(b < Bitrate::kbps(500.0), "chromium: {b}");
+    }
+
+    #[test]
+    fn chromium_m156_settles_near_capacity_without_growing_queue() {
+        settles(GccPreset::ChromiumM156);
     }
 
     fn settles(preset: GccPreset) {

@@ -100,6 +100,25 @@ pub struct SctpSenderConfig {
     pub report_cwnd_before_cap: bool,
 }
 
+impl SctpSenderConfig {
+    /// dcSCTP as Chromium runs it since M95 (`dcsctp` preset; WebRTC M125 sources):
+    /// [`SctpCcConfig::dcsctp`] (MTU 1191 B, initial cwnd 10 MTUs, loss floor 4 MTUs),
+    /// [`RtoConfig::dcsctp`] (500 ms / 400 ms / 60 s, RTTVAR floor 220 ms, backoff cap
+    /// 3 s) and Max.Burst 4 (net/dcsctp/public/dcsctp_options.h `max_burst`). The
+    /// receiver's delayed SACK is dcSCTP's too with [`SctpReceiverConfig::default`]: a
+    /// SACK every second packet, else after min(RTO/2, `delayed_ack_max_timeout` 200 ms)
+    /// (net/dcsctp/socket/transmission_control_block.cc); a receive-only endpoint has
+    /// no RTT sample, so its RTO stays 500 ms and the timer 200 ms.
+    pub fn dcsctp() -> Self {
+        SctpSenderConfig {
+            cc: SctpCcConfig::dcsctp(),
+            rto: RtoConfig::dcsctp(),
+            max_burst: 4,
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for SctpSenderConfig {
     fn default() -> Self {
         SctpSenderConfig {

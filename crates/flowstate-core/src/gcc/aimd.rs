@@ -198,6 +198,13 @@ impl AimdRateControl {
         }
     }
 
+    /// Chromium's `SetEstimate` (aimd_rate_control.cc) as a probe result uses it: the
+    /// rate and the time of the last change (`chromium-m156` preset).
+    pub fn set_estimate_from_probe(&mut self, now: Timestamp, rate: Bitrate) {
+        self.current = self.clamp(rate);
+        self.last_change = Some(now);
+    }
+
     /// Chromium `TimeToReduceFurther`: whether another decrease is allowed now.
     pub fn time_to_reduce_further(&self, now: Timestamp, throughput: Option<Bitrate>) -> bool {
         let interval = self

@@ -1,8 +1,12 @@
 //! GCC configuration and the named presets (REFERENCE.md section 2).
 
 use super::aimd::AimdConfig;
+use super::alr_detector::AlrDetectorConfig;
+use super::bitrate_prober::BitrateProberConfig;
+use super::chromium_pacing::ChromiumPacingConfig;
 use super::delay_based::DelayBasedConfig;
 use super::loss_based::LossConfig;
+use super::probe_controller::ProbeControllerConfig;
 use super::remb::RembConfig;
 use crate::units::{Bitrate, TimeDelta};
 use std::fmt;
@@ -29,21 +33,29 @@ pub enum GccPreset {
     /// adaptive threshold (0.0087, 0.039), overuse after 10 ms, pacing factor 1.1,
     /// classic loss-based controller.
     Chromium,
+    /// Chromium 156 (libwebrtc M125 sources, the nearest available): `Chromium` plus
+    /// probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR
+    /// detector, and Chromium's pacing (2.5 x target, queue drained within 2 s);
+    /// see [`M156Config`].
+    ChromiumM156,
 }
 
 impl GccPreset {
-    pub const ALL: [GccPreset; 3] = [
+    pub const ALL: [GccPreset; 4] = [
         GccPreset::Paper,
         GccPreset::PaperStatic,
         GccPreset::Chromium,
+        GccPreset::ChromiumM156,
     ];
 
-    /// `"paper"`, `"paper-static"` or `"chromium"` (underscores accepted, any case).
+    /// `"paper"`, `"paper-static"`, `"chromium"` or `"chromium-m156"` (underscores
+    /// accepted, any case).
     pub fn from_name(name: &str) -> Option<Self> {
         match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "paper" => Some(Self::Paper),
             "paper-static" => Some(Self::PaperStatic),
             "chromium" => Some(Self::Chromium),
+            "chromium-m156" => Some(Self::ChromiumM156),
             _ => None,
         }
     }
@@ -52,6 +64,7 @@ impl GccPreset {
             Self::Paper => "paper",
             Self::PaperStatic => "paper-static",
             Self::Chromium => "chromium",
+            Self::ChromiumM156 => "chromium-m156",
         }
     }
     pub fn config(self) -> GccConfig {
@@ -71,6 +84,45 @@ impl GccPreset {
                 ..GccConfig::chromium()
             },
             Self::Chromium => GccConfig::chromium(),
+            Self::ChromiumM156 => {
+                let m156 = M156Config::default();
+                GccConfig {
+                    pacing_factor: m156.pacing.map_or(1.1, |p| p.pace_multiplier),
+                    m156: Some(m156),
+                    ..GccConfig::chromium()
+                }
+            }
+        }
+    }
+}
+
+/// The components today's Chromium adds to the ~M100 GCC (`chromium-m156` preset);
+/// each `None` switches one off (the ~M100 behaviour for that part).
+#[derive(Debug, Clone, PartialEq)]
+pub struct M156Config {
+    /// Probe controller ([`super::probe_controller`]).
+    pub probing: Option<ProbeControllerConfig>,
+    /// The pacer's probe sender ([`super::bitrate_prober`]).
+    pub prober: BitrateProberConfig,
+    /// ALR detector ([`super::alr_detector`]).
+    pub alr: Option<AlrDetectorConfig>,
+    /// Chromium's pacing rate ([`super::chromium_pacing`]); `None`: `pacing_factor`.
+    pub pacing: Option<ChromiumPacingConfig>,
+    /// `kProbeDropThroughputFraction` (goog_cc_network_control.cc, 0.85): a probe
+    /// result is raised to at least min(delay-based estimate, 0.85 x acknowledged rate)
+    /// (`WebRTC-Bwe-LimitProbesLowerThanThroughputEstimate`, on unless disabled).
+    /// The acknowledged rate is the delay-based estimator's incoming-rate window here.
+    pub probe_drop_throughput_fraction: Option<f64>,
+}
+
+impl Default for M156Config {
+    fn default() -> Self {
+        Self {
+            probing: Some(ProbeControllerConfig::default()),
+            prober: BitrateProberConfig::default(),
+            alr: Some(AlrDetectorConfig::default()),
+            pacing: Some(ChromiumPacingConfig::default()),
+            probe_drop_throughput_fraction: Some(0.85),
         }
     }
 }
@@ -98,6 +150,8 @@ pub struct GccConfig {
     pub default_rtt: TimeDelta,
     /// Observations kept until polled (oldest dropped beyond this).
     pub observation_capacity: usize,
+    /// Today's Chromium's additional components (`None` for the paper-era presets).
+    pub m156: Option<M156Config>,
 }
 
 impl GccConfig {
@@ -112,6 +166,7 @@ impl GccConfig {
             pacing_factor: 1.1,
             default_rtt: TimeDelta::millis(200),
             observation_capacity: 10_000,
+            m156: None,
         }
     }
 
@@ -181,5 +236,17 @@ mod tests {
             ThresholdConfig::Static(_) => panic!("chromium must be adaptive"),
         }
         assert_eq!(c.delay.detector.overuse_time, TimeDelta::millis(10));
+        assert_eq!(c.m156, None, "the paper-era presets have no M156 component");
+        let m = GccPreset::ChromiumM156.config();
+        assert_eq!(
+            GccPreset::from_name("chromium_m156"),
+            Some(GccPreset::ChromiumM156)
+        );
+        assert_eq!(m.pacing_factor, 2.5);
+        assert_eq!(m.m156, Some(M156Config::default()));
+        assert_eq!(
+            m.delay, c.delay,
+            "the delay-based part is the chromium preset's"
+        );
     }
 }

@@ -248,6 +248,15 @@ impl DelayBasedBwe {
     pub fn set_estimate(&mut self, now: Timestamp, rate: Bitrate) {
         self.aimd.set_estimate(now, rate);
     }
+    /// A probe result (`DelayBasedBwe::MaybeUpdateEstimate`, delay_based_bwe.cc, M125):
+    /// taken as A_r unless the detector signals over-use. Returns whether it was taken.
+    pub fn apply_probe(&mut self, now: Timestamp, rate: Bitrate) -> bool {
+        if self.detector.state() == BandwidthUsage::Overusing {
+            return false;
+        }
+        self.aimd.set_estimate_from_probe(now, rate);
+        true
+    }
     pub fn set_rtt(&mut self, rtt: TimeDelta) {
         self.aimd.set_rtt(rtt);
     }

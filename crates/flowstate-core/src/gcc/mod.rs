@@ -8,12 +8,19 @@
 //! [`rate_window`] (incoming rate R), [`remb`] (REMB timing), [`delay_based`] (the chain
 //! from packets to A_r), [`pacer`], [`config`] (presets), [`observation`].
 //!
+//! Today's Chromium (`chromium-m156` preset, libwebrtc M125 sources): [`probe_controller`],
+//! [`probe_estimator`], [`bitrate_prober`] (the pacer's probe sender), [`alr_detector`],
+//! [`chromium_pacing`], wired together in [`m156`].
+//!
 //! [`Gcc`] is the sender-side facade: it owns the loss-based controller and, for the
 //! Chromium preset, the delay-based estimator (fed by transport-wide feedback); for the
 //! paper presets A_r arrives in REMB messages from a receiver-side [`DelayBasedBwe`].
 //! The target is A = min(A_s, A_r).
 
 pub mod aimd;
+pub mod alr_detector;
+pub mod bitrate_prober;
+pub mod chromium_pacing;
 pub mod config;
 pub mod delay_based;
 pub mod detector;
@@ -21,24 +28,33 @@ pub mod inter_arrival;
 pub mod kalman;
 pub mod link_capacity;
 pub mod loss_based;
+pub mod m156;
 pub mod observation;
 pub mod pacer;
+pub mod probe_controller;
+pub mod probe_estimator;
 pub mod rate_window;
 pub mod remb;
 pub mod threshold;
 pub mod trendline;
 
 #[cfg(test)]
+mod m156_proptests;
+#[cfg(test)]
 mod proptests;
 
 pub use aimd::RateControlState;
-pub use config::{EstimationSide, GccConfig, GccPreset};
+pub use config::{EstimationSide, GccConfig, GccPreset, M156Config};
 pub use delay_based::{DelayBasedBwe, DelayBasedConfig, PacketTiming};
 pub use detector::BandwidthUsage;
 pub use observation::GccObservation;
 
+use crate::units::DataSize;
 use crate::units::{Bitrate, TimeDelta, Timestamp};
 use loss_based::LossBasedControl;
+use m156::M156State;
+use probe_controller::ProbeCluster;
+use probe_estimator::ProbeTag;
 use std::collections::VecDeque;
 
 /// The sender-side GCC controller.
@@ -54,6 +70,7 @@ pub struct Gcc {
     observations: VecDeque<GccObservation>,
     latest: Option<GccObservation>,
     remote_decreases: u64,
+    m156: Option<M156State>,
 }
 
 impl Gcc {
@@ -78,7 +95,9 @@ impl Gcc {
             observations: VecDeque::new(),
             latest: None,
             remote_decreases: 0,
+            m156: None,
         };
+        g.m156 = g.cfg.m156.clone().map(M156State::new);
         g.target = g.loss.estimate().min(g.delay_estimate);
         g
     }
@@ -120,17 +139,92 @@ impl Gcc {
     /// Transport-wide feedback: per-packet send/arrival times (Chromium preset). Lost
     /// packets are simply absent. Ignored when the estimator runs at the receiver.
     pub fn on_transport_feedback(&mut self, now: Timestamp, packets: &[PacketTiming]) {
+        self.on_transport_feedback_probed(now, packets, &[]);
+    }
+
+    /// Transport-wide feedback with the probe cluster each packet was sent in
+    /// (`probes[i]` for `packets[i]`; missing entries are no probe).
+    pub fn on_transport_feedback_probed(
+        &mut self,
+        now: Timestamp,
+        packets: &[PacketTiming],
+        probes: &[Option<ProbeTag>],
+    ) {
         let Some(d) = self.delay.as_mut() else { return };
         let mut sorted: Vec<PacketTiming> = packets.to_vec();
         sorted.sort_by_key(|p| (p.arrival_time, p.send_time));
+        let mut updated = false;
         if d.on_packets(now, sorted.iter()).is_some() {
             self.delay_estimate = d.estimate();
             let obs = d.take_observation();
             self.recompute(now);
+            updated = true;
             if let Some(o) = obs {
                 self.record(o);
             }
         }
+        let (Some(m), Some(d)) = (self.m156.as_mut(), self.delay.as_mut()) else {
+            return;
+        };
+        for (p, tag) in packets.iter().zip(probes) {
+            if let Some(tag) = tag {
+                m.on_probe_feedback(*tag, p.send_time, p.arrival_time, p.size);
+            }
+        }
+        let acknowledged = d.incoming_rate(now);
+        if let Some(rate) = m.on_feedback(now, self.delay_estimate, acknowledged) {
+            if d.apply_probe(now, rate) {
+                self.delay_estimate = d.estimate();
+                // `SetSendBitrate`: the loss-based estimate follows the probe.
+                self.loss.set_estimate(self.delay_estimate);
+                self.recompute(now);
+                updated = true;
+            }
+        }
+        if updated {
+            let signal = self
+                .delay
+                .as_ref()
+                .map_or(BandwidthUsage::Normal, |d| d.signal());
+            let target = self.target;
+            if let Some(m) = self.m156.as_mut() {
+                m.on_target(now, target, signal);
+            }
+        }
+    }
+
+    /// The sender is up at `now` (`chromium-m156`: the initial probes).
+    pub fn start(&mut self, now: Timestamp) {
+        let a = &self.cfg.delay.aimd;
+        let (min, start) = (a.min_rate, a.start_rate);
+        let target = self.target;
+        if let Some(m) = self.m156.as_mut() {
+            m.start(now, min, start, target);
+        }
+    }
+
+    /// The encoders' maximum rate (`chromium-m156`: caps probes at twice it).
+    pub fn set_max_allocated(&mut self, now: Timestamp, rate: Bitrate) {
+        if let Some(m) = self.m156.as_mut() {
+            m.set_max_allocated(now, rate);
+        }
+    }
+
+    /// A packet left the pacer (`chromium-m156`: the ALR detector).
+    pub fn on_packet_sent(&mut self, now: Timestamp, size: DataSize) {
+        if let Some(m) = self.m156.as_mut() {
+            m.on_packet_sent(now, size);
+        }
+    }
+
+    /// The next probe cluster for the pacer (`chromium-m156`).
+    pub fn poll_probe_cluster(&mut self) -> Option<ProbeCluster> {
+        self.m156.as_mut().and_then(|m| m.poll_cluster())
+    }
+
+    /// The M156 components' state (`chromium-m156` preset only).
+    pub fn m156(&self) -> Option<&M156State> {
+        self.m156.as_ref()
     }
 
     /// A REMB carrying A_r (paper presets). With a sender-side estimator, a REMB acts as a
@@ -171,6 +265,9 @@ impl Gcc {
     /// Run the timers that are due (Chromium `OnProcessInterval`: the loss-based
     /// controller's periodic update).
     pub fn handle_timeout(&mut self, now: Timestamp) {
+        if let Some(m) = self.m156.as_mut() {
+            m.process(now);
+        }
         self.loss.set_delay_based_limit(now, self.delay_estimate);
         if self.loss.on_process(now) {
             self.recompute(now);

@@ -91,6 +91,21 @@ impl<P> Pacer<P> {
         true
     }
 
+    /// The next packet regardless of the budget (a probe sends it), charged to the
+    /// budget, whose debt is capped at `max_debt` of sending time (Chromium
+    /// `PacingController::kMaxDebtInTime`, 500 ms).
+    pub fn poll_unpaced(&mut self, now: Timestamp, max_debt: TimeDelta) -> Option<(P, DataSize)> {
+        self.refill(now);
+        let (p, size) = self.queue.pop_front()?;
+        self.queued -= size;
+        let floor = -i64::try_from((self.rate * max_debt).as_bytes()).unwrap_or(i64::MAX);
+        self.budget = self
+            .budget
+            .saturating_sub(i64::try_from(size.as_bytes()).unwrap_or(i64::MAX))
+            .max(floor);
+        Some((p, size))
+    }
+
     /// The next packet allowed at `now`.
     pub fn poll(&mut self, now: Timestamp) -> Option<(P, DataSize)> {
         self.refill(now);

@@ -115,6 +115,11 @@ proptest! {
     }
 
     #[test]
+    fn chromium_m156_never_nan_negative_or_out_of_bounds(ops in prop::collection::vec(op(), 1..400)) {
+        run(GccPreset::ChromiumM156, &ops)?;
+    }
+
+    #[test]
     fn paper_never_nan_negative_or_out_of_bounds(ops in prop::collection::vec(op(), 1..400)) {
         run(GccPreset::Paper, &ops)?;
     }

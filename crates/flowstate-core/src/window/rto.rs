@@ -19,6 +19,10 @@ pub struct RtoConfig {
     pub k: i64,
     /// Clock granularity G (RFC 6298 section 2.2/2.3: RTO = SRTT + max(G, K*RTTVAR)).
     pub granularity: TimeDelta,
+    /// The backed-off RTO never exceeds this (`None`: only `max`). Chromium gives dcSCTP
+    /// `max_timer_backoff_duration` = 3 s (media/sctp/dcsctp_transport.cc
+    /// `kMaxTimerBackoffDuration`).
+    pub max_backoff: Option<TimeDelta>,
 }
 
 impl Default for RtoConfig {
@@ -31,6 +35,7 @@ impl Default for RtoConfig {
             beta: 0.25,
             k: 4,
             granularity: TimeDelta::millis(1),
+            max_backoff: None,
         }
     }
 }
@@ -47,6 +52,20 @@ impl RtoConfig {
 }
 
 impl RtoConfig {
+    /// dcSCTP as Chromium runs it (`dcsctp` preset): RTO.Initial 500 ms, RTO.Min 400 ms,
+    /// RTO.Max 60 s (net/dcsctp/public/dcsctp_options.h `rto_initial`, `rto_min`,
+    /// `rto_max`); `min_rtt_variance` 220 ms floors the scaled RTTVAR
+    /// (net/dcsctp/tx/retransmission_timeout.cc: RTO = SRTT + max(4 RTTVAR, 220 ms)),
+    /// i.e. RFC 6298's G = 220 ms; the backoff stops at 3 s
+    /// (media/sctp/dcsctp_transport.cc `kMaxTimerBackoffDuration`).
+    pub fn dcsctp() -> Self {
+        RtoConfig {
+            granularity: TimeDelta::millis(220),
+            max_backoff: Some(TimeDelta::secs(3)),
+            ..Self::webrtc()
+        }
+    }
+
     /// Linux TCP (net/ipv4/tcp_input.c `__tcp_set_rto`, `TCP_RTO_MIN` = 200 ms,
     /// `TCP_RTO_MAX` = 120 s): RTO = SRTT + max(4*mdev, 200 ms), i.e. RFC 6298's formula
     /// with G = RTO.Min = 200 ms. A named deviation for Linux cross traffic.
@@ -124,6 +143,9 @@ impl RttEstimator {
     /// Timer expiry: RTO = min(2 * RTO, RTO.Max) (RFC 6298 section 5.5, RFC 9260 6.3.3 E2).
     pub fn backoff(&mut self) {
         self.rto = self.clamp(self.rto * 2);
+        if let Some(cap) = self.config.max_backoff {
+            self.rto = self.rto.min(cap.max(self.base_rto));
+        }
     }
 
     fn clamp(&self, rto: TimeDelta) -> TimeDelta {
@@ -160,6 +182,22 @@ mod tests {
     fn initial_rto_is_config_initial() {
         assert_eq!(RttEstimator::new(RtoConfig::default()).rto(), ms(1000));
         assert_eq!(RttEstimator::new(RtoConfig::webrtc()).rto(), ms(500));
+    }
+
+    #[test]
+    fn dcsctp_rttvar_floor_and_backoff_cap() {
+        let mut e = RttEstimator::new(RtoConfig::dcsctp());
+        assert_eq!(e.rto(), ms(500));
+        // First sample 100 ms: SRTT 100, RTTVAR 50: 4 RTTVAR = 200 < 220 ms floor.
+        e.on_sample(ms(100));
+        assert_eq!(e.rto(), ms(400), "100 + 220 = 320, raised to RTO.Min 400");
+        e.on_sample(ms(300));
+        // SRTT 125, RTTVAR 0.75*50 + 0.25*200 = 87.5: RTO = 125 + 350 = 475 ms.
+        assert_eq!(e.rto(), ms(475));
+        for _ in 0..5 {
+            e.backoff();
+        }
+        assert_eq!(e.rto(), ms(3000), "Chromium caps dcSCTP's backoff at 3 s");
     }
 
     #[test]

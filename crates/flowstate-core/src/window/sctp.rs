@@ -35,6 +35,14 @@ pub struct SctpCcConfig {
     /// towards the next +1 MTU (a usrsctp set_cwnd that does not keep it; flowstate
     /// option). Default false: pba is kept, capped at the new cwnd.
     pub reset_pba_on_set_cwnd: bool,
+    /// dcSCTP's margin in "fully utilized": cwnd counts as used when flight + MTU >=
+    /// cwnd (`RetransmissionQueue::HandleIncreasedCumulativeTsnAck`,
+    /// net/dcsctp/tx/retransmission_queue.cc: "Allow some margin ... too small packets
+    /// are not sent"). Default false: flight >= cwnd (RFC 9260 7.2.1 / 7.2.2).
+    pub full_use_margin_one_mtu: bool,
+    /// RFC 9260 7.2.2 (B): with cwnd not fully used, partial_bytes_acked is capped at
+    /// cwnd. dcSCTP does not cap it (retransmission_queue.cc); default true.
+    pub cap_pba_when_not_fully_used: bool,
 }
 
 impl Default for SctpCcConfig {
@@ -49,6 +57,34 @@ impl Default for SctpCcConfig {
             require_full_cwnd: true,
             report_external_set_cwnd: false,
             reset_pba_on_set_cwnd: false,
+            full_use_margin_one_mtu: false,
+            cap_pba_when_not_fully_used: true,
+        }
+    }
+}
+
+/// `DcSctpOptions::kMaxSafeMTUSize` (net/dcsctp/public/dcsctp_options.h): 1191 bytes.
+pub const DCSCTP_MTU: u64 = 1191;
+/// `DcSctpOptions::cwnd_mtus_initial` (dcsctp_options.h).
+pub const DCSCTP_CWND_MTUS_INITIAL: u64 = 10;
+/// `DcSctpOptions::cwnd_mtus_min` (dcsctp_options.h): the ssthresh floor after a loss.
+pub const DCSCTP_CWND_MTUS_MIN: u64 = 4;
+
+impl SctpCcConfig {
+    /// dcSCTP, Chromium's SCTP since M95 (`dcsctp` preset; WebRTC M125 sources):
+    /// MTU 1191 B, initial cwnd 10 MTUs, ssthresh floor 4 MTUs on loss
+    /// (`cwnd_mtus_min`; T3-rtx: max(cwnd/2, 4 MTU), cwnd = 1 MTU as RFC 9260), the
+    /// one-MTU margin in "fully utilized" and no 7.2.2 (B) cap of partial_bytes_acked
+    /// (net/dcsctp/tx/retransmission_queue.cc). ssthresh starts at the peer's rwnd.
+    pub fn dcsctp() -> Self {
+        let mtu = DataSize::bytes(DCSCTP_MTU);
+        Self {
+            mtu,
+            initial_cwnd: Some(mtu * DCSCTP_CWND_MTUS_INITIAL),
+            min_ssthresh_mtus: DCSCTP_CWND_MTUS_MIN,
+            full_use_margin_one_mtu: true,
+            cap_pba_when_not_fully_used: false,
+            ..Self::default()
         }
     }
 }
@@ -119,7 +155,12 @@ impl WindowController for SctpCongestionControl {
         }
         let mtu = self.core.mtu;
         let cwnd = self.core.cwnd;
-        let fully_used = !self.config.require_full_cwnd || flight_before >= cwnd;
+        let used = if self.config.full_use_margin_one_mtu {
+            flight_before + mtu >= cwnd
+        } else {
+            flight_before >= cwnd
+        };
+        let fully_used = !self.config.require_full_cwnd || used;
         let in_recovery = self.recovery_point.is_some();
         if cwnd <= self.core.ssthresh {
             // 7.2.1: "cwnd MUST be increased by at most the lesser of 1) the total size of
@@ -134,8 +175,11 @@ impl WindowController for SctpCongestionControl {
             self.partial_bytes_acked += ack.newly_acked;
             if self.partial_bytes_acked >= cwnd {
                 if !fully_used {
-                    // 7.2.2 (B): flight was below cwnd: pba is capped at cwnd.
-                    self.partial_bytes_acked = cwnd;
+                    // 7.2.2 (B): flight was below cwnd: pba is capped at cwnd (not in
+                    // dcSCTP, where it keeps growing).
+                    if self.config.cap_pba_when_not_fully_used {
+                        self.partial_bytes_acked = cwnd;
+                    }
                 } else {
                     // 7.2.2 (C): pba -= cwnd; cwnd += MTU if not in Fast Recovery and the
                     // SACK advanced the Cumulative TSN Ack Point.
@@ -224,6 +268,38 @@ super::state::embeds_core!(SctpCongestionControl);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dcsctp_initial_cwnd_margin_and_loss_floor() {
+        let c = SctpCcConfig::dcsctp();
+        let mut cc = SctpCongestionControl::new(c);
+        assert_eq!(cc.cwnd(), DataSize::bytes(11_910), "10 x 1191 B");
+        // Flight one MTU short of cwnd counts as fully used in dcSCTP, not in RFC 9260.
+        let t = Timestamp::ZERO;
+        cc.on_sent(t, DataSize::bytes(11_910 - 1191));
+        let ack = AckEvent {
+            newly_acked: DataSize::bytes(1191),
+            removed_from_flight: DataSize::bytes(1191),
+            cum_ack: 1,
+            cum_ack_advanced: true,
+            rtt: None,
+        };
+        cc.on_ack(t, &ack);
+        assert_eq!(cc.cwnd(), DataSize::bytes(11_910 + 1191), "slow start grew");
+        let mut rfc = SctpCongestionControl::new(SctpCcConfig {
+            full_use_margin_one_mtu: false,
+            ..c
+        });
+        rfc.on_sent(t, DataSize::bytes(11_910 - 1191));
+        rfc.on_ack(t, &ack);
+        assert_eq!(rfc.cwnd(), DataSize::bytes(11_910), "RFC: not fully used");
+        // A loss at 5 MTUs: ssthresh = max(cwnd/2, 4 MTUs) = 4 MTUs.
+        cc.set_cwnd(DataSize::bytes(5 * 1191), None);
+        cc.on_fast_retransmit(t, 10);
+        assert_eq!(cc.cwnd(), DataSize::bytes(4 * 1191));
+        cc.on_rto_timeout(t, false);
+        assert_eq!(cc.cwnd(), DataSize::bytes(1191), "T3-rtx: 1 MTU");
+    }
 
     const MTU: u64 = 1200;
 

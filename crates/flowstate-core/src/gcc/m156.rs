@@ -1,0 +1,167 @@
+//! The `chromium-m156` preset's extra state inside [`super::Gcc`]: probe controller,
+//! probe result estimator and ALR detector, wired as `GoogCcNetworkController` wires them
+//! (`modules/congestion_controller/goog_cc/goog_cc_network_control.cc`, WebRTC M125):
+//!
+//! - at start (network available): `SetBitrates(min, start, max)` and the initial probes;
+//! - on every packet sent: the ALR detector (`OnSentPacket`);
+//! - on transport feedback: probe packets to the probe estimator; the ALR end time to the
+//!   probe controller; a probe result (raised to min(A_r, 0.85 x acknowledged rate)) sets
+//!   the delay-based and the loss-based estimate (`SetSendBitrate`);
+//! - on every new target (`MaybeTriggerOnNetworkChanged`): the ALR budget rate and the
+//!   probe controller's estimate (further probes);
+//! - after a recovery from over-use: `RequestProbe` (drop recovery);
+//! - every process interval: `ProbeController::Process` (timeouts, ALR probes).
+
+use super::alr_detector::AlrDetector;
+use super::config::M156Config;
+use super::detector::BandwidthUsage;
+use super::probe_controller::{BandwidthLimitedCause, ProbeCluster, ProbeController};
+use super::probe_estimator::{ProbeBitrateEstimator, ProbeTag};
+use crate::units::{Bitrate, DataSize, Timestamp};
+use std::collections::VecDeque;
+
+/// The M156 components' state.
+#[derive(Debug, Clone)]
+pub struct M156State {
+    cfg: M156Config,
+    probes: Option<ProbeController>,
+    estimator: ProbeBitrateEstimator,
+    alr: Option<AlrDetector>,
+    previously_in_alr: bool,
+    clusters: VecDeque<ProbeCluster>,
+    started: bool,
+    last_signal: BandwidthUsage,
+}
+
+impl M156State {
+    pub fn new(cfg: M156Config) -> Self {
+        Self {
+            probes: cfg
+                .probing
+                .map(|c| ProbeController::new(c, Timestamp::ZERO)),
+            estimator: ProbeBitrateEstimator::new(),
+            alr: cfg.alr.map(AlrDetector::new),
+            previously_in_alr: false,
+            clusters: VecDeque::new(),
+            started: false,
+            last_signal: BandwidthUsage::Normal,
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &M156Config {
+        &self.cfg
+    }
+
+    /// The network is up at `now` with these bounds: the initial probes (once).
+    /// Chromium's maximum is the peer connection's (unbounded by default, so probes go
+    /// up to 5 Mbit/s); the encoder's maximum comes in through
+    /// [`M156State::set_max_allocated`].
+    pub fn start(&mut self, now: Timestamp, min: Bitrate, start: Bitrate, target: Bitrate) {
+        if std::mem::replace(&mut self.started, true) {
+            return;
+        }
+        if let Some(a) = self.alr.as_mut() {
+            a.set_estimated_bitrate(target);
+        }
+        if let Some(p) = self.probes.as_mut() {
+            *p = ProbeController::new(
+                *self.cfg.probing.as_ref().unwrap_or(&Default::default()),
+                now,
+            );
+            let mut c = p.set_bitrates(now, min, start, Bitrate::INFINITY);
+            c.extend(p.on_network_available(now, true));
+            self.clusters.extend(c);
+        }
+    }
+
+    /// `OnStreamsConfig`: the encoders' maximum (probes stay under twice it).
+    pub fn set_max_allocated(&mut self, now: Timestamp, rate: Bitrate) {
+        if let Some(p) = self.probes.as_mut() {
+            self.clusters
+                .extend(p.on_max_total_allocated_bitrate(now, rate));
+        }
+    }
+
+    pub fn on_packet_sent(&mut self, now: Timestamp, size: DataSize) {
+        if let Some(a) = self.alr.as_mut() {
+            a.on_bytes_sent(now, size);
+        }
+    }
+
+    /// One probe packet's feedback.
+    pub fn on_probe_feedback(
+        &mut self,
+        tag: ProbeTag,
+        send: Timestamp,
+        arrival: Timestamp,
+        size: DataSize,
+    ) {
+        self.estimator.on_probe_feedback(tag, send, arrival, size);
+    }
+
+    /// At every feedback report: the ALR state to the probe controller, and the probe
+    /// result if a cluster completed (`limit_probes_lower_than_throughput_estimate`).
+    pub fn on_feedback(
+        &mut self,
+        now: Timestamp,
+        delay_estimate: Bitrate,
+        acknowledged: Option<Bitrate>,
+    ) -> Option<Bitrate> {
+        let alr_start = self.alr.as_ref().and_then(|a| a.alr_start_time());
+        if let Some(p) = self.probes.as_mut() {
+            if self.previously_in_alr && alr_start.is_none() {
+                p.set_alr_ended_time(now);
+            }
+            p.set_alr_start_time(alr_start);
+        }
+        self.previously_in_alr = alr_start.is_some();
+        let probe = self.estimator.fetch_and_reset()?;
+        Some(
+            match (self.cfg.probe_drop_throughput_fraction, acknowledged) {
+                (Some(f), Some(ack)) => probe.max(delay_estimate.min(ack * f)),
+                _ => probe,
+            },
+        )
+    }
+
+    /// A new target (`MaybeTriggerOnNetworkChanged`); `signal` is the delay detector's.
+    pub fn on_target(&mut self, now: Timestamp, target: Bitrate, signal: BandwidthUsage) {
+        if let Some(a) = self.alr.as_mut() {
+            a.set_estimated_bitrate(target);
+        }
+        let recovered =
+            self.last_signal == BandwidthUsage::Underusing && signal == BandwidthUsage::Normal;
+        self.last_signal = signal;
+        let cause = match signal {
+            BandwidthUsage::Normal => BandwidthLimitedCause::DelayBasedLimited,
+            _ => BandwidthLimitedCause::DelayBasedLimitedDelayIncreased,
+        };
+        if let Some(p) = self.probes.as_mut() {
+            self.clusters
+                .extend(p.set_estimated_bitrate(now, target, cause));
+            if recovered {
+                self.clusters.extend(p.request_probe(now));
+            }
+        }
+    }
+
+    /// `ProbeController::Process`.
+    pub fn process(&mut self, now: Timestamp) {
+        if let Some(p) = self.probes.as_mut() {
+            self.clusters.extend(p.process(now));
+        }
+    }
+
+    /// The next probe cluster for the pacer.
+    pub fn poll_cluster(&mut self) -> Option<ProbeCluster> {
+        self.clusters.pop_front()
+    }
+
+    pub fn alr_start_time(&self) -> Option<Timestamp> {
+        self.alr.as_ref().and_then(|a| a.alr_start_time())
+    }
+    pub fn probe_controller(&self) -> Option<&ProbeController> {
+        self.probes.as_ref()
+    }
+}
