@@ -1,9 +1,11 @@
 //! Cost per feedback report of GCC: the Chromium preset's sender processing one
 //! transport-wide feedback message (25 packets = 100 ms at ~2.4 Mbit/s), and the paper
 //! preset's receiver processing the same 25 packets (per-packet estimation) plus the
-//! sender handling one REMB.
+//! sender handling one REMB; and the chromium-m156 preset's sender on the same feedback
+//! with its first 5 packets a probe cluster (probe estimator, probe controller, ALR).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use flowstate_core::gcc::probe_estimator::ProbeTag;
 use flowstate_core::gcc::{DelayBasedBwe, Gcc, GccPreset, PacketTiming};
 use flowstate_core::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::hint::black_box;
@@ -48,6 +50,43 @@ fn bench(c: &mut Criterion) {
                     Timestamp::from_millis((r + 1) * 100 + 30),
                     black_box(&pkts),
                 );
+                black_box(g.target_rate())
+            },
+            BatchSize::SmallInput,
+        );
+    });
+
+    c.bench_function("gcc_chromium_m156_transport_feedback_25pkts", |b| {
+        let mut g = Gcc::from_preset(GccPreset::ChromiumM156);
+        g.start(Timestamp::ZERO);
+        let tags = |r: u64| -> Vec<Option<ProbeTag>> {
+            (0..PER_REPORT)
+                .map(|i| {
+                    (i < 5).then_some(ProbeTag {
+                        cluster: r as u32,
+                        min_probes: 5,
+                        min_bytes: DataSize::bytes(4000),
+                    })
+                })
+                .collect()
+        };
+        let mut feed = |g: &mut Gcc, r: u64, pkts: &[PacketTiming], t: &[Option<ProbeTag>]| {
+            let now = Timestamp::from_millis((r + 1) * 100 + 30);
+            for p in pkts {
+                g.on_packet_sent(p.send_time, p.size);
+            }
+            g.on_transport_feedback_probed(now, pkts, t);
+            g.handle_timeout(now);
+        };
+        warm(|r| feed(&mut g, r, &packets(r), &tags(r)));
+        let mut r = 200u64;
+        b.iter_batched(
+            || {
+                r += 1;
+                (r, packets(r), tags(r))
+            },
+            |(r, pkts, t)| {
+                feed(&mut g, r, black_box(&pkts), &t);
                 black_box(g.target_rate())
             },
             BatchSize::SmallInput,
