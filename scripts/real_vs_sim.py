@@ -4,6 +4,15 @@ real Chromium" and "Kernel TCP behind a router"). Needs root and Chromium.
 
     sudo .venv/bin/python scripts/real_vs_sim.py [--runs 3] [--sim-runs 10] [--out out/real]
         [--only CASE ...] [--lanes 2] [--tables-only]
+        [--preset chromium-m156] [--sctp-preset dcsctp] [--sim-set KEY=VALUE ...]
+
+--preset / --sctp-preset / --sim-set change only the simulator side (the real runs in
+OUT are reused with --tables-only; no root needed then): the GCC preset the Chromium
+cases' GCC flows get (default `chromium`), the SCTP preset of their SCTP flows
+(default: the scenario's, usrsctp), and settings of the simulated scenario (e.g.
+`flows.gcc.overrides.probing=false` to switch one component off). Results with a
+non-default simulator side go to OUT/results-TAG.json and OUT/tables-TAG.md (TAG from
+the presets and settings), the simulator's runs to OUT/CASE/sim-STACK-TAG/.
 
 Each case is a scenario file of the catalogue run (a) with real Chromium 156 and
 kernel TCP through the IP-level bottleneck (`flowstate browser`, --stack chromium),
@@ -126,7 +135,27 @@ def set_path(doc: dict, path: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
-def scenario_doc(case: Case, *, chromium_preset: bool) -> dict:
+@dataclass
+class SimSide:
+    """What the simulator side of the Chromium cases runs (see the module doc)."""
+
+    preset: str = "chromium"
+    sctp_preset: Optional[str] = None
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def tag(self) -> str:
+        parts = [] if self.preset == "chromium" else [self.preset]
+        if self.sctp_preset:
+            parts.append(self.sctp_preset)
+        parts += [f"{k.split('.')[-1]}={v}" for k, v in self.settings]
+        return "-".join(str(p) for p in parts)
+
+
+SIM = SimSide()
+
+
+def scenario_doc(case: Case, *, chromium_preset: bool, side: Optional[SimSide] = None) -> dict:
     doc = tomllib.loads(case.scenario.read_text())
     for k, v in case.set.items():
         set_path(doc, k, v)
@@ -134,10 +163,15 @@ def scenario_doc(case: Case, *, chromium_preset: bool) -> dict:
         doc["duration"] = f"{case.duration}s"
         doc.setdefault("measure", {})["end"] = f"{case.duration}s"
     if chromium_preset:
+        side = side or SimSide()
         for f in doc["flows"]:
             if f.get("kind") == "gcc":
-                f["preset"] = "chromium"
+                f["preset"] = side.preset
                 f["overrides"] = {k: v for k, v in (f.get("overrides") or {}).items() if k in KEEP_FOR_CHROMIUM}
+            if f.get("kind") == "sctp" and side.sctp_preset:
+                f["preset"] = side.sctp_preset
+        for k, v in side.settings:
+            set_path(doc, k, v)
     return doc
 
 
@@ -167,8 +201,9 @@ def real(case: Case, stack: str, out: Path, runs: int, prefix: str) -> Path:
 def simulate(case: Case, out: Path, runs: int, stack: str) -> dict:
     import flowstate
 
-    doc = scenario_doc(case, chromium_preset=stack == "chromium")
-    folder = out / case.name / f"sim-{stack}"
+    doc = scenario_doc(case, chromium_preset=stack == "chromium", side=SIM)
+    tag = SIM.tag if stack == "chromium" else ""
+    folder = out / case.name / (f"sim-{stack}-{tag}" if tag else f"sim-{stack}")
     r = flowstate.run(doc, seed=1, runs=runs, out=folder)
     return {"summary": r.summary, "timeseries": r.timeseries}
 
@@ -321,8 +356,18 @@ def num(x: Optional[float], digits: int = 2) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+def within(sim: Optional[float], real: Optional[dict], tolerance: float) -> str:
+    """' (ok)' / ' (x1.23)': the simulator's value against the real median."""
+    if sim is None or not real or not real["median"]:
+        return ""
+    ratio = sim / real["median"]
+    return " ok" if abs(ratio - 1) <= tolerance else f" (x{ratio:.2f})"
+
+
 def tables(results: dict) -> str:
-    lines = []
+    lines = [f"Simulator side: GCC preset `{SIM.preset}`, SCTP preset `{SIM.sctp_preset or 'scenario'}`"
+             + (f", settings {dict(SIM.settings)}" if SIM.settings else "")
+             + "; `ok`: throughput within 15 %, RTT mean within 20 % of the real median, else sim/real.", ""]
     for name, r in results.items():
         for stack, e in r["stacks"].items():
             lines.append(f"**{name}** ({r['title']}), {stack}: {e['runs']} real runs (median, min-max)"
@@ -334,8 +379,10 @@ def tables(results: dict) -> str:
             for flow, f in e["flows"].items():
                 s = (e.get("sim") or {}).get(flow, {})
                 lines.append(
-                    f"| {flow} ({f['kind']}) | {fmt(f['throughput_mbps'], 3)} | {num(s.get('throughput_mbps'), 3)} "
-                    f"| {fmt(f['share'])} | {num(s.get('share'))} | {fmt(f['rtt_mean_ms'], 0)} | {num(s.get('rtt_mean_ms'), 0)} "
+                    f"| {flow} ({f['kind']}) | {fmt(f['throughput_mbps'], 3)} | {num(s.get('throughput_mbps'), 3)}"
+                    f"{within(s.get('throughput_mbps'), f['throughput_mbps'], 0.15)} "
+                    f"| {fmt(f['share'])} | {num(s.get('share'))} | {fmt(f['rtt_mean_ms'], 0)} | {num(s.get('rtt_mean_ms'), 0)}"
+                    f"{within(s.get('rtt_mean_ms'), f['rtt_mean_ms'], 0.20)} "
                     f"| {fmt(f['rtt_p95_ms'], 0)} | {num(s.get('rtt_p95_ms'), 0)} |"
                 )
             for what, t in (e.get("reaction_s") or {}).items():
@@ -359,7 +406,23 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
     ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
     ap.add_argument("--figures", type=Path, metavar="DIR", help="also draw one figure per case into DIR")
+    ap.add_argument("--preset", default="chromium", help="the simulator's GCC preset for the Chromium cases")
+    ap.add_argument("--sctp-preset", choices=("usrsctp", "dcsctp"), help="the simulator's SCTP preset")
+    ap.add_argument("--sim-set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="settings of the simulated scenario (VALUE as TOML: false, 1.5, \"x\")")
     args = ap.parse_args(argv)
+    settings = []
+    for kv in args.sim_set:
+        if "=" not in kv:
+            ap.error(f"--sim-set {kv!r}: expected KEY=VALUE")
+        k, v = kv.split("=", 1)
+        try:
+            value = tomllib.loads(f"v = {v}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = v
+        settings.append((k, value))
+    global SIM
+    SIM = SimSide(args.preset, args.sctp_preset, tuple(settings))
     cases = [c for c in CASES if not args.only or c.name in args.only]
     if not args.tables_only:
         chromium_jobs = [(c, "chromium") for c in cases if "chromium" in c.stacks]
@@ -381,10 +444,12 @@ def main(argv: list[str]) -> int:
         sims = {stack: simulate(c, args.out, args.sim_runs, stack) for stack in c.stacks}
         results[c.name] = figures(c, args.out, sims)
         if args.figures is not None:
-            figure(c, args.out, sims, args.figures / f"real-vs-sim-{c.name}.png")
-    (args.out / "results.json").write_text(json.dumps(results, indent=1))
+            suffix = f"-{SIM.tag}" if SIM.tag else ""
+            figure(c, args.out, sims, args.figures / f"real-vs-sim-{c.name}{suffix}.png")
+    suffix = f"-{SIM.tag}" if SIM.tag else ""
+    (args.out / f"results{suffix}.json").write_text(json.dumps(results, indent=1))
     md = tables(results)
-    (args.out / "tables.md").write_text(md)
+    (args.out / f"tables{suffix}.md").write_text(md)
     print(md)
     return 0
 
