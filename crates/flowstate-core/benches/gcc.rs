@@ -70,7 +70,7 @@ fn bench(c: &mut Criterion) {
                 })
                 .collect()
         };
-        let mut feed = |g: &mut Gcc, r: u64, pkts: &[PacketTiming], t: &[Option<ProbeTag>]| {
+        let feed = |g: &mut Gcc, r: u64, pkts: &[PacketTiming], t: &[Option<ProbeTag>]| {
             let now = Timestamp::from_millis((r + 1) * 100 + 30);
             for p in pkts {
                 g.on_packet_sent(p.send_time, p.size);
