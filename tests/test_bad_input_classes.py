@@ -325,7 +325,7 @@ def scenario_file(tmp_path):
     [
         ("link.capacity=2 2Mbps", ["link.capacity", "space inside"]),
         ("flows.data.overrides.mtu=8000b", ["flows[1].overrides.mtu", "in bits"]),
-        ("flows.data.preset=anything", ["flows[1].preset", "only gcc"]),
+        ("flows.data.preset=anything", ["flows[1].preset", "usrsctp|dcsctp"]),
         ("flows.data.priority=1e308", ["flows[1].priority", "[1e-6, 1e6]"]),
         ("coupling.mechanism=fsev3", ["coupling.mechanism", "fsev3"]),
         ("flows.nosuch.priority=2", ["no flow named 'nosuch'"]),

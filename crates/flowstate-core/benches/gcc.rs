@@ -75,7 +75,7 @@ fn bench(c: &mut Criterion) {
             for p in pkts {
                 g.on_packet_sent(p.send_time, p.size);
             }
-            g.on_transport_feedback_probed(now, pkts, t);
+            g.on_transport_feedback_probed(now, pkts, t, &[]);
             g.handle_timeout(now);
         };
         warm(|r| feed(&mut g, r, &packets(r), &tags(r)));

@@ -170,6 +170,9 @@ pub struct MediaSender {
     history: BTreeMap<u64, (Timestamp, DataSize, Option<ProbeTag>)>,
     /// The pacer's probe sender (`chromium-m156` with probing).
     prober: Option<BitrateProber>,
+    /// The highest transport sequence number transport feedback has covered
+    /// (`chromium-m156`: packets below it that were not reported are lost).
+    feedback_highest: Option<u64>,
     report: Option<FlowReport>,
     /// The rate of the newest coupling report: a GCC update that leaves it unchanged is
     /// not reported again (a controller reports a *new* rate, paper 000 Alg. 6).
@@ -192,6 +195,7 @@ impl MediaSender {
             .map(|m| BitrateProber::new(m.prober));
         let mut s = Self {
             prober,
+            feedback_highest: None,
             gcc,
             source,
             pacer,
@@ -340,6 +344,30 @@ impl MediaSender {
         }
     }
 
+    /// Packets sent between the previous feedback's highest transport sequence number
+    /// and this one's that this one does not report: lost (as libwebrtc's
+    /// `TransportFeedbackAdapter` reports them; late reordering is not modelled).
+    fn lost_since_last_feedback(
+        &mut self,
+        packets: &[PacketArrival],
+    ) -> Vec<(Timestamp, DataSize)> {
+        let Some(high) = packets.iter().map(|a| a.transport_seq).max() else {
+            return Vec::new();
+        };
+        let from = self.feedback_highest.map_or(0, |h| h + 1);
+        self.feedback_highest = Some(self.feedback_highest.map_or(high, |h| h.max(high)));
+        if from > high {
+            return Vec::new();
+        }
+        let got: std::collections::BTreeSet<u64> =
+            packets.iter().map(|a| a.transport_seq).collect();
+        self.history
+            .range(from..=high)
+            .filter(|(k, _)| !got.contains(k))
+            .map(|(_, &(t, size, _))| (t, size))
+            .collect()
+    }
+
     /// A padding packet of `size` on the wire (a probe without media to send): no
     /// frame (`frame_packet_count` 0), the next media sequence number.
     fn padding_packet(&mut self, now: Timestamp, size: DataSize) -> (RtpPacket, DataSize) {
@@ -465,9 +493,10 @@ impl Endpoint for MediaSender {
                             })
                     })
                     .collect();
-                if self.prober.is_some() {
+                if self.cfg.gcc.m156.is_some() {
+                    let lost = self.lost_since_last_feedback(&packets);
                     self.gcc
-                        .on_transport_feedback_probed(now, &timings, &probes);
+                        .on_transport_feedback_probed(now, &timings, &probes, &lost);
                 } else {
                     self.gcc.on_transport_feedback(now, &timings);
                 }

@@ -6,6 +6,7 @@ use super::bitrate_prober::BitrateProberConfig;
 use super::chromium_pacing::ChromiumPacingConfig;
 use super::delay_based::DelayBasedConfig;
 use super::loss_based::LossConfig;
+use super::loss_based_v2::LossBasedBweV2Config;
 use super::probe_controller::ProbeControllerConfig;
 use super::remb::RembConfig;
 use crate::units::{Bitrate, TimeDelta};
@@ -35,7 +36,8 @@ pub enum GccPreset {
     Chromium,
     /// Chromium 156 (libwebrtc M125 sources, the nearest available): `Chromium` plus
     /// probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR
-    /// detector, and Chromium's pacing (2.5 x target, queue drained within 2 s);
+    /// detector, loss-based BWE v2, and Chromium's pacing (2.5 x target, queue drained
+    /// within 2 s);
     /// see [`M156Config`].
     ChromiumM156,
 }
@@ -113,6 +115,9 @@ pub struct M156Config {
     /// (`WebRTC-Bwe-LimitProbesLowerThanThroughputEstimate`, on unless disabled).
     /// The acknowledged rate is the delay-based estimator's incoming-rate window here.
     pub probe_drop_throughput_fraction: Option<f64>,
+    /// Loss-based BWE v2 ([`super::loss_based_v2`]); `None`: the classic loss-based
+    /// controller of the chromium preset.
+    pub loss_v2: Option<LossBasedBweV2Config>,
 }
 
 impl Default for M156Config {
@@ -123,6 +128,7 @@ impl Default for M156Config {
             alr: Some(AlrDetectorConfig::default()),
             pacing: Some(ChromiumPacingConfig::default()),
             probe_drop_throughput_fraction: Some(0.85),
+            loss_v2: Some(LossBasedBweV2Config::default()),
         }
     }
 }

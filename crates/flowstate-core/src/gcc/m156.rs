@@ -15,6 +15,7 @@
 use super::alr_detector::AlrDetector;
 use super::config::M156Config;
 use super::detector::BandwidthUsage;
+use super::loss_based_v2::{FeedbackSummary, LossBasedBweV2, LossBasedState};
 use super::probe_controller::{BandwidthLimitedCause, ProbeCluster, ProbeController};
 use super::probe_estimator::{ProbeBitrateEstimator, ProbeTag};
 use crate::units::{Bitrate, DataSize, Timestamp};
@@ -31,6 +32,7 @@ pub struct M156State {
     clusters: VecDeque<ProbeCluster>,
     started: bool,
     last_signal: BandwidthUsage,
+    loss_v2: Option<LossBasedBweV2>,
 }
 
 impl M156State {
@@ -45,6 +47,7 @@ impl M156State {
             clusters: VecDeque::new(),
             started: false,
             last_signal: BandwidthUsage::Normal,
+            loss_v2: cfg.loss_v2.clone().map(LossBasedBweV2::new),
             cfg,
         }
     }
@@ -73,6 +76,44 @@ impl M156State {
             c.extend(p.on_network_available(now, true));
             self.clusters.extend(c);
         }
+    }
+
+    /// Loss-based BWE v2's bounds (`SetMinMaxBitrate`).
+    pub fn set_min_max(&mut self, min: Bitrate, max: Bitrate) {
+        if let Some(l) = self.loss_v2.as_mut() {
+            l.set_min_max_bitrate(min, max);
+        }
+    }
+
+    /// `UpdateLossBasedEstimator` with one feedback's packets (received and lost).
+    pub fn update_loss_v2(
+        &mut self,
+        summary: &FeedbackSummary,
+        delay_estimate: Bitrate,
+        acknowledged: Option<Bitrate>,
+    ) {
+        let in_alr = self.alr_start_time().is_some();
+        if let Some(l) = self.loss_v2.as_mut() {
+            if let Some(a) = acknowledged {
+                l.set_acknowledged_bitrate(a);
+            }
+            l.update(summary, delay_estimate, in_alr);
+        }
+    }
+
+    /// A probe result sets loss-based BWE v2's estimate (`SetSendBitrate`).
+    pub fn on_probe_applied(&mut self, rate: Bitrate) {
+        if let Some(l) = self.loss_v2.as_mut() {
+            l.set_bandwidth_estimate(rate);
+        }
+    }
+
+    /// Loss-based BWE v2's estimate once it is ready (`None`: use the classic one).
+    pub fn loss_v2_estimate(&self) -> Option<(Bitrate, LossBasedState)> {
+        self.loss_v2
+            .as_ref()
+            .filter(|l| l.is_ready())
+            .map(|l| l.result())
     }
 
     /// `OnStreamsConfig`: the encoders' maximum (probes stay under twice it).
@@ -133,9 +174,13 @@ impl M156State {
         let recovered =
             self.last_signal == BandwidthUsage::Underusing && signal == BandwidthUsage::Normal;
         self.last_signal = signal;
-        let cause = match signal {
-            BandwidthUsage::Normal => BandwidthLimitedCause::DelayBasedLimited,
-            _ => BandwidthLimitedCause::DelayBasedLimitedDelayIncreased,
+        let cause = match (signal, self.loss_v2_estimate().map(|(_, s)| s)) {
+            (BandwidthUsage::Overusing | BandwidthUsage::Underusing, _) => {
+                BandwidthLimitedCause::DelayBasedLimitedDelayIncreased
+            }
+            (_, Some(LossBasedState::Decreasing)) => BandwidthLimitedCause::LossLimited,
+            (_, Some(LossBasedState::Increasing)) => BandwidthLimitedCause::LossLimitedIncreasing,
+            _ => BandwidthLimitedCause::DelayBasedLimited,
         };
         if let Some(p) = self.probes.as_mut() {
             self.clusters

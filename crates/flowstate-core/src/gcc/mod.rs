@@ -10,7 +10,7 @@
 //!
 //! Today's Chromium (`chromium-m156` preset, libwebrtc M125 sources): [`probe_controller`],
 //! [`probe_estimator`], [`bitrate_prober`] (the pacer's probe sender), [`alr_detector`],
-//! [`chromium_pacing`], wired together in [`m156`].
+//! [`chromium_pacing`], [`loss_based_v2`], wired together in [`m156`].
 //!
 //! [`Gcc`] is the sender-side facade: it owns the loss-based controller and, for the
 //! Chromium preset, the delay-based estimator (fed by transport-wide feedback); for the
@@ -28,6 +28,7 @@ pub mod inter_arrival;
 pub mod kalman;
 pub mod link_capacity;
 pub mod loss_based;
+pub mod loss_based_v2;
 pub mod m156;
 pub mod observation;
 pub mod pacer;
@@ -117,7 +118,7 @@ impl Gcc {
 
     fn recompute(&mut self, now: Timestamp) {
         self.loss.set_delay_based_limit(now, self.delay_estimate);
-        self.target = self.loss.estimate().min(self.delay_estimate);
+        self.target = self.loss_based_estimate().min(self.delay_estimate);
         self.target_update = true;
     }
 
@@ -139,16 +140,18 @@ impl Gcc {
     /// Transport-wide feedback: per-packet send/arrival times (Chromium preset). Lost
     /// packets are simply absent. Ignored when the estimator runs at the receiver.
     pub fn on_transport_feedback(&mut self, now: Timestamp, packets: &[PacketTiming]) {
-        self.on_transport_feedback_probed(now, packets, &[]);
+        self.on_transport_feedback_probed(now, packets, &[], &[]);
     }
 
     /// Transport-wide feedback with the probe cluster each packet was sent in
-    /// (`probes[i]` for `packets[i]`; missing entries are no probe).
+    /// (`probes[i]` for `packets[i]`; missing entries are no probe) and the packets the
+    /// feedback reports lost (send time, size) (`chromium-m156`: loss-based BWE v2).
     pub fn on_transport_feedback_probed(
         &mut self,
         now: Timestamp,
         packets: &[PacketTiming],
         probes: &[Option<ProbeTag>],
+        lost: &[(Timestamp, DataSize)],
     ) {
         let Some(d) = self.delay.as_mut() else { return };
         let mut sorted: Vec<PacketTiming> = packets.to_vec();
@@ -175,11 +178,36 @@ impl Gcc {
         if let Some(rate) = m.on_feedback(now, self.delay_estimate, acknowledged) {
             if d.apply_probe(now, rate) {
                 self.delay_estimate = d.estimate();
-                // `SetSendBitrate`: the loss-based estimate follows the probe.
+                // `SetSendBitrate`: the loss-based estimates follow the probe.
                 self.loss.set_estimate(self.delay_estimate);
-                self.recompute(now);
+                m.on_probe_applied(self.delay_estimate);
                 updated = true;
             }
+        }
+        // `UpdateLossBasedEstimator`: every feedback, received and lost packets.
+        let sends = packets
+            .iter()
+            .map(|p| p.send_time)
+            .chain(lost.iter().map(|l| l.0));
+        let (first, last) = sends.fold((Timestamp::MAX, Timestamp::ZERO), |(a, b), t| {
+            (a.min(t), b.max(t))
+        });
+        let size = packets
+            .iter()
+            .map(|p| p.size)
+            .chain(lost.iter().map(|l| l.1));
+        let summary = loss_based_v2::FeedbackSummary {
+            num_packets: (packets.len() + lost.len()) as u64,
+            num_lost: lost.len() as u64,
+            total_size: size.fold(DataSize::ZERO, |a, b| a + b),
+            first_send: first,
+            last_send: last,
+        };
+        let before = m.loss_v2_estimate();
+        m.update_loss_v2(&summary, self.delay_estimate, acknowledged);
+        if updated || m.loss_v2_estimate() != before {
+            self.recompute(now);
+            updated = true;
         }
         if updated {
             let signal = self
@@ -196,9 +224,10 @@ impl Gcc {
     /// The sender is up at `now` (`chromium-m156`: the initial probes).
     pub fn start(&mut self, now: Timestamp) {
         let a = &self.cfg.delay.aimd;
-        let (min, start) = (a.min_rate, a.start_rate);
+        let (min, start, max) = (a.min_rate, a.start_rate, a.max_rate);
         let target = self.target;
         if let Some(m) = self.m156.as_mut() {
+            m.set_min_max(min, max);
             m.start(now, min, start, target);
         }
     }
@@ -309,9 +338,12 @@ impl Gcc {
     pub fn delay_based_estimate(&self) -> Bitrate {
         self.delay_estimate
     }
-    /// A_s.
+    /// A_s (`chromium-m156`: loss-based BWE v2's once it is ready).
     pub fn loss_based_estimate(&self) -> Bitrate {
-        self.loss.estimate()
+        match self.m156.as_ref().and_then(|m| m.loss_v2_estimate()) {
+            Some((r, _)) => r,
+            None => self.loss.estimate(),
+        }
     }
     /// The RTT estimate (200 ms until the first sample).
     pub fn rtt(&self) -> TimeDelta {
