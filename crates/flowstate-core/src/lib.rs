@@ -22,6 +22,7 @@ pub mod endpoint;
 pub mod gcc;
 pub mod nada;
 pub mod rate;
+pub mod sbd;
 pub mod scream;
 pub mod source;
 pub mod window;
