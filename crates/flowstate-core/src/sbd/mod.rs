@@ -4,8 +4,8 @@
 //! shape. Each receiver summarises its flow's OWD and loss per base interval T into
 //! four statistics (skew_est, var_est, freq_est, pkt_loss), sends them to the sender
 //! every T, and the sender's grouping algorithm puts flows with close statistics into
-//! one group. The groups are what a coupling manager couples
-//! ([`crate::coupling::CouplingManager::move_flow`]).
+//! one group. The groups are what a coupling manager couples (keyed by
+//! [`crate::coupling::GroupKey`]).
 //!
 //! | part | RFC 8382 | file |
 //! |---|---|---|
