@@ -106,3 +106,31 @@ def test_a_cycle_through_a_lazy_import_is_found(tmp_path):
     graph = import_graph(pkg)
     assert graph["pkg.other"] == {"pkg.cli"}  # a relative import, resolved
     assert find_cycle(graph) == ["pkg.cli", "pkg.sub.command", "pkg.cli"]
+
+
+def test_output_file_names_are_defined_once():
+    # Every name of a file flowstate writes is a constant of flowstate.output_files; no
+    # other module spells one (prose in docstrings and help texts may mention them).
+    from flowstate import output_files
+
+    names = {v for k, v in vars(output_files).items() if k.isupper() and isinstance(v, str) and "." in v}
+    assert {"summary.json", "timeseries.csv", "results.json", "report.html", "sweep.json"} <= names
+    spelled = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "output_files.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names:
+                spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
+    assert not spelled, "\n".join(spelled)
+
+
+def test_the_flat_module_names_of_earlier_versions_still_import():
+    from flowstate import compare_command, figures, report_command, sweep_run  # noqa: F401
+
+    assert figures.__name__ == "flowstate.report.figures" and sweep_run.__name__ == "flowstate.sweep.run"
+    assert compare_command.main and report_command.build
+    import pytest
+
+    with pytest.raises(ImportError):
+        from flowstate import no_such_module  # noqa: F401
