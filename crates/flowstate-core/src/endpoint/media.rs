@@ -985,17 +985,16 @@ mod tests {
     }
 
     /// Chromium 156's initial probes (3x, 6x of 300 kbit/s, then 2x) put the target near
-    /// a 2 Mbit/s link within half a second (Chromium 156: 0.5 s, docs/REPRODUCTION.md);
+    /// the 1 Mbit/s link within half a second (Chromium 156: 0.5 s, docs/REPRODUCTION.md);
     /// the ~M100 preset is still at its start rate.
     #[test]
     fn chromium_m156_probes_the_target_up_to_the_link_within_a_second() {
-        let m156 = run(GccPreset::ChromiumM156, 3, |_| Bitrate::mbps(2.0), true);
-        let old = run(GccPreset::Chromium, 3, |_| Bitrate::mbps(2.0), true);
+        let m156 = run(GccPreset::ChromiumM156, 3, None, true);
+        let old = run(GccPreset::Chromium, 3, None, true);
         let (a, b) = (target_at(&m156, 500), target_at(&old, 500));
         eprintln!("target at 0.5 s: chromium-m156 {a}, chromium {b}");
-
         assert!(
-            a > Bitrate::mbps(1.6) && a < Bitrate::mbps(2.5),
+            a > Bitrate::kbps(800.0) && a < Bitrate::kbps(1250.0),
             "m156: {a}"
         );
         assert!(b < Bitrate::kbps(500.0), "chromium: {b}");
