@@ -48,6 +48,20 @@ def assert_one_line_error(result, *fragments):
         assert fragment in result.stderr, result.stderr
 
 
+def test_run_prints_at_most_40_flows_and_counts_the_rest(tmp_path):
+    path = tmp_path / "many.toml"
+    path.write_text(
+        'name = "many"\nduration = "1s"\n[link]\ncapacity = "50Mbps"\ndelay = "10ms"\nqueue = "50ms"\n'
+        '[[flows]]\nname = "f"\nkind = "cbr"\ncount = 45\noverrides = { rate = "0.5Mbps" }\n'
+    )
+    result = flowstate("run", path, "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert "f40 " in result.stdout and "f41 " not in result.stdout, result.stdout
+    assert "... and 5 more flows (every flow is in summary.json)" in result.stdout
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert len(summary["flows"]) == 45
+
+
 def test_run_writes_outputs_and_prints_table(scenario_file, tmp_path):
     out = tmp_path / "results"
     result = flowstate("run", scenario_file, "--seed", 3, "--runs", 2, "--out", out)

@@ -16,6 +16,10 @@ from flowstate.simulation import RunResult, check_scenario, load_scenario
 from flowstate.simulation import run as run_scenario
 
 DEFAULT_OUT_ROOT = Path("out")
+# Rows of the printed per-flow table; the rest are counted in its caption. Rendering a
+# rich table costs ~1 ms a row, longer than simulating 1,000 flows for 10 s
+# (docs/BENCHMARKS.md, "Scaling"); summary.json has every flow.
+MAX_TABLE_FLOWS = 40
 
 
 def out_folder(scenario_name: str) -> Path:
@@ -40,17 +44,23 @@ def _pct(value: Optional[float], spread: Optional[dict[str, float]] = None) -> s
     return _num(value * 100, {"std": spread["std"] * 100} if spread else None, 1)
 
 
-def summary_table(summary: dict[str, Any]) -> Any:
-    """The rich table of a batch summary: one row per flow."""
+def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_FLOWS) -> Any:
+    """The rich table of a batch summary: one row per flow, the first ``max_flows``
+    (None: all) and a caption counting the others."""
     from rich.table import Table
 
     several = summary.get("runs", 1) > 1
     seeds = summary.get("seeds", [summary.get("seed")])
     window = summary.get("window_s", [0, summary.get("duration_s", 0)])
     runs = f"mean ± std over {len(seeds)} runs, seeds {seeds[0]}..{seeds[-1]}" if several else f"seed {seeds[0]}"
+    flows = summary["flows"]
+    shown = flows if max_flows is None else flows[:max_flows]
+    hidden = len(flows) - len(shown)
     table = Table(
         title=f"{summary['scenario']}: window {window[0]:g}-{window[1]:g} s, {runs}",
         title_justify="left",
+        caption=f"... and {hidden} more flows (every flow is in summary.json)" if hidden else None,
+        caption_justify="left",
     )
     for header, justify in (
         ("flow", "left"),
@@ -64,7 +74,7 @@ def summary_table(summary: dict[str, Any]) -> Any:
         ("loss\n%", "right"),
     ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for flow in summary["flows"]:
+    for flow in shown:
         spread = flow.get("spread", {}) if several else {}
 
         def s(*path: str, _spread: dict[str, Any] = spread) -> Optional[dict[str, float]]:
