@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Scaling benchmark of the simulator: events/s and peak memory from 10 to 10,000 flows.
+
+    python scripts/bench_scale.py [--flows 10,100,1000,10000] [--mixes tcp,gcc-sctp]
+        [--duration 10] [--repeat 3] [--cli] [--json OUT.json]
+
+Each point is a dumbbell of N flows at 1 Mbit/s each (capacity N Mbit/s, one-way delay
+20 ms, queue 100 ms at capacity, seed 1): ``tcp`` is N TCP NewReno flows, ``gcc-sctp``
+N/2 GCC (chromium preset) video flows and N/2 SCTP flows, no coupling. Every
+measurement runs in a fresh subprocess so its peak RSS (``ru_maxrss``) is its own:
+
+- ``engine``: the Rust example binary ``run_scenario`` (the engine alone: its wall time
+  of ``flowstate_sim::run``, printed on stderr; peak RSS of the whole process);
+- ``python``: ``flowstate.run(path)`` in a Python process, timed around the call, with
+  the Python side broken down: ``_native.simulate`` (parse + engine + results to Python
+  values, GIL released during the run), then ``RunResult`` (``json.loads`` of the
+  summary, combining), then ``.timeseries`` (the pandas DataFrame, built lazily, not
+  part of ``flowstate.run``); peak RSS of the process minus its RSS after the imports;
+- ``cli`` (with ``--cli``): ``flowstate run SCENARIO --out DIR`` end to end (Python
+  start, imports, the run, the table, summary.json and timeseries.csv).
+
+Reported: the median over ``--repeat`` repetitions (the machine is shared: medians and
+ratios, and the load average at the start and the end). Needs the release extension
+(``maturin develop --release``) and ``cargo build --release -p flowstate-sim --example
+run_scenario``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ROOT / "target" / "release" / "examples" / "run_scenario"
+
+CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+import flowstate
+from flowstate import _native
+from flowstate.simulation import RunResult, load_scenario
+import pandas  # noqa: F401  (imported up front so its memory is in the baseline)
+base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+imports_s = time.perf_counter() - t0
+path = sys.argv[1]
+t = time.perf_counter()
+result = flowstate.run(path)
+run_s = time.perf_counter() - t
+peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# The same run again, split into its parts.
+text, file = load_scenario(path)
+t = time.perf_counter()
+raw = _native.simulate(text, file, seed=None, runs=1, threads=None)
+native_s = time.perf_counter() - t
+t = time.perf_counter()
+rr = RunResult(raw)
+wrap_s = time.perf_counter() - t
+t = time.perf_counter()
+frame = rr.timeseries
+frame_s = time.perf_counter() - t
+print(json.dumps({
+    "events": result.summary["events"], "run_s": run_s, "native_s": native_s,
+    "wrap_s": wrap_s, "frame_s": frame_s, "rows": len(frame), "imports_s": imports_s,
+    "base_kb": base_kb, "peak_kb": peak_kb,
+}))
+"""
+
+
+def scenario(mix: str, n: int, duration: float) -> str:
+    head = (
+        f'name = "{mix}-{n}"\nduration = "{duration:g}s"\nseed = 1\n'
+        f'[link]\ncapacity = "{n}Mbps"\ndelay = "20ms"\nqueue = "100ms"\n'
+    )
+    if mix == "tcp":
+        return head + f'[[flows]]\nname = "tcp"\nkind = "tcp-newreno"\ncount = {n}\n'
+    if mix == "gcc-sctp":
+        half = max(n // 2, 1)
+        return head + (
+            '[coupling]\nmechanism = "none"\n'
+            f'[[flows]]\nname = "gcc"\nkind = "gcc"\npreset = "chromium"\ncount = {half}\n'
+            f'[[flows]]\nname = "sctp"\nkind = "sctp"\ncount = {n - half}\n'
+        )
+    raise SystemExit(f"unknown mix {mix!r} (tcp, gcc-sctp)")
+
+
+def run_engine(path: Path) -> dict[str, float]:
+    proc = subprocess.Popen([str(ENGINE), str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The engine prints one line on stderr: read it after the exit (it cannot fill the pipe).
+    _, status, usage = os.wait4(proc.pid, 0)
+    err = proc.stderr.read() if proc.stderr else ""
+    if status != 0:
+        raise SystemExit(f"run_scenario failed on {path}: {err.strip()}")
+    m = re.search(r"wall ([0-9.]+) s, (\d+) events", err)
+    if not m:
+        raise SystemExit(f"run_scenario printed no timing: {err.strip()}")
+    return {"wall_s": float(m.group(1)), "events": int(m.group(2)), "peak_kb": usage.ru_maxrss}
+
+
+def run_python(path: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"flowstate.run failed on {path}: {out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_cli(path: Path, work: Path) -> dict[str, float]:
+    exe = Path(sys.executable).with_name("flowstate")
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        [str(exe), "run", str(path), "--out", str(work / "cli-out")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        raise SystemExit(f"flowstate run failed on {path}: {(proc.stderr.read() if proc.stderr else '').strip()}")
+    return {"wall_s": wall, "peak_kb": usage.ru_maxrss}
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--flows", default="10,100,1000,10000")
+    ap.add_argument("--mixes", default="tcp,gcc-sctp")
+    ap.add_argument("--duration", type=float, default=10.0, help="simulated seconds per run")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cli", action="store_true", help="also time `flowstate run` end to end")
+    ap.add_argument("--json", type=Path, help="write every measurement here")
+    args = ap.parse_args(argv)
+    if not ENGINE.exists():
+        ap.error(f"{ENGINE} is missing: cargo build --release -p flowstate-sim --example run_scenario")
+    flows = [int(x) for x in args.flows.split(",")]
+    mixes = args.mixes.split(",")
+    load0 = os.getloadavg()
+    rows = []
+    print(
+        "| mix | flows | events | engine M ev/s | python M ev/s | python / engine | "
+        "simulate s | RunResult s | DataFrame s | engine peak MB | python peak MB (over imports) |"
+        + (" cli s |" if args.cli else "")
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if args.cli else ""))
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        work = Path(tmp)
+        for mix in mixes:
+            for n in flows:
+                path = work / f"{mix}-{n}.toml"
+                path.write_text(scenario(mix, n, args.duration))
+                eng = [run_engine(path) for _ in range(args.repeat)]
+                py = [run_python(path) for _ in range(args.repeat)]
+                cli = [run_cli(path, work) for _ in range(args.repeat)] if args.cli else []
+                events = eng[0]["events"]
+                e_rate = med([events / e["wall_s"] for e in eng]) / 1e6
+                p_rate = med([events / p["run_s"] for p in py]) / 1e6
+                row = {
+                    "mix": mix,
+                    "flows": n,
+                    "events": events,
+                    "engine": eng,
+                    "python": py,
+                    "cli": cli,
+                }
+                rows.append(row)
+                line = (
+                    f"| {mix} | {n} | {events:,} | {e_rate:.2f} | {p_rate:.2f} | {p_rate / e_rate:.2f} | "
+                    f"{med([p['native_s'] for p in py]):.3f} | {med([p['wrap_s'] for p in py]):.3f} | "
+                    f"{med([p['frame_s'] for p in py]):.3f} | {med([e['peak_kb'] for e in eng]) / 1024:.0f} | "
+                    f"{med([(p['peak_kb'] - p['base_kb']) for p in py]) / 1024:.0f} |"
+                )
+                if args.cli:
+                    line += f" {med([c['wall_s'] for c in cli]):.2f} |"
+                print(line, flush=True)
+    load1 = os.getloadavg()
+    print(f"\nload average (1, 5, 15 min) at the start {load0}, at the end {load1}; {os.cpu_count()} CPUs")
+    if args.json:
+        args.json.write_text(json.dumps({"load_start": load0, "load_end": load1, "rows": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
