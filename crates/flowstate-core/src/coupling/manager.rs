@@ -13,6 +13,11 @@ use super::validate::{
 };
 use crate::units::{Bitrate, Timestamp};
 
+#[path = "regroup.rs"]
+mod regroup;
+use regroup::RegroupGuard;
+pub use regroup::{Regroup, DEFAULT_MIN_REGROUP_INTERVAL};
+
 /// What happens to S_CR when a flow leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DeregisterPolicy {
@@ -75,6 +80,8 @@ pub struct CouplingManager {
     flow_groups: HashMap<FlowId, GroupKey>,
     next_id: u64,
     out: Vec<Allocation>,
+    /// When each flow last moved between groups (`regroup.rs`).
+    regroup: RegroupGuard,
 }
 
 impl CouplingManager {
@@ -86,6 +93,7 @@ impl CouplingManager {
             flow_groups: HashMap::new(),
             next_id: 1,
             out: Vec::new(),
+            regroup: RegroupGuard::default(),
         }
     }
 
@@ -203,6 +211,7 @@ impl CouplingManager {
             .flow_groups
             .remove(&flow)
             .ok_or(CouplingError::UnknownFlow(flow))?;
+        self.regroup.forget(flow);
         let Some(group) = self.groups.get_mut(&key) else {
             return Err(CouplingError::UnknownFlow(flow));
         };
