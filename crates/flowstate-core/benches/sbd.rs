@@ -6,8 +6,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use flowstate_core::coupling::{CouplingManager, FlowSpec, GroupKey, Mechanism};
 use flowstate_core::sbd::{FlowGrouping, SbdConfig, SbdReceiver, SummaryStats};
-use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 
 /// A receiver with a full window (N intervals of 35 packets each).
 fn warmed_receiver() -> (SbdReceiver, Timestamp, u64) {
@@ -80,5 +81,38 @@ fn regroup(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_packet, per_interval, regroup);
+fn move_flow(c: &mut Criterion) {
+    // One flow moved between two groups of n rate flows each under the FSE (guard
+    // off): leave, join, and the new group's redistribution.
+    let mut group = c.benchmark_group("sbd/move_flow/fse");
+    for n in [2usize, 10, 100, 1_000] {
+        let mut m = CouplingManager::new(Mechanism::from_name("fse").unwrap())
+            .with_min_regroup_interval(TimeDelta::ZERO)
+            .unwrap();
+        let spec = |i: usize| FlowSpec::Rate {
+            priority: 0.5 + (i % 7) as f64,
+            initial_rate: Bitrate::kbps(500.0),
+            desired_rate: None,
+        };
+        for i in 0..n {
+            m.register(GroupKey(1), spec(i)).unwrap();
+            m.register(GroupKey(2), spec(i)).unwrap();
+        }
+        let mover = m.register(GroupKey(1), spec(n)).unwrap();
+        let mut to = GroupKey(2);
+        group.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                let _ = black_box(m.move_flow(Timestamp::ZERO, mover, to));
+                to = if to == GroupKey(2) {
+                    GroupKey(1)
+                } else {
+                    GroupKey(2)
+                };
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_packet, per_interval, regroup, move_flow);
 criterion_main!(benches);
