@@ -39,6 +39,64 @@ class RawRun(TypedDict):
     trace_hash: int
     events: int
 
+class OptionDefinition(TypedDict):
+    name: str
+    default: Optional[Union[bool, float, str]]
+    unit: Optional[str]
+    description: str
+
+class MechanismDefinition(TypedDict):
+    name: str
+    display_name: str
+    description: str
+    source: str
+    flow_kinds: list[str]
+    options: list[OptionDefinition]
+
+class PresetDefinition(TypedDict):
+    name: str
+    description: str
+
+class FlowKindDefinition(TypedDict):
+    name: str
+    description: str
+    coupling: Optional[Literal["rate", "window"]]
+
+OverrideDefinition = TypedDict(
+    "OverrideDefinition",
+    {
+        "key": str,
+        "applies_to": list[str],
+        "default": Optional[str],
+        "unit": Optional[str],
+        "description": str,
+    },
+)
+
+class Definitions(TypedDict):
+    mechanisms: list[MechanismDefinition]
+    gcc_presets: list[PresetDefinition]
+    sctp_presets: list[PresetDefinition]
+    flow_kinds: list[FlowKindDefinition]
+    overrides: list[OverrideDefinition]
+
+def definitions() -> Definitions:
+    """Everything a scenario can name, from the one definition of each (flowstate-core's
+    mechanism catalogue and GCC presets, flowstate-sim's flow kinds and overrides).
+
+    - ``mechanisms``: coupling mechanisms in ``MECHANISMS`` order; ``flow_kinds`` are the
+      scenario flow kinds it couples; each option with its default (None: unset), unit
+      (None: flags, choices, plain numbers) and description.
+    - ``gcc_presets``, ``sctp_presets``: the values of a ``gcc`` / ``sctp`` flow's
+      ``preset``.
+    - ``flow_kinds``: the values of a flow's ``kind``; ``coupling`` is how a coupling
+      manager sees the flow (None: never coupled).
+    - ``overrides``: the keys of a flow's ``overrides`` table (``key`` as written in the
+      flow, ``"overrides.start_rate"``), the flow kinds that take it, the default as text
+      in ``unit`` (``"paper: 1.5, paper-static: 1.5, chromium: 1.1"`` when it depends on
+      the preset, ``-`` where it does not apply; None: required) and the description.
+    """
+
 def mechanism_name(name: str) -> Optional[str]:
     """The canonical name (``"fsev2"``) of a coupling mechanism written in any accepted
     spelling (``"FSEv2"``, ``"fse_ng"``, ``"None"``), or None."""

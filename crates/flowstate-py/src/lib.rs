@@ -7,6 +7,7 @@
 //! Units at the Python boundary: rates in bit/s (float), sizes in bytes (int), times
 //! in seconds (float).
 
+mod definitions;
 mod ipemu;
 mod sim;
 mod testbed;
@@ -471,6 +472,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mechanism_name, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sim::register(m)?;
+    definitions::register(m)?;
     testbed::register(m)?;
     ipemu::register(m)?;
     Ok(())

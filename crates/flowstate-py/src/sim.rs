@@ -394,6 +394,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("FLOW_KINDS", flowstate_sim::scenario::KINDS.to_vec())?;
+    m.add("FLOW_KINDS", flowstate_sim::FlowKind::NAMES.to_vec())?;
     Ok(())
 }

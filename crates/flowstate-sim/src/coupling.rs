@@ -7,11 +7,13 @@
 //! group, maps flow indices to `FlowId`s on [`FlowState::Active`] and deregisters on
 //! [`FlowState::Stopped`].
 
+use crate::error::{FieldError, SimError};
 use crate::flow::FlowState;
-use crate::SimError;
+use crate::flow_kind::FlowKind;
 use flowstate_core::coupling::{
     mechanism_with_options, Allocation, Allowance, CouplingError, CouplingManager, FlowId,
-    FlowKind, FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
+    FlowKind as CoreFlowKind, FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism,
+    OptionError, OptionValue,
 };
 use flowstate_core::{Bitrate, DataSize, Timestamp};
 
@@ -20,12 +22,20 @@ use flowstate_core::{Bitrate, DataSize, Timestamp};
 pub struct FlowInfo {
     pub index: usize,
     pub name: String,
-    /// Scenario kind: gcc, sctp, tcp-newreno, tcp-cubic, rap, tfrc, cbr.
+    /// The scenario kind's name ([`FlowKind::name`]; a name, because the engine copies
+    /// it into the metrics' flow descriptions): read it with [`FlowInfo::flow_kind`].
     pub kind: String,
     pub priority: f64,
     pub desired_rate: Option<Bitrate>,
     /// Flow group: flows with the same group share one coupling manager.
     pub group: String,
+}
+
+impl FlowInfo {
+    /// The flow's kind (`None` for a name that is no kind: a hook built by hand).
+    pub fn flow_kind(&self) -> Option<FlowKind> {
+        FlowKind::from_name(&self.kind)
+    }
 }
 
 /// A coupling manager as the simulator sees it.
@@ -139,9 +149,12 @@ pub fn option_values(options: &toml::Table) -> Result<Vec<(String, OptionValue)>
                 toml::Value::Float(f) => OptionValue::Number(*f),
                 toml::Value::String(s) => OptionValue::Text(s.clone()),
                 other => {
-                    return Err(SimError::NotWired(format!(
-                        "coupling.options.{k}: expected a boolean, number or string, got {}",
-                        other.type_str()
+                    return Err(SimError::Build(FieldError::new(
+                        format!("coupling.options.{k}"),
+                        format!(
+                            "expected a boolean, number or string, got {}",
+                            other.type_str()
+                        ),
                     )))
                 }
             };
@@ -190,13 +203,12 @@ impl ManagerHook {
         let coupled = flows
             .iter()
             .map(|f| {
-                let kind = match f.kind.as_str() {
-                    "sctp" | "tcp-newreno" | "tcp-cubic" => FlowKind::Window,
-                    _ => FlowKind::Rate,
-                };
-                // Flows of a kind the mechanism does not couple (window flows under the
-                // FSE) stay uncoupled.
-                f.kind != "cbr" && mechanism.info().couples(kind)
+                // Kinds without a coupling (cbr) never register; flows of a kind the
+                // mechanism does not couple (window flows under the FSE) stay uncoupled.
+                match f.flow_kind() {
+                    Some(kind) => kind.coupling().is_some_and(|c| mechanism.info().couples(c)),
+                    None => mechanism.info().couples(CoreFlowKind::Rate),
+                }
             })
             .collect();
         Self {
@@ -253,7 +265,7 @@ impl ManagerHook {
                 initial_cwnd: *cwnd,
                 initial_rtt: *rtt,
                 initial_max_cwnd: None,
-                mtu: window_mtu(&flow.kind),
+                mtu: window_mtu(flow.flow_kind()),
             },
         };
         let key = self.keys.get(flow.index).copied().unwrap_or(GroupKey(0));
@@ -271,9 +283,9 @@ impl ManagerHook {
 
 /// The unit a window flow's cwnd moves in (SCTP: 1200 B MTU; TCP: 1460 B SMSS), the
 /// flowstate-core defaults the simulator's flows use.
-fn window_mtu(kind: &str) -> DataSize {
+fn window_mtu(kind: Option<FlowKind>) -> DataSize {
     match kind {
-        "sctp" => DataSize::bytes(1200),
+        Some(FlowKind::Sctp) => DataSize::bytes(1200),
         _ => DataSize::bytes(1460),
     }
 }
@@ -348,12 +360,12 @@ impl CouplingHook for ManagerHook {
 
 /// A mechanism/option error as one line naming the scenario field
 /// (`coupling.options.<name>: ...` for a bad option).
-fn option_error(e: &OptionError) -> String {
+fn option_error(e: &OptionError) -> FieldError {
     match e {
         OptionError::UnknownOption { option, .. } | OptionError::WrongType { option, .. } => {
-            format!("coupling.options.{option}: {e}")
+            FieldError::new(format!("coupling.options.{option}"), e.to_string())
         }
-        _ => format!("coupling: {e}"),
+        _ => FieldError::new("coupling", e.to_string()),
     }
 }
 
@@ -371,15 +383,16 @@ impl CouplingFactory for DefaultCouplingFactory {
     ) -> Result<Box<dyn CouplingHook>, SimError> {
         if mechanism == "none" {
             if let Some(k) = options.keys().next() {
-                return Err(SimError::NotWired(format!(
-                    "coupling.options.{k}: mechanism 'none' takes no options"
+                return Err(SimError::Build(FieldError::new(
+                    format!("coupling.options.{k}"),
+                    "mechanism 'none' takes no options",
                 )));
             }
             return Ok(Box::new(NoCoupling));
         }
         let values = option_values(options)?;
         let m = mechanism_with_options(mechanism, values.iter().map(|(k, v)| (k.as_str(), v)))
-            .map_err(|e| SimError::NotWired(option_error(&e)))?;
+            .map_err(|e| SimError::Build(option_error(&e)))?;
         Ok(Box::new(ManagerHook::new(m, flows)))
     }
 }

@@ -15,33 +15,27 @@
 //! consecutive equal samples count once) and forwards the coupling calls.
 
 use crate::cbr::{cbr_flow, CbrConfig};
+use crate::error::{FieldError, SimError};
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
-use crate::scenario::{
-    cbr_overrides, parse_overrides, FlowSpec, GccOverrides, KalmanNoiseMode, LossControllerMode,
-    RateOverrides, ThresholdMode, WindowOverrides,
+use crate::flow_kind::FlowKind;
+use crate::gcc_config::{gcc_config, target_includes_overhead};
+use crate::overrides::{
+    self, CbrOverrides, GccOverrides, RateOverrides, WindowOverrides, DEFAULT_MESSAGE_SIZE,
 };
-use crate::SimError;
+use crate::presets::{self, SctpPreset};
+use crate::scenario::FlowSpec;
 use flowstate_core::coupling::{Allowance, FlowReport, Mechanism};
 use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::media::{
     MediaReceiver, MediaReceiverConfig, MediaSender, MediaSenderConfig, RateReportMode,
 };
 use flowstate_core::endpoint::rap::{RapReceiver, RapReceiverConfig, RapSender};
-use flowstate_core::endpoint::sctp::{
-    SctpReceiver, SctpReceiverConfig, SctpSender, SctpSenderConfig,
-};
+use flowstate_core::endpoint::sctp::{SctpReceiver, SctpReceiverConfig, SctpSender};
 use flowstate_core::endpoint::tcp::{
     TcpCcKind, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig,
 };
 use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
 use flowstate_core::endpoint::{Endpoint, Transmit};
-use flowstate_core::gcc::delay_based::DelayFilterConfig;
-use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
-use flowstate_core::gcc::loss_based::LossConfig;
-use flowstate_core::gcc::threshold::{
-    AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
-};
-use flowstate_core::gcc::{EstimationSide, GccConfig, GccPreset};
 use flowstate_core::rate::rap::RapConfig;
 use flowstate_core::rate::tfrc::TfrcConfig;
 use flowstate_core::source::statistics::StatisticsCodecConfig;
@@ -321,203 +315,17 @@ fn secs(s: f64) -> Timestamp {
     Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
 }
 
-fn bad(index: usize, field: &str, (k, m): (String, String)) -> SimError {
-    SimError::NotWired(format!("flows[{index}].{field}{k}: {m}"))
+/// A flow's `overrides` as `T`, or the error under `flows[{index}].overrides`.
+fn parse_overrides<T: serde::de::DeserializeOwned>(
+    index: usize,
+    spec: &FlowSpec,
+) -> Result<T, SimError> {
+    overrides::parse(&spec.overrides).map_err(|e| bad_override(index, e))
 }
 
-/// The GCC configuration of `preset` with a flow's `overrides` applied. Error:
-/// (sub-path, message), e.g. `(".k_up", "needs threshold = \"adaptive\"")`.
-pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, (String, String)> {
-    let mut gcc = preset.config();
-    if o.start_rate.is_some() || o.min_rate.is_some() || o.max_rate.is_some() {
-        let a = &gcc.delay.aimd;
-        let start = o.start_rate.map_or(a.start_rate, |b| Bitrate::bps(b.0));
-        let min = o.min_rate.map_or(a.min_rate, |b| Bitrate::bps(b.0));
-        let max = o.max_rate.map_or(a.max_rate, |b| Bitrate::bps(b.0));
-        if min > max {
-            let key = if o.min_rate.is_some() {
-                "min_rate"
-            } else {
-                "max_rate"
-            };
-            return Err((
-                format!(".{key}"),
-                format!(
-                    "min_rate ({} bit/s) must be <= max_rate ({} bit/s)",
-                    min.as_bps(),
-                    max.as_bps()
-                ),
-            ));
-        }
-        let start = match o.start_rate {
-            // The preset's start rate follows the bounds the flow sets.
-            None => start.max(min).min(max),
-            // Before: a start rate outside the bounds was silently clamped.
-            Some(_) if start < min || start > max => {
-                return Err((
-                    ".start_rate".into(),
-                    format!(
-                        "start_rate ({} bit/s) must be in [min_rate, max_rate] = [{}, {}] bit/s",
-                        start.as_bps(),
-                        min.as_bps(),
-                        max.as_bps()
-                    ),
-                ));
-            }
-            Some(_) => start,
-        };
-        gcc = gcc.with_rates(start, min, max);
-    }
-    if let Some(p) = o.pacing_factor {
-        gcc.pacing_factor = p;
-        if let Some(c) = gcc.m156.as_mut().and_then(|m| m.pacing.as_mut()) {
-            c.pace_multiplier = p;
-        }
-    }
-    // The chromium-m156 components, one at a time (the preset's measured ablations).
-    for (key, set) in [
-        ("probing", o.probing),
-        ("alr_detector", o.alr_detector),
-        ("chromium_pacing", o.chromium_pacing),
-    ] {
-        let Some(on) = set else { continue };
-        let Some(m) = gcc.m156.as_mut() else {
-            return Err((
-                format!(".{key}"),
-                format!("preset {preset} has no such component (use chromium-m156)"),
-            ));
-        };
-        match (key, on) {
-            ("probing", false) => m.probing = None,
-            ("alr_detector", false) => m.alr = None,
-            ("chromium_pacing", false) => {
-                m.pacing = None;
-                gcc.pacing_factor = o.pacing_factor.unwrap_or(1.1);
-            }
-            _ => {}
-        }
-    }
-    let err = |k: &str, m: String| Err((format!(".{k}"), m));
-    // Paper 002 eq. 15: the Kalman filter's state noise Q.
-    if let Some(q) = o.kalman_q {
-        match &mut gcc.delay.filter {
-            DelayFilterConfig::Kalman(k) => k.q = q,
-            DelayFilterConfig::Trendline(_) => {
-                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
-                return err("kalman_q", m);
-            }
-        }
-    }
-    // Chromium's OveruseEstimator noise model vs paper 002 eq. 16.
-    if let Some(mode) = o.kalman_noise {
-        match &mut gcc.delay.filter {
-            DelayFilterConfig::Kalman(k) => {
-                k.noise = match mode {
-                    KalmanNoiseMode::Paper => NoiseModel::Paper,
-                    KalmanNoiseMode::Chromium => NoiseModel::chromium(),
-                }
-            }
-            DelayFilterConfig::Trendline(_) => {
-                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
-                return err("kalman_noise", m);
-            }
-        }
-    }
-    // Chromium's two-state filter (1/C and m) vs paper 002's one-state eq. 10.
-    if let Some(on) = o.kalman_slope {
-        match &mut gcc.delay.filter {
-            DelayFilterConfig::Kalman(k) => k.slope = on.then(SlopeState::default),
-            DelayFilterConfig::Trendline(_) => {
-                let m = format!("preset {preset} has no Kalman filter (use paper or paper-static)");
-                return err("kalman_slope", m);
-            }
-        }
-    }
-    // Threshold mode: switching keeps the other preset constants; the adaptive
-    // threshold of a paper preset takes paper 002's gains, of chromium Chromium's.
-    match (o.threshold, &gcc.delay.threshold) {
-        (Some(ThresholdMode::Static), ThresholdConfig::Adaptive(_)) => {
-            gcc.delay.threshold = ThresholdConfig::Static(StaticThresholdConfig::default());
-        }
-        (Some(ThresholdMode::Adaptive), ThresholdConfig::Static(_)) => {
-            gcc.delay.threshold = ThresholdConfig::Adaptive(match preset {
-                GccPreset::Chromium | GccPreset::ChromiumM156 => {
-                    AdaptiveThresholdConfig::chromium()
-                }
-                _ => AdaptiveThresholdConfig::paper(),
-            });
-        }
-        _ => {}
-    }
-    match &mut gcc.delay.threshold {
-        ThresholdConfig::Static(s) => {
-            for (k, set) in [
-                ("k_up", o.k_up.is_some()),
-                ("k_down", o.k_down.is_some()),
-                (
-                    "threshold_ignores_spikes",
-                    o.threshold_ignores_spikes.is_some(),
-                ),
-            ] {
-                if set {
-                    return err(k, "needs threshold = \"adaptive\"".into());
-                }
-            }
-            if let Some(g) = o.gamma_bar_ms {
-                s.gamma_bar_ms = g;
-            }
-            if let Some(h) = o.threshold_halving {
-                s.halving = h;
-            }
-        }
-        ThresholdConfig::Adaptive(a) => {
-            if o.gamma_bar_ms.is_some() || o.threshold_halving.is_some() {
-                let k = if o.gamma_bar_ms.is_some() {
-                    "gamma_bar_ms"
-                } else {
-                    "threshold_halving"
-                };
-                return err(k, "needs threshold = \"static\"".into());
-            }
-            if let Some(k) = o.k_up {
-                a.k_up = k;
-            }
-            if let Some(k) = o.k_down {
-                a.k_down = k;
-            }
-            if o.threshold_ignores_spikes == Some(false) {
-                a.max_adapt_offset = f64::INFINITY;
-            }
-        }
-    }
-    // Paper 002 eq. 3 has only eta's multiplicative increase; Chromium (and so every
-    // preset by default) switches to an additive one near the link-capacity estimate.
-    if let Some(on) = o.additive_increase {
-        gcc.delay.aimd.additive_near_convergence = on;
-    }
-    // Paper 002 eq. 5 (per report) or Chromium's classic loss-based controller.
-    if let Some(mode) = o.loss_controller {
-        let keep = (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate);
-        gcc.loss = match (mode, preset) {
-            (LossControllerMode::Chromium, _) => LossConfig::chromium(),
-            (LossControllerMode::Paper, GccPreset::PaperStatic) => LossConfig::paper001(),
-            (LossControllerMode::Paper, _) => LossConfig::paper002(),
-        };
-        (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate) = keep;
-    }
-    // Whether an FSE allocation restarts TimeToReduceFurther's clock (Chromium
-    // SetEstimate) or not (SetStartBitrate). The allocation reaches the AIMD only where
-    // it runs at the sender.
-    if let Some(on) = o.allocation_restarts_decrease_timer {
-        if gcc.side != EstimationSide::Sender {
-            let m = format!(
-                "preset {preset} runs the AIMD at the receiver, where no allocation reaches it (use chromium)"
-            );
-            return err("allocation_restarts_decrease_timer", m);
-        }
-        gcc.delay.aimd.allocation_restarts_decrease_timer = on;
-    }
-    Ok(gcc)
+/// An error in a flow's `overrides` (sub-path `.key`) as a build error.
+fn bad_override(index: usize, e: FieldError) -> SimError {
+    SimError::Build(e.under(&format!("flows[{index}].overrides")))
 }
 
 /// A GCC flow as the scenario describes it. Report mode: delay-based estimate under
@@ -528,14 +336,10 @@ pub fn gcc_flow(
     spec: &FlowSpec,
     seed: u64,
 ) -> Result<GccFlow, SimError> {
-    let preset_name = spec.preset.as_deref().unwrap_or("chromium");
-    let preset = GccPreset::from_name(preset_name).ok_or_else(|| {
-        SimError::NotWired(format!(
-            "flows[{index}].preset: unknown GCC preset \"{preset_name}\""
-        ))
-    })?;
-    let o: GccOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
-    let gcc = gcc_config(preset, &o).map_err(|e| bad(index, "overrides", e))?;
+    let preset = crate::gcc_config::preset(spec.preset.as_deref())
+        .map_err(|e| SimError::Build(e.under(&format!("flows[{index}]."))))?;
+    let o: GccOverrides = parse_overrides(index, spec)?;
+    let gcc = gcc_config(preset, &o).map_err(|e| bad_override(index, e))?;
     let mut bounds = EncoderBounds::paper000();
     if let Some(r) = o.video_max_rate {
         bounds.max_rate = Bitrate::bps(r.0);
@@ -549,10 +353,7 @@ pub fn gcc_flow(
     let mut cfg = MediaSenderConfig::new(gcc.clone());
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
-    // Chromium ~M100 counts the RTP/UDP/IP overhead in its target (WebRTC-SendSideBwe-
-    // WithOverhead, on by default): the chromium preset does too; the paper presets
-    // (Chromium of 2014-2016) did not.
-    cfg.target_includes_overhead = matches!(preset, GccPreset::Chromium | GccPreset::ChromiumM156);
+    cfg.target_includes_overhead = target_includes_overhead(preset);
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;
     }
@@ -618,35 +419,22 @@ fn data_source(
     }
 }
 
+/// The overrides of an `sctp` / `tcp-*` flow, with no key of another kind.
+fn window_overrides(index: usize, spec: &FlowSpec) -> Result<WindowOverrides, SimError> {
+    let o: WindowOverrides = parse_overrides(index, spec)?;
+    overrides::check_kind(spec.kind, &o.set_keys()).map_err(|e| bad_override(index, e))?;
+    Ok(o)
+}
+
 /// An SCTP flow (paper 000's greedy data channel unless the scenario says otherwise).
 pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, SimError> {
-    let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
-    for (k, set) in [
-        ("sack", o.sack.is_some()),
-        ("timestamps", o.timestamps.is_some()),
-        ("linux_rto", o.linux_rto.is_some()),
-        ("hystart", o.hystart.is_some()),
-        (
-            "rto_keeps_recovery_ssthresh",
-            o.rto_keeps_recovery_ssthresh.is_some(),
-        ),
-    ] {
-        if set {
-            return Err(bad(
-                index,
-                "overrides",
-                (format!(".{k}"), "tcp flows only".into()),
-            ));
-        }
-    }
+    let o = window_overrides(index, spec)?;
     // `usrsctp` (default: RFC 9260 with WebRTC's RTO, paper 000's stack) or `dcsctp`
     // (Chromium's SCTP since M95).
-    let dcsctp = spec.preset.as_deref() == Some("dcsctp");
-    let mut cfg = if dcsctp {
-        SctpSenderConfig::dcsctp()
-    } else {
-        SctpSenderConfig::default()
-    };
+    let preset = presets::sctp(spec.preset.as_deref())
+        .map_err(|e| SimError::Build(e.under(&format!("flows[{index}]."))))?;
+    let dcsctp = preset == SctpPreset::Dcsctp;
+    let mut cfg = preset.config();
     if let Some(m) = o.mtu {
         cfg.cc.mtu = DataSize::bytes(m.0 as u64);
         if dcsctp {
@@ -662,7 +450,7 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
     }
     let msg = o
         .message_size
-        .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
+        .map_or(DEFAULT_MESSAGE_SIZE, |b| DataSize::bytes(b.0 as u64));
     cfg.source = data_source(spec, SourceKind::paper_greedy(), msg, seed);
     Ok(EndpointPairFlow::new(
         Tracked::new(SctpSender::new(cfg)),
@@ -677,19 +465,7 @@ pub fn tcp_flow(
     cubic: bool,
     seed: u64,
 ) -> Result<TcpFlow, SimError> {
-    let o: WindowOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
-    for (k, set) in [
-        ("report_cwnd_before_cap", o.report_cwnd_before_cap.is_some()),
-        ("reset_pba_on_set_cwnd", o.reset_pba_on_set_cwnd.is_some()),
-    ] {
-        if set {
-            return Err(bad(
-                index,
-                "overrides",
-                (format!(".{k}"), "sctp only".into()),
-            ));
-        }
-    }
+    let o = window_overrides(index, spec)?;
     let mut cfg = TcpSenderConfig::default();
     let smss = o.mtu.map(|m| DataSize::bytes(m.0 as u64));
     cfg.cc = if cubic {
@@ -702,13 +478,6 @@ pub fn tcp_flow(
         }
         TcpCcKind::Cubic(c)
     } else {
-        if o.hystart.is_some() {
-            return Err(bad(
-                index,
-                "overrides",
-                (".hystart".into(), "tcp-cubic flows only".into()),
-            ));
-        }
         let mut c = NewRenoConfig::default();
         if let Some(s) = smss {
             c.smss = s;
@@ -734,7 +503,7 @@ pub fn tcp_flow(
     }
     let msg = o
         .message_size
-        .map_or(DataSize::bytes(1200), |b| DataSize::bytes(b.0 as u64));
+        .map_or(DEFAULT_MESSAGE_SIZE, |b| DataSize::bytes(b.0 as u64));
     let greedy = cfg.source.clone();
     cfg.source = data_source(spec, greedy, msg, seed);
     Ok(EndpointPairFlow::new(
@@ -757,7 +526,7 @@ fn app_rates(spec: &FlowSpec) -> Vec<(Timestamp, Bitrate)> {
 /// A greedy RAP flow (application-limited with `desired_rate`, or over time with
 /// `desired_rate_schedule`).
 pub fn rap_flow(index: usize, spec: &FlowSpec) -> Result<RapFlow, SimError> {
-    let o: RateOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    let o: RateOverrides = parse_overrides(index, spec)?;
     let mut cfg = RapConfig::default();
     if let Some(p) = o.packet_size {
         cfg.packet_size = DataSize::bytes(p.0 as u64);
@@ -778,10 +547,11 @@ pub fn rap_flow(index: usize, spec: &FlowSpec) -> Result<RapFlow, SimError> {
 
 /// A greedy TFRC flow (application-limited with `desired_rate`).
 pub fn tfrc_flow(index: usize, spec: &FlowSpec) -> Result<TfrcFlow, SimError> {
-    let o: RateOverrides = parse_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+    let o: RateOverrides = parse_overrides(index, spec)?;
     if o.initial_rate.is_some() {
-        return Err(SimError::NotWired(format!(
-            "flows[{index}].overrides.initial_rate: TFRC starts from its initial window (RFC 5348 4.2)"
+        return Err(SimError::Build(FieldError::new(
+            format!("flows[{index}].overrides.initial_rate"),
+            overrides::TFRC_INITIAL_RATE,
         )));
     }
     let mut cfg = TfrcConfig::default();
@@ -813,9 +583,9 @@ impl FlowFactory for DefaultFlowFactory {
         mut rng: ChaCha8Rng,
     ) -> Result<Box<dyn SimFlow>, SimError> {
         let seed: u64 = rng.random();
-        Ok(match spec.kind.as_str() {
-            "cbr" => {
-                let o = cbr_overrides(spec).map_err(|e| bad(index, "overrides", e))?;
+        Ok(match spec.kind {
+            FlowKind::Cbr => {
+                let o: CbrOverrides = parse_overrides(index, spec)?;
                 let config = CbrConfig {
                     rate: Bitrate::bps(o.rate.0),
                     packet_size: o.packet_size.map_or(CbrConfig::default().packet_size, |b| {
@@ -824,120 +594,12 @@ impl FlowFactory for DefaultFlowFactory {
                 };
                 Box::new(cbr_flow(config))
             }
-            "gcc" => Box::new(gcc_flow(ctx, index, spec, seed)?),
-            "sctp" => Box::new(sctp_flow(index, spec, seed)?),
-            "tcp-newreno" => Box::new(tcp_flow(index, spec, false, seed)?),
-            "tcp-cubic" => Box::new(tcp_flow(index, spec, true, seed)?),
-            "rap" => Box::new(rap_flow(index, spec)?),
-            "tfrc" => Box::new(tfrc_flow(index, spec)?),
-            other => {
-                return Err(SimError::NotWired(format!(
-                    "flow kind '{other}' is not wired into the simulator"
-                )))
-            }
+            FlowKind::Gcc => Box::new(gcc_flow(ctx, index, spec, seed)?),
+            FlowKind::Sctp => Box::new(sctp_flow(index, spec, seed)?),
+            FlowKind::TcpNewReno => Box::new(tcp_flow(index, spec, false, seed)?),
+            FlowKind::TcpCubic => Box::new(tcp_flow(index, spec, true, seed)?),
+            FlowKind::Rap => Box::new(rap_flow(index, spec)?),
+            FlowKind::Tfrc => Box::new(tfrc_flow(index, spec)?),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gcc_overrides_map_onto_the_config() {
-        let o = GccOverrides {
-            kalman_q: Some(0.01),
-            k_up: Some(0.02),
-            k_down: Some(0.0005),
-            ..GccOverrides::default()
-        };
-        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
-        match &c.delay.filter {
-            DelayFilterConfig::Kalman(k) => assert_eq!(k.q, 0.01),
-            DelayFilterConfig::Trendline(_) => panic!("paper uses the Kalman filter"),
-        }
-        match &c.delay.threshold {
-            ThresholdConfig::Adaptive(a) => {
-                assert_eq!((a.k_up, a.k_down), (0.02, 0.0005));
-                assert_eq!(a.max_adapt_offset, 15.0);
-            }
-            ThresholdConfig::Static(_) => panic!("paper is adaptive"),
-        }
-        let o = GccOverrides {
-            threshold_ignores_spikes: Some(false),
-            ..GccOverrides::default()
-        };
-        match &gcc_config(GccPreset::Paper, &o)
-            .expect("valid")
-            .delay
-            .threshold
-        {
-            ThresholdConfig::Adaptive(a) => assert_eq!(a.max_adapt_offset, f64::INFINITY),
-            ThresholdConfig::Static(_) => panic!("paper is adaptive"),
-        }
-        let o = GccOverrides {
-            threshold: Some(ThresholdMode::Static),
-            gamma_bar_ms: Some(40.0 / 60.0),
-            threshold_halving: Some(false),
-            ..GccOverrides::default()
-        };
-        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
-        match &c.delay.threshold {
-            ThresholdConfig::Static(s) => {
-                assert!((s.gamma_bar_ms - 40.0 / 60.0).abs() < 1e-12);
-                assert!(!s.halving);
-            }
-            ThresholdConfig::Adaptive(_) => panic!("switched to static"),
-        }
-        let o = GccOverrides {
-            threshold: Some(ThresholdMode::Adaptive),
-            ..GccOverrides::default()
-        };
-        let c = gcc_config(GccPreset::PaperStatic, &o).expect("valid");
-        assert_eq!(
-            c.delay.threshold,
-            ThresholdConfig::Adaptive(AdaptiveThresholdConfig::paper())
-        );
-        // Without threshold overrides the preset is unchanged.
-        let c = gcc_config(GccPreset::PaperStatic, &GccOverrides::default()).expect("valid");
-        assert_eq!(c, GccPreset::PaperStatic.config());
-    }
-
-    #[test]
-    fn increase_and_loss_controller_overrides_map_onto_the_config() {
-        assert!(
-            GccPreset::Paper
-                .config()
-                .delay
-                .aimd
-                .additive_near_convergence
-        );
-        let o = GccOverrides {
-            additive_increase: Some(false),
-            ..GccOverrides::default()
-        };
-        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
-        assert!(!c.delay.aimd.additive_near_convergence);
-        // The loss controller is swapped; the preset's (or overridden) rates stay.
-        let o = GccOverrides {
-            loss_controller: Some(LossControllerMode::Chromium),
-            start_rate: Some(crate::units_parse::Bps(500_000.0)),
-            ..GccOverrides::default()
-        };
-        let c = gcc_config(GccPreset::Paper, &o).expect("valid");
-        let mut want = LossConfig::chromium();
-        want.start_rate = Bitrate::kbps(500.0);
-        want.min_rate = GccPreset::Paper.config().loss.min_rate;
-        want.max_rate = GccPreset::Paper.config().loss.max_rate;
-        assert_eq!(c.loss, want);
-        let o = GccOverrides {
-            loss_controller: Some(LossControllerMode::Paper),
-            ..GccOverrides::default()
-        };
-        let c = gcc_config(GccPreset::Chromium, &o).expect("valid");
-        assert_eq!(c.loss.variant, LossConfig::paper002().variant);
-        assert_eq!(c.loss.increase_factor, 1.05);
-        let c = gcc_config(GccPreset::PaperStatic, &o).expect("valid");
-        assert_eq!(c.loss, GccPreset::PaperStatic.config().loss);
     }
 }

@@ -13,10 +13,15 @@ pub mod cbr;
 pub mod coupling;
 pub mod endpoints;
 pub mod engine;
+pub mod error;
 pub mod flow;
+pub mod flow_kind;
+pub mod gcc_config;
 pub mod greedy;
 pub mod link;
 pub mod metrics;
+pub mod overrides;
+pub mod presets;
 pub mod queue;
 pub mod run;
 pub mod scenario;
@@ -26,18 +31,7 @@ pub mod trace;
 pub mod units_parse;
 
 pub use engine::{RunResult, SimConfig, Simulation};
+pub use error::{FieldError, ScenarioError, SimError};
+pub use flow_kind::FlowKind;
 pub use run::{build_with, run, run_file, run_toml, run_with, validate, validate_toml};
-pub use scenario::{Scenario, ScenarioError};
-
-/// Why a run could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SimError {
-    /// The scenario is invalid (one line: file, field, what was expected).
-    #[error("{0}")]
-    Scenario(#[from] ScenarioError),
-    /// A flow kind or coupling mechanism the simulator cannot build yet.
-    #[error("{0}")]
-    NotWired(String),
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
-}
+pub use scenario::Scenario;

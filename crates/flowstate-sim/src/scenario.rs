@@ -3,43 +3,26 @@
 //! names the file and the field, e.g.
 //! `scenario.toml: flows[1].start: must be >= 0 s, got -3 s`.
 
+use crate::error::FieldError;
+pub use crate::error::ScenarioError;
+pub use crate::flow_kind::FlowKind;
+use crate::overrides;
+pub use crate::overrides::{
+    CbrOverrides, GccOverrides, KalmanNoiseMode, LossControllerMode, RateOverrides, ThresholdMode,
+    WindowOverrides,
+};
 use crate::trace::{LinkTrace, TraceFormat};
-use crate::units_parse::{Bps, Bytes, QueueSpec, Secs};
+use crate::units_parse::{Bps, QueueSpec, Secs};
 use flowstate_core::coupling::Mechanism;
 use serde::Deserialize;
-use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Flow kinds a scenario may name.
+pub const KINDS: &[&str] = &FlowKind::NAMES;
+
 /// Coupling mechanisms a scenario may name.
 pub const MECHANISMS: &[&str] = &Mechanism::NAMES;
-
-/// Flow kinds a scenario may name.
-pub const KINDS: &[&str] = &[
-    "gcc",
-    "sctp",
-    "tcp-newreno",
-    "tcp-cubic",
-    "rap",
-    "tfrc",
-    "cbr",
-];
-
-/// A bad scenario: `{file}: {field}: {message}` on one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub file: String,
-    pub field: String,
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.field, self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 /// One point of a capacity schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -117,7 +100,8 @@ pub struct PauseSpec {
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     pub name: String,
-    pub kind: String,
+    /// Read from its name when the scenario is parsed (`"tcp-cubic"`).
+    pub kind: FlowKind,
     pub start: Option<Secs>,
     pub stop: Option<Secs>,
     #[serde(default)]
@@ -190,154 +174,6 @@ impl FlowSpec {
     }
 }
 
-/// The `overrides` a `cbr` flow accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CbrOverrides {
-    pub rate: Bps,
-    pub packet_size: Option<Bytes>,
-}
-
-/// The `overrides` a `gcc` flow accepts (all optional; defaults from the preset).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct GccOverrides {
-    /// GCC start rate (delay- and loss-based parts).
-    pub start_rate: Option<Bps>,
-    /// GCC minimum rate.
-    pub min_rate: Option<Bps>,
-    /// GCC maximum rate.
-    pub max_rate: Option<Bps>,
-    /// The video encoder's maximum rate (default 2.5 Mbit/s, paper 000).
-    pub video_max_rate: Option<Bps>,
-    /// The video encoder's minimum rate (default 50 kbit/s).
-    pub video_min_rate: Option<Bps>,
-    /// Frames per second (default 30).
-    pub fps: Option<f64>,
-    /// `true`: a perfect codec (frames exactly at the target) instead of the statistics
-    /// codec with noise and I-frames.
-    pub perfect_codec: Option<bool>,
-    /// Pacer rate / target (preset default: paper 1.5, Chromium 1.1).
-    pub pacing_factor: Option<f64>,
-    /// Kalman state noise variance Q (paper 002 eq. 15, default 1e-3; Kalman presets
-    /// `paper` and `paper-static` only).
-    pub kalman_q: Option<f64>,
-    /// Kalman measurement-noise estimator: `paper` (paper 002 eq. 16, default) or
-    /// `chromium` (Chromium's OveruseEstimator: 3-sigma outlier clamp, updated only in
-    /// the normal state, slow EWMA); Kalman presets only.
-    pub kalman_noise: Option<KalmanNoiseMode>,
-    /// `true`: the two-state Kalman filter with Chromium's 1/C state (paper 001 eq. 2;
-    /// paper 002 eq. 7 before its reduction to eq. 10); Kalman presets only.
-    pub kalman_slope: Option<bool>,
-    /// `true`: GCC's target counts the RTP/UDP/IP overhead and the encoder gets target
-    /// minus the overhead rate (Chromium ~M100, WebRTC-SendSideBwe-WithOverhead);
-    /// default false (the encoder gets the whole target, headers come on top).
-    pub target_includes_overhead: Option<bool>,
-    /// `true`: an FSE allocation restarts the clock of TimeToReduceFurther (Chromium's
-    /// SetEstimate); default false: it sets the AIMD rate without touching the clock (as
-    /// Chromium's SetStartBitrate). Chromium preset only.
-    pub allocation_restarts_decrease_timer: Option<bool>,
-    /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002); default from
-    /// the preset.
-    pub threshold: Option<ThresholdMode>,
-    /// Static threshold gamma_bar in ms of m (paper 001: 10/60 .. 65/60, default 25/60).
-    pub gamma_bar_ms: Option<f64>,
-    /// Static threshold: halve gamma near congestion (paper 001, default true).
-    pub threshold_halving: Option<bool>,
-    /// Adaptive threshold gain k_u (paper 002 eq. 18: 0.01; Chromium 0.0087).
-    pub k_up: Option<f64>,
-    /// Adaptive threshold gain k_d (paper 002 eq. 18: 0.00018; Chromium 0.039).
-    pub k_down: Option<f64>,
-    /// Adaptive threshold: skip the update when |M| - gamma > 15 (Chromium's guard
-    /// against latency spikes, default true in every preset); false is paper 002's
-    /// eq. 17 as written.
-    pub threshold_ignores_spikes: Option<bool>,
-    /// `false`: the rate controller increases multiplicatively in every Increase state
-    /// (paper 002 eq. 3 as written); default true: additive near convergence, i.e. while
-    /// the incoming rate is within the link-capacity estimate's bounds (Chromium
-    /// `AimdRateControl`, every preset).
-    pub additive_increase: Option<bool>,
-    /// The loss-based controller: `paper` (paper 002 eq. 5: x1.05 per receiver report
-    /// below 2 % loss; the paper presets' default) or `chromium` (1.08 x the minimum rate
-    /// of the last second + 1 kbit/s, re-evaluated every 25 ms; the chromium preset's).
-    pub loss_controller: Option<LossControllerMode>,
-    /// `chromium-m156` only: `false` switches the probe controller off (no initial,
-    /// further, ALR or drop-recovery probes). Default true.
-    pub probing: Option<bool>,
-    /// `chromium-m156` only: `false` switches the ALR detector off. Default true.
-    pub alr_detector: Option<bool>,
-    /// `chromium-m156` only: `false` paces at `pacing_factor` x target (1.1, the
-    /// chromium preset's) instead of Chromium's 2.5 x with the 2 s queue drain.
-    pub chromium_pacing: Option<bool>,
-}
-
-/// The loss-based controller a `gcc` flow's `overrides.loss_controller` selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LossControllerMode {
-    Paper,
-    Chromium,
-}
-
-/// The Kalman noise estimator a `gcc` flow's `overrides.kalman_noise` selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KalmanNoiseMode {
-    Paper,
-    Chromium,
-}
-
-/// The over-use threshold a `gcc` flow's `overrides.threshold` selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ThresholdMode {
-    Static,
-    Adaptive,
-}
-
-/// The `overrides` `sctp`, `tcp-newreno` and `tcp-cubic` flows accept.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct WindowOverrides {
-    /// SCTP path MTU (default 1200 B) / TCP SMSS (default 1460 B).
-    pub mtu: Option<Bytes>,
-    /// Message size of the application-limited (`desired_rate`) source (default 1200 B).
-    pub message_size: Option<Bytes>,
-    /// SCTP only: report the cwnd grown by an ack before a max-cwnd cap clips it, as
-    /// paper 000's usrsctp patch does (default true; `SctpSenderConfig`).
-    pub report_cwnd_before_cap: Option<bool>,
-    /// SCTP only: a cwnd set from outside (FSEv2) resets partial_bytes_acked to zero
-    /// (default false: kept, capped at the new cwnd; `SctpCcConfig`).
-    pub reset_pba_on_set_cwnd: Option<bool>,
-    /// TCP only: SACK loss recovery (RFC 2018 + RFC 6675, as Linux), default false.
-    pub sack: Option<bool>,
-    /// TCP only: RTT samples as with the timestamps option (RFC 7323, as Linux),
-    /// default false (Karn's algorithm).
-    pub timestamps: Option<bool>,
-    /// TCP only: Linux's RTO (SRTT + max(4 RTTVAR, 200 ms), min 200 ms) instead of
-    /// RFC 6298's (min 1 s), default false.
-    pub linux_rto: Option<bool>,
-    /// TCP CUBIC only: HyStart as Linux's CUBIC runs it (kernels 3.x constants),
-    /// default false (RFC 9438's plain slow start).
-    pub hystart: Option<bool>,
-    /// TCP only: a timeout during fast recovery keeps the recovery's ssthresh when lower
-    /// than RFC 5681 eq. 4 on the FlightSize (default true, as Linux); false: eq. 4 as
-    /// it is, on a FlightSize inflated by recovery.
-    pub rto_keeps_recovery_ssthresh: Option<bool>,
-}
-
-/// The `overrides` `rap` and `tfrc` flows accept.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RateOverrides {
-    /// Packet (segment) size, default 1000 B.
-    pub packet_size: Option<Bytes>,
-    /// Maximum rate (default unlimited).
-    pub max_rate: Option<Bps>,
-    /// RAP only: initial rate (default 80 kbit/s).
-    pub initial_rate: Option<Bps>,
-}
-
 /// `[measure]`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -370,13 +206,13 @@ pub struct Scenario {
 }
 
 /// The field name in serde's "missing field `x`" message.
-fn missing_field(message: &str) -> Option<&str> {
+pub(crate) fn missing_field(message: &str) -> Option<&str> {
     let rest = message.trim().strip_prefix("missing field `")?;
     rest.split('`').next()
 }
 
 /// `parent.child`, or `child` at the top level.
-fn join_path(parent: &str, child: &str) -> String {
+pub(crate) fn join_path(parent: &str, child: &str) -> String {
     if parent == "." || parent.is_empty() {
         child.to_string()
     } else {
@@ -573,12 +409,6 @@ impl Scenario {
                     format!("\"{}\" is already used by flows[{j}]", f.name),
                 ));
             }
-            if !KINDS.contains(&f.kind.as_str()) {
-                return Err(err(
-                    &field("kind"),
-                    format!("expected one of {}, got \"{}\"", KINDS.join("|"), f.kind),
-                ));
-            }
             let start = f.start_secs();
             if start < 0.0 {
                 return Err(err(
@@ -639,7 +469,7 @@ impl Scenario {
             let mut prev = -1.0;
             for (k, p) in f.desired_rate_schedule.iter().enumerate() {
                 let fk = format!("flows[{i}].desired_rate_schedule[{k}]");
-                if !matches!(f.kind.as_str(), "rap" | "tfrc") {
+                if !matches!(f.kind, FlowKind::Rap | FlowKind::Tfrc) {
                     return Err(err(
                         &field("desired_rate_schedule"),
                         format!("only rap and tfrc flows take one, not {}", f.kind),
@@ -723,10 +553,10 @@ impl Scenario {
             if f.group.as_deref().is_some_and(|g| g.is_empty()) {
                 return Err(err(&field("group"), "must not be empty".into()));
             }
-            validate_kind_fields(f).map_err(|(k, m)| err(&field(&k), m))?;
-            if f.kind == "cbr" {
+            validate_kind_fields(f).map_err(|e| e.under(&format!("flows[{i}].")).in_file(file))?;
+            if f.kind == FlowKind::Cbr {
                 let o = cbr_overrides(f)
-                    .map_err(|(k, m)| err(&format!("flows[{i}].overrides{k}"), m))?;
+                    .map_err(|e| e.under(&format!("flows[{i}].overrides")).in_file(file))?;
                 if o.rate.0 <= 0.0 {
                     return Err(err(
                         &field("overrides.rate"),
@@ -775,30 +605,15 @@ impl Scenario {
     }
 }
 
-/// A `cbr` flow's overrides, parsed strictly. Error: (sub-path, message).
-pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, (String, String)> {
+/// A `cbr` flow's overrides, parsed strictly. Error: the sub-path under `overrides`.
+pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, FieldError> {
     parse_overrides(f)
 }
 
-/// A flow's `overrides` as `T`, parsed strictly. Error: (sub-path, message).
-pub fn parse_overrides<T: serde::de::DeserializeOwned>(
-    f: &FlowSpec,
-) -> Result<T, (String, String)> {
-    let value = toml::Value::Table(f.overrides.clone());
-    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
-        let p = e.path().to_string();
-        let msg = e.into_inner().to_string().trim().replace('\n', " ");
-        if let Some(missing) = missing_field(&msg) {
-            let sub = format!(".{}", join_path(&p, missing));
-            return (sub, "required field is missing".into());
-        }
-        let sub = if p == "." {
-            String::new()
-        } else {
-            format!(".{p}")
-        };
-        (sub, msg)
-    })
+/// A flow's `overrides` as `T`, parsed strictly. Error: the sub-path under `overrides`
+/// (`.k_up`, empty for the table itself) and the message.
+pub fn parse_overrides<T: serde::de::DeserializeOwned>(f: &FlowSpec) -> Result<T, FieldError> {
+    overrides::parse(&f.overrides)
 }
 
 /// The core's priority error as a field message ("must be a number in ...").
@@ -810,54 +625,24 @@ fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
     }
 }
 
-/// The flow kinds that take a `preset`.
-const PRESET_KINDS: &str = "gcc and sctp";
-
-/// Check a non-`cbr` flow's `preset`, `overrides` and `source`.
-fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
-    if f.kind == "sctp" {
-        if let Some(p) = f
-            .preset
-            .as_deref()
-            .filter(|p| !matches!(*p, "usrsctp" | "dcsctp"))
-        {
-            return Err((
-                "preset".into(),
-                format!("expected one of usrsctp|dcsctp for an sctp flow, got \"{p}\""),
-            ));
-        }
-    } else if f.kind != "gcc" {
-        if let Some(p) = &f.preset {
-            return Err((
-                "preset".into(),
-                format!(
-                    "only {PRESET_KINDS} flows take a preset (gcc: paper|paper-static|chromium|chromium-m156; sctp: usrsctp|dcsctp), and this flow is {}; got \"{p}\"",
-                    f.kind
-                ),
-            ));
-        }
-    }
-    let positive = |name: &str, v: Option<f64>| -> Result<(), (String, String)> {
+/// Check a flow's `preset`, `overrides` and `source`. Error: the field under the flow
+/// (`preset`, `overrides.k_up`).
+fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
+    crate::presets::read(f.kind, f.preset.as_deref())?;
+    let positive = |name: &str, v: Option<f64>| -> Result<(), FieldError> {
         match v {
-            Some(x) if !(x.is_finite() && x > 0.0) => {
-                Err((format!(".{name}"), format!("must be a number > 0, got {x}")))
-            }
+            Some(x) if !(x.is_finite() && x > 0.0) => Err(FieldError::new(
+                format!(".{name}"),
+                format!("must be a number > 0, got {x}"),
+            )),
             _ => Ok(()),
         }
     };
-    let sub = |r: Result<(), (String, String)>| r.map_err(|(k, m)| (format!("overrides{k}"), m));
-    match f.kind.as_str() {
-        "gcc" => {
-            if let Some(p) = &f.preset {
-                if flowstate_core::gcc::GccPreset::from_name(p).is_none() {
-                    return Err((
-                        "preset".into(),
-                        format!("expected one of paper|paper-static|chromium|chromium-m156, got \"{p}\""),
-                    ));
-                }
-            }
-            let o: GccOverrides =
-                parse_overrides(f).map_err(|(k, m)| (format!("overrides{k}"), m))?;
+    let sub = |r: Result<(), FieldError>| r.map_err(|e| e.under("overrides"));
+    match f.kind {
+        FlowKind::Gcc => {
+            let preset = crate::gcc_config::preset(f.preset.as_deref())?;
+            let o: GccOverrides = sub_parse(f)?;
             for (n, v) in [
                 ("start_rate", o.start_rate.map(|b| b.0)),
                 ("min_rate", o.min_rate.map(|b| b.0)),
@@ -874,63 +659,29 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 sub(positive(n, v))?;
             }
             sub(check_video_bounds(&o))?;
-            let preset = f
-                .preset
-                .as_deref()
-                .and_then(flowstate_core::gcc::GccPreset::from_name)
-                .unwrap_or(flowstate_core::gcc::GccPreset::Chromium);
-            sub(crate::endpoints::gcc_config(preset, &o).map(|_| ()))?;
+            sub(crate::gcc_config::gcc_config(preset, &o).map(|_| ()))?;
         }
-        "sctp" | "tcp-newreno" | "tcp-cubic" => {
-            let o: WindowOverrides =
-                parse_overrides(f).map_err(|(k, m)| (format!("overrides{k}"), m))?;
+        FlowKind::Sctp | FlowKind::TcpNewReno | FlowKind::TcpCubic => {
+            let o: WindowOverrides = sub_parse(f)?;
             for (n, v) in [
                 ("mtu", o.mtu.map(|b| b.0)),
                 ("message_size", o.message_size.map(|b| b.0)),
             ] {
                 sub(positive(n, v))?;
             }
-            // Kind-specific keys (the same messages as when the flow is built).
-            let sctp = f.kind == "sctp";
-            for (k, set, only) in [
-                (
-                    "report_cwnd_before_cap",
-                    o.report_cwnd_before_cap.is_some(),
-                    "sctp only",
-                ),
-                (
-                    "reset_pba_on_set_cwnd",
-                    o.reset_pba_on_set_cwnd.is_some(),
-                    "sctp only",
-                ),
-                ("sack", o.sack.is_some(), "tcp flows only"),
-                ("timestamps", o.timestamps.is_some(), "tcp flows only"),
-                ("linux_rto", o.linux_rto.is_some(), "tcp flows only"),
-                (
-                    "rto_keeps_recovery_ssthresh",
-                    o.rto_keeps_recovery_ssthresh.is_some(),
-                    "tcp flows only",
-                ),
-            ] {
-                if set && (only == "sctp only") != sctp {
-                    return Err((format!("overrides.{k}"), only.into()));
-                }
-            }
-            if o.hystart.is_some() && f.kind != "tcp-cubic" {
-                return Err(("overrides.hystart".into(), "tcp-cubic flows only".into()));
-            }
+            // Keys of another kind (the same messages as when the flow is built).
+            sub(overrides::check_kind(f.kind, &o.set_keys()))?;
             if let Some(src) = &f.source {
                 if !SOURCES.contains(&src.as_str()) {
-                    return Err((
-                        "source".into(),
+                    return Err(FieldError::new(
+                        "source",
                         format!("expected one of {}, got \"{src}\"", SOURCES.join("|")),
                     ));
                 }
             }
         }
-        "rap" | "tfrc" => {
-            let o: RateOverrides =
-                parse_overrides(f).map_err(|(k, m)| (format!("overrides{k}"), m))?;
+        FlowKind::Rap | FlowKind::Tfrc => {
+            let o: RateOverrides = sub_parse(f)?;
             for (n, v) in [
                 ("packet_size", o.packet_size.map(|b| b.0)),
                 ("max_rate", o.max_rate.map(|b| b.0)),
@@ -939,15 +690,20 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), (String, String)> {
                 sub(positive(n, v))?;
             }
         }
-        _ => {}
+        FlowKind::Cbr => {}
     }
-    if f.source.is_some() && !matches!(f.kind.as_str(), "sctp" | "tcp-newreno" | "tcp-cubic") {
-        return Err((
-            "source".into(),
+    if f.source.is_some() && !f.kind.is_window() {
+        return Err(FieldError::new(
+            "source",
             format!("only sctp and tcp flows take a source, not {}", f.kind),
         ));
     }
     Ok(())
+}
+
+/// A flow's `overrides` as `T`; the error's field under `overrides`.
+fn sub_parse<T: serde::de::DeserializeOwned>(f: &FlowSpec) -> Result<T, FieldError> {
+    parse_overrides(f).map_err(|e| e.under("overrides"))
 }
 
 /// `x` for a message: plain (`0.5`, `5000`), or with an exponent when plain would be
@@ -966,9 +722,9 @@ fn show(x: f64) -> String {
 pub const FPS_RANGE: (f64, f64) = (1.0, 1000.0);
 
 /// A `gcc` flow's encoder bounds: `video_min_rate` <= `video_max_rate` (defaults
-/// 50 kbit/s and 2.5 Mbit/s, paper 000) and `fps` in [`FPS_RANGE`]. Error: (sub-path,
-/// message).
-fn check_video_bounds(o: &GccOverrides) -> Result<(), (String, String)> {
+/// 50 kbit/s and 2.5 Mbit/s, paper 000) and `fps` in [`FPS_RANGE`]. Error: the sub-path
+/// under `overrides`.
+fn check_video_bounds(o: &GccOverrides) -> Result<(), FieldError> {
     let defaults = flowstate_core::source::EncoderBounds::paper000();
     let lo = o.video_min_rate.map_or(defaults.min_rate.as_bps(), |b| b.0);
     let hi = o.video_max_rate.map_or(defaults.max_rate.as_bps(), |b| b.0);
@@ -978,7 +734,7 @@ fn check_video_bounds(o: &GccOverrides) -> Result<(), (String, String)> {
         } else {
             "video_max_rate"
         };
-        return Err((
+        return Err(FieldError::new(
             format!(".{key}"),
             format!("video_min_rate ({lo} bit/s) must be <= video_max_rate ({hi} bit/s)"),
         ));
@@ -986,8 +742,8 @@ fn check_video_bounds(o: &GccOverrides) -> Result<(), (String, String)> {
     if let Some(fps) = o.fps {
         let (min, max) = FPS_RANGE;
         if !(min..=max).contains(&fps) {
-            return Err((
-                ".fps".into(),
+            return Err(FieldError::new(
+                ".fps",
                 format!(
                     "must be between {min} and {max} frames per second, got {}",
                     show(fps)

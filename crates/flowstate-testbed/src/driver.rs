@@ -34,7 +34,7 @@ use flowstate_sim::engine::{FlowSetup, SimConfig};
 use flowstate_sim::flow::{Dir, FlowState, ReceiverHooks, SenderHooks};
 use flowstate_sim::metrics::{FlowMeta, Metrics};
 use flowstate_sim::scheduler::{component_rng, ComponentId};
-use flowstate_sim::{RunResult, Scenario, SimError};
+use flowstate_sim::{FlowKind, RunResult, Scenario, SimError};
 use flowstate_wire::pcap::PcapWriter;
 use rand::RngExt;
 use std::io::ErrorKind;
@@ -796,15 +796,15 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     let mut rx = Vec::new();
     for (i, (spec, setup)) in scenario.flows.iter().zip(&config.flows).enumerate() {
         let fseed = flow_seed(seed, i);
-        let (t, r) = match spec.kind.as_str() {
-            "gcc" => {
+        let (t, r) = match spec.kind {
+            FlowKind::Gcc => {
                 let (s, r) = gcc_flow(&ctx, i, spec, fseed)?.into_parts();
                 (
                     TxKind::Gcc(Box::new(s), FeedbackDecoder::default()),
                     RxKind::Gcc(Box::new(r), FeedbackEncoder::default()),
                 )
             }
-            "sctp" => {
+            FlowKind::Sctp => {
                 let (s, r) = sctp_flow(i, spec, fseed)?.into_parts();
                 (TxKind::Sctp(Box::new(s)), RxKind::Sctp(Box::new(r)))
             }
@@ -932,7 +932,13 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         goodput: scenario
             .flows
             .iter()
-            .map(|f| AtomicU64::new(if f.kind == "sctp" { 0 } else { NO_GOODPUT }))
+            .map(|f| {
+                AtomicU64::new(if f.kind == FlowKind::Sctp {
+                    0
+                } else {
+                    NO_GOODPUT
+                })
+            })
             .collect(),
         end_us: AtomicU64::new(u64::MAX),
     });

@@ -1,4 +1,6 @@
-//! GCC configuration and the named presets (REFERENCE.md section 2).
+//! GCC configuration and the named presets: `paper` (paper 002), `paper-static` (paper
+//! 001) and `chromium` (libwebrtc M100, branch-heads/4896; the file behind each
+//! component is listed in docs/ALGORITHMS.md, "libwebrtc sources").
 
 use super::aimd::AimdConfig;
 use super::alr_detector::AlrDetectorConfig;
@@ -43,6 +45,9 @@ pub enum GccPreset {
 }
 
 impl GccPreset {
+    /// Every preset, in the order they are listed. Adding a preset: one variant, its
+    /// entry here, its name and description in [`GccPreset::info`] and its configuration
+    /// in [`GccPreset::config`] (the simulator and the bindings read them from here).
     pub const ALL: [GccPreset; 4] = [
         GccPreset::Paper,
         GccPreset::PaperStatic,
@@ -50,24 +55,45 @@ impl GccPreset {
         GccPreset::ChromiumM156,
     ];
 
-    /// `"paper"`, `"paper-static"`, `"chromium"` or `"chromium-m156"` (underscores
-    /// accepted, any case).
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
-            "paper" => Some(Self::Paper),
-            "paper-static" => Some(Self::PaperStatic),
-            "chromium" => Some(Self::Chromium),
-            "chromium-m156" => Some(Self::ChromiumM156),
-            _ => None,
+    /// `(name, description)`: the name scenario files use, and one line saying what the
+    /// preset is.
+    const fn info(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Paper => (
+                "paper",
+                "paper 002: receiver-side estimation with REMB, Kalman filter, adaptive threshold (0.01, 0.00018), over-use after 100 ms, pacing factor 1.5, loss-based eq. 5",
+            ),
+            Self::PaperStatic => (
+                "paper-static",
+                "paper 001: as paper with the static threshold 25/60 ms and halving, loss-based eq. 1 with the TFRC floor",
+            ),
+            Self::Chromium => (
+                "chromium",
+                "Chromium ~M100: send-side estimation on transport-wide feedback every 100 ms, trendline filter, adaptive threshold (0.0087, 0.039), over-use after 10 ms, pacing factor 1.1, classic loss-based controller",
+            ),
+            Self::ChromiumM156 => (
+                "chromium-m156",
+                "Chromium 156 (libwebrtc M125 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2 and Chromium's pacing (2.5 x target, queue drained within 2 s)",
+            ),
         }
     }
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Paper => "paper",
-            Self::PaperStatic => "paper-static",
-            Self::Chromium => "chromium",
-            Self::ChromiumM156 => "chromium-m156",
-        }
+
+    /// A preset by name (underscores accepted, any case), e.g. `"paper-static"`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let name = name.trim().to_ascii_lowercase().replace('_', "-");
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+    /// The name scenario files use.
+    pub const fn name(self) -> &'static str {
+        self.info().0
+    }
+    /// One line saying what the preset is.
+    pub const fn description(self) -> &'static str {
+        self.info().1
+    }
+    /// Every preset's name joined with `|` (`paper|paper-static|chromium`), for messages.
+    pub fn names() -> String {
+        Self::ALL.map(Self::name).join("|")
     }
     pub fn config(self) -> GccConfig {
         match self {

@@ -1,0 +1,121 @@
+//! `definitions()`: everything a scenario, the CLI or the Python API can name, as plain
+//! Python values: coupling mechanisms with their options, GCC presets, flow kinds and
+//! every flow override with its default and unit. Read from the one definition of each
+//! (flowstate-core's mechanism and preset lists, flowstate-sim's `FlowKind` and
+//! `overrides`); nothing is listed here.
+
+use flowstate_core::coupling::{Mechanism, OptionDefault};
+use flowstate_core::gcc::GccPreset;
+use flowstate_sim::flow_kind::coupling_name;
+use flowstate_sim::overrides;
+use flowstate_sim::presets::SctpPreset;
+use flowstate_sim::FlowKind;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+
+/// An option's default as a Python value (None: unset).
+fn option_default(py: Python<'_>, d: OptionDefault) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match d {
+        OptionDefault::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        OptionDefault::Number(x) => PyFloat::new(py, x).into_any(),
+        OptionDefault::Text(t) => PyString::new(py, t).into_any(),
+        OptionDefault::Unset => py.None().into_bound(py),
+    })
+}
+
+fn mechanisms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for info in Mechanism::catalogue() {
+        let d = PyDict::new(py);
+        d.set_item("name", info.name)?;
+        d.set_item("display_name", info.display_name)?;
+        d.set_item("description", info.description)?;
+        d.set_item("source", info.source)?;
+        // The scenario kinds whose controller is of a kind the mechanism couples.
+        let kinds: Vec<&str> = FlowKind::ALL
+            .into_iter()
+            .filter(|k| k.coupling().is_some_and(|c| info.couples(c)))
+            .map(FlowKind::name)
+            .collect();
+        d.set_item("flow_kinds", kinds)?;
+        let options = PyList::empty(py);
+        for option in info.options {
+            let o = PyDict::new(py);
+            o.set_item("name", option.name)?;
+            o.set_item("default", option_default(py, option.default)?)?;
+            o.set_item("unit", option.unit)?;
+            o.set_item("description", option.description)?;
+            options.append(o)?;
+        }
+        d.set_item("options", options)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+fn gcc_presets<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for p in GccPreset::ALL {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name())?;
+        d.set_item("description", p.description())?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+fn sctp_presets<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for p in SctpPreset::ALL {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name())?;
+        d.set_item("description", p.description())?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+fn flow_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for k in FlowKind::ALL {
+        let d = PyDict::new(py);
+        d.set_item("name", k.name())?;
+        d.set_item("description", k.description())?;
+        d.set_item("coupling", k.coupling().map(coupling_name))?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+fn overrides_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for def in overrides::definitions() {
+        let d = PyDict::new(py);
+        d.set_item("key", def.key())?;
+        let kinds: Vec<&str> = def.applies_to.iter().map(|k| k.name()).collect();
+        d.set_item("applies_to", kinds)?;
+        d.set_item("default", def.default.describe())?;
+        d.set_item("unit", def.unit)?;
+        d.set_item("description", def.description())?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// Everything a scenario can name: `{"mechanisms": [...], "gcc_presets": [...],
+/// "sctp_presets": [...], "flow_kinds": [...], "overrides": [...]}` (shapes in
+/// `_native.pyi`).
+#[pyfunction]
+fn definitions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("mechanisms", mechanisms(py)?)?;
+    d.set_item("gcc_presets", gcc_presets(py)?)?;
+    d.set_item("sctp_presets", sctp_presets(py)?)?;
+    d.set_item("flow_kinds", flow_kinds(py)?)?;
+    d.set_item("overrides", overrides_list(py)?)?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(definitions, m)?)
+}
