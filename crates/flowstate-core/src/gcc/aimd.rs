@@ -1,5 +1,8 @@
 //! The remote rate controller: AIMD over the detector signal (paper 002 eq. 3 and
-//! Figure 4; REFERENCE.md 2.5; Chromium `AimdRateControl`).
+//! Figure 4; Chromium `AimdRateControl`).
+//!
+//! libwebrtc: `modules/remote_bitrate_estimator/aimd_rate_control.cc` at M100
+//! (branch-heads/4896; docs/ALGORITHMS.md, "libwebrtc sources").
 //!
 //! - FSM: normal: Hold -> Increase; overuse: -> Decrease; underuse: -> Hold.
 //! - Increase: multiplicative `rate *= 1.08^min(dt, 1 s)` (at least +1 kbit/s), or
@@ -40,7 +43,8 @@ pub struct AimdConfig {
     pub max_rate: Bitrate,
     /// alpha of eq. 3 (the backoff factor): 0.85.
     pub beta: f64,
-    /// Subtracted after the backoff (REFERENCE.md: Chromium 5 kbit/s; paper 0).
+    /// Subtracted after the backoff (chromium preset 5 kbit/s, from the design notes: not
+    /// in libwebrtc M100's `aimd_rate_control.cc`; paper 0).
     pub decrease_extra: Bitrate,
     /// Chromium never raises the rate on a decrease; the paper's eq. 3 sets 0.85 R even
     /// if that is higher.
@@ -76,7 +80,7 @@ pub struct AimdConfig {
     /// `AimdRateControl::SetStartBitrate` sets it, without touching the clock. That is
     /// GoogCc's own path for a rate imposed from outside (`ResetConstraints`), paired with
     /// `SendSideBandwidthEstimation::SetSendBitrate`, whose clearing of the min-bitrate
-    /// history is what paper 000's FSEv2 relay is known to do (REFERENCE.md 1.5).
+    /// history is what paper 000's FSEv2 relay is known to do (paper 000 VII-B2e).
     /// `true`: Chromium's `AimdRateControl::SetEstimate` (probe results), which sets
     /// `time_last_bitrate_change_`, so an over-use right after an allocation cannot cut
     /// (docs/ALGORITHMS.md, FSEv2 standing queue).

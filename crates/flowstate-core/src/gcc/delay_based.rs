@@ -2,6 +2,11 @@
 //! over-use detector with threshold -> AIMD, fed with per-packet (send time, arrival
 //! time, size). Runs at the receiver for the paper presets and at the sender (on
 //! transport-wide feedback) for the Chromium preset.
+//!
+//! libwebrtc: `modules/congestion_controller/goog_cc/delay_based_bwe.cc` at M100 (sender
+//! side); the receiver side of the paper presets follows
+//! `webrtc/modules/remote_bitrate_estimator/remote_bitrate_estimator_abs_send_time.cc`
+//! (M50).
 
 use super::aimd::{AimdConfig, AimdRateControl, RateControlState};
 use super::detector::{BandwidthUsage, DetectorConfig, OveruseDetector};

@@ -1,6 +1,10 @@
 //! The over-use detector (paper 001 Algorithm 1; paper 002 section 3.3; Chromium
 //! `TrendlineEstimator::Detect`).
 //!
+//! libwebrtc: `modules/congestion_controller/goog_cc/trendline_estimator.cc` at M100
+//! (branch-heads/4896) for the chromium preset; the paper presets follow papers 001/002
+//! (`webrtc/modules/remote_bitrate_estimator/overuse_detector.cc` of M50).
+//!
 //! Overuse is signalled when the modified estimate exceeds gamma for longer than t_ou
 //! (100 ms paper, 10 ms Chromium), after at least `min_overuse_samples` samples above
 //! gamma (1 paper, 2 Chromium: "overuse_counter_ > 1"), and the estimate is not

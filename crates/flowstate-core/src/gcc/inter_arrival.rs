@@ -1,5 +1,9 @@
 //! Arrival groups and the delay variation between consecutive groups
-//! (REFERENCE.md 2.1; paper 002 eq. 4; Chromium `InterArrivalDelta`).
+//! (paper 002 eq. 4; Chromium `InterArrivalDelta`).
+//!
+//! libwebrtc: `modules/congestion_controller/goog_cc/inter_arrival_delta.cc` at M100
+//! (branch-heads/4896); the paper presets' grouping follows paper 002 (and
+//! `webrtc/modules/remote_bitrate_estimator/inter_arrival.cc` of M50).
 //!
 //! d(i) = (t_i - t_{i-1}) - (T_i - T_{i-1}), where t is the arrival time of a group's
 //! last packet and T is the group's send time (the first packet's send time in the

@@ -1,5 +1,9 @@
 //! The scalar Kalman filter of paper 002, section 4.1 (eqs. 10-16).
 //!
+//! Follows the paper, not libwebrtc; the options [`NoiseModel::Chromium`] and the slope
+//! state follow libwebrtc's `modules/remote_bitrate_estimator/overuse_estimator.cc`
+//! (`OveruseEstimator`, M100 and M50; docs/ALGORITHMS.md, "libwebrtc sources").
+//!
 //! State: the one-way delay gradient m (ms). Per group delta d (ms):
 //! - z = d - m(i-1) (residual)
 //! - s2 = b*s2 + (1-b)*z^2 (eq. 16, b = 0.95)

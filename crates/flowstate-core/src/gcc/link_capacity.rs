@@ -1,4 +1,5 @@
-//! Link-capacity tracking for the AIMD controller (REFERENCE.md 2.5; Chromium
+//! Link-capacity tracking for the AIMD controller (libwebrtc M100
+//! `modules/congestion_controller/goog_cc/link_capacity_estimator.cc`, Chromium
 //! `LinkCapacityEstimator`): an EWMA of the incoming rate at each delay-based decrease,
 //! with a normalised deviation, used to decide whether the rate is near convergence.
 

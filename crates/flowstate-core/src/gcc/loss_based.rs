@@ -1,4 +1,6 @@
-//! The sender-side loss-based controller A_s (REFERENCE.md 2.6).
+//! The sender-side loss-based controller A_s (paper 002 eq. 5, paper 001 eq. 1; the
+//! Chromium variant follows libwebrtc M100
+//! `modules/congestion_controller/goog_cc/send_side_bandwidth_estimation.cc`).
 //!
 //! - [`LossVariant::Paper002`], paper 002 eq. 5: fl > 0.1: A_s *= 1 - 0.5 fl;
 //!   fl < 0.02: A_s *= 1.05; otherwise hold.

@@ -1,5 +1,7 @@
-//! Google Congestion Control, both published variants, sans-I/O (REFERENCE.md section 2;
-//! papers 001 and 002; Chromium ~M100 as run by paper 000).
+//! Google Congestion Control, both published variants, sans-I/O (papers 001 and 002,
+//! draft-ietf-rmcat-gcc-02; Chromium ~M100 as run by paper 000: libwebrtc
+//! branch-heads/4896, the file behind each component in docs/ALGORITHMS.md, "libwebrtc
+//! sources").
 //!
 //! One file per component:
 //! [`inter_arrival`] (arrival groups), [`kalman`] (paper 002 eqs. 10-16), [`trendline`]

@@ -1,5 +1,5 @@
 //! Snapshots of GCC internals for simulators and plots (paper 001's variables: m,
-//! gamma, s, sigma, A_r, A_s, n_dd).
+//! gamma, s, sigma, A_r, A_s, n_dd). No libwebrtc counterpart.
 
 use super::aimd::RateControlState;
 use super::detector::BandwidthUsage;

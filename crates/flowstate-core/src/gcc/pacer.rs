@@ -1,8 +1,12 @@
 //! The pacer: sends queued packets at `pacing_factor x target` in small bursts
-//! (REFERENCE.md 2.7; paper 002 section 3.5: "the Pacer is allowed to drain its queue at
+//! (paper 002 section 3.5: "the Pacer is allowed to drain its queue at
 //! a rate f * A"). A byte budget accrues at the pacing rate, capped at one burst
 //! interval's worth; a packet may go whenever the budget is positive (the budget may go
 //! negative by one packet).
+//!
+//! libwebrtc: none followed for the budget (M100's `modules/pacing/pacing_controller.cc`
+//! and `interval_budget.cc` keep a 500 ms budget); the chromium factor 1.1 is
+//! `kStrictPacingMultiplier` in `video/video_send_stream_impl.cc` (M100).
 
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;

@@ -1,5 +1,9 @@
 //! The incoming rate R over a sliding window (500 ms, paper 002 eq. 3; Chromium
 //! `RateStatistics`).
+//!
+//! libwebrtc: `rtc_base/rate_statistics.cc`; M100's send side measures throughput with
+//! `modules/congestion_controller/goog_cc/acknowledged_bitrate_estimator.cc` instead,
+//! which is not modelled (docs/ALGORITHMS.md, "libwebrtc sources").
 
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;

@@ -1,5 +1,8 @@
 //! When the receiver sends a REMB (paper 002 section 3.3, "REMB Processing"): every 1 s,
 //! or at once when A_r drops below 0.97 of the last value sent.
+//!
+//! Follows paper 002; the 0.97 rule is `kSendThresholdPercent` of libwebrtc's
+//! `webrtc/video/vie_remb.cc` (M50). M100's `remb_throttler.cc` is not followed.
 
 use crate::units::{Bitrate, TimeDelta, Timestamp};
 

@@ -1,6 +1,11 @@
 //! The over-use threshold gamma: adaptive (paper 002 eqs. 17-18, Chromium) or static with
 //! halving (paper 001, "remote state region").
 //!
+//! libwebrtc: the adaptive threshold's guards and Chromium gains are
+//! `TrendlineEstimator::UpdateThreshold` in
+//! `modules/congestion_controller/goog_cc/trendline_estimator.cc` (M100); the static
+//! threshold follows paper 001 only.
+//!
 //! All values are in the detector's units: the *modified estimate*
 //! `min(n, 60) * gain * m` (Chromium compares this, not m itself, with the threshold;
 //! gain = 1 for the Kalman filter, 4 for the trendline). Once 60 deltas have been seen,

@@ -1,4 +1,5 @@
-//! Chromium's trendline estimator (REFERENCE.md 2.3; `TrendlineEstimator`, ~M100).
+//! Chromium's trendline estimator (`TrendlineEstimator`, libwebrtc M100:
+//! `modules/congestion_controller/goog_cc/trendline_estimator.cc`, branch-heads/4896).
 //!
 //! accumulated += d; smoothed = a*smoothed + (1-a)*accumulated (a = 0.9); keep the last
 //! 20 (arrival time, smoothed) points; slope by least squares over the window. The

@@ -1,7 +1,7 @@
 //! Video source models for media senders: the papers' encoder bounds (minimum 50 kbit/s,
 //! maximum 2 Mbit/s (paper 002) or 2.5 Mbit/s (paper 000), 30 or 60 fps), a perfect codec
 //! for tests, and a statistics codec with rate-change lag and frame-size noise in the
-//! spirit of RFC 8593 and the syncodecs models (REFERENCE.md 2.7).
+//! spirit of RFC 8593 (its statistics-based model) and the syncodecs models.
 
 pub mod perfect;
 pub mod rng;
