@@ -1,6 +1,6 @@
-//! GCC configuration and the named presets: `paper` (paper 002), `paper-static` (paper
-//! 001) and `chromium` (libwebrtc M100, branch-heads/4896; the file behind each
-//! component is listed in docs/ALGORITHMS.md, "libwebrtc sources").
+//! GCC configuration and the named presets: `paper` (from paper 002), `paper-static`
+//! (from paper 001) and `chromium` (libwebrtc M100, branch-heads/4896; the file behind
+//! each component is listed in docs/ALGORITHMS.md, "libwebrtc sources").
 
 use super::aimd::AimdConfig;
 use super::alr_detector::AlrDetectorConfig;
