@@ -23,7 +23,7 @@ use crate::overrides::{
     self, CbrOverrides, GccOverrides, RateOverrides, WindowOverrides, DEFAULT_MESSAGE_SIZE,
 };
 use crate::presets::{self, SctpPreset};
-use crate::scenario::FlowSpec;
+use crate::scenario::{AppSource, FlowSpec};
 use flowstate_core::coupling::{Allowance, FlowReport, Mechanism};
 use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::media::{
@@ -391,9 +391,9 @@ fn data_source(
     seed: u64,
 ) -> SourceKind {
     let start = secs(spec.start_secs());
-    match (spec.source.as_deref(), spec.desired_rate) {
-        (Some("on-off"), _) => SourceKind::paper_on_off(start),
-        (Some("short-flows"), _) => match SourceKind::rfc8867_short_flows(seed) {
+    match (spec.source, spec.desired_rate) {
+        (Some(AppSource::OnOff), _) => SourceKind::paper_on_off(start),
+        (Some(AppSource::ShortFlows), _) => match SourceKind::rfc8867_short_flows(seed) {
             SourceKind::ShortFlows {
                 min_file,
                 max_file,

@@ -118,7 +118,7 @@ pub struct FlowSpec {
     /// Application behaviour of `sctp` / `tcp-*` flows: `greedy` (default), `on-off`
     /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
     /// `desired_rate` and no `source`, the application writes at that rate.
-    pub source: Option<String>,
+    pub source: Option<AppSource>,
     /// Run `count` copies of this flow (default 1), named `{name}1` .. `{name}{count}`
     /// when `count > 1` (papers 003/004: N = 2..15 identical flows).
     pub count: Option<u32>,
@@ -155,8 +155,56 @@ fn micros(secs: f64) -> f64 {
 /// Largest `count` a flow may ask for.
 pub const MAX_FLOW_COUNT: u32 = 10_000;
 
+/// The application behind an `sctp` / `tcp-*` flow (`source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppSource {
+    /// Always has data (the kind's greedy source).
+    Greedy,
+    /// Paper 002: on 3 s every 12 s.
+    OnOff,
+    /// RFC 8867 section 5.7: short file transfers with idle times between them.
+    ShortFlows,
+}
+
+impl AppSource {
+    /// Every source, in the order they are listed.
+    pub const ALL: [AppSource; 3] = [AppSource::Greedy, AppSource::OnOff, AppSource::ShortFlows];
+
+    /// The name scenario files use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Greedy => "greedy",
+            Self::OnOff => "on-off",
+            Self::ShortFlows => "short-flows",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AppSource {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        AppSource::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "expected one of {}, got \"{name}\"",
+                    SOURCES.join("|")
+                ))
+            })
+    }
+}
+
 /// Values `source` may take.
-pub const SOURCES: &[&str] = &["greedy", "on-off", "short-flows"];
+pub const SOURCES: &[&str] = &{
+    let mut names = [""; AppSource::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = AppSource::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 impl FlowSpec {
     pub fn start_secs(&self) -> f64 {
@@ -671,14 +719,6 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
             }
             // Keys of another kind (the same messages as when the flow is built).
             sub(overrides::check_kind(f.kind, &o.set_keys()))?;
-            if let Some(src) = &f.source {
-                if !SOURCES.contains(&src.as_str()) {
-                    return Err(FieldError::new(
-                        "source",
-                        format!("expected one of {}, got \"{src}\"", SOURCES.join("|")),
-                    ));
-                }
-            }
         }
         FlowKind::Rap | FlowKind::Tfrc => {
             let o: RateOverrides = sub_parse(f)?;
