@@ -516,13 +516,17 @@ mod tests {
             .expect("defined");
         assert_eq!(
             pacing.default.describe().as_deref(),
-            Some("paper: 1.5, paper-static: 1.5, chromium: 1.1")
+            Some("paper: 1.5, paper-static: 1.5, chromium: 1.1, chromium-m156: 2.5")
         );
         let q = GccOverrides::DEFINITIONS
             .iter()
             .find(|d| d.name == "kalman_q")
             .expect("defined");
-        assert!(q.default.describe().expect("some").ends_with("chromium: -"));
+        assert!(q
+            .default
+            .describe()
+            .expect("some")
+            .ends_with("chromium: -, chromium-m156: -"));
     }
 
     #[test]
