@@ -2,7 +2,7 @@
 //! congestion control, section 4.1.3 for the media rate control), each overridable.
 //! Values marked (ref) are the reference implementation's of the RFC's time
 //! (EricssonResearch/scream commit cf72377, October 2017) where the RFC leaves a
-//! detail to the implementation; docs/ALGORITHMS.md lists them.
+//! detail to the implementation; docs/ALGORITHMS.md lists them and the sources.
 
 use crate::units::{Bitrate, DataSize, TimeDelta};
 
@@ -10,8 +10,17 @@ use crate::units::{Bitrate, DataSize, TimeDelta};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScreamConfig {
     // --- network congestion control (section 4.1.2) ---
-    /// QDELAY_TARGET_LO: the queuing-delay target (0.1 s).
+    /// QDELAY_TARGET_LO: the queuing-delay target, and its floor when competing-flow
+    /// compensation raises it (0.1 s).
     pub qdelay_target: TimeDelta,
+    /// QDELAY_TARGET_HI: the ceiling of the adjusted target (0.4 s).
+    pub qdelay_target_hi: TimeDelta,
+    /// Competing-flows compensation (section 4.1.2.3 `adjust_qdelay_target`; the RFC
+    /// says it MAY be turned off where no loss-based flows compete). Default true.
+    pub competing_flows_compensation: bool,
+    /// QDELAY_TREND_LO: fast increase resumes after qdelay_trend stayed below this for
+    /// T_RESUME_FAST_INCREASE (0.2).
+    pub qdelay_trend_lo: f64,
     /// QDELAY_WEIGHT: smoothing of qdelay_fraction_avg (0.1).
     pub qdelay_weight: f64,
     /// QDELAY_TREND_TH: qdelay_trend at or above which fast increase ends (0.2).
@@ -24,7 +33,7 @@ pub struct ScreamConfig {
     pub qdelay_hist_len: usize,
     /// MIN_CWND (3000 bytes).
     pub min_cwnd: DataSize,
-    /// The initial cwnd (ref: 5000 bytes).
+    /// The initial cwnd (ref: 5000 bytes; the RFC starts at MIN_CWND).
     pub initial_cwnd: DataSize,
     /// MSS (1000 bytes, ref: the RTP packet size the window update scales with).
     pub mss: DataSize,
@@ -36,21 +45,22 @@ pub struct ScreamConfig {
     pub beta_ecn: f64,
     /// MAX_BYTES_IN_FLIGHT_HEAD_ROOM: cwnd <= this * max_bytes_in_flight (1.1).
     pub max_bytes_in_flight_head_room: f64,
-    /// The window over which max_bytes_in_flight is taken (1 s, ref).
+    /// The window over which max_bytes_in_flight is taken (5 s).
     pub bytes_in_flight_window: TimeDelta,
     /// Fast increase grows cwnd only while bytes_in_flight * this + bytes_newly_acked
     /// > cwnd (the window is used; 1.5, ref).
     pub fast_increase_use_factor: f64,
     /// Congestion avoidance grows cwnd only while bytes_in_flight * this +
-    /// bytes_newly_acked > cwnd (1.2, ref).
+    /// bytes_newly_acked > cwnd (1.25).
     pub increase_use_factor: f64,
-    /// Fast increase resumes after qdelay_trend has stayed below QDELAY_TREND_TH this
-    /// long (5 s, section 4.1.2.7).
+    /// T_RESUME_FAST_INCREASE: fast increase resumes after qdelay_trend has stayed
+    /// below QDELAY_TREND_LO this long (5 s).
     pub fast_increase_resume: TimeDelta,
     /// A packet unacked while one sent this much later has been acked is lost (30 ms,
     /// ref; section 4.1.2.4).
     pub reorder_time: TimeDelta,
-    /// PACKET_PACING_HEADROOM (1.25).
+    /// Pacing headroom: pace_bitrate = max(RATE_PACE_MIN, cwnd * 8 / s_rtt) x this.
+    /// RFC 8298 paces at exactly cwnd / s_rtt (1.0); the reference code uses more.
     pub packet_pacing_headroom: f64,
     /// RATE_PACE_MIN (50 kbit/s).
     pub rate_pace_min: Bitrate,
@@ -68,14 +78,20 @@ pub struct ScreamConfig {
     pub rate_adjust_interval: TimeDelta,
     /// RAMP_UP_SPEED (200 kbit/s per second).
     pub ramp_up_speed: f64,
-    /// BETA_R: target bitrate scale on a loss event (0.9).
+    /// BETA_R: target bitrate scale on a loss event (0.9; an ECN event scales it by
+    /// BETA_ECN).
     pub beta_r_loss: f64,
-    /// Target bitrate scale on an ECN-CE event (0.95, ref).
-    pub beta_r_ecn: f64,
-    /// PRE_CONGESTION_GUARD (0.1, ref).
+    /// PRE_CONGESTION_GUARD (0.1; the RFC gives the range 0..1, 0 removes the media
+    /// rate control's dependence on qdelay_trend).
     pub pre_congestion_guard: f64,
-    /// TX_QUEUE_SIZE_FACTOR (0.2, ref).
+    /// TX_QUEUE_SIZE_FACTOR (1.0; RFC range 0..2).
     pub tx_queue_size_factor: f64,
+    /// RTP_QDELAY_TH: an RTP queue delay above this scales the target down (0.02 s) ...
+    pub rtp_qdelay_th: TimeDelta,
+    /// ... by TARGET_RATE_SCALE_RTP_QDELAY (0.95).
+    pub target_rate_scale_rtp_qdelay: f64,
+    /// The window of rate_media_median ("computed over more than 10 s").
+    pub rate_media_median_window: TimeDelta,
     /// The RTP queue is discarded when its delay exceeds this (0.1 s, ref) ...
     pub rtp_queue_delay_max: TimeDelta,
     /// ... at most once per this interval (1 s, ref).
@@ -88,6 +104,9 @@ impl Default for ScreamConfig {
     fn default() -> Self {
         ScreamConfig {
             qdelay_target: TimeDelta::millis(100),
+            qdelay_target_hi: TimeDelta::millis(400),
+            competing_flows_compensation: true,
+            qdelay_trend_lo: 0.2,
             qdelay_weight: 0.1,
             qdelay_trend_th: 0.2,
             qdelay_trend_mem_decay: 0.99,
@@ -100,12 +119,12 @@ impl Default for ScreamConfig {
             beta_loss: 0.8,
             beta_ecn: 0.8,
             max_bytes_in_flight_head_room: 1.1,
-            bytes_in_flight_window: TimeDelta::secs(1),
+            bytes_in_flight_window: TimeDelta::secs(5),
             fast_increase_use_factor: 1.5,
-            increase_use_factor: 1.2,
+            increase_use_factor: 1.25,
             fast_increase_resume: TimeDelta::secs(5),
             reorder_time: TimeDelta::millis(30),
-            packet_pacing_headroom: 1.25,
+            packet_pacing_headroom: 1.0,
             rate_pace_min: Bitrate::kbps(50.0),
             base_owd_history: 10,
             base_owd_interval: TimeDelta::secs(60),
@@ -115,9 +134,11 @@ impl Default for ScreamConfig {
             rate_adjust_interval: TimeDelta::millis(200),
             ramp_up_speed: 200_000.0,
             beta_r_loss: 0.9,
-            beta_r_ecn: 0.95,
             pre_congestion_guard: 0.1,
-            tx_queue_size_factor: 0.2,
+            tx_queue_size_factor: 1.0,
+            rtp_qdelay_th: TimeDelta::millis(20),
+            target_rate_scale_rtp_qdelay: 0.95,
+            rate_media_median_window: TimeDelta::secs(10),
             rtp_queue_delay_max: TimeDelta::millis(100),
             rtp_queue_discard_interval: TimeDelta::secs(1),
             rate_window: TimeDelta::millis(800),
@@ -197,7 +218,16 @@ impl ScreamConfig {
         dur("rate_adjust_interval", self.rate_adjust_interval)?;
         pos("ramp_up_speed", self.ramp_up_speed)?;
         frac("beta_r_loss", self.beta_r_loss)?;
-        frac("beta_r_ecn", self.beta_r_ecn)?;
+        frac(
+            "target_rate_scale_rtp_qdelay",
+            self.target_rate_scale_rtp_qdelay,
+        )?;
+        dur("rtp_qdelay_th", self.rtp_qdelay_th)?;
+        dur("rate_media_median_window", self.rate_media_median_window)?;
+        if self.qdelay_target_hi < self.qdelay_target {
+            return Err("scream.qdelay_target_hi must be at least scream.qdelay_target".into());
+        }
+        pos("qdelay_trend_lo", self.qdelay_trend_lo)?;
         if !(self.pre_congestion_guard.is_finite()
             && (0.0..=1.0).contains(&self.pre_congestion_guard))
         {

@@ -78,6 +78,10 @@ pub struct Scream {
     rate_media: RateWindow,
     lost_packets: u64,
     discarded_packets: u64,
+    /// The highest acknowledged sequence number.
+    highest_acked: Option<u64>,
+    /// (time, rate_media in bit/s) every RATE_ADJUST_INTERVAL, for rate_media_median.
+    media_samples: VecDeque<(Timestamp, f64)>,
 }
 
 impl Scream {
@@ -96,6 +100,8 @@ impl Scream {
             rate_media: RateWindow::new(cfg.rate_window, cfg.rate_adjust_interval),
             lost_packets: 0,
             discarded_packets: 0,
+            highest_acked: None,
+            media_samples: VecDeque::new(),
             cfg,
         }
     }
@@ -142,36 +148,64 @@ impl Scream {
     }
 
     fn inputs(&mut self, now: Timestamp, fb: FeedbackSummary) -> RateInputs {
-        let tx = self.rate_transmit.rate(now).unwrap_or(Bitrate::ZERO);
-        let ack = self.rate_ack.rate(now).unwrap_or(Bitrate::ZERO);
+        let media = self.rate_media.rate(now);
+        // rate_media sampled every RATE_ADJUST_INTERVAL for the median.
+        if let Some(m) = media {
+            let due = self.media_samples.back().map_or(true, |(t, _)| {
+                now.saturating_since(*t) >= self.cfg.rate_adjust_interval
+            });
+            if due {
+                self.media_samples.push_back((now, m.as_bps()));
+                while self.media_samples.front().is_some_and(|(t, _)| {
+                    now.saturating_since(*t) > self.cfg.rate_media_median_window
+                }) {
+                    self.media_samples.pop_front();
+                }
+            }
+        }
+        let median = if self.media_samples.is_empty() {
+            None
+        } else {
+            let mut v: Vec<f64> = self.media_samples.iter().map(|s| s.1).collect();
+            v.sort_by(f64::total_cmp);
+            Some(Bitrate::bps(v[v.len() / 2]))
+        };
         RateInputs {
             in_fast_increase: self.net.in_fast_increase(),
             qdelay_trend: self.net.queue_delay().trend(),
+            qdelay_trend_mem: self.net.queue_delay().trend_mem(),
             loss: fb.loss,
             ce: fb.ce,
-            rate_max: tx.max(ack),
-            rate_media: self.rate_media.rate(now).unwrap_or(Bitrate::ZERO),
+            rate_transmit: self.rate_transmit.rate(now).unwrap_or(Bitrate::ZERO),
+            rate_ack: self.rate_ack.rate(now).unwrap_or(Bitrate::ZERO),
+            rate_media: media,
+            rate_media_median: median,
+            rtp_queue_size: self.queue.bytes(),
             rtp_queue_delay: self.queue.delay(now),
-            rtp_queue_bytes: self.queue.bytes(),
-            last_frame: self.queue.last_frame(),
         }
     }
 
     fn rate_update(&mut self, now: Timestamp, fb: FeedbackSummary) {
+        if !self.rate.due(now, fb.loss || fb.ce) {
+            return;
+        }
         let inputs = self.inputs(now, fb);
         if self.rate.update(now, &inputs) == RateAction::DiscardRtpQueue {
             self.discarded_packets += self.queue.clear() as u64;
         }
     }
 
-    /// An encoded frame (its RTP packets' sizes) enters the RTP queue; the media rate
-    /// control runs.
+    /// An encoded frame (its RTP packets' sizes) enters the RTP queue. The media rate
+    /// control runs first, so rtp_queue_size is what the previous frames left behind
+    /// (right after a push it would always hold a whole frame, ~33 ms of media at 30
+    /// frames/s, above RTP_QDELAY_TH; the reference code subtracts the last frame for
+    /// the same reason).
     pub fn enqueue_frame(&mut self, now: Timestamp, packets: &[DataSize]) {
+        self.rate_update(now, FeedbackSummary::default());
         self.queue.push_frame(now, packets);
         for &p in packets {
             self.rate_media.add(now, p);
         }
-        self.rate_update(now, FeedbackSummary::default());
     }
 
     /// When the next packet may be sent (`None` with an empty RTP queue or a full
@@ -207,12 +241,18 @@ impl Scream {
     }
 
     /// A feedback report with the packets it acknowledges (any order; unknown and
-    /// already-acked sequence numbers are ignored). Packets not acked while one sent
-    /// `reorder_time` later is acked are lost (section 4.1.2.4).
+    /// already-acked sequence numbers are ignored).
+    ///
+    /// Section 4.1.2.2: bytes_in_flight counts the packets above the highest
+    /// acknowledged sequence number; bytes_newly_acked is the size of the packets the
+    /// highest acknowledged sequence number moved past, lost ones included. Section
+    /// 4.1.2.4: a packet not acked while one sent `reorder_time` later is acked is lost
+    /// (a loss event, at most one window reduction per s_rtt).
     pub fn on_feedback(&mut self, now: Timestamp, acks: &[PacketAck]) {
         let mut fb = FeedbackSummary::default();
         let mut newest_sent: Option<Timestamp> = None;
         let front = self.tx.front().map_or(0, |p| p.seq);
+        let old_highest = self.highest_acked;
         for a in acks {
             let Some(idx) = a
                 .seq
@@ -229,22 +269,29 @@ impl Scream {
             }
             p.acked = true;
             let (size, sent) = (p.size, p.sent);
-            fb.newly_acked += size;
             fb.ce |= a.ce;
-            self.net.remove_from_flight(size);
             self.rate_ack.add(now, size);
             self.net.queue_delay_mut().on_owd(now, a.arrival - sent);
             newest_sent = Some(newest_sent.map_or(sent, |t: Timestamp| t.max(sent)));
+            self.highest_acked = Some(self.highest_acked.map_or(a.seq, |h| h.max(a.seq)));
+        }
+        if let Some(h) = self.highest_acked {
+            for p in self.tx.iter() {
+                let above_old = old_highest.map_or(true, |o| p.seq > o);
+                if above_old && p.seq <= h {
+                    fb.newly_acked += p.size;
+                }
+            }
+            self.net.remove_from_flight(fb.newly_acked);
         }
         if let Some(sent) = newest_sent {
             self.net.on_rtt(now.saturating_since(sent));
-            // Loss detection.
             for p in self.tx.iter_mut() {
                 if !p.acked && p.sent + self.cfg.reorder_time < sent {
+                    // Declared lost: it left the flight when the highest ack passed it.
                     p.acked = true;
                     fb.loss = true;
                     self.lost_packets += 1;
-                    self.net.remove_from_flight(p.size);
                 }
             }
         }
@@ -255,6 +302,15 @@ impl Scream {
         if fb.loss || fb.ce || fb.newly_acked > DataSize::ZERO {
             self.rate_update(now, fb);
         }
+    }
+
+    /// Bytes above the highest acknowledged sequence number (for tests).
+    #[cfg(test)]
+    fn flight_model(&self) -> DataSize {
+        self.tx
+            .iter()
+            .filter(|p| self.highest_acked.map_or(true, |h| p.seq > h))
+            .fold(DataSize::ZERO, |a, p| a + p.size)
     }
 }
 
@@ -285,7 +341,8 @@ mod tests {
         };
         s.on_feedback(Timestamp::from_millis(100), &[ack(0), ack(2)]);
         assert_eq!(s.lost_packets(), 0);
-        assert_eq!(s.bytes_in_flight(), DataSize::bytes(2000));
+        // Highest acked is 2: only packet 3 is in flight (packet 1 counts as passed).
+        assert_eq!(s.bytes_in_flight(), DataSize::bytes(1000));
         s.on_feedback(Timestamp::from_millis(120), &[ack(3), ack(3)]);
         assert_eq!(s.lost_packets(), 1);
         assert_eq!(s.bytes_in_flight(), DataSize::ZERO);

@@ -27,7 +27,7 @@ pub struct NetworkControl {
     /// cwnd in fractional bytes.
     cwnd: f64,
     flight: DataSize,
-    /// (time, bytes in flight) samples of the last `bytes_in_flight_window`.
+    /// (time, bytes in flight) samples of the last `bytes_in_flight_window`, decreasing.
     flight_hist: VecDeque<(Timestamp, DataSize)>,
     in_fast_increase: bool,
     last_loss_event: Option<Timestamp>,
@@ -35,6 +35,60 @@ pub struct NetworkControl {
     last_congestion: Option<Timestamp>,
     srtt: Option<TimeDelta>,
     qdelay: QueueDelay,
+    /// qdelay_target, between QDELAY_TARGET_LO and QDELAY_TARGET_HI.
+    qdelay_target: TimeDelta,
+    /// qdelay / QDELAY_TARGET_LO every history interval, the last 200.
+    qdelay_norm_hist: VecDeque<f64>,
+    last_norm_sample: Option<Timestamp>,
+    /// loss_event_rate: the smoothed fraction of RTTs with a loss.
+    loss_event_rate: f64,
+    loss_in_rtt: bool,
+    last_rtt_tick: Option<Timestamp>,
+}
+
+/// Length of the long qdelay_norm history (variance) and of its short tail (average),
+/// section 4.1.2.3 `adjust_qdelay_target`.
+const NORM_HIST_LONG: usize = 200;
+const NORM_HIST_SHORT: usize = 50;
+
+/// RFC 8298 `adjust_qdelay_target`: from the normalized queuing-delay history
+/// (qdelay / QDELAY_TARGET_LO), `new_target = (avg(last 50) + sqrt(var(last 200))) *
+/// QDELAY_TARGET_LO`; with loss_event_rate > 0.002 the target becomes 1.5 new_target,
+/// with a low variance (< 0.2) new_target, otherwise it decays (halved toward a lower
+/// new_target, else x 0.9); always within [QDELAY_TARGET_LO, QDELAY_TARGET_HI].
+pub fn adjust_qdelay_target(
+    target: TimeDelta,
+    norm_hist: &[f64],
+    loss_event_rate: f64,
+    lo: TimeDelta,
+    hi: TimeDelta,
+) -> TimeDelta {
+    if norm_hist.is_empty() {
+        return target;
+    }
+    let n = norm_hist.len() as f64;
+    let mean_all = norm_hist.iter().sum::<f64>() / n;
+    let var = norm_hist
+        .iter()
+        .map(|x| (x - mean_all) * (x - mean_all))
+        .sum::<f64>()
+        / n;
+    let tail = &norm_hist[norm_hist.len().saturating_sub(NORM_HIST_SHORT)..];
+    let avg = tail.iter().sum::<f64>() / tail.len() as f64;
+    let lo_s = lo.as_secs_f64();
+    let new_target = (avg + var.sqrt()) * lo_s;
+    let t = target.as_secs_f64();
+    let next = if loss_event_rate > 0.002 {
+        1.5 * new_target
+    } else if var < 0.2 {
+        new_target
+    } else if new_target < lo_s {
+        (t * 0.5).max(new_target)
+    } else {
+        t * 0.9
+    };
+    let next = if next.is_finite() { next } else { lo_s };
+    TimeDelta::from_secs_f64(next.min(hi.as_secs_f64()).max(lo_s))
 }
 
 impl NetworkControl {
@@ -49,6 +103,12 @@ impl NetworkControl {
             last_congestion: None,
             srtt: None,
             qdelay: QueueDelay::new(&cfg),
+            qdelay_target: cfg.qdelay_target,
+            qdelay_norm_hist: VecDeque::with_capacity(NORM_HIST_LONG),
+            last_norm_sample: None,
+            loss_event_rate: 0.0,
+            loss_in_rtt: false,
+            last_rtt_tick: None,
             cfg,
         }
     }
@@ -71,8 +131,25 @@ impl NetworkControl {
     pub fn queue_delay_mut(&mut self) -> &mut QueueDelay {
         &mut self.qdelay
     }
+    /// The current qdelay_target.
+    pub fn qdelay_target(&self) -> TimeDelta {
+        self.qdelay_target
+    }
+    /// loss_event_rate.
+    pub fn loss_event_rate(&self) -> f64 {
+        self.loss_event_rate
+    }
 
+    /// The window's samples are kept as a monotonic queue (each older sample larger
+    /// than every newer one), so the maximum is the front: O(1) amortized.
     fn note_flight(&mut self, now: Timestamp) {
+        while self
+            .flight_hist
+            .back()
+            .is_some_and(|&(_, b)| b <= self.flight)
+        {
+            self.flight_hist.pop_back();
+        }
         self.flight_hist.push_back((now, self.flight));
         while let Some(&(t, _)) = self.flight_hist.front() {
             if now.saturating_since(t) > self.cfg.bytes_in_flight_window {
@@ -86,20 +163,16 @@ impl NetworkControl {
     /// The largest bytes in flight of the last `bytes_in_flight_window`.
     pub fn max_bytes_in_flight(&self) -> DataSize {
         self.flight_hist
-            .iter()
-            .map(|s| s.1)
-            .max()
-            .unwrap_or(DataSize::ZERO)
+            .front()
+            .map_or(DataSize::ZERO, |s| s.1)
             .max(self.flight)
     }
 
-    /// Section 4.1.2.5: a packet of `size` may be sent when it fits in the send window
-    /// cwnd - bytes_in_flight, which may be exceeded by one MSS while the queuing delay
-    /// is below its target (or when nothing is in flight). Without the MSS of slack a
-    /// window of a few packets could never grow past window validation's
-    /// 1.1 x max_bytes_in_flight.
+    /// Section 4.1.2.5 `calculate_send_window`: send_wnd = cwnd + MSS - bytes_in_flight
+    /// while qdelay <= qdelay_target, else cwnd - bytes_in_flight; a packet of `size`
+    /// may be sent when it fits (or when nothing is in flight).
     pub fn can_send(&self, size: DataSize) -> bool {
-        let slack = if self.qdelay.qdelay() < self.cfg.qdelay_target {
+        let slack = if self.qdelay.qdelay() <= self.qdelay_target {
             self.cfg.mss.as_bytes() as f64
         } else {
             0.0
@@ -164,8 +237,12 @@ impl NetworkControl {
     /// cwnd = max(cwnd, MIN_CWND)
     /// ```
     pub fn on_feedback(&mut self, now: Timestamp, fb: FeedbackSummary) {
+        self.update_loss_event_rate(now, fb.loss);
+        if self.cfg.competing_flows_compensation {
+            self.compensate_competing_flows(now);
+        }
         let cfg = &self.cfg;
-        self.qdelay.update(now, cfg);
+        self.qdelay.update(now, cfg, self.qdelay_target);
         let min_cwnd = cfg.min_cwnd.as_bytes() as f64;
         let acked = fb.newly_acked.as_bytes() as f64;
         let flight = self.flight.as_bytes() as f64;
@@ -187,18 +264,16 @@ impl NetworkControl {
                     self.cwnd += acked;
                 }
             } else {
-                let target = cfg.qdelay_target.as_secs_f64();
+                let target = self.qdelay_target.as_secs_f64();
                 let off_target = (target - self.qdelay.qdelay().as_secs_f64()) / target;
                 let mss = cfg.mss.as_bytes() as f64;
-                let delta = cfg.gain * off_target * acked * mss / self.cwnd.max(1.0);
-                if off_target > 0.0 {
-                    if flight * cfg.increase_use_factor + acked > self.cwnd {
-                        self.cwnd += delta;
-                    }
-                } else {
-                    self.cwnd += delta;
-                    self.last_congestion = Some(now);
+                let mut delta = cfg.gain * off_target * acked * mss / self.cwnd.max(1.0);
+                // No increase while the window is underused (slack of the acked bytes
+                // for sparse feedback).
+                if off_target > 0.0 && flight * cfg.increase_use_factor + acked <= self.cwnd {
+                    delta = 0.0;
                 }
+                self.cwnd += delta;
             }
         }
         // Window validation: not much above what is actually in flight.
@@ -211,14 +286,52 @@ impl NetworkControl {
             self.cwnd = min_cwnd;
         }
         self.cwnd = self.cwnd.max(min_cwnd);
-        // Section 4.1.2.7: resume fast increase after a calm period.
+        // Section 4.1.2.7: resume fast increase after qdelay_trend stayed below
+        // QDELAY_TREND_LO for T_RESUME_FAST_INCREASE.
         let last = *self.last_congestion.get_or_insert(now);
-        if self.qdelay.trend() >= cfg.qdelay_trend_th {
+        if self.qdelay.trend() >= cfg.qdelay_trend_lo {
             self.last_congestion = Some(now);
         } else if !self.in_fast_increase && now.saturating_since(last) > cfg.fast_increase_resume {
             self.in_fast_increase = true;
             self.last_congestion = Some(now);
         }
+    }
+
+    /// loss_event_rate, once per s_rtt: 0.99 x rate + 0.01 after an RTT with a loss,
+    /// else 0.99 x rate (ref).
+    fn update_loss_event_rate(&mut self, now: Timestamp, loss: bool) {
+        self.loss_in_rtt |= loss;
+        let rtt = self.srtt.unwrap_or(TimeDelta::millis(100));
+        let last = *self.last_rtt_tick.get_or_insert(now);
+        if now.saturating_since(last) > rtt {
+            self.loss_event_rate =
+                0.99 * self.loss_event_rate + if self.loss_in_rtt { 0.01 } else { 0.0 };
+            self.loss_in_rtt = false;
+            self.last_rtt_tick = Some(now);
+        }
+    }
+
+    /// Every `qdelay_hist_interval`: one qdelay_norm sample, then
+    /// [`adjust_qdelay_target`].
+    fn compensate_competing_flows(&mut self, now: Timestamp) {
+        let last = *self.last_norm_sample.get_or_insert(now);
+        if now.saturating_since(last) < self.cfg.qdelay_hist_interval {
+            return;
+        }
+        self.last_norm_sample = Some(now);
+        let norm = self.qdelay.qdelay().as_secs_f64() / self.cfg.qdelay_target.as_secs_f64();
+        if self.qdelay_norm_hist.len() == NORM_HIST_LONG {
+            self.qdelay_norm_hist.pop_front();
+        }
+        self.qdelay_norm_hist.push_back(norm);
+        let target = self.qdelay_target;
+        self.qdelay_target = adjust_qdelay_target(
+            target,
+            self.qdelay_norm_hist.make_contiguous(),
+            self.loss_event_rate,
+            self.cfg.qdelay_target,
+            self.cfg.qdelay_target_hi,
+        );
     }
 
     /// Coupling: set the window directly (floored at MIN_CWND).
@@ -323,12 +436,50 @@ mod tests {
     }
 
     #[test]
+    fn qdelay_target_adjustment_hand_computed() {
+        let (lo, hi) = (TimeDelta::millis(100), TimeDelta::millis(400));
+        let adj = |t: i64, h: &[f64], loss: f64| {
+            adjust_qdelay_target(TimeDelta::millis(t), h, loss, lo, hi)
+        };
+        // Steady normalized delay 2 (200 ms), no variance: new_target = 2 * 0.1 s.
+        assert_eq!(adj(100, &[2.0; 200], 0.0), TimeDelta::millis(200));
+        // With losses (loss_event_rate > 0.002): 1.5 * new_target.
+        assert_eq!(adj(100, &[2.0; 200], 0.01), TimeDelta::millis(300));
+        // Varying delay (0, 2, 0, 2, ...: mean 1, variance 1): decay by 0.9.
+        let alternating: Vec<f64> = (0..200).map(|i| f64::from(i % 2) * 2.0).collect();
+        assert_eq!(adj(300, &alternating, 0.0), TimeDelta::millis(270));
+        // Clamped to [LO, HI].
+        assert_eq!(adj(300, &[0.0; 200], 0.0), lo);
+        assert_eq!(adj(100, &[10.0; 200], 0.0), hi);
+    }
+
+    #[test]
+    fn max_bytes_in_flight_over_the_window() {
+        let mut n = NetworkControl::new(ScreamConfig::default());
+        n.on_sent(t(0), DataSize::bytes(1000));
+        n.on_sent(t(10), DataSize::bytes(2000)); // 3000 in flight
+        n.remove_from_flight(DataSize::bytes(2500));
+        n.on_sent(t(20), DataSize::bytes(100)); // 600
+        assert_eq!(n.max_bytes_in_flight(), DataSize::bytes(3000));
+        n.on_sent(t(4000), DataSize::bytes(1000)); // 1600
+        assert_eq!(n.max_bytes_in_flight(), DataSize::bytes(3000));
+        // 5 s after the 3000-byte sample it leaves the window.
+        n.on_sent(t(5011), DataSize::bytes(0));
+        assert_eq!(n.max_bytes_in_flight(), DataSize::bytes(1600));
+    }
+
+    #[test]
     fn pacing_interval() {
         let mut n = NetworkControl::new(ScreamConfig::default());
         assert_eq!(n.pacing_interval(DataSize::bytes(1000)), TimeDelta::ZERO);
         n.set_cwnd(DataSize::bytes(10_000));
         n.on_rtt(TimeDelta::millis(100));
-        // 10 000 B / 0.1 s = 800 kbit/s * 1.25 = 1 Mbit/s: 1000 B = 8 ms.
+        // 10 000 B / 0.1 s = 800 kbit/s: 1000 B = 10 ms; with a headroom of 1.25, 8 ms.
+        assert_eq!(
+            n.pacing_interval(DataSize::bytes(1000)),
+            TimeDelta::millis(10)
+        );
+        n.cfg.packet_pacing_headroom = 1.25;
         assert_eq!(
             n.pacing_interval(DataSize::bytes(1000)),
             TimeDelta::millis(8)

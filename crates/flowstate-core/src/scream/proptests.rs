@@ -1,7 +1,8 @@
 //! Operation sequences: frames, sends, feedback (reordered, duplicated, partial, with
 //! any delays and ECN marks), time jumps and coupling calls keep the target bitrate
-//! finite and within [min, max], cwnd >= MIN_CWND, bytes in flight consistent with
-//! what was sent and not yet acked or lost, and qdelay_trend in [0, 1].
+//! finite and within [min, max], cwnd >= MIN_CWND, bytes in flight equal to the
+//! packets above the highest acknowledged sequence number, qdelay_trend in [0, 1] and
+//! qdelay_target within [LO, HI].
 
 use super::*;
 use proptest::prelude::*;
@@ -54,10 +55,10 @@ proptest! {
             let r = s.target_bitrate();
             prop_assert!(r.as_bps().is_finite() && r >= cfg.min_rate && r <= cfg.max_rate, "target {}", r);
             prop_assert!(s.cwnd() >= cfg.min_cwnd, "cwnd {}", s.cwnd());
+            prop_assert!(s.net.qdelay_target() >= cfg.qdelay_target && s.net.qdelay_target() <= cfg.qdelay_target_hi);
             let trend = s.qdelay_trend();
             prop_assert!((0.0..=1.0).contains(&trend));
-            let unacked: u64 = s.tx.iter().filter(|p| !p.acked).map(|p| p.size.as_bytes()).sum();
-            prop_assert_eq!(s.bytes_in_flight(), DataSize::bytes(unacked));
+            prop_assert_eq!(s.bytes_in_flight(), s.flight_model());
         }
     }
 }

@@ -65,13 +65,13 @@ impl QueueDelay {
         self.qdelay = (owd - base).max(TimeDelta::ZERO);
     }
 
-    /// Once per feedback: `qdelay_fraction_avg = (1 - QDELAY_WEIGHT) *
+    /// Once per feedback, with the current qdelay_target: `qdelay_fraction_avg = (1 - QDELAY_WEIGHT) *
     /// qdelay_fraction_avg + QDELAY_WEIGHT * qdelay / qdelay_target`; every
     /// `qdelay_hist_interval` the fraction enters the history (repeated for intervals
     /// without feedback), then `qdelay_trend` and `qdelay_trend_mem = max(0.99 *
     /// qdelay_trend_mem, qdelay_trend)` are updated.
-    pub fn update(&mut self, now: Timestamp, cfg: &ScreamConfig) {
-        let fraction = self.fraction(cfg);
+    pub fn update(&mut self, now: Timestamp, cfg: &ScreamConfig, target: TimeDelta) {
+        let fraction = self.qdelay.as_secs_f64() / target.as_secs_f64().max(1e-6);
         self.fraction_avg =
             (1.0 - cfg.qdelay_weight) * self.fraction_avg + cfg.qdelay_weight * fraction;
         let last = *self.last_hist.get_or_insert(now);
@@ -86,16 +86,10 @@ impl QueueDelay {
             }
             self.last_hist = Some(now);
             if self.hist.len() == self.hist_len {
-                let h: Vec<f64> = self.hist.iter().copied().collect();
-                self.trend = trend(&h, self.fraction_avg);
+                self.trend = trend(self.hist.make_contiguous(), self.fraction_avg);
             }
             self.trend_mem = (cfg.qdelay_trend_mem_decay * self.trend_mem).max(self.trend);
         }
-    }
-
-    /// qdelay / qdelay_target.
-    pub fn fraction(&self, cfg: &ScreamConfig) -> f64 {
-        self.qdelay.as_secs_f64() / cfg.qdelay_target.as_secs_f64()
     }
 
     pub fn qdelay(&self) -> TimeDelta {
@@ -137,10 +131,10 @@ mod tests {
         q.on_owd(t, TimeDelta::millis(1040)); // base 1040 (offset clocks)
         q.on_owd(t, TimeDelta::millis(1090));
         assert_eq!(q.qdelay(), TimeDelta::millis(50));
-        q.update(t, &cfg);
+        q.update(t, &cfg, cfg.qdelay_target);
         // 0.9 * 0 + 0.1 * 0.5 = 0.05.
         assert!((q.fraction_avg() - 0.05).abs() < 1e-12);
-        q.update(t, &cfg);
+        q.update(t, &cfg, cfg.qdelay_target);
         assert!((q.fraction_avg() - 0.095).abs() < 1e-12);
     }
 
@@ -151,7 +145,7 @@ mod tests {
         for i in 0..60u64 {
             let t = Timestamp::from_millis(1000 + 50 * i);
             q.on_owd(t, TimeDelta::millis(20 + 3 * i as i64));
-            q.update(t, &cfg);
+            q.update(t, &cfg, cfg.qdelay_target);
         }
         assert!(q.trend() > 0.3, "{}", q.trend());
         assert!(q.trend_mem() >= q.trend());

@@ -1,8 +1,9 @@
 //! SCReAM media rate control (RFC 8298 section 4.1.3): the encoder's target bitrate,
-//! adjusted every RATE_ADJUST_INTERVAL from the transmitted / acked rates, the RTP
-//! queue and the network control's qdelay_trend; cut immediately by BETA_R on loss and
-//! ECN-CE; ramped at RAMP_UP_SPEED in fast increase, slowed near the last known
-//! congested rate (target_bitrate_last_max).
+//! cut at once by BETA_R on a loss event and by BETA_ECN on an ECN event, otherwise
+//! updated every RATE_ADJUST_INTERVAL: ramped at RAMP_UP_SPEED in fast increase,
+//! else steered to the measured throughput minus the RTP queue, slowed near the last
+//! congested rate (target_bitrate_last_max), and capped near what the encoder
+//! actually produces.
 
 use super::config::ScreamConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -13,22 +14,28 @@ pub struct RateInputs {
     /// Network control in fast increase.
     pub in_fast_increase: bool,
     pub qdelay_trend: f64,
+    pub qdelay_trend_mem: f64,
+    /// A loss event / an ECN event in this feedback.
     pub loss: bool,
     pub ce: bool,
-    /// max(rate_transmit, rate_ack).
-    pub rate_max: Bitrate,
-    /// The encoder's output rate (into the RTP queue).
-    pub rate_media: Bitrate,
+    /// rate_transmit and rate_ack (current_rate is their maximum).
+    pub rate_transmit: Bitrate,
+    pub rate_ack: Bitrate,
+    /// rate_media (the encoder's output into the RTP queue) and its long-term median;
+    /// `None` before enough data.
+    pub rate_media: Option<Bitrate>,
+    pub rate_media_median: Option<Bitrate>,
+    /// rtp_queue_size and the delay of the RTP queue's head.
+    pub rtp_queue_size: DataSize,
     pub rtp_queue_delay: TimeDelta,
-    pub rtp_queue_bytes: DataSize,
-    pub last_frame: DataSize,
 }
 
 /// What the update asks of the caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RateAction {
     None,
-    /// The RTP queue is too old: discard it (and request a refresh from the encoder).
+    /// The RTP queue is excessively delayed: discard it (the RFC's SHOULD; the encoder
+    /// is then asked for a refresh).
     DiscardRtpQueue,
 }
 
@@ -37,12 +44,10 @@ pub enum RateAction {
 pub struct MediaRateControl {
     cfg: ScreamConfig,
     target: f64,
-    /// target_bitrate_last_max: the target at the last congestion event.
+    /// target_bitrate_last_max: the target when congestion was last detected.
     target_last_max: Option<f64>,
     last_adjust: Option<Timestamp>,
-    last_last_max_update: Option<Timestamp>,
     last_discard: Option<Timestamp>,
-    tx_bits_avg: f64,
     was_fast_increase: bool,
 }
 
@@ -52,10 +57,8 @@ impl MediaRateControl {
             target: cfg.clip(cfg.initial_rate).as_bps(),
             target_last_max: None,
             last_adjust: None,
-            last_last_max_update: None,
             last_discard: None,
-            tx_bits_avg: 0.0,
-            was_fast_increase: false,
+            was_fast_increase: true,
             cfg,
         }
     }
@@ -71,9 +74,9 @@ impl MediaRateControl {
         }
     }
 
-    /// The ramp-up slow-down near target_bitrate_last_max:
-    /// `scl_i = clamp((4 (target - last_max) / last_max)^2, 0.2, 1)`.
-    pub fn scl_i(&self) -> f64 {
+    /// `scale_t = clamp((4 (target_bitrate - target_bitrate_last_max) /
+    /// target_bitrate_last_max)^2, 0.2, 1)`; 1 before any congestion.
+    pub fn scale(&self) -> f64 {
         match self.target_last_max {
             Some(i) if i > 0.0 => {
                 let s = 4.0 * (self.target - i) / i;
@@ -83,97 +86,99 @@ impl MediaRateControl {
         }
     }
 
-    fn update_last_max(&mut self, now: Timestamp, rate_max: f64) {
-        let due = self
-            .last_last_max_update
-            .map_or(true, |t| now.saturating_since(t) > TimeDelta::secs(2));
-        if due {
-            self.target_last_max = Some(rate_max.min(self.target));
-            self.last_last_max_update = Some(now);
-        }
+    /// Whether [`MediaRateControl::update`] would act at `now` (a loss or ECN event, or
+    /// RATE_ADJUST_INTERVAL elapsed), so callers can skip gathering its inputs.
+    pub fn due(&self, now: Timestamp, loss_or_ce: bool) -> bool {
+        loss_or_ce
+            || self.last_adjust.map_or(true, |t| {
+                now.saturating_since(t) >= self.cfg.rate_adjust_interval
+            })
     }
 
-    /// One step (call on feedback and on each new frame). Loss and ECN-CE act at once:
-    /// `target = max(TARGET_BITRATE_MIN, BETA_R * target)`; otherwise at most every
-    /// RATE_ADJUST_INTERVAL:
+    /// One step (call on each feedback and each new frame):
     ///
     /// ```text
-    /// ramp = min(RAMP_UP_SPEED, target / 2)
-    /// RTP queue older than its limit: discard it
-    /// fast increase (and RTP queue delay < its limit):
-    ///     target += ramp * RATE_ADJUST_INTERVAL * scl_i   (not above 1.5 rate_media)
-    /// else:
-    ///     scl = PRE_CONGESTION_GUARD * qdelay_trend
-    ///     increment = (1 + 0.05 min(1, 50 kbit/s / target)) * rate_max * (1 - scl)
-    ///                 - TX_QUEUE_SIZE_FACTOR * rtp_queue_bits_avg - target
-    ///     an increase is limited to ramp * RATE_ADJUST_INTERVAL * scl_i (none above
-    ///     1.5 rate_media, none with more than 12 kbit queued); a decrease is skipped
-    ///     when the encoder is off target (rate_media < 0.8 or > 2 x target)
+    /// on loss: target = max(BETA_R * target, TARGET_BITRATE_MIN); exit
+    /// on ECN:  target = max(BETA_ECN * target, TARGET_BITRATE_MIN); exit
+    /// every RATE_ADJUST_INTERVAL:
+    ///   ramp = min(RAMP_UP_SPEED, target / 2)
+    ///   fast increase: target += ramp * RATE_ADJUST_INTERVAL * scale
+    ///   else: current = max(rate_transmit, rate_ack)
+    ///         delta = current * (1 - PRE_CONGESTION_GUARD * qdelay_trend)
+    ///                 - TX_QUEUE_SIZE_FACTOR * rtp_queue_size - target
+    ///         delta > 0: delta = min(delta * scale, ramp * RATE_ADJUST_INTERVAL)
+    ///         target += delta
+    ///         rtp_queue_size / current > RTP_QDELAY_TH:
+    ///             target *= TARGET_RATE_SCALE_RTP_QDELAY
+    ///   target = min(target, max(current, rate_media, rate_media_median)
+    ///                        * (2 - qdelay_trend_mem))
+    /// target within [TARGET_BITRATE_MIN, TARGET_BITRATE_MAX]
     /// ```
+    ///
+    /// RFC 8298's pseudo-code writes `target_bitrate += delta_rate_t` with delta
+    /// computed without `- target`; read literally that adds the whole throughput every
+    /// 0.2 s, so `- target` is there as in the reference implementation (see
+    /// docs/ALGORITHMS.md).
     pub fn update(&mut self, now: Timestamp, inp: &RateInputs) -> RateAction {
-        let cfg = self.cfg.clone();
+        let cfg = &self.cfg;
+        let min = cfg.min_rate.as_bps();
         let mut action = RateAction::None;
-        let last = *self.last_adjust.get_or_insert(now);
-        let rate_max = inp.rate_max.as_bps();
-        let rate_media = inp.rate_media.as_bps();
         if inp.loss || inp.ce {
-            self.update_last_max(now, rate_max);
+            self.target_last_max = Some(self.target);
             let beta = if inp.loss {
                 cfg.beta_r_loss
             } else {
-                cfg.beta_r_ecn
+                cfg.beta_ecn
             };
-            self.target = (self.target * beta).max(cfg.min_rate.as_bps());
+            self.target = (beta * self.target).max(min);
             self.last_adjust = Some(now);
-        } else if now.saturating_since(last) >= cfg.rate_adjust_interval {
+        } else {
+            let last = *self.last_adjust.get_or_insert(now);
+            if now.saturating_since(last) < cfg.rate_adjust_interval {
+                return action;
+            }
+            self.last_adjust = Some(now);
             let interval = cfg.rate_adjust_interval.as_secs_f64();
-            let ramp = cfg.ramp_up_speed.min(self.target * 0.5);
+            let ramp = cfg.ramp_up_speed.min(self.target / 2.0);
+            let scale = self.scale();
+            let current = inp.rate_transmit.max(inp.rate_ack).as_bps();
+            let queue_bits = inp.rtp_queue_size.as_bits_f64();
             let discard_due = self.last_discard.map_or(true, |t| {
                 now.saturating_since(t) > cfg.rtp_queue_discard_interval
             });
-            let tx_bits = inp
-                .rtp_queue_bytes
-                .saturating_sub(inp.last_frame)
-                .as_bits_f64();
-            self.tx_bits_avg = 0.5 * self.tx_bits_avg + 0.5 * tx_bits;
             if inp.rtp_queue_delay > cfg.rtp_queue_delay_max && discard_due {
                 action = RateAction::DiscardRtpQueue;
                 self.last_discard = Some(now);
-                self.tx_bits_avg = 0.0;
-            } else if inp.in_fast_increase && inp.rtp_queue_delay < cfg.rtp_queue_delay_max {
-                let mut inc = ramp * interval * self.scl_i();
-                if self.target > 1.5 * rate_media {
-                    inc = 0.0;
-                }
-                self.target += inc;
+            }
+            if inp.in_fast_increase {
+                self.target += ramp * interval * scale;
                 self.was_fast_increase = true;
             } else {
                 if self.was_fast_increase {
+                    // Fast increase ended on a rising queuing delay: congestion detected.
                     self.was_fast_increase = false;
-                    self.update_last_max(now, rate_max);
+                    self.target_last_max = Some(self.target);
                 }
-                let scl = cfg.pre_congestion_guard * inp.qdelay_trend;
-                let scale = 1.0 + 0.05 * (50_000.0 / self.target.max(1.0)).min(1.0);
-                let mut inc = scale * rate_max * (1.0 - scl)
-                    - cfg.tx_queue_size_factor * self.tx_bits_avg
+                let mut delta = current * (1.0 - cfg.pre_congestion_guard * inp.qdelay_trend)
+                    - cfg.tx_queue_size_factor * queue_bits
                     - self.target;
-                if tx_bits > 12_000.0 && inc > 0.0 {
-                    inc = 0.0;
+                if delta > 0.0 {
+                    delta = (delta * scale).min(ramp * interval);
                 }
-                if inc > 0.0 {
-                    inc = (inc * self.scl_i()).min(ramp * interval);
-                    if self.target > 1.5 * rate_media {
-                        inc = 0.0;
-                    }
-                } else if rate_media < 0.8 * self.target || rate_media > 2.0 * self.target {
-                    inc = 0.0;
+                self.target += delta;
+                if current > 0.0 && queue_bits / current > cfg.rtp_qdelay_th.as_secs_f64() {
+                    self.target *= cfg.target_rate_scale_rtp_qdelay;
                 }
-                self.target += inc;
             }
-            self.last_adjust = Some(now);
+            if let Some(media) = inp.rate_media {
+                let median = inp.rate_media_median.map_or(0.0, |m| m.as_bps());
+                let limit = current.max(media.as_bps()).max(median)
+                    * (2.0 - inp.qdelay_trend_mem.clamp(0.0, 1.0));
+                self.target = self.target.min(limit);
+            }
         }
         if !self.target.is_finite() {
-            self.target = cfg.min_rate.as_bps();
+            self.target = min;
         }
         self.target = cfg.clip(Bitrate::bps(self.target)).as_bps();
         action
@@ -188,13 +193,15 @@ mod tests {
         RateInputs {
             in_fast_increase: true,
             qdelay_trend: 0.0,
+            qdelay_trend_mem: 0.0,
             loss: false,
             ce: false,
-            rate_max: Bitrate::kbps(300.0),
-            rate_media: Bitrate::kbps(300.0),
+            rate_transmit: Bitrate::kbps(300.0),
+            rate_ack: Bitrate::kbps(300.0),
+            rate_media: None,
+            rate_media_median: None,
+            rtp_queue_size: DataSize::ZERO,
             rtp_queue_delay: TimeDelta::ZERO,
-            rtp_queue_bytes: DataSize::ZERO,
-            last_frame: DataSize::ZERO,
         }
     }
 
@@ -210,22 +217,26 @@ mod tests {
         };
         let mut r = MediaRateControl::new(cfg);
         r.update(t(0), &inputs());
-        // 200 ms later: + 200 kbit/s/s * 0.2 s = 40 kbit/s.
-        let mut i = inputs();
-        i.rate_media = Bitrate::kbps(500.0);
-        r.update(t(200), &i);
+        // 200 ms later: + min(200, 500 / 2) kbit/s/s * 0.2 s = 40 kbit/s.
+        r.update(t(200), &inputs());
         assert!((r.target().as_kbps() - 540.0).abs() < 1e-9);
         // Too early for the next step.
-        r.update(t(300), &i);
+        r.update(t(300), &inputs());
         assert!((r.target().as_kbps() - 540.0).abs() < 1e-9);
-        // The encoder lags (target > 1.5 rate_media): no increase.
-        i.rate_media = Bitrate::kbps(300.0);
+        // The media limit: max(300, 250) * (2 - 0.5) = 450 kbit/s.
+        let mut i = inputs();
+        i.rate_media = Some(Bitrate::kbps(250.0));
+        i.qdelay_trend_mem = 0.5;
         r.update(t(400), &i);
-        assert!((r.target().as_kbps() - 540.0).abs() < 1e-9);
+        assert!(
+            (r.target().as_kbps() - 450.0).abs() < 1e-9,
+            "{}",
+            r.target()
+        );
     }
 
     #[test]
-    fn loss_cuts_by_beta_r_and_sets_last_max() {
+    fn loss_and_ecn_cut_and_set_last_max() {
         let cfg = ScreamConfig {
             initial_rate: Bitrate::kbps(1000.0),
             ..ScreamConfig::default()
@@ -233,19 +244,19 @@ mod tests {
         let mut r = MediaRateControl::new(cfg);
         let mut i = inputs();
         i.loss = true;
-        i.rate_max = Bitrate::kbps(900.0);
         r.update(t(0), &i);
         assert!((r.target().as_kbps() - 900.0).abs() < 1e-9);
-        // last max = min(900, 1000) = 900; target 900: scl_i = clamp(0, 0.2, 1) = 0.2.
-        assert!((r.scl_i() - 0.2).abs() < 1e-12);
+        // last max 1000, target 900: scale = (4 * -0.1)^2 = 0.16 -> 0.2.
+        assert!((r.scale() - 0.2).abs() < 1e-12);
         i.loss = false;
-        i.ce = true;
+        i.ce = true; // BETA_ECN 0.8
         r.update(t(10), &i);
-        assert!((r.target().as_kbps() - 855.0).abs() < 1e-9);
+        assert!((r.target().as_kbps() - 720.0).abs() < 1e-9);
+        assert!((r.scale() - 0.64).abs() < 1e-12); // (4 * -0.2)^2
     }
 
     #[test]
-    fn congestion_avoidance_tracks_the_measured_rate() {
+    fn congestion_avoidance_hand_computed() {
         let cfg = ScreamConfig {
             initial_rate: Bitrate::kbps(1000.0),
             ..ScreamConfig::default()
@@ -253,20 +264,52 @@ mod tests {
         let mut r = MediaRateControl::new(cfg);
         let mut i = inputs();
         i.in_fast_increase = false;
-        i.rate_max = Bitrate::kbps(800.0);
-        i.rate_media = Bitrate::kbps(1000.0);
+        i.rate_transmit = Bitrate::kbps(800.0);
+        i.rate_ack = Bitrate::kbps(700.0);
+        i.qdelay_trend = 0.5;
         r.update(t(0), &i);
         r.update(t(200), &i);
-        // increment = 1.05 * ... scale = 1 + 0.05 * min(1, 50/1000) = 1.0025;
-        // 1.0025 * 800 - 0 - 1000 = -198 kbit/s -> 802 kbit/s.
+        // Leaving fast increase sets last max = 1000. delta = 800 * (1 - 0.1 * 0.5)
+        // - 0 - 1000 = -240 kbit/s -> 760 kbit/s.
         assert!(
-            (r.target().as_kbps() - 802.0).abs() < 1e-9,
+            (r.target().as_kbps() - 760.0).abs() < 1e-9,
+            "{}",
+            r.target()
+        );
+        // 1500 B queued: 12 kbit; delta = 760 - 12 - 760 = -12 -> 748; 12 / 760 =
+        // 15.8 ms, not above RTP_QDELAY_TH.
+        i.qdelay_trend = 0.0;
+        i.rate_transmit = Bitrate::kbps(760.0);
+        i.rate_ack = Bitrate::kbps(760.0);
+        i.rtp_queue_size = DataSize::bytes(1500);
+        r.update(t(400), &i);
+        assert!(
+            (r.target().as_kbps() - 748.0).abs() < 1e-9,
+            "{}",
+            r.target()
+        );
+        // 3000 B: 24 kbit / 760 kbit/s = 31.6 ms > 20 ms: delta = 760 - 24 - 748 = -12
+        // -> 736, then x 0.95 = 699.2.
+        i.rtp_queue_size = DataSize::bytes(3000);
+        r.update(t(600), &i);
+        assert!(
+            (r.target().as_kbps() - 699.2).abs() < 1e-9,
+            "{}",
+            r.target()
+        );
+        // An increase is scaled near last max (699.2 vs 1000: scale 1) and capped at
+        // ramp * interval = 200 * 0.2 = 40 kbit/s.
+        i.rtp_queue_size = DataSize::ZERO;
+        i.rate_transmit = Bitrate::kbps(900.0);
+        r.update(t(800), &i);
+        assert!(
+            (r.target().as_kbps() - 739.2).abs() < 1e-9,
             "{}",
             r.target()
         );
         // A discard when the RTP queue is too old.
         i.rtp_queue_delay = TimeDelta::millis(150);
-        assert_eq!(r.update(t(400), &i), RateAction::DiscardRtpQueue);
-        assert_eq!(r.update(t(600), &i), RateAction::None);
+        assert_eq!(r.update(t(1000), &i), RateAction::DiscardRtpQueue);
+        assert_eq!(r.update(t(1200), &i), RateAction::None);
     }
 }
