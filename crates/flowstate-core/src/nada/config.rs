@@ -60,6 +60,9 @@ pub struct NadaConfig {
     pub beta_v: f64,
     /// ALPHA: smoothing factor of the loss and marking ratios (0.1).
     pub alpha: f64,
+    /// The largest offset of r_vin and r_send from r_ref, as a fraction of r_ref
+    /// (equations (11) and (12): 0.05).
+    pub max_rate_offset: f64,
     /// Taps of the minimum filter on raw queuing-delay samples (section 5.1.1: 15).
     pub min_filter_taps: usize,
     /// Deviation (ns3-rmcat): after the last loss expires, blend warped and raw delay
@@ -99,6 +102,7 @@ impl Default for NadaConfig {
             beta_s: 0.1,
             beta_v: 0.1,
             alpha: 0.1,
+            max_rate_offset: 0.05,
             min_filter_taps: 15,
             warp_blend_after_expiry: false,
             x_max: None,
@@ -175,6 +179,12 @@ impl NadaConfig {
             return Err(format!("nada.beta_v must be >= 0, got {}", self.beta_v));
         }
         frac("alpha", self.alpha)?;
+        if !(self.max_rate_offset.is_finite() && (0.0..=1.0).contains(&self.max_rate_offset)) {
+            return Err(format!(
+                "nada.max_rate_offset must be in [0, 1], got {}",
+                self.max_rate_offset
+            ));
+        }
         if self.min_filter_taps == 0 {
             return Err("nada.min_filter_taps must be at least 1".into());
         }

@@ -5,6 +5,8 @@
 use super::config::NadaConfig;
 use super::loss_ratio::LossRatio;
 use crate::units::TimeDelta;
+#[cfg(test)]
+use crate::units::Timestamp;
 
 /// RFC 8698 section 4.2, non-linear warping of the queuing delay:
 ///
@@ -123,26 +125,27 @@ mod tests {
     #[test]
     fn warping_follows_the_loss_expiry() {
         let cfg = NadaConfig::default();
-        let mut l = LossRatio::new(cfg.alpha);
+        let mut l = LossRatio::new(cfg.alpha, cfg.logwin);
+        let t = Timestamp::ZERO;
         assert_eq!(warp_mode(&l, &cfg), WarpMode::Raw);
-        l.on_lost(1);
+        l.on_lost(t, 1);
         assert_eq!(warp_mode(&l, &cfg), WarpMode::Warped);
         for _ in 0..10 {
-            l.on_received(false);
+            l.on_received(t, false);
         }
-        l.on_lost(1); // loss_int = 10 packets, loss_exp = 70 packets
+        l.on_lost(t, 1); // loss_int = 10 packets, loss_exp = 70 packets
         for _ in 0..69 {
-            l.on_received(false);
+            l.on_received(t, false);
         }
         assert_eq!(warp_mode(&l, &cfg), WarpMode::Warped);
-        l.on_received(false); // 70 packets since the loss: expired
+        l.on_received(t, false); // 70 packets since the loss: expired
         assert_eq!(warp_mode(&l, &cfg), WarpMode::Raw);
         let blend = NadaConfig {
             warp_blend_after_expiry: true,
             ..cfg
         };
         for _ in 0..5 {
-            l.on_received(false);
+            l.on_received(t, false);
         }
         assert_eq!(warp_mode(&l, &blend), WarpMode::Blend(0.5));
         let d = d_tilde(TimeDelta::millis(150), WarpMode::Blend(0.5), &blend);

@@ -6,7 +6,7 @@
 //! [`congestion_signal`] (warping and x_curr, section 4.2), [`receiver`] (the receiver
 //! of section 4.2 / 5.1: x_curr, rmode, r_recv every DELTA), [`rate_update`]
 //! (accelerated ramp-up and gradual update of r_ref, section 4.3), [`shaping`] (rate
-//! shaping buffer, r_vin and r_send, sections 4.3 and 5.2).
+//! shaping buffer, r_vin and r_send, section 4.3 equations (11)-(14) and 5.2).
 //!
 //! [`Nada`] is the sender: it takes the receiver's reports ([`NadaFeedback`]), keeps
 //! r_ref, and derives the encoder target r_vin and the sending rate r_send from r_ref

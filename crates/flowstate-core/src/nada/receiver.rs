@@ -70,7 +70,7 @@ impl NadaReceiver {
     pub fn new(cfg: NadaConfig) -> Self {
         NadaReceiver {
             delay: QueuingDelay::new(cfg.min_filter_taps),
-            loss: LossRatio::new(cfg.alpha),
+            loss: LossRatio::new(cfg.alpha, cfg.logwin),
             rate: RateWindow::new(cfg.logwin, cfg.delta),
             highest_seq: None,
             last_congestion: None,
@@ -91,12 +91,12 @@ impl NadaReceiver {
         self.last_arrival = now;
         if let Some(h) = self.highest_seq {
             if p.seq > h.saturating_add(1) {
-                self.loss.on_lost(p.seq - h - 1);
+                self.loss.on_lost(now, p.seq - h - 1);
                 self.last_congestion = Some(now);
             }
         }
         self.highest_seq = Some(self.highest_seq.map_or(p.seq, |h| h.max(p.seq)));
-        self.loss.on_received(p.ce_marked);
+        self.loss.on_received(now, p.ce_marked);
         let raw = self.delay.on_packet(p.sent, p.arrival);
         if raw > self.cfg.qeps {
             self.last_congestion = Some(now);
@@ -109,7 +109,7 @@ impl NadaReceiver {
     /// 8888 reports marks unreported packets lost this way).
     pub fn on_lost(&mut self, now: Timestamp, n: u64) {
         if n > 0 {
-            self.loss.on_lost(n);
+            self.loss.on_lost(now.max(self.last_arrival), n);
             self.last_congestion = Some(now.max(self.last_arrival));
         }
     }
@@ -140,7 +140,7 @@ impl NadaReceiver {
 
     /// Compute a report now (ignores the DELTA schedule).
     pub fn report(&mut self, now: Timestamp) -> NadaFeedback {
-        self.loss.update();
+        self.loss.update(now);
         let d_queue = self.delay.queuing_delay();
         let warp = warp_mode(&self.loss, &self.cfg);
         let tilde = d_tilde(d_queue, warp, &self.cfg);
