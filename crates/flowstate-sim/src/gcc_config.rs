@@ -118,6 +118,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         ("probing", o.probing),
         ("alr_detector", o.alr_detector),
         ("chromium_pacing", o.chromium_pacing),
+        ("loss_based_v2", o.loss_based_v2),
     ] {
         let Some(on) = set else { continue };
         let Some(m) = gcc.m156.as_mut() else {
@@ -129,6 +130,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         match (key, on) {
             ("probing", false) => m.probing = None,
             ("alr_detector", false) => m.alr = None,
+            ("loss_based_v2", false) => m.loss_v2 = None,
             ("chromium_pacing", false) => {
                 m.pacing = None;
                 gcc.pacing_factor = o.pacing_factor.unwrap_or(1.1);
@@ -256,6 +258,39 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn m156_components_switch_off_one_at_a_time_and_only_there() {
+        let o = GccOverrides {
+            probing: Some(false),
+            loss_based_v2: Some(false),
+            pacing_factor: Some(2.0),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::ChromiumM156, &o).expect("valid");
+        let m = c.m156.expect("m156 components");
+        assert!(m.probing.is_none() && m.loss_v2.is_none());
+        assert!(m.alr.is_some());
+        assert_eq!(m.pacing.map(|p| p.pace_multiplier), Some(2.0));
+        let o = GccOverrides {
+            chromium_pacing: Some(false),
+            ..GccOverrides::default()
+        };
+        let c = gcc_config(GccPreset::ChromiumM156, &o).expect("valid");
+        assert_eq!(
+            (c.pacing_factor, c.m156.and_then(|m| m.pacing)),
+            (1.1, None)
+        );
+        for p in [GccPreset::Chromium, GccPreset::Paper] {
+            let o = GccOverrides {
+                alr_detector: Some(false),
+                ..GccOverrides::default()
+            };
+            let e = gcc_config(p, &o).expect_err("not an m156 preset");
+            assert_eq!(e.field, ".alr_detector");
+            assert!(e.message.contains("use chromium-m156"), "{}", e.message);
+        }
+    }
 
     #[test]
     fn gcc_overrides_map_onto_the_config() {

@@ -307,6 +307,10 @@ overrides! {
         /// chromium preset's) instead of Chromium's 2.5 x with the 2 s queue drain.
         chromium_pacing: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.pacing.is_some().to_string()));
+        /// `chromium-m156` only: `false` uses the chromium preset's classic loss-based
+        /// controller instead of loss-based BWE v2.
+        loss_based_v2: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.loss_v2.is_some().to_string()));
     }
 }
 
