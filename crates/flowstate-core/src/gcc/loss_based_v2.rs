@@ -214,8 +214,10 @@ impl LossBasedBweV2 {
         }
     }
     /// `SetBandwidthEstimate` (a probe result, `SetSendBitrate`).
+    /// Kept within [min, max] (`SetMinMaxBitrate`).
     pub fn set_bandwidth_estimate(&mut self, r: Bitrate) {
         if r.is_finite() {
+            let r = r.max(self.min_bitrate).min(self.max_bitrate);
             self.best.bandwidth_bps = r.as_bps();
             self.result = r;
             self.state = LossBasedState::DelayBasedEstimate;

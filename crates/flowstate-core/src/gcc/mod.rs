@@ -329,7 +329,13 @@ impl Gcc {
             None => self.delay_estimate = self.clamp(rate),
         }
         self.loss.set_estimate(self.delay_estimate.min(rate));
-        self.target = self.loss.estimate().min(self.delay_estimate);
+        // chromium-m156: loss-based BWE v2 takes the allocation as `SetSendBitrate`
+        // takes a new rate (`SetBandwidthEstimate`).
+        let allocated = self.clamp(self.delay_estimate.min(rate));
+        if let Some(m) = self.m156.as_mut() {
+            m.on_probe_applied(allocated);
+        }
+        self.target = self.loss_based_estimate().min(self.delay_estimate);
     }
 
     /// A = min(A_s, A_r).
