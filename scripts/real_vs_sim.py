@@ -10,7 +10,8 @@ real Chromium" and "Kernel TCP behind a router"). Needs root and Chromium.
 OUT are reused with --tables-only; no root needed then): the GCC preset the Chromium
 cases' GCC flows get (default `chromium`), the SCTP preset of their SCTP flows
 (default: the scenario's, usrsctp), and settings of the simulated scenario (e.g.
-`flows.gcc.overrides.probing=false` to switch one component off). Results with a
+`flows.gcc.overrides.probing=false` to switch one component off; a setting on a flow
+a case does not have is skipped there). Results with a
 non-default simulator side go to OUT/results-TAG.json and OUT/tables-TAG.md (TAG from
 the presets and settings), the simulator's runs to OUT/CASE/sim-STACK-TAG/.
 
@@ -170,7 +171,11 @@ def scenario_doc(case: Case, *, chromium_preset: bool, side: Optional[SimSide] =
                 f["overrides"] = {k: v for k, v in (f.get("overrides") or {}).items() if k in KEEP_FOR_CHROMIUM}
             if f.get("kind") == "sctp" and side.sctp_preset:
                 f["preset"] = side.sctp_preset
+        names = {f.get("name") for f in doc["flows"]}
         for k, v in side.settings:
+            # A setting on a flow this case does not have (gcc vs media) is skipped.
+            if k.startswith("flows.") and k.split(".")[1] not in names:
+                continue
             set_path(doc, k, v)
     return doc
 
