@@ -27,9 +27,14 @@ def test_every_entry_of_the_repository_loads_and_validates(exp_id):
 def test_the_headline_entry_is_there():
     exp = catalogue.load_id(REPO_CATALOGUE, "p000-table5")
     assert exp.paper == "000"
-    assert exp.point_names() == ["none", "fse-ng", "ext-fse-ng", "fsev2"]
+    mechanisms = ["none", "fse-ng", "ext-fse-ng", "fsev2"]
+    # The paper-era points, then the same with today's Chromium (chromium-m156 + dcsctp).
+    assert exp.point_names() == mechanisms + [f"m156-{m}" for m in mechanisms]
     assert exp.points()[3].scenario["coupling"]["mechanism"] == "fsev2"
-    assert len(exp.paper_values) == 24 and len(exp.claims) == 4
+    m156 = exp.points()[7].scenario
+    assert m156["coupling"]["mechanism"] == "fsev2"
+    assert [f.get("preset") for f in m156["flows"]] == ["chromium-m156", "dcsctp"]
+    assert len(exp.paper_values) == 24 and len(exp.claims) == 6
 
 
 def test_find_root_prefers_the_argument_then_the_environment(tmp_path, monkeypatch):
