@@ -68,6 +68,61 @@ impl PacedSending {
     }
 }
 
+/// The methods a paced rate sender (RAP, TFRC) shares, for a sender whose fields are
+/// `ctl` (its rate controller, of type `$controller`) and `sending` (its
+/// [`PacedSending`]): the desired rate, the controller and its rate, the rate packets
+/// actually go at, the packet count, the coupling report and allowance, and the packet
+/// size (`ctl.config().$size`). `$rtt` names the controller method giving the RTT the
+/// `FlowReport::Rate` carries.
+macro_rules! paced_rate_sender {
+    ($controller:ty, rtt: $rtt:ident, size: $size:ident) => {
+        /// Limit the application's sending rate (`None` = greedy).
+        pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
+            self.sending.set_desired_rate(rate);
+        }
+
+        pub fn controller(&self) -> &$controller {
+            &self.ctl
+        }
+
+        /// The controller's rate (RAP's rate, TFRC's allowed rate X).
+        pub fn rate(&self) -> Bitrate {
+            self.ctl.rate()
+        }
+
+        /// The rate packets actually go at: min(controller rate, desired rate).
+        pub fn sending_rate(&self) -> Bitrate {
+            self.sending.sending_rate(self.ctl.rate())
+        }
+
+        pub fn packets_sent(&self) -> u64 {
+            self.sending.packets_sent()
+        }
+
+        /// A `FlowReport::Rate` if the controller's rate changed (RAP) or was recomputed
+        /// (TFRC) since the last call.
+        pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
+            self.ctl.take_report().then(|| FlowReport::Rate {
+                rate: self.ctl.rate(),
+                rtt: self.ctl.$rtt(),
+            })
+        }
+
+        /// Adopt a coupling manager's allowance (`Allowance::Rate`; other kinds are
+        /// ignored).
+        pub fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
+            if let Allowance::Rate(r) = allowance {
+                self.ctl.set_rate(r);
+            }
+        }
+
+        fn size(&self) -> DataSize {
+            self.ctl.config().$size
+        }
+    };
+}
+pub(crate) use paced_rate_sender;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 //! (inter-packet gap `s / r`).
 
 use crate::coupling::{Allowance, FlowReport};
-use crate::endpoint::paced::PacedSending;
+use crate::endpoint::paced::{paced_rate_sender, PacedSending};
 use crate::endpoint::{Endpoint, Transmit};
 use crate::rate::rap::{RapConfig, RapController};
 use crate::rate::rap_history::{LossReport, RapTxHistory};
@@ -58,51 +58,11 @@ impl RapSender {
         }
     }
 
-    /// Limit the application's sending rate (`None` = greedy).
-    pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
-        self.sending.set_desired_rate(rate);
-    }
-
-    pub fn controller(&self) -> &RapController {
-        &self.ctl
-    }
-
-    /// The controller's rate.
-    pub fn rate(&self) -> Bitrate {
-        self.ctl.rate()
-    }
-
-    /// The rate packets actually go at: min(controller rate, desired rate).
-    pub fn sending_rate(&self) -> Bitrate {
-        self.sending.sending_rate(self.ctl.rate())
-    }
-
-    pub fn packets_sent(&self) -> u64 {
-        self.sending.packets_sent()
-    }
+    paced_rate_sender!(RapController, rtt: srtt_sample, size: packet_size);
 
     /// Packets declared lost (ack gaps and timeouts).
     pub fn packets_lost(&self) -> u64 {
         self.packets_lost
-    }
-
-    /// A `FlowReport::Rate` if the rate changed since the last call.
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.ctl.take_report().then(|| FlowReport::Rate {
-            rate: self.ctl.rate(),
-            rtt: self.ctl.srtt_sample(),
-        })
-    }
-
-    /// Adopt a coupling manager's allowance (`Allowance::Rate`; other kinds are ignored).
-    pub fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
-        if let Allowance::Rate(r) = allowance {
-            self.ctl.set_rate(r);
-        }
-    }
-
-    fn size(&self) -> DataSize {
-        self.ctl.config().packet_size
     }
 
     fn on_loss(&mut self, now: Timestamp, rep: LossReport) {

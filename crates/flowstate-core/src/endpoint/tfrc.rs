@@ -12,7 +12,7 @@
 //! equation as usual.
 
 use crate::coupling::{Allowance, FlowReport};
-use crate::endpoint::paced::PacedSending;
+use crate::endpoint::paced::{paced_rate_sender, PacedSending};
 use crate::endpoint::{Endpoint, Transmit};
 use crate::rate::tfrc::{TfrcConfig, TfrcController};
 use crate::rate::tfrc_receiver::{TfrcReceiverConfig, TfrcReceiverState};
@@ -49,47 +49,7 @@ impl TfrcSender {
         }
     }
 
-    /// Limit the application's sending rate (`None` = greedy).
-    pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
-        self.sending.set_desired_rate(rate);
-    }
-
-    pub fn controller(&self) -> &TfrcController {
-        &self.ctl
-    }
-
-    /// The allowed rate X.
-    pub fn rate(&self) -> Bitrate {
-        self.ctl.rate()
-    }
-
-    /// The rate packets actually go at: min(X, desired rate).
-    pub fn sending_rate(&self) -> Bitrate {
-        self.sending.sending_rate(self.ctl.rate())
-    }
-
-    pub fn packets_sent(&self) -> u64 {
-        self.sending.packets_sent()
-    }
-
-    /// A `FlowReport::Rate` if X was recomputed since the last call.
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.ctl.take_report().then(|| FlowReport::Rate {
-            rate: self.ctl.rate(),
-            rtt: self.ctl.rtt(),
-        })
-    }
-
-    /// Adopt a coupling manager's allowance (`Allowance::Rate`; other kinds are ignored).
-    pub fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
-        if let Allowance::Rate(r) = allowance {
-            self.ctl.set_rate(r);
-        }
-    }
-
-    fn size(&self) -> DataSize {
-        self.ctl.config().segment_size
-    }
+    paced_rate_sender!(TfrcController, rtt: rtt, size: segment_size);
 }
 
 impl Endpoint for TfrcSender {

@@ -69,6 +69,48 @@ pub struct Frame {
     pub keyframe: bool,
 }
 
+/// The capture schedule both codecs share: frame ids from 0, one frame every frame
+/// interval from the start time.
+#[derive(Debug, Clone)]
+pub(crate) struct FrameClock {
+    next: Timestamp,
+    id: u64,
+}
+
+impl FrameClock {
+    pub fn new(start: Timestamp) -> Self {
+        FrameClock { next: start, id: 0 }
+    }
+
+    /// The capture time of the next frame.
+    pub fn next(&self) -> Timestamp {
+        self.next
+    }
+
+    /// Whether the next frame is due at `now`.
+    pub fn due(&self, now: Timestamp) -> bool {
+        now >= self.next
+    }
+
+    /// The id the next frame gets.
+    pub fn next_id(&self) -> u64 {
+        self.id
+    }
+
+    /// The next frame, of `size`; the one after it is captured `interval` later.
+    pub fn emit(&mut self, interval: TimeDelta, size: DataSize, keyframe: bool) -> Frame {
+        let f = Frame {
+            id: self.id,
+            capture_time: self.next,
+            size,
+            keyframe,
+        };
+        self.id += 1;
+        self.next += interval;
+        f
+    }
+}
+
 /// Which model.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VideoSourceConfig {

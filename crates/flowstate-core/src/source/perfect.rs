@@ -1,15 +1,14 @@
 //! A codec that produces exactly target / fps bytes per frame, following the target at
 //! once. For tests.
 
-use super::{EncoderBounds, Frame};
+use super::{EncoderBounds, Frame, FrameClock};
 use crate::units::{Bitrate, Timestamp};
 
 #[derive(Debug, Clone)]
 pub struct PerfectCodec {
     bounds: EncoderBounds,
     rate: Bitrate,
-    next: Timestamp,
-    id: u64,
+    clock: FrameClock,
 }
 
 impl PerfectCodec {
@@ -18,33 +17,25 @@ impl PerfectCodec {
         Self {
             bounds,
             rate,
-            next: start,
-            id: 0,
+            clock: FrameClock::new(start),
         }
     }
     pub fn set_target_rate(&mut self, rate: Bitrate) {
         self.rate = self.bounds.clamp(rate);
     }
     pub fn next_frame_time(&self) -> Timestamp {
-        self.next
+        self.clock.next()
     }
     pub fn encoder_rate(&self) -> Bitrate {
         self.rate
     }
     pub fn poll_frame(&mut self, now: Timestamp) -> Option<Frame> {
-        if now < self.next {
+        if !self.clock.due(now) {
             return None;
         }
         let interval = self.bounds.frame_interval();
-        let f = Frame {
-            id: self.id,
-            capture_time: self.next,
-            size: self.rate * interval,
-            keyframe: self.id == 0,
-        };
-        self.id += 1;
-        self.next += interval;
-        Some(f)
+        let keyframe = self.clock.next_id() == 0;
+        Some(self.clock.emit(interval, self.rate * interval, keyframe))
     }
 }
 

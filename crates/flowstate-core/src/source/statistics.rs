@@ -5,7 +5,7 @@
 //! I-frame (`keyframe_factor` times a nominal frame).
 
 use super::rng::XorShift64;
-use super::{EncoderBounds, Frame};
+use super::{EncoderBounds, Frame, FrameClock};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +48,7 @@ pub struct StatisticsCodec {
     rate: Bitrate,
     last_change: Option<Timestamp>,
     keyframe_pending: bool,
-    next: Timestamp,
-    id: u64,
+    clock: FrameClock,
 }
 
 impl StatisticsCodec {
@@ -62,8 +61,7 @@ impl StatisticsCodec {
             rate,
             last_change: None,
             keyframe_pending: true,
-            next: start,
-            id: 0,
+            clock: FrameClock::new(start),
         }
     }
 
@@ -95,14 +93,14 @@ impl StatisticsCodec {
     }
 
     pub fn next_frame_time(&self) -> Timestamp {
-        self.next
+        self.clock.next()
     }
     pub fn encoder_rate(&self) -> Bitrate {
         self.rate
     }
 
     pub fn poll_frame(&mut self, now: Timestamp) -> Option<Frame> {
-        if now < self.next {
+        if !self.clock.due(now) {
             return None;
         }
         self.adapt(now);
@@ -118,15 +116,7 @@ impl StatisticsCodec {
         };
         let size = (nominal * factor * (1.0 + noise)).round().max(1.0);
         let size = if size.is_finite() { size as u64 } else { 1 };
-        let f = Frame {
-            id: self.id,
-            capture_time: self.next,
-            size: DataSize::bytes(size),
-            keyframe,
-        };
-        self.id += 1;
-        self.next += interval;
-        Some(f)
+        Some(self.clock.emit(interval, DataSize::bytes(size), keyframe))
     }
 }
 

@@ -4,7 +4,7 @@
 //! Optional HyStart (`CubicConfig::hystart`, [`super::hystart`]) as Linux runs it.
 
 use super::hystart::{Hystart, HystartConfig};
-use super::new_reno::TcpRecovery;
+use super::new_reno::{TcpRecovery, INITIAL_SSTHRESH, INITIAL_WINDOW_SEGMENTS};
 use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
@@ -44,8 +44,8 @@ impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
             smss: DataSize::bytes(1460),
-            initial_window_segments: 10,
-            initial_ssthresh: DataSize::bytes(u64::MAX / 4),
+            initial_window_segments: INITIAL_WINDOW_SEGMENTS,
+            initial_ssthresh: INITIAL_SSTHRESH,
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
@@ -231,9 +231,8 @@ impl WindowController for Cubic {
     }
 
     fn on_ack(&mut self, now: Timestamp, ack: &AckEvent) {
-        self.core.remove_from_flight(ack.removed_from_flight);
+        self.core.on_ack(ack);
         if let Some(rtt) = ack.rtt {
-            self.core.last_rtt = Some(rtt);
             self.rtt = rtt;
             // Linux `bictcp_acked`: HyStart looks at every RTT sample before the window
             // grows; on detection slow start ends with ssthresh = cwnd.
@@ -271,7 +270,6 @@ impl WindowController for Cubic {
 
     fn on_dup_ack(&mut self, _now: Timestamp) {
         self.recovery.dup_ack(&mut self.core);
-        self.core.settle();
     }
 
     /// RFC 9438 4.6: ssthresh = max(FlightSize * beta_cubic, 2*SMSS), then NewReno fast
@@ -283,7 +281,6 @@ impl WindowController for Cubic {
         let ssthresh = self.congestion_event();
         self.recovery
             .enter(&mut self.core, ssthresh, recovery_point);
-        self.core.settle();
         true
     }
 
@@ -314,13 +311,8 @@ impl WindowController for Cubic {
     }
 
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
-        self.core.cwnd = cwnd;
-        if let Some(s) = ssthresh {
-            self.core.ssthresh = s;
-        }
         self.epoch = None;
-        self.core.clamp();
-        self.core.mark_reported();
+        self.core.set_quietly(cwnd, ssthresh);
     }
 }
 
@@ -329,12 +321,8 @@ super::state::embeds_core!(Cubic);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::window::test_util::{ack, b, S};
 
-    const S: u64 = 1000;
-
-    fn b(v: u64) -> DataSize {
-        DataSize::bytes(v)
-    }
     fn cubic(iw: u64) -> Cubic {
         Cubic::new(CubicConfig {
             smss: b(S),
@@ -342,15 +330,6 @@ mod tests {
             initial_rtt: TimeDelta::ZERO,
             ..Default::default()
         })
-    }
-    fn ack(newly: u64, cum: u64) -> AckEvent {
-        AckEvent {
-            newly_acked: b(newly),
-            removed_from_flight: b(newly),
-            cum_ack: cum,
-            cum_ack_advanced: newly > 0,
-            rtt: None,
-        }
     }
 
     #[test]

@@ -137,3 +137,29 @@ pub trait WindowController: state::EmbedsCore {
         self.bytes_in_flight() < self.cwnd()
     }
 }
+
+/// What the controllers' unit tests share: a segment size, byte counts, plain acks.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::AckEvent;
+    use crate::units::DataSize;
+
+    /// The SMSS / MTU the unit tests use, in bytes.
+    pub const S: u64 = 1000;
+
+    pub fn b(v: u64) -> DataSize {
+        DataSize::bytes(v)
+    }
+
+    /// `newly` bytes acked and out of the flight, cumulative ack point `cum` (advanced
+    /// if anything was acked), no RTT sample.
+    pub fn ack(newly: u64, cum: u64) -> AckEvent {
+        AckEvent {
+            newly_acked: b(newly),
+            removed_from_flight: b(newly),
+            cum_ack: cum,
+            cum_ack_advanced: newly > 0,
+            rtt: None,
+        }
+    }
+}

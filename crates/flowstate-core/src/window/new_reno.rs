@@ -4,6 +4,11 @@
 use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
+/// The initial window in segments of NewReno and CUBIC: 10 (RFC 6928).
+pub(crate) const INITIAL_WINDOW_SEGMENTS: u64 = 10;
+/// The initial ssthresh of NewReno and CUBIC: "arbitrarily high" (RFC 5681 section 3.1).
+pub(crate) const INITIAL_SSTHRESH: DataSize = DataSize::bytes(u64::MAX / 4);
+
 /// Constants of TCP NewReno.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewRenoConfig {
@@ -35,8 +40,8 @@ impl Default for NewRenoConfig {
     fn default() -> Self {
         NewRenoConfig {
             smss: DataSize::bytes(1460),
-            initial_window_segments: 10,
-            initial_ssthresh: DataSize::bytes(u64::MAX / 4),
+            initial_window_segments: INITIAL_WINDOW_SEGMENTS,
+            initial_ssthresh: INITIAL_SSTHRESH,
             min_ssthresh_segments: 2,
             pipe_recovery: false,
             rto_keeps_recovery_ssthresh: true,
@@ -58,7 +63,8 @@ impl TcpRecovery {
     }
 
     /// Step 2: cwnd = ssthresh + 3*SMSS ("inflates" for the three dup acks); RFC 6675
-    /// section 5 step (4.2) for a SACK sender: cwnd = ssthresh.
+    /// section 5 step (4.2) for a SACK sender: cwnd = ssthresh. `ssthresh` is the
+    /// controller's own (RFC 5681 eq. 4 for NewReno, RFC 9438 4.6 for CUBIC).
     pub fn enter(&mut self, core: &mut WindowCore, ssthresh: DataSize, point: u64) {
         core.ssthresh = ssthresh;
         core.cwnd = if self.pipe {
@@ -67,6 +73,7 @@ impl TcpRecovery {
             ssthresh + core.mtu * 3
         };
         self.point = Some(point);
+        core.settle();
     }
 
     /// Step 3: each further dup ack inflates cwnd by SMSS (not with a pipe).
@@ -74,6 +81,7 @@ impl TcpRecovery {
         if self.point.is_some() && !self.pipe {
             core.cwnd += core.mtu;
         }
+        core.settle();
     }
 
     /// Steps 4 and 5 for an ack that advanced the cumulative ack while in recovery.
@@ -147,10 +155,7 @@ impl WindowController for NewReno {
     }
 
     fn on_ack(&mut self, _now: Timestamp, ack: &AckEvent) {
-        self.core.remove_from_flight(ack.removed_from_flight);
-        if let Some(rtt) = ack.rtt {
-            self.core.last_rtt = Some(rtt);
-        }
+        self.core.on_ack(ack);
         if !self.recovery.on_ack(&mut self.core, ack)
             && ack.cum_ack_advanced
             && ack.newly_acked > DataSize::ZERO
@@ -173,7 +178,6 @@ impl WindowController for NewReno {
 
     fn on_dup_ack(&mut self, _now: Timestamp) {
         self.recovery.dup_ack(&mut self.core);
-        self.core.settle();
     }
 
     /// RFC 6582 3.2 step 2: ssthresh = max(FlightSize/2, 2*SMSS), cwnd = ssthresh + 3*SMSS.
@@ -186,7 +190,6 @@ impl WindowController for NewReno {
         self.recovery
             .enter(&mut self.core, ssthresh, recovery_point);
         self.bytes_acked = DataSize::ZERO;
-        self.core.settle();
         true
     }
 
@@ -217,12 +220,7 @@ impl WindowController for NewReno {
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
 
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
-        self.core.cwnd = cwnd;
-        if let Some(s) = ssthresh {
-            self.core.ssthresh = s;
-        }
-        self.core.clamp();
-        self.core.mark_reported();
+        self.core.set_quietly(cwnd, ssthresh);
     }
 }
 
@@ -231,23 +229,10 @@ super::state::embeds_core!(NewReno);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::window::test_util::{ack, b, S};
 
-    const S: u64 = 1000;
-
-    fn b(v: u64) -> DataSize {
-        DataSize::bytes(v)
-    }
     fn t0() -> Timestamp {
         Timestamp::ZERO
-    }
-    fn ack(newly: u64, cum: u64) -> AckEvent {
-        AckEvent {
-            newly_acked: b(newly),
-            removed_from_flight: b(newly),
-            cum_ack: cum,
-            cum_ack_advanced: newly > 0,
-            rtt: None,
-        }
     }
     fn reno(iw: u64, ssthresh: u64) -> NewReno {
         NewReno::new(NewRenoConfig {

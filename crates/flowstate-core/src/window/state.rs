@@ -3,7 +3,7 @@
 //! The module is private: `WindowCore` and `EmbedsCore` cannot be named outside the
 //! crate, which seals `WindowController`.
 
-use super::CwndChange;
+use super::{AckEvent, CwndChange};
 use crate::units::{DataSize, TimeDelta};
 
 /// Hands out the controller's [`WindowCore`].
@@ -66,6 +66,26 @@ impl WindowCore {
     pub fn settle(&mut self) {
         self.clamp();
         self.note_change();
+    }
+
+    /// A cwnd (and ssthresh) set from outside (`WindowController::set_cwnd`): floor and
+    /// cap applied, not reported back, since the manager that set it already knows it.
+    pub fn set_quietly(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
+        self.cwnd = cwnd;
+        if let Some(s) = ssthresh {
+            self.ssthresh = s;
+        }
+        self.clamp();
+        self.mark_reported();
+    }
+
+    /// An ack's bookkeeping before any window rule: its bytes leave the flight and its
+    /// RTT sample, if any, becomes the latest.
+    pub fn on_ack(&mut self, ack: &AckEvent) {
+        self.remove_from_flight(ack.removed_from_flight);
+        if let Some(rtt) = ack.rtt {
+            self.last_rtt = Some(rtt);
+        }
     }
 
     pub fn set_max_cwnd(&mut self, max: Option<DataSize>) {
