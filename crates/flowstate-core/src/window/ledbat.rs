@@ -508,6 +508,84 @@ mod tests {
         assert!(back.is_some_and(|b| b < 5.0), "{back:?}");
     }
 
+    /// LEDBAT yields: next to a 700 kbit/s constant-rate flow on the 1 Mbit/s link it
+    /// takes only the spare ~300 kbit/s, and the constant-rate flow keeps its rate at a
+    /// queuing delay near TARGET (the delay LEDBAT adds is bounded by its target).
+    #[test]
+    fn closed_loop_yields_to_a_constant_rate_flow() {
+        use crate::testing::link::{LinkPacket, TestLink};
+        let prop = TimeDelta::millis(25);
+        let mut link: TestLink<(bool, LinkPacket)> =
+            TestLink::new(Bitrate::mbps(1.0), prop, DataSize::bytes(60_000));
+        let mut l = Ledbat::new(LedbatConfig::default());
+        let mss = l.mtu();
+        let cbr_gap = DataSize::bytes(1000) / Bitrate::kbps(700.0);
+        let mut next_cbr = Timestamp::ZERO;
+        let mut acks: VecDeque<(Timestamp, LinkPacket, Timestamp)> = VecDeque::new();
+        let (mut seq, mut cum) = (0u64, 0u64);
+        let (mut ledbat_bytes, mut cbr_bytes, mut cbr_delay, mut cbr_n) = (0u64, 0u64, 0.0, 0u64);
+        let from = Timestamp::from_secs(20);
+        let mut now = Timestamp::ZERO;
+        while now < Timestamp::from_secs(50) {
+            while now >= next_cbr {
+                let p = LinkPacket {
+                    seq: 0,
+                    size: DataSize::bytes(1000),
+                    sent: now,
+                };
+                link.send(now, p.size, (true, p));
+                next_cbr += cbr_gap;
+            }
+            while l.can_send() {
+                l.on_sent(now, mss);
+                let p = LinkPacket {
+                    seq,
+                    size: mss,
+                    sent: now,
+                };
+                link.send(now, mss, (false, p));
+                seq += 1;
+            }
+            while let Some((at, (cross, p))) = link.poll(now) {
+                if cross {
+                    if at >= from {
+                        cbr_bytes += p.size.as_bytes();
+                        cbr_delay += (at - p.sent - prop).as_secs_f64();
+                        cbr_n += 1;
+                    }
+                } else {
+                    if at >= from {
+                        ledbat_bytes += p.size.as_bytes();
+                    }
+                    acks.push_back((at + prop, p, at));
+                }
+            }
+            while acks.front().is_some_and(|a| a.0 <= now) {
+                let Some((_, p, arrival)) = acks.pop_front() else {
+                    break;
+                };
+                l.on_delay_sample(now, arrival - p.sent);
+                cum = cum.max(p.seq + 1);
+                l.on_ack(now, &ack(p.size.as_bytes(), cum));
+            }
+            now += TimeDelta::millis(1);
+        }
+        let secs = 30.0;
+        let (ledbat, cbr) = (
+            ledbat_bytes as f64 * 8.0 / secs,
+            cbr_bytes as f64 * 8.0 / secs,
+        );
+        let delay_ms = cbr_delay / cbr_n.max(1) as f64 * 1e3;
+        eprintln!(
+            "LEDBAT next to 700 kbit/s CBR: LEDBAT {:.0} kbit/s, CBR {:.0} kbit/s at {delay_ms:.1} ms",
+            ledbat / 1e3,
+            cbr / 1e3
+        );
+        assert!(cbr > 690e3, "CBR got {cbr}");
+        assert!(ledbat < 320e3 && ledbat > 250e3, "LEDBAT got {ledbat}");
+        assert!(delay_ms < 130.0, "CBR delay {delay_ms} ms");
+    }
+
     use crate::units::Bitrate;
 
     #[derive(Debug, Clone)]
