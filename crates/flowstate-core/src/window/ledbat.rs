@@ -586,6 +586,128 @@ mod tests {
         assert!(delay_ms < 130.0, "CBR delay {delay_ms} ms");
     }
 
+    /// LEDBAT yields to loss-based TCP: a greedy NewReno flow (the crate's TCP
+    /// endpoints) fills the 60 kB drop-tail buffer, the queuing delay LEDBAT sees is far
+    /// above TARGET, and LEDBAT falls back to about MIN_CWND per RTT while TCP takes the
+    /// link. LEDBAT's drops are signalled to it one RTT after they happen, as three
+    /// duplicate acks would (the harness has no LEDBAT receiver).
+    #[test]
+    fn closed_loop_yields_to_new_reno() {
+        use crate::endpoint::data_source::SourceKind;
+        use crate::endpoint::tcp::{
+            Segment, TcpCcKind, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig,
+        };
+        use crate::endpoint::Endpoint;
+        use crate::testing::link::{LinkPacket, TestLink};
+        use crate::window::NewRenoConfig;
+
+        #[derive(Clone)]
+        enum Msg {
+            Tcp(Segment),
+            Ledbat(LinkPacket),
+        }
+        let prop = TimeDelta::millis(25);
+        let mut link: TestLink<Msg> =
+            TestLink::new(Bitrate::mbps(1.0), prop, DataSize::bytes(60_000));
+        let mut rev = TestLink::new(Bitrate::mbps(100.0), prop, DataSize::bytes(1 << 30));
+        let mut tx = TcpSender::new(TcpSenderConfig {
+            cc: TcpCcKind::NewReno(NewRenoConfig::default()),
+            source: SourceKind::Greedy {
+                message_size: DataSize::kibibytes(64),
+                buffer_limit: DataSize::kibibytes(256),
+                total: None,
+            },
+            ..Default::default()
+        });
+        let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+        let mut l = Ledbat::new(LedbatConfig::default());
+        let mss = l.mtu();
+        let mut acks: VecDeque<(Timestamp, LinkPacket, Timestamp)> = VecDeque::new();
+        let mut losses: VecDeque<(Timestamp, u64)> = VecDeque::new();
+        let (mut seq, mut cum) = (0u64, 0u64);
+        let from = Timestamp::from_secs(20);
+        let (mut ledbat_bytes, mut tcp_bytes) = (0u64, 0u64);
+        let mut now = Timestamp::ZERO;
+        while now < Timestamp::from_secs(50) {
+            while let Some(t) = tx.poll_transmit(now) {
+                link.send(now, t.size, Msg::Tcp(t.message));
+            }
+            while let Some(t) = rx.poll_transmit(now) {
+                rev.send(now, t.size, t.message);
+            }
+            while l.can_send() {
+                l.on_sent(now, mss);
+                let p = LinkPacket {
+                    seq,
+                    size: mss,
+                    sent: now,
+                };
+                if link.send(now, mss, Msg::Ledbat(p)).is_none() {
+                    losses.push_back((now + prop * 2, seq));
+                }
+                seq += 1;
+            }
+            while let Some((at, m)) = link.poll(now) {
+                match m {
+                    Msg::Tcp(seg) => {
+                        if at >= from {
+                            tcp_bytes += u64::from(seg.len);
+                        }
+                        rx.handle_input(at, seg);
+                    }
+                    Msg::Ledbat(p) => {
+                        if at >= from {
+                            ledbat_bytes += p.size.as_bytes();
+                        }
+                        acks.push_back((at + prop, p, at));
+                    }
+                }
+            }
+            while let Some((at, a)) = rev.poll(now) {
+                tx.handle_input(at, a);
+            }
+            for _ in 0..2 {
+                if tx.poll_timeout().is_some_and(|t| t <= now) {
+                    tx.handle_timeout(now);
+                }
+                if rx.poll_timeout().is_some_and(|t| t <= now) {
+                    rx.handle_timeout(now);
+                }
+            }
+            while losses.front().is_some_and(|x| x.0 <= now) {
+                let Some((_, lost_seq)) = losses.pop_front() else {
+                    break;
+                };
+                l.on_lost(mss);
+                l.on_fast_retransmit(now, seq);
+                cum = cum.max(lost_seq + 1);
+            }
+            while acks.front().is_some_and(|a| a.0 <= now) {
+                let Some((_, p, arrival)) = acks.pop_front() else {
+                    break;
+                };
+                l.on_delay_sample(now, arrival - p.sent);
+                cum = cum.max(p.seq + 1);
+                l.on_ack(now, &ack(p.size.as_bytes(), cum));
+            }
+            now += TimeDelta::millis(1);
+        }
+        let secs = 30.0;
+        let (ledbat, tcp) = (
+            ledbat_bytes as f64 * 8.0 / secs,
+            tcp_bytes as f64 * 8.0 / secs,
+        );
+        eprintln!(
+            "LEDBAT against NewReno: LEDBAT {:.0} kbit/s, NewReno {:.0} kbit/s, LEDBAT queuing \
+             delay {:?}",
+            ledbat / 1e3,
+            tcp / 1e3,
+            l.queuing_delay()
+        );
+        assert!(ledbat < 100e3, "LEDBAT got {ledbat}");
+        assert!(tcp > 800e3, "NewReno got {tcp}");
+    }
+
     use crate::units::Bitrate;
 
     #[derive(Debug, Clone)]
