@@ -44,7 +44,23 @@ SCRIPT: tuple[Step, ...] = (
     Step(0.6, "GCC increases 8 %", gcc_factor=1.08),
 )
 
-WINDOW_MECHANISMS = ("fse-ng", "ext-fse-ng", "fsev2")
+# The mechanism that couples nothing (its manager hands nothing back: nothing to show).
+UNCOUPLED = "none"
+
+
+def _media_and_data_mechanisms() -> tuple[str, ...]:
+    """The mechanisms that couple rate (media) and window (data) flows, in the bindings'
+    order, from their one definition (``_native.definitions()``)."""
+    definitions = _native.definitions()
+    coupled_as = {k["name"]: k["coupling"] for k in definitions["flow_kinds"]}
+    return tuple(
+        m["name"]
+        for m in definitions["mechanisms"]
+        if {"rate", "window"} <= {coupled_as.get(k) for k in m["flow_kinds"]} and m["name"] != UNCOUPLED
+    )
+
+
+WINDOW_MECHANISMS = _media_and_data_mechanisms()
 RTT_S = 0.1
 
 

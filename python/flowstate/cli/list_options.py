@@ -1,0 +1,113 @@
+"""`flowstate list-options`: everything a scenario can name, from the one definition the
+native module exports (``_native.definitions()``: the core's mechanism and GCC preset
+lists, the simulator's flow kinds and overrides): coupling mechanisms with their
+options, GCC and SCTP presets, flow kinds, and every flow override with its default and
+unit.
+``--json`` prints the export itself."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Iterable, Mapping, Optional, TextIO
+
+from flowstate import _native
+from flowstate.cli.exit_status import ExitStatus
+
+
+def _text(value: Any) -> str:
+    """A cell as a scenario file spells it: ``-`` for nothing, lists joined by commas,
+    booleans ``true`` / ``false``; rich markup escaped."""
+    from rich.markup import escape
+
+    if value is None or value == "" or value == []:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(v) for v in value)
+    return escape(str(value))
+
+
+def _table(title: str, headers: Iterable[str], rows: Iterable[Iterable[Any]]) -> Any:
+    """The first column (the name a scenario writes) is never wrapped."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=escape(title), title_justify="left")
+    for i, header in enumerate(headers):
+        table.add_column(header, no_wrap=i == 0, overflow="fold")
+    for row in rows:
+        table.add_row(*(_text(v) for v in row))
+    return table
+
+
+def tables(definitions: Mapping[str, Any]) -> list[Any]:
+    """The rich tables of ``definitions`` (the shape of ``_native.definitions()``)."""
+    mechanisms = definitions["mechanisms"]
+    options = [(m["name"], o["name"], o["default"], o["unit"], o["description"]) for m in mechanisms for o in m["options"]]
+    return [
+        _table(
+            f"{len(mechanisms)} coupling mechanisms ([coupling] mechanism = \"NAME\")",
+            ("name", "printed as", "flow kinds", "description", "source"),
+            ((m["name"], m["display_name"], m["flow_kinds"], m["description"], m["source"]) for m in mechanisms),
+        ),
+        _table(
+            f"{len(options)} mechanism options ([coupling] options = {{ OPTION = value }})",
+            ("mechanism", "option", "default", "unit", "description"),
+            options,
+        ),
+        _table(
+            f"{len(definitions['gcc_presets'])} GCC presets ([[flows]] preset = \"NAME\" on a gcc flow)",
+            ("name", "description"),
+            ((p["name"], p["description"]) for p in definitions["gcc_presets"]),
+        ),
+        _table(
+            f"{len(definitions['sctp_presets'])} SCTP presets ([[flows]] preset = \"NAME\" on an sctp flow)",
+            ("name", "description"),
+            ((p["name"], p["description"]) for p in definitions["sctp_presets"]),
+        ),
+        _table(
+            f"{len(definitions['flow_kinds'])} flow kinds ([[flows]] kind = \"NAME\")",
+            ("name", "coupled as", "description"),
+            ((k["name"], k["coupling"], k["description"]) for k in definitions["flow_kinds"]),
+        ),
+        _table(
+            f"{len(definitions['overrides'])} flow overrides ([[flows]] KEY = value, e.g. overrides.fps = 25)",
+            ("key", "flow kinds", "default", "unit", "description"),
+            ((o["key"], o["applies_to"], o["default"], o["unit"], o["description"]) for o in definitions["overrides"]),
+        ),
+    ]
+
+
+def main(*, as_json: bool = False, stdout: Optional[TextIO] = None) -> dict[str, Any]:
+    """Prints the definitions (tables, or JSON with ``as_json``) and returns them."""
+    stdout = stdout if stdout is not None else sys.stdout
+    definitions = _native.definitions()
+    if as_json:
+        print(json.dumps(definitions, indent=2), file=stdout)
+        return definitions
+    from rich.console import Console
+
+    console = Console(file=stdout, width=None if stdout.isatty() else 160)
+    for table in tables(definitions):
+        console.print(table)
+    return definitions
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "list-options",
+        help="list coupling mechanisms and their options, GCC and SCTP presets, flow kinds and flow overrides",
+        description="Print everything a scenario file can name (docs/SCENARIOS.md): the coupling mechanisms "
+        "(with the flow kinds they couple and their options, defaults and units), the GCC and SCTP presets, the flow "
+        "kinds and every flow override with its default and unit. Read from the simulator's own definitions.",
+    )
+    p.add_argument("--json", action="store_true", help="print the definitions as JSON")
+    return p
+
+
+def run(args: argparse.Namespace) -> ExitStatus:
+    main(as_json=args.json)
+    return ExitStatus.OK
