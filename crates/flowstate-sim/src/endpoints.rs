@@ -18,7 +18,7 @@ use crate::cbr::{cbr_flow, CbrConfig};
 use crate::error::{FieldError, SimError};
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
 use crate::flow_kind::FlowKind;
-use crate::gcc_config::{gcc_config, target_includes_overhead};
+use crate::gcc_config::gcc_config;
 use crate::overrides::{
     self, CbrOverrides, GccOverrides, RateOverrides, WindowOverrides, DEFAULT_MESSAGE_SIZE,
 };
@@ -353,7 +353,7 @@ pub fn gcc_flow(
     let mut cfg = MediaSenderConfig::new(gcc.clone());
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
-    cfg.target_includes_overhead = target_includes_overhead(preset);
+    cfg.target_includes_overhead = preset.target_includes_overhead();
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;
     }

@@ -84,3 +84,18 @@ pub enum SimError {
     #[error("{path}: {message}")]
     Io { path: String, message: String },
 }
+
+/// The field name in serde's "missing field `x`" message.
+pub(crate) fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.trim().strip_prefix("missing field `")?;
+    rest.split('`').next()
+}
+
+/// `parent.child`, or `child` at the top level.
+pub(crate) fn join_path(parent: &str, child: &str) -> String {
+    if parent == "." || parent.is_empty() {
+        child.to_string()
+    } else {
+        format!("{parent}.{child}")
+    }
+}

@@ -1,22 +1,14 @@
 //! The GCC configuration a `gcc` flow runs: its preset's ([`GccPreset::config`]) with
-//! the flow's `overrides` applied, and the few rules that depend on the preset beyond
-//! its configuration (which adaptive threshold, which paper loss controller, whether
-//! the target counts the packet overhead). Used by the scenario's checks
-//! (crate::scenario), the flow builder (crate::endpoints) and the override defaults
-//! (crate::overrides).
-//!
-//! Adding a preset (one variant and its configuration in flowstate-core's
-//! `gcc/config.rs`): the matches below are exhaustive, so the compiler asks for its
-//! answer to each rule.
+//! the flow's `overrides` applied (the preset's own rules for switched components:
+//! [`GccPreset::adaptive_threshold`], [`GccPreset::paper_loss`]). Used by the scenario's
+//! checks and the flow builder.
 
 use crate::error::FieldError;
 use crate::overrides::{GccOverrides, KalmanNoiseMode, LossControllerMode, ThresholdMode};
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
 use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
 use flowstate_core::gcc::loss_based::LossConfig;
-use flowstate_core::gcc::threshold::{
-    AdaptiveThresholdConfig, StaticThresholdConfig, ThresholdConfig,
-};
+use flowstate_core::gcc::threshold::{StaticThresholdConfig, ThresholdConfig};
 use flowstate_core::gcc::{EstimationSide, GccConfig, GccPreset};
 use flowstate_core::Bitrate;
 
@@ -33,34 +25,6 @@ pub fn preset(name: Option<&str>) -> Result<GccPreset, FieldError> {
                 format!("expected one of {}, got \"{p}\"", GccPreset::names()),
             )
         }),
-    }
-}
-
-/// Whether the preset's target counts the RTP/UDP/IP overhead. Chromium ~M100 does
-/// (WebRTC-SendSideBwe-WithOverhead, on by default); the paper presets (Chromium of
-/// 2014-2016) did not.
-pub const fn target_includes_overhead(preset: GccPreset) -> bool {
-    match preset {
-        GccPreset::Chromium | GccPreset::ChromiumM156 => true,
-        GccPreset::Paper | GccPreset::PaperStatic => false,
-    }
-}
-
-/// The adaptive threshold a preset switches to with `threshold = "adaptive"`: paper
-/// 002's gains for the paper presets, Chromium's for chromium.
-pub fn adaptive_threshold_of(preset: GccPreset) -> AdaptiveThresholdConfig {
-    match preset {
-        GccPreset::Chromium | GccPreset::ChromiumM156 => AdaptiveThresholdConfig::chromium(),
-        GccPreset::Paper | GccPreset::PaperStatic => AdaptiveThresholdConfig::paper(),
-    }
-}
-
-/// The loss-based controller a preset switches to with `loss_controller = "paper"`:
-/// paper 001's eq. 1 for paper-static, paper 002's eq. 5 otherwise.
-pub fn paper_loss_of(preset: GccPreset) -> LossConfig {
-    match preset {
-        GccPreset::PaperStatic => LossConfig::paper001(),
-        GccPreset::Paper | GccPreset::Chromium | GccPreset::ChromiumM156 => LossConfig::paper002(),
     }
 }
 
@@ -181,7 +145,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
             gcc.delay.threshold = ThresholdConfig::Static(StaticThresholdConfig::default());
         }
         (Some(ThresholdMode::Adaptive), ThresholdConfig::Static(_)) => {
-            gcc.delay.threshold = ThresholdConfig::Adaptive(adaptive_threshold_of(preset));
+            gcc.delay.threshold = ThresholdConfig::Adaptive(preset.adaptive_threshold());
         }
         _ => {}
     }
@@ -236,7 +200,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         let keep = (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate);
         gcc.loss = match mode {
             LossControllerMode::Chromium => LossConfig::chromium(),
-            LossControllerMode::Paper => paper_loss_of(preset),
+            LossControllerMode::Paper => preset.paper_loss(),
         };
         (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate) = keep;
     }
@@ -258,6 +222,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flowstate_core::gcc::threshold::AdaptiveThresholdConfig;
 
     #[test]
     fn m156_components_switch_off_one_at_a_time_and_only_there() {

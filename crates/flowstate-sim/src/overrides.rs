@@ -10,7 +10,6 @@
 
 use crate::error::FieldError;
 use crate::flow_kind::FlowKind;
-use crate::gcc_config;
 use crate::units_parse::{Bps, Bytes};
 use flowstate_core::endpoint::sctp::SctpSenderConfig;
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
@@ -183,7 +182,7 @@ fn static_threshold(p: GccPreset) -> StaticThresholdConfig {
 fn adaptive_threshold(p: GccPreset) -> flowstate_core::gcc::threshold::AdaptiveThresholdConfig {
     match p.config().delay.threshold {
         ThresholdConfig::Adaptive(a) => a,
-        ThresholdConfig::Static(_) => gcc_config::adaptive_threshold_of(p),
+        ThresholdConfig::Static(_) => p.adaptive_threshold(),
     }
 }
 
@@ -246,7 +245,7 @@ overrides! {
         /// minus the overhead rate (Chromium ~M100, WebRTC-SendSideBwe-WithOverhead);
         /// `false`: the encoder gets the whole target, headers come on top.
         target_includes_overhead: Option<bool> => [Gcc], None,
-            OverrideDefault::PerPreset(|p| text(gcc_config::target_includes_overhead(p)));
+            OverrideDefault::PerPreset(|p| text(p.target_includes_overhead()));
         /// `true`: an FSE allocation restarts the clock of TimeToReduceFurther (Chromium's
         /// SetEstimate); `false`: it sets the AIMD rate without touching the clock (as
         /// Chromium's SetStartBitrate). Send-side presets (chromium) only.
@@ -458,8 +457,8 @@ pub fn parse<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, F
     serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let p = e.path().to_string();
         let msg = e.into_inner().to_string().trim().replace('\n', " ");
-        if let Some(missing) = crate::scenario::missing_field(&msg) {
-            let sub = format!(".{}", crate::scenario::join_path(&p, missing));
+        if let Some(missing) = crate::error::missing_field(&msg) {
+            let sub = format!(".{}", crate::error::join_path(&p, missing));
             return FieldError::new(sub, "required field is missing");
         }
         let sub = if p == "." {

@@ -3,8 +3,8 @@
 //! names the file and the field, e.g.
 //! `scenario.toml: flows[1].start: must be >= 0 s, got -3 s`.
 
-use crate::error::FieldError;
 pub use crate::error::ScenarioError;
+use crate::error::{join_path, missing_field, FieldError};
 pub use crate::flow_kind::FlowKind;
 use crate::overrides;
 pub use crate::overrides::{
@@ -143,9 +143,7 @@ pub struct PriorityPoint {
     pub priority: f64,
 }
 
-/// Longest `duration`: the simulator's clock counts microseconds in 64 bits, and a
-/// longer run would never reach its end.
-pub const MAX_DURATION_SECS: f64 = 1e12;
+pub use crate::units_parse::MAX_DURATION_SECS;
 
 /// A time in seconds as the simulator's clock holds it: whole microseconds.
 fn micros(secs: f64) -> f64 {
@@ -251,21 +249,6 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub measure: MeasureSpec,
-}
-
-/// The field name in serde's "missing field `x`" message.
-pub(crate) fn missing_field(message: &str) -> Option<&str> {
-    let rest = message.trim().strip_prefix("missing field `")?;
-    rest.split('`').next()
-}
-
-/// `parent.child`, or `child` at the top level.
-pub(crate) fn join_path(parent: &str, child: &str) -> String {
-    if parent == "." || parent.is_empty() {
-        child.to_string()
-    } else {
-        format!("{parent}.{child}")
-    }
 }
 
 /// Line number (1-based) of byte offset `pos` in `text`.

@@ -366,7 +366,7 @@ fn parse_csv(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
             ));
         };
         let (t, r) = (t * units.0, r * units.1);
-        if !(0.0..=crate::scenario::MAX_DURATION_SECS).contains(&t) {
+        if !(0.0..=crate::units_parse::MAX_DURATION_SECS).contains(&t) {
             return Err(TraceError::at(
                 line,
                 format!("time must be >= 0 s and <= 1e12 s, got {t} s"),
@@ -553,7 +553,7 @@ fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
             loss: s.loss.map(|l| l / 100.0),
         });
         at_ms += s.duration;
-        if at_ms > crate::scenario::MAX_DURATION_SECS * 1e3 {
+        if at_ms > crate::units_parse::MAX_DURATION_SECS * 1e3 {
             return Err(bad("the trace is longer than the clock's range".into()));
         }
     }

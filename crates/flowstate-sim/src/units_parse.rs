@@ -17,6 +17,10 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
+/// Longest `duration`: the simulator's clock counts microseconds in 64 bits, and a
+/// longer run would never reach its end.
+pub const MAX_DURATION_SECS: f64 = 1e12;
+
 /// The units a bit rate may carry, as error messages name them.
 pub const RATE_UNITS: &str =
     "bps, kbps, Mbps, Gbps (or bit/s, kbit/s, ...); bytes per second: Bps, kBps, MBps, GBps (or B/s, kB/s, ...)";

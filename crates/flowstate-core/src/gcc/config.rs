@@ -11,6 +11,7 @@ use super::loss_based::LossConfig;
 use super::loss_based_v2::LossBasedBweV2Config;
 use super::probe_controller::ProbeControllerConfig;
 use super::remb::RembConfig;
+use super::threshold::AdaptiveThresholdConfig;
 use crate::units::{Bitrate, TimeDelta};
 use std::fmt;
 
@@ -46,8 +47,10 @@ pub enum GccPreset {
 
 impl GccPreset {
     /// Every preset, in the order they are listed. Adding a preset: one variant, its
-    /// entry here, its name and description in [`GccPreset::info`] and its configuration
-    /// in [`GccPreset::config`] (the simulator and the bindings read them from here).
+    /// entry here, its name and description in [`GccPreset::info`], its configuration in
+    /// [`GccPreset::config`] and its answers in the three exhaustive rules below
+    /// (`target_includes_overhead`, `adaptive_threshold`, `paper_loss`); the simulator,
+    /// its override defaults and the bindings read them from here.
     pub const ALL: [GccPreset; 4] = [
         GccPreset::Paper,
         GccPreset::PaperStatic,
@@ -94,6 +97,33 @@ impl GccPreset {
     /// Every preset's name joined with `|` (`paper|paper-static|chromium`), for messages.
     pub fn names() -> String {
         Self::ALL.map(Self::name).join("|")
+    }
+    /// Whether the preset's target counts the RTP/UDP/IP overhead (the media sender's
+    /// `target_includes_overhead` default). Chromium ~M100 does
+    /// (WebRTC-SendSideBwe-WithOverhead, on by default), and so does Chromium 156; the
+    /// paper presets (Chromium of 2014-2016) did not.
+    pub const fn target_includes_overhead(self) -> bool {
+        match self {
+            Self::Chromium | Self::ChromiumM156 => true,
+            Self::Paper | Self::PaperStatic => false,
+        }
+    }
+    /// The adaptive threshold the preset runs when switched to one (a static preset's
+    /// `threshold = "adaptive"`): paper 002's gains for the paper presets, Chromium's for
+    /// the Chromium ones.
+    pub fn adaptive_threshold(self) -> AdaptiveThresholdConfig {
+        match self {
+            Self::Chromium | Self::ChromiumM156 => AdaptiveThresholdConfig::chromium(),
+            Self::Paper | Self::PaperStatic => AdaptiveThresholdConfig::paper(),
+        }
+    }
+    /// The paper loss-based controller the preset runs when switched to it: paper 001's
+    /// eq. 1 for paper-static, paper 002's eq. 5 otherwise.
+    pub fn paper_loss(self) -> LossConfig {
+        match self {
+            Self::PaperStatic => LossConfig::paper001(),
+            Self::Paper | Self::Chromium | Self::ChromiumM156 => LossConfig::paper002(),
+        }
     }
     pub fn config(self) -> GccConfig {
         match self {
