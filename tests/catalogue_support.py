@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from flowstate.catalogue import catalogue
+from flowstate.catalogue.catalogue import CatalogueError
+
 BASE = """\
 name = "tiny"
 duration = "5s"
@@ -84,3 +89,14 @@ def make_catalogue(root: Path, experiment: str = EXPERIMENT, base: str = BASE, n
     (folder / "experiment.toml").write_text(experiment, encoding="utf-8")
     (folder / "base.toml").write_text(base, encoding="utf-8")
     return root
+
+
+def load_error(root: Path, experiment: str, base: str = BASE) -> str:
+    """The error of loading a catalogue made of `experiment` and `base`: a CatalogueError
+    of one line."""
+    make_catalogue(root, experiment, base)
+    with pytest.raises(CatalogueError) as e:
+        catalogue.load_id(root, "tiny")
+    text = str(e.value)
+    assert "\n" not in text, text
+    return text

@@ -22,6 +22,8 @@ import pytest
 import flowstate
 from flowstate import CouplingError, CouplingManager, ScenarioError
 from flowstate.catalogue import derived
+from cli_support import assert_one_line_error as assert_cli_error
+from cli_support import flowstate as cli
 
 BASE = {
     "name": "bad-input",
@@ -293,18 +295,6 @@ def test_a_printed_name_runs_as_its_scenario_name():
 
 
 # --- the CLI: the same classes, as one-line errors with exit status 2 ------------------
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True)
-
-
-def assert_cli_error(result, *fragments):
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr and "panicked" not in result.stderr
-    assert result.stderr.startswith("flowstate: error: ") and result.stderr.count("\n") == 1, result.stderr
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
 
 
 @pytest.fixture

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from catalogue_support import BASE, EXPERIMENT, make_catalogue
+from catalogue_support import BASE, EXPERIMENT, load_error, make_catalogue
 
 from flowstate.catalogue import catalogue
 from flowstate.catalogue.catalogue import CatalogueError
+from cli_support import flowstate
 
 REPO_CATALOGUE = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -155,11 +155,7 @@ F = "tiny/experiment.toml"
 )
 def test_errors_are_one_line_naming_file_and_key(tmp_path, old, new, message):
     assert old in EXPERIMENT
-    make_catalogue(tmp_path, EXPERIMENT.replace(old, new, 1))
-    with pytest.raises(CatalogueError) as e:
-        catalogue.load_id(tmp_path, "tiny")
-    text = str(e.value)
-    assert "\n" not in text
+    text = load_error(tmp_path, EXPERIMENT.replace(old, new, 1))
     assert F in text and message in text, text
 
 
@@ -176,7 +172,7 @@ def test_unknown_id_names_the_known_ones(tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, timeout=120)
+    return flowstate(*args, timeout=120)
 
 
 def test_cli_errors_exit_2_with_one_line(tmp_path):

@@ -1,11 +1,6 @@
 """The command line: the demo runs, bad flags are one-line errors with exit status 2."""
 
-import subprocess
-import sys
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flowstate", *args], capture_output=True, text=True)
+from cli_support import flowstate as run
 
 
 def test_demo_prints_each_mechanism():

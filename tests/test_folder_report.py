@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ import flowstate
 from flowstate.report import folder_results
 from flowstate.report import report
 from flowstate.cli import report as report_command
+from cli_support import flowstate as flowstate_cli
 
 SCENARIO = {
     "name": "tiny",
@@ -25,12 +24,6 @@ SCENARIO = {
     "link": {"capacity": "1Mbps", "delay": "20ms", "queue": "100ms"},
     "flows": [{"name": "gcc", "kind": "gcc"}, {"name": "sctp", "kind": "sctp", "start": "1s"}],
 }
-
-
-def flowstate_cli(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True, cwd=cwd
-    )
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,6 @@ import base64
 import json
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 import report_support
 from flowstate.report import report
 from flowstate.report.report import ReportError
+from cli_support import flowstate
 
 
 @pytest.fixture(scope="module")
@@ -266,10 +265,6 @@ def test_bad_output_folder_is_a_one_line_error(small, breakage, message):
     assert "\n" not in str(error.value)
     if "figures[3] (" in message:  # checked before any figure is drawn
         assert not (small / "figures").exists()
-
-
-def flowstate(*args):
-    return subprocess.run([sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True)
 
 
 def test_cli_report_rebuilds_an_output_folder_identically_in_another_process(built, small):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 import pytest
 from catalogue_support import EXPERIMENT, make_catalogue
@@ -13,6 +11,7 @@ from catalogue_support import EXPERIMENT, make_catalogue
 from flowstate.catalogue import catalogue
 from flowstate.catalogue import reproduce
 from flowstate.cli import reproduce as reproduce_command
+from cli_support import flowstate
 
 
 @pytest.fixture
@@ -88,9 +87,7 @@ def test_metric_stats_of_a_single_run_has_zero_spread(tiny, tmp_path):
 
 
 def _cli(*args, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
+    return flowstate(*args, cwd=cwd, timeout=300)
 
 
 def test_cli_reproduce_prints_comparison_claims_and_paths(tmp_path):

@@ -8,13 +8,15 @@ import subprocess
 import sys
 
 import pytest
-from catalogue_support import EXPERIMENT, make_catalogue
+from catalogue_support import EXPERIMENT, load_error, make_catalogue
 
 import flowstate
 from flowstate.catalogue import catalogue
 from flowstate.catalogue.catalogue import CatalogueError
 from flowstate.overrides import PathError, load_toml
 from flowstate.simulation import MAX_RUNS
+from cli_support import assert_one_line_error
+from cli_support import flowstate as flowstate_cli
 
 SCENARIO = {
     "name": "t",
@@ -25,15 +27,7 @@ SCENARIO = {
 
 
 def cli(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess[str], needle: str) -> None:
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
-    assert needle in result.stderr, result.stderr
+    return flowstate_cli(*args, cwd=cwd, timeout=120)
 
 
 # --- run counts --------------------------------------------------------------------
@@ -197,11 +191,7 @@ def test_derived_arguments_that_make_every_value_null_are_rejected(fn, args, nee
 def test_a_misspelled_metric_path_fails_before_any_run(tmp_path, old, new, key, needle):
     # Before: each passed the checks, ran every point, and showed as "not evaluated".
     assert old in EXPERIMENT
-    make_catalogue(tmp_path, EXPERIMENT.replace(old, new, 1))
-    with pytest.raises(CatalogueError) as e:
-        catalogue.load_id(tmp_path, "tiny")
-    message = str(e.value)
-    assert "\n" not in message
+    message = load_error(tmp_path, EXPERIMENT.replace(old, new, 1))
     assert re.search(rf"experiment.toml: {key}: ", message), message
     assert needle in message, message
 

@@ -2,10 +2,10 @@
 with exit status 2."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_support import assert_one_line_error, flowstate
+
 
 SCENARIO = """\
 name = "cli test/two flows"
@@ -27,25 +27,11 @@ overrides = { rate = "0.5Mbps", packet_size = "1000B" }
 """
 
 
-def flowstate(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True, cwd=cwd
-    )
-
-
 @pytest.fixture
 def scenario_file(tmp_path):
     path = tmp_path / "two.toml"
     path.write_text(SCENARIO)
     return path
-
-
-def assert_one_line_error(result, *fragments):
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr and "panicked" not in result.stderr
-    assert result.stderr.startswith("flowstate: error: ") and result.stderr.count("\n") == 1, result.stderr
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
 
 
 def test_run_prints_at_most_40_flows_and_counts_the_rest(tmp_path):

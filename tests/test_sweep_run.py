@@ -19,6 +19,7 @@ from flowstate.output_files import SWEEP_POINTS_DIR as POINTS_DIR
 from flowstate.output_files import SWEEP_RESULTS_FILE as RESULTS_FILE
 from flowstate.output_files import SWEEP_SPEC_FILE as SPEC_FILE
 from flowstate.output_files import SWEEP_SUMMARY_FILE as SUMMARY_FILE
+from cli_support import flowstate
 
 SCENARIO = """\
 name = "tiny"
@@ -69,12 +70,6 @@ class Counting:
     def run(self, jobs):
         self.jobs += len(jobs)
         yield from self.inner.run(jobs)
-
-
-def flowstate(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True, cwd=cwd
-    )
 
 
 def assert_one_line_error(result, *fragments):

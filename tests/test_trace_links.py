@@ -4,13 +4,12 @@ catalogue and a dict; a bad trace is a one-line error naming the trace file and 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import flowstate
 from flowstate.catalogue import catalogue
 from flowstate.overrides import load_toml
+from cli_support import flowstate as flowstate_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,10 +25,6 @@ name = "cbr"
 kind = "cbr"
 overrides = { rate = "3Mbps", packet_size = "1500B" }
 """
-
-
-def flowstate_cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "flowstate", *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
 def scenario_dir(tmp_path: Path, text: str = SCENARIO) -> Path:
