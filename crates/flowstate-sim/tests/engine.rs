@@ -1,5 +1,8 @@
 //! Closed-loop engine tests against closed-form expectations.
 
+mod common;
+
+use common::scenario;
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use flowstate_sim::coupling::{FlowInfo, NoCoupling};
 use flowstate_sim::engine::{FlowSetup, SimConfig, Simulation, TraceKind};
@@ -8,11 +11,7 @@ use flowstate_sim::link::LinkConfig;
 use flowstate_sim::metrics::{write_series_csv, MetricsConfig};
 use flowstate_sim::queue::QueueLimit;
 use flowstate_sim::topology::{FlowDirection, FlowPath};
-use flowstate_sim::{run, run_toml, Scenario};
-
-fn scenario(text: &str) -> Scenario {
-    Scenario::from_toml(text, "test.toml").expect("valid scenario")
-}
+use flowstate_sim::{run, run_toml};
 
 #[test]
 fn cbr_at_half_load_has_no_queue_and_full_throughput() {

@@ -1,7 +1,9 @@
 //! Every flow kind alone on a link gets a sensible throughput; runs with real flows
 //! are deterministic; sources, overrides and coupling options are wired.
 
-use flowstate_sim::metrics::Summary;
+mod common;
+
+use common::summary;
 use flowstate_sim::{run, run_toml, Scenario, SimError};
 
 fn solo(kind: &str, extra: &str, capacity: &str, duration: u32, warmup: u32) -> String {
@@ -21,12 +23,6 @@ kind = "{kind}"
 start = "{warmup}s"
 "#
     )
-}
-
-fn summary(text: &str) -> Summary {
-    run_toml(text, "test.toml", Some(1))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .summary
 }
 
 fn utilization(text: &str) -> f64 {
@@ -350,17 +346,7 @@ start = "5s"
 start = "20s"
 "#
     .replace("MECHANISM", mechanism);
-    let s = summary(&text);
-    assert!(
-        s.aggregate.utilization > 0.7,
-        "{mechanism}: utilization {}",
-        s.aggregate.utilization
-    );
-    assert!(
-        s.aggregate.jain_index > 0.95,
-        "{mechanism}: jain {}",
-        s.aggregate.jain_index
-    );
+    common::assert_used_and_fair(mechanism, &summary(&text), 0.7, 0.95);
 }
 
 /// The option `rto_keeps_recovery_ssthresh = false` (RFC 5681 eq. 4 on the FlightSize

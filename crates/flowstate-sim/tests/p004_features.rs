@@ -1,6 +1,8 @@
 //! Scenario features papers 003/004 need: `count`, `start_jitter`,
 //! `priority_schedule`, `desired_rate_schedule` and the aggregate loss / queue metrics.
 
+mod common;
+
 use flowstate_sim::run::sim_config;
 use flowstate_sim::{run, Scenario};
 
@@ -24,14 +26,7 @@ fn parse(text: &str) -> Scenario {
 }
 
 fn err(text: &str) -> String {
-    match Scenario::from_toml(text, "s.toml") {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => {
-            let s = e.to_string();
-            assert!(!s.contains('\n'), "one line: {s}");
-            s
-        }
-    }
+    common::parse_error(text, "s.toml")
 }
 
 #[test]

@@ -10,6 +10,8 @@
 //! | Jain | 0.556 | 1 | 0.999 | 1 |
 //! | GCC RTT ms | 268 | 114 | 120 | 115 |
 
+mod common;
+
 use flowstate_sim::metrics::{FlowSummary, Summary};
 use flowstate_sim::run_file;
 use std::path::PathBuf;
@@ -65,18 +67,7 @@ fn assert_fair_and_low_delay(mechanism: &str, max_rtt_ms: f64) {
 
 fn assert_fair_and_low_delay_with(mechanism: &str, max_rtt_ms: f64, min_jain: f64) {
     let s = summary(mechanism);
-    let gcc = flow(&s, "gcc").throughput_mbps;
-    let sctp = flow(&s, "sctp").throughput_mbps;
-    assert!(
-        s.aggregate.jain_index >= min_jain,
-        "{mechanism}: Jain {} (gcc {gcc}, sctp {sctp})",
-        s.aggregate.jain_index
-    );
-    assert!(
-        s.aggregate.utilization > 0.85,
-        "{mechanism}: utilization {}",
-        s.aggregate.utilization
-    );
+    common::assert_used_and_fair(mechanism, &s, 0.85, min_jain);
     let uncoupled = gcc_rtt(&summary("none"));
     let rtt = gcc_rtt(&s);
     assert!(

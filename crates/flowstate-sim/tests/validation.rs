@@ -1,5 +1,7 @@
 //! Every scenario validation rule: the message is one line naming the file and field.
 
+mod common;
+
 use flowstate_sim::Scenario;
 
 const BASE: &str = r#"
@@ -26,15 +28,7 @@ overrides = { rate = "500kbps", packet_size = "1000B" }
 
 /// Parse `text` and return the error message (panics if it parsed).
 fn err(text: &str) -> String {
-    match Scenario::from_toml(text, "scenario.toml") {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => {
-            let s = e.to_string();
-            assert!(!s.contains('\n'), "message must be one line: {s}");
-            assert!(s.starts_with("scenario.toml: "), "names the file: {s}");
-            s
-        }
-    }
+    common::parse_error(text, "scenario.toml")
 }
 
 fn replaced(from: &str, to: &str) -> String {

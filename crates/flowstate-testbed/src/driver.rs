@@ -193,6 +193,14 @@ struct Io {
 }
 
 impl Io {
+    /// A decoded datagram, or `None` counted as malformed.
+    fn decoded<T, E>(&mut self, decoded: Result<T, E>) -> Option<T> {
+        if decoded.is_err() {
+            self.stats.malformed += 1;
+        }
+        decoded.ok()
+    }
+
     fn send(&mut self, now: Timestamp, class: Class, bytes: &[u8]) {
         let port = pcap_ports(class);
         self.pcap.udp(now.as_micros(), port, port, bytes);
@@ -523,12 +531,8 @@ impl SenderLoop {
     }
 
     fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
-        let (i, m) = match codec::decode_sctp(bytes) {
-            Ok(x) => x,
-            Err(_) => {
-                self.io.stats.malformed += 1;
-                return;
-            }
+        let Some((i, m)) = self.io.decoded(codec::decode_sctp(bytes)) else {
+            return;
         };
         let Some(f) = self.flows.get_mut(i) else {
             self.io.stats.foreign += 1;
@@ -726,12 +730,8 @@ impl ReceiverLoop {
     }
 
     fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
-        let (i, m) = match codec::decode_sctp(bytes) {
-            Ok(x) => x,
-            Err(_) => {
-                self.io.stats.malformed += 1;
-                return;
-            }
+        let Some((i, m)) = self.io.decoded(codec::decode_sctp(bytes)) else {
+            return;
         };
         if !matches!(self.flows.get(i).map(|f| &f.kind), Some(RxKind::Sctp(_))) {
             self.io.stats.foreign += 1;
