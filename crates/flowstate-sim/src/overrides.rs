@@ -109,6 +109,42 @@ impl IsSet for Bps {
     }
 }
 
+/// The number a field holds, if it is a number that was written (rates, sizes, plain
+/// numbers); flags and choices hold none.
+trait Number {
+    fn number(&self) -> Option<f64>;
+}
+impl<T: Number> Number for Option<T> {
+    fn number(&self) -> Option<f64> {
+        self.as_ref().and_then(Number::number)
+    }
+}
+impl Number for Bps {
+    fn number(&self) -> Option<f64> {
+        Some(self.0)
+    }
+}
+impl Number for Bytes {
+    fn number(&self) -> Option<f64> {
+        Some(self.0)
+    }
+}
+impl Number for f64 {
+    fn number(&self) -> Option<f64> {
+        Some(*self)
+    }
+}
+macro_rules! no_number {
+    ($($t:ty),*) => {$(
+        impl Number for $t {
+            fn number(&self) -> Option<f64> {
+                None
+            }
+        }
+    )*};
+}
+no_number!(bool, KalmanNoiseMode, ThresholdMode, LossControllerMode);
+
 /// An overrides struct and its definitions from one list of fields:
 /// `/// doc` `name: Type => [Kinds], unit, default;`.
 macro_rules! overrides {
@@ -139,6 +175,17 @@ macro_rules! overrides {
                     doc: concat!($($doc, "\n"),*),
                 },
             )*];
+
+            /// `(key, value)` of every number the flow set, in the order of the
+            /// definitions.
+            pub fn numbers(&self) -> Vec<(&'static str, f64)> {
+                let values = [$( self.$field.number() ),*];
+                Self::DEFINITIONS
+                    .iter()
+                    .zip(values)
+                    .filter_map(|(d, v)| v.map(|v| (d.name, v)))
+                    .collect()
+            }
 
             /// The definitions of the keys this flow set.
             pub fn set_keys(&self) -> Vec<&'static OverrideDef> {
@@ -530,6 +577,24 @@ mod tests {
             .describe()
             .expect("some")
             .ends_with("chromium: -, chromium-m156: -"));
+    }
+
+    #[test]
+    fn numbers_are_the_numeric_keys_set_in_definition_order() {
+        let o = GccOverrides {
+            fps: Some(30.0),
+            perfect_codec: Some(true),
+            start_rate: Some(Bps(1e5)),
+            threshold: Some(ThresholdMode::Static),
+            ..GccOverrides::default()
+        };
+        assert_eq!(o.numbers(), vec![("start_rate", 1e5), ("fps", 30.0)]);
+        let w = WindowOverrides {
+            sack: Some(true),
+            mtu: Some(Bytes(1000.0)),
+            ..WindowOverrides::default()
+        };
+        assert_eq!(w.numbers(), vec![("mtu", 1000.0)]);
     }
 
     #[test]

@@ -674,43 +674,27 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
         FlowKind::Gcc => {
             let preset = crate::gcc_config::preset(f.preset.as_deref())?;
             let o: GccOverrides = sub_parse(f)?;
-            for (n, v) in [
-                ("start_rate", o.start_rate.map(|b| b.0)),
-                ("min_rate", o.min_rate.map(|b| b.0)),
-                ("max_rate", o.max_rate.map(|b| b.0)),
-                ("video_max_rate", o.video_max_rate.map(|b| b.0)),
-                ("video_min_rate", o.video_min_rate.map(|b| b.0)),
-                ("fps", o.fps),
-                ("pacing_factor", o.pacing_factor),
-                ("kalman_q", o.kalman_q),
-                ("gamma_bar_ms", o.gamma_bar_ms),
-                ("k_up", o.k_up),
-                ("k_down", o.k_down),
-            ] {
-                sub(positive(n, v))?;
+            // Every number an override holds must be > 0.
+            for (n, v) in o.numbers() {
+                sub(positive(n, Some(v)))?;
             }
             sub(check_video_bounds(&o))?;
             sub(crate::gcc_config::gcc_config(preset, &o).map(|_| ()))?;
         }
         FlowKind::Sctp | FlowKind::TcpNewReno | FlowKind::TcpCubic => {
             let o: WindowOverrides = sub_parse(f)?;
-            for (n, v) in [
-                ("mtu", o.mtu.map(|b| b.0)),
-                ("message_size", o.message_size.map(|b| b.0)),
-            ] {
-                sub(positive(n, v))?;
+            // Every number an override holds must be > 0.
+            for (n, v) in o.numbers() {
+                sub(positive(n, Some(v)))?;
             }
             // Keys of another kind (the same messages as when the flow is built).
             sub(overrides::check_kind(f.kind, &o.set_keys()))?;
         }
         FlowKind::Rap | FlowKind::Tfrc => {
             let o: RateOverrides = sub_parse(f)?;
-            for (n, v) in [
-                ("packet_size", o.packet_size.map(|b| b.0)),
-                ("max_rate", o.max_rate.map(|b| b.0)),
-                ("initial_rate", o.initial_rate.map(|b| b.0)),
-            ] {
-                sub(positive(n, v))?;
+            // Every number an override holds must be > 0.
+            for (n, v) in o.numbers() {
+                sub(positive(n, Some(v)))?;
             }
         }
         FlowKind::Cbr => {}
