@@ -4,7 +4,7 @@
 //! sender handling one REMB; and the chromium-m156 preset's sender on the same feedback
 //! with its first 5 packets a probe cluster (probe estimator, probe controller, ALR).
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Bencher, Criterion};
 use flowstate_core::gcc::probe_estimator::ProbeTag;
 use flowstate_core::gcc::{DelayBasedBwe, Gcc, GccPreset, PacketTiming};
 use flowstate_core::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -29,6 +29,24 @@ fn packets(report: u64) -> Vec<PacketTiming> {
         .collect()
 }
 
+/// Times `report` on reports 201, 202, ... (after the 200 of `warm`), each report's
+/// packets (and whatever `extra` builds for it) made outside the timed part.
+fn per_report<T, R>(
+    b: &mut Bencher,
+    mut extra: impl FnMut(u64) -> T,
+    mut report: impl FnMut(u64, Vec<PacketTiming>, T) -> R,
+) {
+    let mut r = 200u64;
+    b.iter_batched(
+        || {
+            r += 1;
+            (r, packets(r), extra(r))
+        },
+        |(r, pkts, x)| report(r, pkts, x),
+        BatchSize::SmallInput,
+    );
+}
+
 fn warm<F: FnMut(u64)>(mut f: F) {
     for r in 0..200 {
         f(r);
@@ -39,20 +57,16 @@ fn bench(c: &mut Criterion) {
     c.bench_function("gcc_chromium_transport_feedback_25pkts", |b| {
         let mut g = Gcc::from_preset(GccPreset::Chromium);
         warm(|r| g.on_transport_feedback(Timestamp::from_millis((r + 1) * 100 + 30), &packets(r)));
-        let mut r = 200u64;
-        b.iter_batched(
-            || {
-                r += 1;
-                (r, packets(r))
-            },
-            |(r, pkts)| {
+        per_report(
+            b,
+            |_| (),
+            |r, pkts, ()| {
                 g.on_transport_feedback(
                     Timestamp::from_millis((r + 1) * 100 + 30),
                     black_box(&pkts),
                 );
                 black_box(g.target_rate())
             },
-            BatchSize::SmallInput,
         );
     });
 
@@ -79,18 +93,10 @@ fn bench(c: &mut Criterion) {
             g.handle_timeout(now);
         };
         warm(|r| feed(&mut g, r, &packets(r), &tags(r)));
-        let mut r = 200u64;
-        b.iter_batched(
-            || {
-                r += 1;
-                (r, packets(r), tags(r))
-            },
-            |(r, pkts, t)| {
-                feed(&mut g, r, black_box(&pkts), &t);
-                black_box(g.target_rate())
-            },
-            BatchSize::SmallInput,
-        );
+        per_report(b, tags, |r, pkts, t| {
+            feed(&mut g, r, black_box(&pkts), &t);
+            black_box(g.target_rate())
+        });
     });
 
     c.bench_function("gcc_paper_receiver_25pkts_plus_remb", |b| {
@@ -102,20 +108,16 @@ fn bench(c: &mut Criterion) {
                 let _ = rx.on_packets(p.arrival_time, std::iter::once(p));
             }
         });
-        let mut r = 200u64;
-        b.iter_batched(
-            || {
-                r += 1;
-                (r, packets(r))
-            },
-            |(r, pkts)| {
+        per_report(
+            b,
+            |_| (),
+            |r, pkts, ()| {
                 for p in &pkts {
                     let _ = rx.on_packets(p.arrival_time, std::iter::once(black_box(p)));
                 }
                 tx.on_remb(Timestamp::from_millis((r + 1) * 100 + 30), rx.estimate());
                 black_box(tx.target_rate().max(Bitrate::ZERO))
             },
-            BatchSize::SmallInput,
         );
     });
 }

@@ -65,6 +65,57 @@ fn pipe<M: Clone>(cfg: LinkConfig, seed: u64) -> TestLink<M> {
     TestLink::new(cfg.rate, cfg.delay, cfg.queue).impaired(impairments, seed)
 }
 
+/// A sender that can say its transfer is over, and a receiver that counts what it
+/// delivered, for [`transfer`].
+trait Transfer {
+    fn idle(&self) -> bool;
+}
+trait Delivered {
+    fn delivered(&self) -> u64;
+}
+impl Transfer for SctpSender {
+    fn idle(&self) -> bool {
+        self.is_idle()
+    }
+}
+impl Transfer for TcpSender {
+    fn idle(&self) -> bool {
+        self.is_idle()
+    }
+}
+impl Delivered for SctpReceiver {
+    fn delivered(&self) -> u64 {
+        self.bytes_delivered().as_bytes()
+    }
+}
+impl Delivered for TcpReceiver {
+    fn delivered(&self) -> u64 {
+        self.bytes_delivered().as_bytes()
+    }
+}
+
+/// Drive sender `a` and receiver `b` until `a` is idle with all `total` bytes
+/// delivered, or `end_s` seconds. Returns the end time.
+fn transfer<A, B>(
+    a: &mut A,
+    b: &mut B,
+    link: LinkConfig,
+    seed: u64,
+    end_s: u64,
+    total: u64,
+) -> Timestamp
+where
+    A: Endpoint + Transfer,
+    B: Endpoint<Incoming = A::Outgoing, Outgoing = A::Incoming> + Delivered,
+    A::Outgoing: Clone,
+    A::Incoming: Clone,
+{
+    let end = Timestamp::from_secs(end_s);
+    run(a, b, link, seed, end, |a, b| {
+        a.idle() && b.delivered() == total
+    })
+}
+
 /// Drive sender `a` and receiver `b` until `done(a, b)` or `end`. Returns the end time.
 fn run<A, B>(
     a: &mut A,
@@ -169,14 +220,7 @@ fn check_sctp_delivery(rx: &mut SctpReceiver, total: u64, message: u64) {
 fn sctp_clean_link_uses_capacity() {
     let total = 2_000_000;
     let (mut tx, mut rx) = sctp_pair(total, 65_536);
-    let end = run(
-        &mut tx,
-        &mut rx,
-        LinkConfig::clean(),
-        1,
-        Timestamp::from_secs(60),
-        |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-    );
+    let end = transfer(&mut tx, &mut rx, LinkConfig::clean(), 1, 60, total);
     check_sctp_delivery(&mut rx, total, 65_536);
     // 2 MB (plus 2.4 % headers) at 4 Mbit/s takes 4.1 s; slow start and the drop-tail
     // losses of the first overshoot must cost less than 1.5 s.
@@ -190,14 +234,7 @@ fn sctp_lossy_reordering_duplicating_link_delivers_exactly_once_in_order() {
         let total = 1_000_000;
         let (mut tx, mut rx) = sctp_pair(total, 100_000);
         let link = LinkConfig::lossy();
-        run(
-            &mut tx,
-            &mut rx,
-            link,
-            seed,
-            Timestamp::from_secs(600),
-            |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-        );
+        transfer(&mut tx, &mut rx, link, seed, 600, total);
         assert!(
             rx.stats().duplicate_chunks > 0,
             "seed {seed}: duplication exercised"
@@ -216,14 +253,7 @@ fn sctp_five_percent_loss_delivers_everything() {
     let total = 500_000;
     let (mut tx, mut rx) = sctp_pair(total, 256 * 1024);
     let link = LinkConfig::losing(0.05);
-    run(
-        &mut tx,
-        &mut rx,
-        link,
-        5,
-        Timestamp::from_secs(900),
-        |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-    );
+    transfer(&mut tx, &mut rx, link, 5, 900, total);
     check_sctp_delivery(&mut rx, total, 256 * 1024);
     let s = tx.stats();
     assert!(s.fast_retransmits > 0);
@@ -260,14 +290,7 @@ fn tcp_clean_link_uses_capacity() {
     for cc in tcp_kinds() {
         let total = 2_000_000;
         let (mut tx, mut rx) = tcp_pair(total, cc);
-        let end = run(
-            &mut tx,
-            &mut rx,
-            LinkConfig::clean(),
-            1,
-            Timestamp::from_secs(60),
-            |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-        );
+        let end = transfer(&mut tx, &mut rx, LinkConfig::clean(), 1, 60, total);
         assert_eq!(rx.bytes_delivered().as_bytes(), total);
         // 2 MB + 2.7 % headers at 4 Mbit/s = 4.1 s. Without SACK, the holes a slow-start
         // overshoot tears into a drop-tail queue cost up to one RTO (1 s, Impatient
@@ -283,14 +306,7 @@ fn tcp_lossy_reordering_duplicating_link_delivers_exactly_once_in_order() {
             let total = 1_000_000;
             let (mut tx, mut rx) = tcp_pair(total, cc);
             let link = LinkConfig::lossy();
-            run(
-                &mut tx,
-                &mut rx,
-                link,
-                seed,
-                Timestamp::from_secs(900),
-                |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-            );
+            transfer(&mut tx, &mut rx, link, seed, 900, total);
             // The receiver counts each in-order byte once; the sender saw all of it acked.
             assert_eq!(rx.bytes_delivered().as_bytes(), total, "{cc:?} seed {seed}");
             assert_eq!(tx.stats().bytes_delivered, total);
@@ -307,33 +323,35 @@ fn tcp_five_percent_loss_delivers_everything() {
         let total = 500_000;
         let (mut tx, mut rx) = tcp_pair(total, cc);
         let link = LinkConfig::losing(0.05);
-        run(
-            &mut tx,
-            &mut rx,
-            link,
-            5,
-            Timestamp::from_secs(900),
-            |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-        );
+        transfer(&mut tx, &mut rx, link, 5, 900, total);
         assert_eq!(rx.bytes_delivered().as_bytes(), total, "{cc:?}");
         assert!(tx.stats().fast_retransmits > 0);
     }
 }
 
-#[test]
-fn tcp_short_flows_complete_files_and_idle() {
+/// A TCP flow whose application is `source`, on the clean link until `end`.
+fn tcp_source_on_clean_link(
+    source: SourceKind,
+    seed: u64,
+    end: Timestamp,
+) -> (TcpSender, TcpReceiver) {
     let mut tx = TcpSender::new(TcpSenderConfig {
-        source: SourceKind::rfc8867_short_flows(42),
+        source,
         ..Default::default()
     });
     let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
-    run(
-        &mut tx,
-        &mut rx,
-        LinkConfig::clean(),
+    run(&mut tx, &mut rx, LinkConfig::clean(), seed, end, |_, _| {
+        false
+    });
+    (tx, rx)
+}
+
+#[test]
+fn tcp_short_flows_complete_files_and_idle() {
+    let (tx, rx) = tcp_source_on_clean_link(
+        SourceKind::rfc8867_short_flows(42),
         9,
         Timestamp::from_secs(120),
-        |_, _| false,
     );
     let files = tx.files_started();
     // 120 s with ~10 s mean idle and sub-second transfers: about 11 files.
@@ -347,18 +365,10 @@ fn tcp_short_flows_complete_files_and_idle() {
 
 #[test]
 fn tcp_on_off_sends_only_in_on_periods() {
-    let mut tx = TcpSender::new(TcpSenderConfig {
-        source: SourceKind::paper_on_off(Timestamp::ZERO),
-        ..Default::default()
-    });
-    let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
-    run(
-        &mut tx,
-        &mut rx,
-        LinkConfig::clean(),
+    let (tx, rx) = tcp_source_on_clean_link(
+        SourceKind::paper_on_off(Timestamp::ZERO),
         4,
         Timestamp::from_millis(23_900),
-        |_, _| false,
     );
     // Two on periods of 3 s at 4 Mbit/s: at most 2 * (1.5 MB + 256 KiB buffer drain), at least a
     // third of that.
@@ -379,14 +389,7 @@ fn sctp_max_cwnd_limits_rate_to_cap_over_rtt() {
         Timestamp::ZERO,
         Allowance::MaxWindow(Some(DataSize::bytes(12_000))),
     );
-    let end = run(
-        &mut tx,
-        &mut rx,
-        LinkConfig::clean(),
-        1,
-        Timestamp::from_secs(60),
-        |a, b| a.is_idle() && b.bytes_delivered().as_bytes() == total,
-    );
+    let end = transfer(&mut tx, &mut rx, LinkConfig::clean(), 1, 60, total);
     check_sctp_delivery(&mut rx, total, 65_536);
     assert!(end > Timestamp::from_millis(3_400), "cap ignored: {end}");
     assert!(end < Timestamp::from_millis(6_000), "too slow: {end}");

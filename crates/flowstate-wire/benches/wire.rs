@@ -62,59 +62,54 @@ fn twcc() -> RtcpPacket {
     })
 }
 
-fn sctp_data() -> SctpPacket {
+/// An SCTP packet of one chunk, ports 5000, verification tag 1.
+fn sctp(chunk: Chunk) -> SctpPacket {
     SctpPacket {
         src_port: 5000,
         dst_port: 5000,
         verification_tag: 1,
-        chunks: vec![Chunk::Data(DataChunk {
-            immediate: false,
-            unordered: false,
-            beginning: true,
-            ending: true,
-            tsn: 1,
-            stream_id: 2,
-            ssn: 3,
-            ppid: 53,
-            payload: vec![0xCD; 1200],
-        })],
+        chunks: vec![chunk],
     }
+}
+
+fn sctp_data() -> SctpPacket {
+    sctp(Chunk::Data(DataChunk {
+        immediate: false,
+        unordered: false,
+        beginning: true,
+        ending: true,
+        tsn: 1,
+        stream_id: 2,
+        ssn: 3,
+        ppid: 53,
+        payload: vec![0xCD; 1200],
+    }))
 }
 
 fn sctp_sack() -> SctpPacket {
-    SctpPacket {
-        src_port: 5000,
-        dst_port: 5000,
-        verification_tag: 1,
-        chunks: vec![Chunk::Sack(SackChunk {
-            cum_tsn_ack: 100,
-            a_rwnd: 1 << 20,
-            gap_blocks: vec![(2, 5), (8, 9)],
-            dup_tsns: vec![],
-        })],
-    }
+    sctp(Chunk::Sack(SackChunk {
+        cum_tsn_ack: 100,
+        a_rwnd: 1 << 20,
+        gap_blocks: vec![(2, 5), (8, 9)],
+        dup_tsns: vec![],
+    }))
 }
 
 fn sctp_init_ack() -> SctpPacket {
-    SctpPacket {
-        src_port: 5000,
-        dst_port: 5000,
-        verification_tag: 1,
-        chunks: vec![Chunk::InitAck(InitAckChunk {
-            init: InitChunk {
-                initiate_tag: 1,
-                a_rwnd: 1 << 20,
-                outbound_streams: 1024,
-                inbound_streams: 1024,
-                initial_tsn: 1,
-                params: vec![Tlv {
-                    typ: 0xC000,
-                    value: vec![],
-                }],
-            },
-            cookie: vec![0x5A; 64],
-        })],
-    }
+    sctp(Chunk::InitAck(InitAckChunk {
+        init: InitChunk {
+            initiate_tag: 1,
+            a_rwnd: 1 << 20,
+            outbound_streams: 1024,
+            inbound_streams: 1024,
+            initial_tsn: 1,
+            params: vec![Tlv {
+                typ: 0xC000,
+                value: vec![],
+            }],
+        },
+        cookie: vec![0x5A; 64],
+    }))
 }
 
 macro_rules! bench_kind {

@@ -5,9 +5,11 @@
 //! written but not yet transmitted) and whether the transfer is idle (everything written
 //! has been acknowledged). All randomness comes from a caller-seeded [`XorShift64`].
 
+use crate::source::rng::{unit_f64, xorshift64star};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
-/// A small seeded PRNG (xorshift64*), deterministic across platforms.
+/// A small seeded PRNG (xorshift64*, the step of [`crate::source::rng`] with a
+/// splitmix64-mixed seed), deterministic across platforms.
 #[derive(Debug, Clone)]
 pub struct XorShift64(u64);
 
@@ -21,16 +23,11 @@ impl XorShift64 {
         XorShift64(if z == 0 { 1 } else { z })
     }
     pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        xorshift64star(&mut self.0)
     }
     /// Uniform in [0, 1).
     pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        unit_f64(self.next_u64())
     }
     /// Uniform integer in [lo, hi] (inclusive; `lo` if the range is empty).
     pub fn uniform_u64(&mut self, lo: u64, hi: u64) -> u64 {

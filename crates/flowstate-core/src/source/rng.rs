@@ -1,6 +1,23 @@
 //! A small seeded generator (xorshift64*), so that source models are reproducible
 //! without a dependency. Not for cryptography.
 
+/// One step of xorshift64* (Vigna 2016, "An experimental exploration of Marsaglia's
+/// xorshift generators, scrambled", shifts 12/25/27 and multiplier M_32): advances
+/// `state` (non-zero) and returns the scrambled output.
+pub(crate) fn xorshift64star(state: &mut u64) -> u64 {
+    let mut x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// The top 53 bits of `x` as a uniform number in [0, 1).
+pub(crate) fn unit_f64(x: u64) -> f64 {
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// xorshift64* (Vigna 2016).
 #[derive(Debug, Clone)]
 pub struct XorShift64 {
@@ -16,16 +33,11 @@ impl XorShift64 {
         }
     }
     pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.state;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.state = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        xorshift64star(&mut self.state)
     }
     /// Uniform in [0, 1).
     pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        unit_f64(self.next_u64())
     }
     /// Laplace(0, b): -b sgn(u) ln(1 - 2|u|), u uniform in (-1/2, 1/2).
     pub fn laplace(&mut self, b: f64) -> f64 {
