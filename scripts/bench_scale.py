@@ -10,8 +10,10 @@ N/2 GCC (chromium preset) video flows and N/2 SCTP flows, no coupling. Every
 measurement runs in a fresh subprocess so its peak RSS (``ru_maxrss``) is its own:
 
 - ``engine``: the Rust example binary ``run_scenario`` (the engine alone: its wall time
-  of ``flowstate_sim::run``, printed on stderr; peak RSS of the whole process);
-- ``python``: ``flowstate.run(path)`` in a Python process, timed around the call, with
+  of ``flowstate_sim::run``, printed on stderr, and the process's CPU time; peak RSS of
+  the whole process);
+- ``python``: ``flowstate.run(path)`` in a Python process, timed around the call (wall
+  and the process's CPU time), with
   the Python side broken down: ``_native.simulate`` (parse + engine + results to Python
   values, GIL released during the run), then ``RunResult`` (``json.loads`` of the
   summary, combining), then ``.timeseries`` (the pandas DataFrame, built lazily, not
@@ -51,9 +53,9 @@ import pandas  # noqa: F401  (imported up front so its memory is in the baseline
 base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 imports_s = time.perf_counter() - t0
 path = sys.argv[1]
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 result = flowstate.run(path)
-run_s = time.perf_counter() - t
+run_s, run_cpu_s = time.perf_counter() - t, time.process_time() - c
 peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 # The same run again, split into its parts.
 text, file = load_scenario(path)
@@ -67,7 +69,7 @@ t = time.perf_counter()
 frame = rr.timeseries
 frame_s = time.perf_counter() - t
 print(json.dumps({
-    "events": result.summary["events"], "run_s": run_s, "native_s": native_s,
+    "events": result.summary["events"], "run_s": run_s, "run_cpu_s": run_cpu_s, "native_s": native_s,
     "wrap_s": wrap_s, "frame_s": frame_s, "rows": len(frame), "imports_s": imports_s,
     "base_kb": base_kb, "peak_kb": peak_kb,
 }))
@@ -101,7 +103,12 @@ def run_engine(path: Path) -> dict[str, float]:
     m = re.search(r"wall ([0-9.]+) s, (\d+) events", err)
     if not m:
         raise SystemExit(f"run_scenario printed no timing: {err.strip()}")
-    return {"wall_s": float(m.group(1)), "events": int(m.group(2)), "peak_kb": usage.ru_maxrss}
+    return {
+        "wall_s": float(m.group(1)),
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "events": int(m.group(2)),
+        "peak_kb": usage.ru_maxrss,
+    }
 
 
 def run_python(path: Path) -> dict[str, float]:
@@ -147,7 +154,7 @@ def main(argv: list[str]) -> int:
     load0 = os.getloadavg()
     rows = []
     print(
-        "| mix | flows | events | engine M ev/s | python M ev/s | python / engine | "
+        "| mix | flows | events | engine M ev/s (wall / CPU) | python M ev/s (wall / CPU) | python / engine (wall / CPU) | "
         "simulate s | RunResult s | DataFrame s | engine peak MB | python peak MB (over imports) |"
         + (" cli s |" if args.cli else "")
     )
@@ -164,6 +171,11 @@ def main(argv: list[str]) -> int:
                 events = eng[0]["events"]
                 e_rate = med([events / e["wall_s"] for e in eng]) / 1e6
                 p_rate = med([events / p["run_s"] for p in py]) / 1e6
+                # CPU time: the engine process's whole CPU time (parse, set-up, run,
+                # summary); the Python process's CPU time during flowstate.run (all
+                # threads). Less disturbed by other jobs than the wall time.
+                e_cpu = med([events / e["cpu_s"] for e in eng]) / 1e6
+                p_cpu = med([events / p["run_cpu_s"] for p in py]) / 1e6
                 row = {
                     "mix": mix,
                     "flows": n,
@@ -174,7 +186,8 @@ def main(argv: list[str]) -> int:
                 }
                 rows.append(row)
                 line = (
-                    f"| {mix} | {n} | {events:,} | {e_rate:.2f} | {p_rate:.2f} | {p_rate / e_rate:.2f} | "
+                    f"| {mix} | {n} | {events:,} | {e_rate:.2f} / {e_cpu:.2f} | {p_rate:.2f} / {p_cpu:.2f} | "
+                    f"{p_rate / e_rate:.2f} / {p_cpu / e_cpu:.2f} | "
                     f"{med([p['native_s'] for p in py]):.3f} | {med([p['wrap_s'] for p in py]):.3f} | "
                     f"{med([p['frame_s'] for p in py]):.3f} | {med([e['peak_kb'] for e in eng]) / 1024:.0f} | "
                     f"{med([(p['peak_kb'] - p['base_kb']) for p in py]) / 1024:.0f} |"
