@@ -204,35 +204,36 @@ mod tests {
         assert_eq!(s.poll_timeout(), None);
     }
 
-    #[test]
-    fn fractional_interval_keeps_long_run_rate() {
-        // 1200 B at 7 Mbit/s: 1371.43 us; packet 7000 is due at exactly 9.6 s.
+    /// When packet `n` (counting from 0) of 1200 B at `mbps`, started at 0, is due.
+    fn due_time_of_packet(mbps: f64, n: u64) -> Option<Timestamp> {
         let mut s = CbrSender::new(CbrConfig {
-            rate: Bitrate::mbps(7.0),
+            rate: Bitrate::mbps(mbps),
             packet_size: DataSize::bytes(1200),
         });
         s.on_start(Timestamp::ZERO);
-        for _ in 0..7000 {
+        for _ in 0..n {
             let t = s.poll_timeout().expect("running");
             s.handle_timeout(t);
             while s.poll_transmit(t).is_some() {}
         }
-        assert_eq!(s.poll_timeout(), Some(Timestamp::from_micros(9_600_000)));
+        s.poll_timeout()
+    }
+
+    #[test]
+    fn fractional_interval_keeps_long_run_rate() {
+        // 1200 B at 7 Mbit/s: 1371.43 us; packet 7000 is due at exactly 9.6 s.
+        assert_eq!(
+            due_time_of_packet(7.0, 7000),
+            Some(Timestamp::from_micros(9_600_000))
+        );
     }
 
     #[test]
     fn non_integer_interval_does_not_drift() {
         // 1200 B at 3 Mbit/s: 3.2 ms; after 1000 packets exactly 3.2 s.
-        let mut s = CbrSender::new(CbrConfig {
-            rate: Bitrate::mbps(3.0),
-            packet_size: DataSize::bytes(1200),
-        });
-        s.on_start(Timestamp::ZERO);
-        for _ in 0..1000 {
-            let t = s.poll_timeout().expect("running");
-            s.handle_timeout(t);
-            while s.poll_transmit(t).is_some() {}
-        }
-        assert_eq!(s.poll_timeout(), Some(Timestamp::from_micros(3_200_000)));
+        assert_eq!(
+            due_time_of_packet(3.0, 1000),
+            Some(Timestamp::from_micros(3_200_000))
+        );
     }
 }

@@ -144,6 +144,19 @@ fn jain(x: &[f64]) -> f64 {
 
 const LINK: f64 = 10e6;
 
+/// `flows` on the paper-004 dumbbell (10 Mbit/s, 100 ms RTT, 62-packet queue) for
+/// `secs` seconds, measured from `from_secs`.
+fn on_dumbbell<S, R>(flows: Vec<(S, R)>, starts: &[TimeDelta], secs: i64, from_secs: i64) -> Outcome
+where
+    S: Endpoint,
+    S::Outgoing: Clone,
+    R: Endpoint<Incoming = S::Outgoing, Outgoing = S::Incoming>,
+{
+    let rtt = TimeDelta::millis(100);
+    let (duration, from) = (TimeDelta::secs(secs), TimeDelta::secs(from_secs));
+    run(flows, Bitrate::bps(LINK), rtt, 62, starts, duration, from)
+}
+
 fn rap_flow() -> (RapSender, RapReceiver) {
     (
         RapSender::new(RapConfig::default()),
@@ -169,15 +182,7 @@ fn jain_index_examples() {
 /// more than 80 % of the link over the last 60 of 90 s (its linear start needs ~15 s).
 #[test]
 fn one_rap_flow_utilizes_link() {
-    let o = run(
-        vec![rap_flow()],
-        Bitrate::bps(LINK),
-        TimeDelta::millis(100),
-        62,
-        &[],
-        TimeDelta::secs(90),
-        TimeDelta::secs(30),
-    );
+    let o = on_dumbbell(vec![rap_flow()], &[], 90, 30);
     let u = o.throughput[0] / LINK;
     assert!(u > 0.8, "RAP utilization {u:.3} (drops {})", o.drops);
     assert!(o.drops > 0, "RAP never probed the link");
@@ -186,15 +191,7 @@ fn one_rap_flow_utilizes_link() {
 /// Same dumbbell: one TFRC flow uses more than 80 % of the link over 10..60 s.
 #[test]
 fn one_tfrc_flow_utilizes_link() {
-    let o = run(
-        vec![tfrc_flow()],
-        Bitrate::bps(LINK),
-        TimeDelta::millis(100),
-        62,
-        &[],
-        TimeDelta::secs(60),
-        TimeDelta::secs(10),
-    );
+    let o = on_dumbbell(vec![tfrc_flow()], &[], 60, 10);
     let u = o.throughput[0] / LINK;
     assert!(u > 0.8, "TFRC utilization {u:.3} (drops {})", o.drops);
 }
@@ -203,14 +200,11 @@ fn one_tfrc_flow_utilizes_link() {
 /// last 100 of 160 s.
 #[test]
 fn two_rap_flows_share_fairly() {
-    let o = run(
+    let o = on_dumbbell(
         vec![rap_flow(), rap_flow()],
-        Bitrate::bps(LINK),
-        TimeDelta::millis(100),
-        62,
         &[TimeDelta::ZERO, TimeDelta::secs(5)],
-        TimeDelta::secs(160),
-        TimeDelta::secs(60),
+        160,
+        60,
     );
     let j = jain(&o.throughput);
     let total: f64 = o.throughput.iter().sum();

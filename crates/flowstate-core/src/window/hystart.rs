@@ -259,13 +259,19 @@ mod tests {
         assert!(round(&mut h, 400, &[300; 9], 16, 3_000));
     }
 
-    #[test]
-    fn ack_train_longer_than_half_the_min_rtt_ends_slow_start() {
+    /// HyStart with only the ack-train test, in a round that began at 0.
+    fn ack_train_only_round() -> Hystart {
         let mut h = Hystart::new(HystartConfig {
             delay_increase: false,
             ..Default::default()
         });
         h.on_slow_start_ack(at(0), 0, 100);
+        h
+    }
+
+    #[test]
+    fn ack_train_longer_than_half_the_min_rtt_ends_slow_start() {
+        let mut h = ack_train_only_round();
         // delay_min 40 ms; acks every 1 ms: the train passes 20 ms at the 21st ack.
         let mut fired_at = None;
         for i in 0..40 {
@@ -279,11 +285,7 @@ mod tests {
 
     #[test]
     fn spaced_acks_break_the_train() {
-        let mut h = Hystart::new(HystartConfig {
-            delay_increase: false,
-            ..Default::default()
-        });
-        h.on_slow_start_ack(at(0), 0, 100);
+        let mut h = ack_train_only_round();
         for i in 0..40 {
             assert!(!h.on_rtt_sample(at(3 * i), ms(40), 32, true, None));
         }

@@ -200,13 +200,18 @@ mod tests {
         assert_eq!(e.rto(), ms(3000), "Chromium caps dcSCTP's backoff at 3 s");
     }
 
+    /// RFC 6298's estimator with a 10 ms floor, so that its formulas show unclamped.
+    fn low_floor() -> RttEstimator {
+        RttEstimator::new(RtoConfig {
+            min: ms(10),
+            ..RtoConfig::default()
+        })
+    }
+
     #[test]
     fn first_sample_rfc6298_2_2() {
         // R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + 4*50 = 300 ms (WebRTC min 400).
-        let mut e = RttEstimator::new(RtoConfig {
-            min: ms(10),
-            ..RtoConfig::default()
-        });
+        let mut e = low_floor();
         e.on_sample(ms(100));
         assert_eq!(e.srtt(), Some(ms(100)));
         assert_eq!(e.rttvar(), ms(50));
@@ -220,10 +225,7 @@ mod tests {
     fn second_sample_rfc6298_2_3() {
         // R1 = 100, R2 = 200: RTTVAR = 0.75*50 + 0.25*100 = 62.5; SRTT = 87.5 + 25 = 112.5;
         // RTO = 112.5 + 250 = 362.5 ms.
-        let mut e = RttEstimator::new(RtoConfig {
-            min: ms(10),
-            ..RtoConfig::default()
-        });
+        let mut e = low_floor();
         e.on_sample(ms(100));
         e.on_sample(ms(200));
         assert_eq!(e.rttvar(), TimeDelta::from_micros(62_500));
