@@ -281,8 +281,8 @@ overrides! {
         /// state, slow EWMA); Kalman presets only.
         kalman_noise: Option<KalmanNoiseMode> => [Gcc], None,
             OverrideDefault::PerPreset(|p| kalman(p).map(|k| match k.noise {
-                NoiseModel::Paper => "paper".to_string(),
-                NoiseModel::Chromium { .. } => "chromium".to_string(),
+                NoiseModel::Paper => KalmanNoiseMode::Paper.name().to_string(),
+                NoiseModel::Chromium { .. } => KalmanNoiseMode::Chromium.name().to_string(),
             }));
         /// `true`: the two-state Kalman filter with Chromium's 1/C state (paper 001 eq. 2;
         /// paper 002 eq. 7 before its reduction to eq. 10); Kalman presets only.
@@ -305,8 +305,8 @@ overrides! {
         /// Over-use threshold: `static` (paper 001) or `adaptive` (paper 002).
         threshold: Option<ThresholdMode> => [Gcc], None,
             OverrideDefault::PerPreset(|p| match p.config().delay.threshold {
-                ThresholdConfig::Static(_) => text("static"),
-                ThresholdConfig::Adaptive(_) => text("adaptive"),
+                ThresholdConfig::Static(_) => text(ThresholdMode::Static.name()),
+                ThresholdConfig::Adaptive(_) => text(ThresholdMode::Adaptive.name()),
             });
         /// Static threshold gamma_bar in ms of m (paper 001: 10/60 .. 65/60); with
         /// `threshold = "static"` only.
@@ -339,8 +339,8 @@ overrides! {
         /// minimum rate of the last second + 1 kbit/s, re-evaluated every 25 ms).
         loss_controller: Option<LossControllerMode> => [Gcc], None,
             OverrideDefault::PerPreset(|p| match p.config().loss.variant {
-                LossVariant::ChromiumClassic => text("chromium"),
-                LossVariant::Paper001 | LossVariant::Paper002 => text("paper"),
+                LossVariant::ChromiumClassic => text(LossControllerMode::Chromium.name()),
+                LossVariant::Paper001 | LossVariant::Paper002 => text(LossControllerMode::Paper.name()),
             });
         /// `chromium-m156` only: `false` switches the probe controller off (no initial,
         /// further, ALR or drop-recovery probes).
@@ -368,6 +368,16 @@ pub enum LossControllerMode {
     Chromium,
 }
 
+impl LossControllerMode {
+    /// The name a scenario writes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Paper => "paper",
+            Self::Chromium => "chromium",
+        }
+    }
+}
+
 /// The Kalman noise estimator a `gcc` flow's `overrides.kalman_noise` selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -376,12 +386,32 @@ pub enum KalmanNoiseMode {
     Chromium,
 }
 
+impl KalmanNoiseMode {
+    /// The name a scenario writes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Paper => "paper",
+            Self::Chromium => "chromium",
+        }
+    }
+}
+
 /// The over-use threshold a `gcc` flow's `overrides.threshold` selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ThresholdMode {
     Static,
     Adaptive,
+}
+
+impl ThresholdMode {
+    /// The name a scenario writes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Static => "static",
+            Self::Adaptive => "adaptive",
+        }
+    }
 }
 
 /// The message size of an application-limited (`desired_rate`) SCTP or TCP source.
@@ -595,6 +625,27 @@ mod tests {
             ..WindowOverrides::default()
         };
         assert_eq!(w.numbers(), vec![("mtu", 1000.0)]);
+    }
+
+    /// The names the defaults print are the names serde reads.
+    #[test]
+    fn choice_names_are_the_ones_serde_reads() {
+        fn reads<T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(
+            name: &str,
+            want: T,
+        ) {
+            let got: T = toml::Value::String(name.into()).try_into().expect("reads");
+            assert_eq!(got, want);
+        }
+        for m in [KalmanNoiseMode::Paper, KalmanNoiseMode::Chromium] {
+            reads(m.name(), m);
+        }
+        for m in [ThresholdMode::Static, ThresholdMode::Adaptive] {
+            reads(m.name(), m);
+        }
+        for m in [LossControllerMode::Paper, LossControllerMode::Chromium] {
+            reads(m.name(), m);
+        }
     }
 
     #[test]
