@@ -95,11 +95,7 @@ fn ext_fse_ng_is_fair_with_low_delay() {
 fn ext_fse_ng_matches_paper_fairness() {
     for seed in 1..=5 {
         let s = summary_seed("ext-fse-ng", Some(seed));
-        assert!(
-            s.aggregate.jain_index >= 0.98,
-            "seed {seed}: Jain {}",
-            s.aggregate.jain_index
-        );
+        common::assert_fair(&format!("seed {seed}"), &s, 0.98);
     }
 }
 
@@ -108,11 +104,7 @@ fn ext_fse_ng_matches_paper_fairness() {
 fn fse_ng_claims_hold_across_seeds() {
     for seed in 2..=4 {
         let s = summary_seed("fse-ng", Some(seed));
-        assert!(
-            s.aggregate.jain_index >= 0.98,
-            "seed {seed}: Jain {}",
-            s.aggregate.jain_index
-        );
+        common::assert_fair(&format!("seed {seed}"), &s, 0.98);
         let rtt = gcc_rtt(&s);
         assert!(rtt < 150.0, "seed {seed}: GCC RTT {rtt}");
     }

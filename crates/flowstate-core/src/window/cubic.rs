@@ -399,20 +399,27 @@ mod tests {
         assert!(!c.in_recovery());
     }
 
+    /// A CUBIC that had `w` segments in flight when one was lost (fast retransmit, then
+    /// the ack of the next segment), the Reno-friendly region on or off.
+    fn after_loss(w: u64, reno_friendly: bool) -> Cubic {
+        let mut c = Cubic::new(CubicConfig {
+            smss: b(S),
+            initial_window_segments: w,
+            initial_rtt: TimeDelta::ZERO,
+            reno_friendly,
+            ..Default::default()
+        });
+        c.on_sent(Timestamp::ZERO, b(w * S));
+        c.on_fast_retransmit(Timestamp::ZERO, w * S);
+        c.on_ack(Timestamp::ZERO, &ack(S, w * S));
+        c
+    }
+
     #[test]
     fn cubic_growth_reaches_w_max_at_k() {
         // After a loss at W_max = 100 segments, cwnd -> 70; at t = K the cubic window is
         // back at W_max (RFC 9438 4.2), Reno-friendly region off to isolate it.
-        let mut c = Cubic::new(CubicConfig {
-            smss: b(S),
-            initial_window_segments: 100,
-            initial_rtt: TimeDelta::ZERO,
-            reno_friendly: false,
-            ..Default::default()
-        });
-        c.on_sent(Timestamp::ZERO, b(100 * S));
-        c.on_fast_retransmit(Timestamp::ZERO, 100 * S);
-        c.on_ack(Timestamp::ZERO, &ack(S, 100 * S));
+        let mut c = after_loss(100, false);
         assert_eq!(c.cwnd(), b(70 * S));
         let k = cubic_k(0.4, 100.0, 70.0);
         // Drive acks every 10 ms until t = K (+ margin), with a full window in flight.
@@ -433,16 +440,7 @@ mod tests {
     fn reno_friendly_region_grows_when_cubic_is_flat() {
         // Near W_max the cubic curve is flat; W_est still grows by alpha per RTT.
         let mk = |rf: bool| {
-            let mut c = Cubic::new(CubicConfig {
-                smss: b(S),
-                initial_window_segments: 10,
-                initial_rtt: TimeDelta::ZERO,
-                reno_friendly: rf,
-                ..Default::default()
-            });
-            c.on_sent(Timestamp::ZERO, b(10 * S));
-            c.on_fast_retransmit(Timestamp::ZERO, 10 * S);
-            c.on_ack(Timestamp::ZERO, &ack(S, 10 * S));
+            let mut c = after_loss(10, rf);
             let mut cum = 10 * S;
             let mut now = Timestamp::ZERO;
             for _ in 0..200 {

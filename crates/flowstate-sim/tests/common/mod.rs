@@ -34,19 +34,29 @@ pub fn summary(text: &str) -> Summary {
 /// The run used more than `min_utilization` of the link and its Jain index is at least
 /// `min_jain`; `label` names the run in the message.
 pub fn assert_used_and_fair(label: &str, s: &Summary, min_utilization: f64, min_jain: f64) {
-    let flows: Vec<String> = s
-        .flows
-        .iter()
-        .map(|f| format!("{} {}", f.name, f.throughput_mbps))
-        .collect();
+    let flows = throughputs(s);
     assert!(
         s.aggregate.utilization > min_utilization,
         "{label}: utilization {} ({flows:?})",
         s.aggregate.utilization
     );
+    assert_fair(label, s, min_jain);
+}
+
+/// The run's Jain index is at least `min_jain`; `label` names the run in the message.
+pub fn assert_fair(label: &str, s: &Summary, min_jain: f64) {
+    let flows = throughputs(s);
     assert!(
         s.aggregate.jain_index >= min_jain,
         "{label}: Jain {} ({flows:?})",
         s.aggregate.jain_index
     );
+}
+
+/// Each flow's name and throughput (Mbit/s), for a failure message.
+fn throughputs(s: &Summary) -> Vec<String> {
+    s.flows
+        .iter()
+        .map(|f| format!("{} {}", f.name, f.throughput_mbps))
+        .collect()
 }
