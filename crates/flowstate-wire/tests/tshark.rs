@@ -229,39 +229,26 @@ fn tshark_dissects_emitted_packets_without_errors() {
         20,
         "{where_}"
     );
-    assert!(
-        text.contains("Identifier: 3") && text.contains("Extension Data: 01f4"),
-        "{where_}"
-    );
-    assert!(
-        text.contains("Packet type: Receiver Report (201)"),
-        "{where_}"
-    );
-    assert!(
-        text.contains("Extended highest sequence number received: 1019"),
-        "{where_}"
-    );
-    assert!(text.contains("REMB: max bitrate=1200000"), "{where_}");
-    assert!(text.contains("Packet Status Count: 23"), "{where_}");
-    assert!(
-        text.contains("Run Length Chunk] Small Delta. Length : 10"),
-        "{where_}"
-    );
     // 10 + 1 + 1 + 1 received packets, one delta each.
     assert_eq!(
         text.matches("            Recv Delta: 0x").count(),
         13,
         "{where_}"
     );
-    assert!(
-        text.contains("Negative Delta: [seq: 511] -2.000000 ms"),
-        "{where_}"
-    );
-    assert!(
-        text.contains("Large Delta: [seq: 522] 250.000000 ms"),
-        "{where_}"
-    );
-    assert!(text.contains("RTCP frame length check: OK"), "{where_}");
+    for field in [
+        "Identifier: 3",
+        "Extension Data: 01f4",
+        "Packet type: Receiver Report (201)",
+        "Extended highest sequence number received: 1019",
+        "REMB: max bitrate=1200000",
+        "Packet Status Count: 23",
+        "Run Length Chunk] Small Delta. Length : 10",
+        "Negative Delta: [seq: 511] -2.000000 ms",
+        "Large Delta: [seq: 522] 250.000000 ms",
+        "RTCP frame length check: OK",
+    ] {
+        assert!(text.contains(field), "{field} missing; see {where_}");
+    }
     assert_eq!(text.matches("Checksum (CRC32C): ").count(), 10, "{where_}");
     let correct = |field: &str| {
         text.lines()
