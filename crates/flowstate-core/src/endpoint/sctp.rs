@@ -915,13 +915,27 @@ mod tests {
         Timestamp::from_millis(ms)
     }
 
+    /// A greedy application writing `message`-byte messages, `total` bytes in all
+    /// (`None`: no end), with a 1 GiB buffer.
+    fn greedy(message: u64, total: Option<u64>) -> SourceKind {
+        SourceKind::Greedy {
+            message_size: DataSize::bytes(message),
+            buffer_limit: DataSize::bytes(1 << 30),
+            total: total.map(DataSize::bytes),
+        }
+    }
+
+    /// SCTP congestion control starting at `cwnd` bytes.
+    fn initial_cwnd(cwnd: u64) -> SctpCcConfig {
+        SctpCcConfig {
+            initial_cwnd: Some(DataSize::bytes(cwnd)),
+            ..Default::default()
+        }
+    }
+
     fn sender(total: u64) -> SctpSender {
         SctpSender::new(SctpSenderConfig {
-            source: SourceKind::Greedy {
-                message_size: DataSize::bytes(total),
-                buffer_limit: DataSize::bytes(1 << 30),
-                total: Some(DataSize::bytes(total)),
-            },
+            source: greedy(total, Some(total)),
             ..Default::default()
         })
     }
@@ -971,15 +985,8 @@ mod tests {
     #[test]
     fn max_burst_limits_packets_per_opportunity_rfc9260_6_1() {
         let mut s = SctpSender::new(SctpSenderConfig {
-            cc: SctpCcConfig {
-                initial_cwnd: Some(DataSize::bytes(100_000)),
-                ..Default::default()
-            },
-            source: SourceKind::Greedy {
-                message_size: DataSize::bytes(100_000),
-                buffer_limit: DataSize::bytes(1 << 30),
-                total: None,
-            },
+            cc: initial_cwnd(100_000),
+            source: greedy(100_000, None),
             ..Default::default()
         });
         assert_eq!(drain(&mut s, t(0)).len(), 4);
@@ -989,16 +996,9 @@ mod tests {
     #[test]
     fn fast_retransmit_after_three_miss_indications_rfc9260_7_2_4() {
         let mut s = SctpSender::new(SctpSenderConfig {
-            cc: SctpCcConfig {
-                initial_cwnd: Some(DataSize::bytes(12_000)),
-                ..Default::default()
-            },
+            cc: initial_cwnd(12_000),
             max_burst: 100,
-            source: SourceKind::Greedy {
-                message_size: DataSize::bytes(50_000),
-                buffer_limit: DataSize::bytes(1 << 30),
-                total: Some(DataSize::bytes(50_000)),
-            },
+            source: greedy(50_000, Some(50_000)),
             ..Default::default()
         });
         let sent = drain(&mut s, t(0));

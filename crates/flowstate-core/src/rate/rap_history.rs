@@ -214,12 +214,18 @@ mod tests {
         Timestamp::from_millis(v)
     }
 
-    #[test]
-    fn gap_confirmed_by_three_later_acks_is_loss() {
+    /// A history (3 dup acks, 1000 entries) with packets 0..n sent, packet s at s ms.
+    fn sent(n: u64) -> RapTxHistory {
         let mut h = RapTxHistory::new(3, 1000);
-        for s in 0..10 {
+        for s in 0..n {
             h.on_sent(s, ms(s));
         }
+        h
+    }
+
+    #[test]
+    fn gap_confirmed_by_three_later_acks_is_loss() {
+        let mut h = sent(10);
         let o = h.on_ack(ms(100), 0, 0);
         assert_eq!(o.rtt_sample, Some(TimeDelta::millis(100)));
         // 1 lost; acks for 2, 3 do not yet declare it
@@ -234,10 +240,7 @@ mod tests {
 
     #[test]
     fn lost_ack_is_covered_by_history() {
-        let mut h = RapTxHistory::new(3, 1000);
-        for s in 0..6 {
-            h.on_sent(s, ms(s));
-        }
+        let mut h = sent(6);
         // acks for 0..=4 lost, ack for 5 carries all of them
         let o = h.on_ack(ms(105), 5, 0b11111);
         assert_eq!(o.loss.newly_lost, 0);
