@@ -46,48 +46,37 @@ fn valid_scenario_validates() {
     assert_eq!(validate_toml(BASE, "v.toml"), Ok(()));
 }
 
+/// Each (coupling lines, extra flow, the error's start): a coupling option's error
+/// names the option, and a flow error found only when the flow is built is found too
+/// (TFRC's initial rate is refused when the flow is built, not when it is parsed).
 #[test]
-fn unknown_coupling_option_names_the_option() {
-    let text = with(
-        "mechanism = \"fsev2\"\noptions = { count_change_twic = true }",
-        "",
-    );
-    let e = error(&text);
-    assert!(
-        e.starts_with("coupling.options.count_change_twic: unknown option"),
-        "{e}"
-    );
-}
-
-#[test]
-fn ill_typed_coupling_option_names_the_option() {
-    let text = with("mechanism = \"fsev2\"\noptions = { cwnd_rtt = 3 }", "");
-    let e = error(&text);
-    assert!(
-        e.starts_with("coupling.options.cwnd_rtt: option 'cwnd_rtt' expects"),
-        "{e}"
-    );
-}
-
-#[test]
-fn options_under_none_are_rejected() {
-    let text = with("mechanism = \"none\"\noptions = { x = 1 }", "");
-    let e = error(&text);
-    assert!(
-        e.starts_with("coupling.options.x: mechanism 'none' takes no options"),
-        "{e}"
-    );
-}
-
-#[test]
-fn build_only_flow_error_is_found() {
-    // TFRC's initial rate is refused when the flow is built, not when it is parsed.
-    let text = with(
-        "mechanism = \"fsev2\"",
-        "\n[[flows]]\nname = \"t\"\nkind = \"tfrc\"\noverrides = { initial_rate = \"1Mbps\" }\n",
-    );
-    let e = error(&text);
-    assert!(e.starts_with("flows[2].overrides.initial_rate: "), "{e}");
+fn coupling_and_build_errors_name_the_field() {
+    let cases = [
+        (
+            "mechanism = \"fsev2\"\noptions = { count_change_twic = true }",
+            "",
+            "coupling.options.count_change_twic: unknown option",
+        ),
+        (
+            "mechanism = \"fsev2\"\noptions = { cwnd_rtt = 3 }",
+            "",
+            "coupling.options.cwnd_rtt: option 'cwnd_rtt' expects",
+        ),
+        (
+            "mechanism = \"none\"\noptions = { x = 1 }",
+            "",
+            "coupling.options.x: mechanism 'none' takes no options",
+        ),
+        (
+            "mechanism = \"fsev2\"",
+            "\n[[flows]]\nname = \"t\"\nkind = \"tfrc\"\noverrides = { initial_rate = \"1Mbps\" }\n",
+            "flows[2].overrides.initial_rate: ",
+        ),
+    ];
+    for (coupling, flow, start) in cases {
+        let e = error(&with(coupling, flow));
+        assert!(e.starts_with(start), "{e}");
+    }
 }
 
 #[test]
