@@ -96,62 +96,44 @@ fn start_jitter_is_deterministic_per_seed_and_bounded() {
 
 #[test]
 fn schedules_are_validated() {
-    let flows =
+    let rap =
         |extra: &str| format!("[[flows]]\nname = \"f\"\nkind = \"rap\"\nstart = \"1s\"\n{extra}");
-    let e = err(&base(
-        &flows("priority_schedule = [{ at = \"0.5s\", priority = 0.5 }]"),
-        "",
-        "10s",
-    ));
-    assert!(
-        e.contains("flows[0].priority_schedule[0].at: must be after"),
-        "{e}"
-    );
-    let e = err(&base(
-        &flows("priority_schedule = [{ at = \"3s\", priority = 0.5 }, { at = \"2s\", priority = 0.4 }]"),
-        "",
-        "10s",
-    ));
-    assert!(e.contains("priority_schedule[1].at"), "{e}");
-    let e = err(&base(
-        &flows("priority_schedule = [{ at = \"3s\", priority = 0 }]"),
-        "",
-        "10s",
-    ));
-    assert!(
-        e.contains("priority_schedule[0].priority: must be a number in [1e-6, 1e6]"),
-        "{e}"
-    );
-    let e = err(&base(
-        &flows("priority_schedule = [{ at = \"3s\", prio = 1 }]"),
-        "",
-        "10s",
-    ));
-    assert!(e.contains("unknown field"), "{e}");
-    let e = err(&base(
-        &flows("desired_rate_schedule = [{ at = \"2s\", rate = \"1Mbps\" }, { at = \"2s\", rate = \"2Mbps\" }]"),
-        "",
-        "10s",
-    ));
-    assert!(e.contains("desired_rate_schedule[1].at"), "{e}");
-    let e = err(&base(
-        &flows("desired_rate_schedule = [{ at = \"2s\", rate = \"0Mbps\" }]"),
-        "",
-        "10s",
-    ));
-    assert!(
-        e.contains("desired_rate_schedule[0].rate: must be > 0"),
-        "{e}"
-    );
-    let e = err(&base(
-        "[[flows]]\nname = \"g\"\nkind = \"gcc\"\ndesired_rate_schedule = [{ at = \"2s\", rate = \"1Mbps\" }]",
-        "",
-        "10s",
-    ));
-    assert!(
-        e.contains("flows[0].desired_rate_schedule: only rap and tfrc"),
-        "{e}"
-    );
+    let gcc = "[[flows]]\nname = \"g\"\nkind = \"gcc\"\ndesired_rate_schedule = [{ at = \"2s\", rate = \"1Mbps\" }]";
+    // Each (flows, a part of the error).
+    let cases = [
+        (
+            rap("priority_schedule = [{ at = \"0.5s\", priority = 0.5 }]"),
+            "flows[0].priority_schedule[0].at: must be after",
+        ),
+        (
+            rap("priority_schedule = [{ at = \"3s\", priority = 0.5 }, { at = \"2s\", priority = 0.4 }]"),
+            "priority_schedule[1].at",
+        ),
+        (
+            rap("priority_schedule = [{ at = \"3s\", priority = 0 }]"),
+            "priority_schedule[0].priority: must be a number in [1e-6, 1e6]",
+        ),
+        (
+            rap("priority_schedule = [{ at = \"3s\", prio = 1 }]"),
+            "unknown field",
+        ),
+        (
+            rap("desired_rate_schedule = [{ at = \"2s\", rate = \"1Mbps\" }, { at = \"2s\", rate = \"2Mbps\" }]"),
+            "desired_rate_schedule[1].at",
+        ),
+        (
+            rap("desired_rate_schedule = [{ at = \"2s\", rate = \"0Mbps\" }]"),
+            "desired_rate_schedule[0].rate: must be > 0",
+        ),
+        (
+            gcc.to_string(),
+            "flows[0].desired_rate_schedule: only rap and tfrc",
+        ),
+    ];
+    for (flows, part) in cases {
+        let e = err(&base(&flows, "", "10s"));
+        assert!(e.contains(part), "{e}");
+    }
 }
 
 /// Mean throughput of `flow` over bins in [from, to).
