@@ -233,12 +233,9 @@ impl Endpoint for RapReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::ms;
     use crate::units::TimeDelta;
     use proptest::prelude::*;
-
-    fn ms(v: u64) -> Timestamp {
-        Timestamp::from_millis(v)
-    }
 
     #[test]
     fn receiver_acks_with_history() {

@@ -159,11 +159,8 @@ impl Endpoint for TfrcReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::ms;
     use proptest::prelude::*;
-
-    fn ms(v: u64) -> Timestamp {
-        Timestamp::from_millis(v)
-    }
 
     #[test]
     fn handshake_sets_initial_rate_and_reports() {

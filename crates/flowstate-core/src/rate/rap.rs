@@ -228,11 +228,8 @@ impl MulNonNeg for TimeDelta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::ms;
     use proptest::prelude::*;
-
-    fn ms(v: u64) -> Timestamp {
-        Timestamp::from_millis(v)
-    }
 
     fn ctl(rate_kbps: f64) -> RapController {
         RapController::new(RapConfig {

@@ -209,10 +209,7 @@ impl RapTxHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(v: u64) -> Timestamp {
-        Timestamp::from_millis(v)
-    }
+    use crate::testing::ms;
 
     /// A history (3 dup acks, 1000 entries) with packets 0..n sent, packet s at s ms.
     fn sent(n: u64) -> RapTxHistory {

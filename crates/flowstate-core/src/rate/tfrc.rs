@@ -325,11 +325,8 @@ impl TfrcController {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::ms;
     use proptest::prelude::*;
-
-    fn ms(v: u64) -> Timestamp {
-        Timestamp::from_millis(v)
-    }
 
     fn fb(echo_ms: u64, x_recv_bytes_per_s: f64, p: f64) -> Feedback {
         Feedback {

@@ -233,11 +233,8 @@ impl TfrcReceiverState {
 mod tests {
     use super::*;
     use crate::rate::tfrc_equation::throughput_bytes_per_sec;
+    use crate::testing::ms;
     use proptest::prelude::*;
-
-    fn ms(v: u64) -> Timestamp {
-        Timestamp::from_millis(v)
-    }
 
     #[test]
     fn feedback_once_per_rtt_with_x_recv() {

@@ -1,5 +1,5 @@
 //! Test support shared by the crate's own tests and its integration tests: one
-//! bottleneck model for every closed-loop test ([`link::TestLink`]).
+//! bottleneck model for every closed-loop test ([`link::TestLink`]), and [`ms`].
 //!
 //! Compiled for the crate's unit tests (`cfg(test)`) and behind the `testing` cargo
 //! feature, which the crate enables for its own integration tests through a
@@ -9,3 +9,10 @@
 //! FIFO, a rate, a delay and seeded impairments.
 
 pub mod link;
+
+use crate::units::Timestamp;
+
+/// The instant `v` milliseconds after zero.
+pub fn ms(v: u64) -> Timestamp {
+    Timestamp::from_millis(v)
+}
