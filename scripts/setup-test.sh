@@ -25,9 +25,10 @@ if ! python -c "import ray" >/dev/null 2>&1; then
 fi
 # tshark checks that flowstate-wire's packets decode in Wireshark, chromium that the
 # reports render; install them where we can.
-if { ! command -v tshark >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; } \
+if { ! command -v tshark >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1 \
+  || ! command -v node >/dev/null 2>&1; } \
   && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "setup: installing tshark and chromium (apt-get)"
+  echo "setup: installing tshark, chromium and node (apt-get)"
   sh scripts/install-test-tools.sh >>"$LOG" 2>&1 \
-    || echo "setup: could not install tshark/chromium; their tests will report SKIPPED" >&2
+    || echo "setup: could not install tshark/chromium/node; their tests will report SKIPPED" >&2
 fi

@@ -64,6 +64,31 @@ def test_what_cannot_run_for_real_is_named(change, message):
         make_plan(scenario(**change))
 
 
+def test_web_api_coupling_runs_the_module_in_the_page():
+    assert make_plan(scenario()).coupling is None
+    p = make_plan(scenario(coupling={"mechanism": "web-api", "options": {
+        "interval": "200ms", "delay": "50ms", "max_growth": 1.0, "rtt_guard": False, "min_media_rate": "50kbps"}}))
+    assert p.coupling == {"intervalMs": 200, "config": {"maxGrowth": 1.0, "rttGuard": None, "minMediaRate": 50e3}}
+    # --coupling replaces the scenario's mechanism (and its options).
+    assert make_plan(scenario(), coupling="web-api").coupling == {"intervalMs": 150, "config": {}}
+    assert make_plan(scenario(coupling={"mechanism": "web-api"}), coupling="none").coupling is None
+    with pytest.raises(PlanError, match="coupling.options.bogus: unknown option of web-api"):
+        make_plan(scenario(coupling={"mechanism": "web-api", "options": {"bogus": 1}}))
+    with pytest.raises(PlanError, match="--coupling: an unmodified browser has no coupling"):
+        make_plan(scenario(), coupling="fsev2")
+
+
+def test_the_page_loads_the_coupling_module(tmp_path):
+    from flowstate.browser.chromium import COUPLING_JS, _write_page
+
+    page = (tmp_path / "call.html")
+    _write_page(tmp_path)
+    assert "type=module" not in page.read_text()
+    _write_page(tmp_path, coupling_js=COUPLING_JS.read_text())
+    html = page.read_text()
+    assert "export class Coupler" in html and "window.flowstateCoupling = { Coupler," in html
+
+
 def test_gcc_overrides_other_than_the_max_rate_are_reported_as_ignored():
     doc = scenario(flows=[{"name": "v", "kind": "gcc", "preset": "paper", "overrides": {"k_up": 0.01}}])
     p = make_plan(doc)

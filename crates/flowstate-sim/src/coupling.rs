@@ -7,6 +7,7 @@
 //! group, maps flow indices to `FlowId`s on [`FlowState::Active`] and deregisters on
 //! [`FlowState::Stopped`].
 
+use crate::app_stats::{AppControl, AppStats, StatsSchedule};
 use crate::error::{FieldError, SimError};
 use crate::flow::FlowState;
 use crate::flow_kind::FlowKind;
@@ -62,6 +63,21 @@ pub trait CouplingHook {
     /// A rate flow's application rate changed (scenario `desired_rate_schedule`: the
     /// paper's new_DR); takes effect at the group's next update. Default: ignored.
     fn on_desired_rate(&mut self, _now: Timestamp, _flow: &FlowInfo, _rate: Bitrate) {}
+    /// Web-API coupling (the `web-api` mode's hook): the engine polls every flow's
+    /// [`AppStats`] each `interval` and applies the hook's controls `delay` later.
+    /// Default: `None`, never polled (no event is scheduled).
+    fn stats_schedule(&self) -> Option<StatsSchedule> {
+        None
+    }
+    /// A poll: `stats[i]` is flow i's statistics (`None` when it is not active or has
+    /// none). Push `(flow index, control)` pairs into `out`.
+    fn on_stats(
+        &mut self,
+        _now: Timestamp,
+        _stats: &[Option<AppStats>],
+        _out: &mut Vec<(usize, AppControl)>,
+    ) {
+    }
     /// A flow's sender reported a new controller value. Push `(flow index, allowance)`
     /// pairs into `out` for every flow whose controller must change.
     fn on_report(

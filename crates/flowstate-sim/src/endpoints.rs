@@ -14,6 +14,7 @@
 //! into metrics samples (a sample is reported when the newest value changes, so two
 //! consecutive equal samples count once) and forwards the coupling calls.
 
+use crate::app_stats::{AppControl, AppStats};
 use crate::cbr::{cbr_flow, CbrConfig};
 use crate::error::{FieldError, SimError};
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
@@ -90,6 +91,12 @@ pub trait CoreSender: Endpoint {
     }
     /// The application's rate limit changed (`desired_rate_schedule`); default: ignored.
     fn set_app_rate(&mut self, _rate: Option<Bitrate>) {}
+    /// What getStats would show (Web-API coupling); default: nothing.
+    fn web_stats(&self) -> Option<AppStats> {
+        None
+    }
+    /// The web application's decision; default: ignored.
+    fn web_control(&mut self, _now: Timestamp, _control: AppControl) {}
 }
 
 /// A flowstate-core sender with the simulator hooks.
@@ -119,6 +126,9 @@ impl<S> Tracked<S> {
     }
     pub fn inner(&self) -> &S {
         &self.inner
+    }
+    pub fn inner_mut(&mut self) -> &mut S {
+        &mut self.inner
     }
 }
 
@@ -180,6 +190,12 @@ impl<S: CoreSender> SenderHooks for Tracked<S> {
     fn delay_based_decreases(&self) -> Option<u64> {
         self.inner.n_dd()
     }
+    fn app_stats(&self) -> Option<AppStats> {
+        self.inner.web_stats()
+    }
+    fn apply_app_control(&mut self, now: Timestamp, control: AppControl) {
+        self.inner.web_control(now, control);
+    }
 }
 
 impl CoreSender for MediaSender {
@@ -203,6 +219,12 @@ impl CoreSender for MediaSender {
     }
     fn n_dd(&self) -> Option<u64> {
         Some(self.gcc().delay_based_decreases())
+    }
+    fn web_stats(&self) -> Option<AppStats> {
+        Some(crate::web_api::media_stats(self))
+    }
+    fn web_control(&mut self, now: Timestamp, control: AppControl) {
+        crate::web_api::apply_media(self, now, control);
     }
 }
 
@@ -238,7 +260,31 @@ macro_rules! window_core_sender {
     )*};
 }
 
-window_core_sender!(SctpSender, TcpSender);
+window_core_sender!(TcpSender);
+
+impl CoreSender for SctpSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt_estimator().latest()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(window_snapshot(
+            self.congestion_control(),
+            self.rtt_estimator().latest(),
+        ))
+    }
+    fn web_stats(&self) -> Option<AppStats> {
+        crate::web_api::data_stats(self)
+    }
+    fn web_control(&mut self, now: Timestamp, control: AppControl) {
+        crate::web_api::apply_data(self, now, control);
+    }
+}
 
 impl CoreSender for RapSender {
     fn cc_report(&mut self) -> Option<FlowReport> {
@@ -595,7 +641,13 @@ impl FlowFactory for DefaultFlowFactory {
                 Box::new(cbr_flow(config))
             }
             FlowKind::Gcc => Box::new(gcc_flow(ctx, index, spec, seed)?),
-            FlowKind::Sctp => Box::new(sctp_flow(index, spec, seed)?),
+            FlowKind::Sctp => {
+                let mut flow = sctp_flow(index, spec, seed)?;
+                if ctx.mechanism == crate::web_api::MECHANISM {
+                    crate::web_api::pace_application(flow.sender_mut().inner_mut());
+                }
+                Box::new(flow)
+            }
             FlowKind::TcpNewReno => Box::new(tcp_flow(index, spec, false, seed)?),
             FlowKind::TcpCubic => Box::new(tcp_flow(index, spec, true, seed)?),
             FlowKind::Rap => Box::new(rap_flow(index, spec)?),

@@ -2,6 +2,7 @@
 //! flows and links. Independent of the scenario file format: build a [`SimConfig`] and
 //! a list of [`SimFlow`]s, or let [`crate::run`] do it from a scenario.
 
+use crate::app_stats::{AppControl, AppStats};
 use crate::coupling::{CouplingHook, FlowInfo};
 use crate::flow::{FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
@@ -94,6 +95,10 @@ enum Event {
     Rate(LinkId, Bitrate),
     Priority(u32, f64),
     DesiredRate(u32, Bitrate),
+    /// Web-API coupling: poll every flow's statistics ([`CouplingHook::on_stats`]).
+    StatsPoll,
+    /// Web-API coupling: apply the oldest pending poll's controls.
+    StatsApply,
 }
 
 /// Bound on coupling ping-pong within one instant (reports -> allowances -> reports),
@@ -117,6 +122,8 @@ pub struct Simulation {
     trace: Option<Vec<TraceRecord>>,
     allowances: Vec<(usize, Allowance)>,
     work: Vec<usize>,
+    /// Web-API coupling: controls decided at a poll, waiting for their apply event.
+    pending_controls: std::collections::VecDeque<Vec<(usize, AppControl)>>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -181,6 +188,12 @@ impl Simulation {
                 queue.schedule(t, Event::Rate(id, r));
             }
         }
+        // Web-API coupling polls from the first interval on; other hooks add no event.
+        if let Some(s) = coupling.stats_schedule() {
+            if s.interval.is_positive() {
+                queue.schedule(Timestamp::ZERO + s.interval, Event::StatsPoll);
+            }
+        }
         let mut flows = flows;
         flows.truncate(n);
         let trace = config.metrics.trace.then(Vec::new);
@@ -197,6 +210,7 @@ impl Simulation {
             trace,
             allowances: Vec::new(),
             work: Vec::new(),
+            pending_controls: std::collections::VecDeque::new(),
             config,
         }
     }
@@ -314,6 +328,46 @@ impl Simulation {
                 if let Some(setup) = self.config.flows.get(f as usize) {
                     self.coupling.on_desired_rate(now, &setup.info, r);
                 }
+            }
+            Event::StatsPoll => self.on_stats_poll(now),
+            Event::StatsApply => self.on_stats_apply(now),
+        }
+    }
+
+    /// Web-API coupling: what getStats shows now goes to the hook; its controls are
+    /// applied `delay` later; the next poll is one `interval` on.
+    fn on_stats_poll(&mut self, now: Timestamp) {
+        let Some(schedule) = self.coupling.stats_schedule() else {
+            return;
+        };
+        let stats: Vec<Option<AppStats>> = self
+            .flows
+            .iter()
+            .zip(&self.states)
+            .map(|(f, s)| match s {
+                FlowState::Active => f.app_stats(),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        self.coupling.on_stats(now, &stats, &mut out);
+        self.pending_controls.push_back(out);
+        self.queue
+            .schedule(now + schedule.delay.max(TimeDelta::ZERO), Event::StatsApply);
+        self.queue
+            .schedule(now + schedule.interval, Event::StatsPoll);
+    }
+
+    fn on_stats_apply(&mut self, now: Timestamp) {
+        let Some(controls) = self.pending_controls.pop_front() else {
+            return;
+        };
+        for (g, c) in controls {
+            let active = matches!(self.states.get(g), Some(FlowState::Active));
+            if let (true, Some(flow)) = (active, self.flows.get_mut(g)) {
+                flow.apply_app_control(now, c);
+                self.work.clear();
+                self.service(now, g, false);
             }
         }
     }

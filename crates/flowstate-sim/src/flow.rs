@@ -6,6 +6,7 @@
 //! delivered (or dropped), so queues and links are not generic and the hot path moves
 //! 40-byte values.
 
+use crate::app_stats::{AppControl, AppStats};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::Endpoint;
 use flowstate_core::{DataSize, TimeDelta, Timestamp};
@@ -95,6 +96,13 @@ pub trait SimFlow {
     fn delay_based_decreases(&self) -> Option<u64> {
         None
     }
+    /// What a web application's getStats would show of this flow now (Web-API
+    /// coupling, issue 23); `None`: the flow has no such statistics.
+    fn app_stats(&self) -> Option<AppStats> {
+        None
+    }
+    /// Apply what the web application's rule decided (max bitrate, pacing rate).
+    fn apply_app_control(&mut self, _now: Timestamp, _control: AppControl) {}
 }
 
 /// A growable store of in-flight messages with a free list, so that steady-state
@@ -172,6 +180,12 @@ pub trait SenderHooks: Endpoint {
     fn delay_based_decreases(&self) -> Option<u64> {
         None
     }
+    /// See [`SimFlow::app_stats`].
+    fn app_stats(&self) -> Option<AppStats> {
+        None
+    }
+    /// See [`SimFlow::apply_app_control`].
+    fn apply_app_control(&mut self, _now: Timestamp, _control: AppControl) {}
 }
 
 /// What the simulator needs from a receiver beyond [`Endpoint`].
@@ -216,6 +230,9 @@ where
     }
     pub fn sender(&self) -> &S {
         &self.sender
+    }
+    pub fn sender_mut(&mut self) -> &mut S {
+        &mut self.sender
     }
     /// The two endpoints (the real-network testbed drives them on separate hosts).
     pub fn into_parts(self) -> (S, R) {
@@ -355,6 +372,14 @@ where
         self.receiver
             .delay_based_decreases()
             .or_else(|| self.sender.delay_based_decreases())
+    }
+
+    fn app_stats(&self) -> Option<AppStats> {
+        self.sender.app_stats()
+    }
+
+    fn apply_app_control(&mut self, now: Timestamp, control: AppControl) {
+        self.sender.apply_app_control(now, control);
     }
 }
 

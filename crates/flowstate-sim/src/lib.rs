@@ -9,6 +9,7 @@
 //! [`run::run_toml`] / [`run::run_file`]; plug new flow kinds in through
 //! [`run::FlowFactory`] and coupling managers through [`coupling::CouplingHook`].
 
+pub mod app_stats;
 pub mod cbr;
 pub mod coupling;
 pub mod endpoints;
@@ -29,6 +30,7 @@ pub mod scheduler;
 pub mod topology;
 pub mod trace;
 pub mod units_parse;
+pub mod web_api;
 
 pub use engine::{RunResult, SimConfig, Simulation};
 pub use error::{FieldError, ScenarioError, SimError};

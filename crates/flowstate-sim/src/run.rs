@@ -178,6 +178,10 @@ pub fn build_with(
     }
     let infos: Vec<FlowInfo> = config.flows.iter().map(|f| f.info.clone()).collect();
     let hook = match &scenario.coupling {
+        // The simulator's own web-api mode, not a manager mechanism: no factory builds it.
+        Some(c) if c.mechanism == crate::web_api::MECHANISM => Box::new(
+            crate::web_api::WebApiHook::from_options(&c.options, &infos)?,
+        ),
         Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
         None => coupling.build("none", &toml::Table::new(), &infos)?,
     };

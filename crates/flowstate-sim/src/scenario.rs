@@ -406,12 +406,16 @@ impl Scenario {
             validate_link(r, "reverse_link", &err)?;
         }
         if let Some(c) = &self.coupling {
-            if !MECHANISMS.contains(&c.mechanism.as_str()) {
+            // `web-api` is the simulator's own mode (crate::web_api), not a manager
+            // mechanism.
+            let web_api = c.mechanism == crate::web_api::MECHANISM;
+            if !(web_api || MECHANISMS.contains(&c.mechanism.as_str())) {
                 return Err(err(
                     "coupling.mechanism",
                     format!(
-                        "expected one of {} (any case, or as printed: FSEv2, FSE-NG, ...), got \"{}\"",
+                        "expected one of {}|{} (any case, or as printed: FSEv2, FSE-NG, ...), got \"{}\"",
                         MECHANISMS.join("|"),
+                        crate::web_api::MECHANISM,
                         c.mechanism
                     ),
                 ));

@@ -74,6 +74,7 @@ class VideoFlow:
 
     name: str
     max_rate_bps: Optional[float]
+    priority: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,11 @@ class DataFlow:
 
     name: str
     rate_bps: Optional[float]
+    priority: float = 1.0
+
+
+#: js/flowstate-coupling, loaded into the sender page when the call is coupled.
+COUPLING_JS = Path(__file__).resolve().parents[3] / "js" / "flowstate-coupling" / "index.js"
 
 
 class ChromiumError(Exception):
@@ -119,6 +125,7 @@ class ChromiumCall:
         workdir: Path,
         chromium: str = "/usr/bin/chromium",
         stats_interval_s: float = 0.2,
+        coupling: Optional[dict[str, Any]] = None,
     ):
         names = [f.name for f in videos] + [f.name for f in datas]
         for i, name in enumerate(names):
@@ -132,6 +139,8 @@ class ChromiumCall:
         self.workdir = Path(workdir)
         self.chromium = chromium
         self.stats_interval_s = stats_interval_s
+        #: ``{"intervalMs", "config"}``: the sender page runs js/flowstate-coupling.
+        self.coupling = coupling
         self._playwright: Any = None
         self._browsers: dict[str, _Browser] = {}
         self._pids: dict[str, int] = {}
@@ -166,7 +175,7 @@ class ChromiumCall:
         self._check_inputs()
         sync_playwright = _import_playwright()
         self._playwright = sync_playwright().start()
-        page_url = _write_page(self.workdir)
+        page_url = _write_page(self.workdir, coupling_js=_coupling_source() if self.coupling is not None else None)
         for role in ("sender", "receiver"):
             self._launch(role, page_url, deadline)
         setup = {"videos": list(self.videos), "datas": list(self.datas),
@@ -179,6 +188,15 @@ class ChromiumCall:
         self._call("sender", "accept", "(sdp) => flowstate.accept(sdp)", answer)
         for role in ("sender", "receiver"):
             self._call(role, "connect", "(ms) => flowstate.connected(ms)", _ms_left(deadline))
+        if self.coupling is not None:
+            arg = {
+                "intervalMs": self.coupling["intervalMs"],
+                "config": self.coupling.get("config", {}),
+                "videos": [{"name": f.name, "priority": f.priority, "maxBitrate": f.max_rate_bps}
+                           for f in self.videos.values()],
+                "datas": [{"name": f.name, "priority": f.priority} for f in self.datas.values()],
+            }
+            self._call("sender", "start coupling", "(a) => flowstate.startCoupling(a)", arg)
 
     def _check_inputs(self) -> None:
         """Fail with one line before launching anything, rather than with a browser log."""
@@ -433,14 +451,31 @@ def _write_wrapper(path: Path, chromium: str, netns: Optional[str], pidfile: Pat
     return path
 
 
-def _write_page(workdir: Path) -> str:
+def _coupling_source() -> str:
+    """js/flowstate-coupling's index.js (one-line error when this checkout has none)."""
+    try:
+        return COUPLING_JS.read_text()
+    except OSError as e:
+        raise ChromiumError(f"cannot read the coupling module {COUPLING_JS}: {e.strerror}") from None
+
+
+def _write_page(workdir: Path, coupling_js: Optional[str] = None) -> str:
     """The call page, a file:// URL: getUserMedia needs a secure context, which
-    file:// is and about:blank is not (checked on Chromium 156)."""
+    file:// is and about:blank is not (checked on Chromium 156). With ``coupling_js``
+    the module runs as an inline module script that puts its exports on
+    ``window.flowstateCoupling`` (page.js's startCoupling uses them)."""
     workdir.mkdir(parents=True, exist_ok=True)
     page = workdir / "call.html"
+    module = ""
+    if coupling_js is not None:
+        module = (
+            f"<script type=module>\n{coupling_js}\n"
+            "window.flowstateCoupling = { Coupler, WebApiRule, PacedChannel, TokenBucket, waterFill };\n"
+            "</script>\n"
+        )
     page.write_text(
         "<!doctype html>\n<meta charset=utf-8>\n<title>flowstate call</title>\n"
-        f"<script>\n{PAGE_JS.read_text()}</script>\n"
+        f"{module}<script>\n{PAGE_JS.read_text()}</script>\n"
     )
     return page.resolve().as_uri()
 

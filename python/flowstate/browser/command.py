@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
-from flowstate.browser.plan import STACKS, Plan, PlanError, make_plan
+from flowstate.browser.plan import COUPLINGS, STACKS, Plan, PlanError, make_plan
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.output_files import run_dir
 from flowstate.browser.topology import DEFAULT_PREFIX, Terminated, TopologyError, check_prefix, preflight
@@ -64,6 +64,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         default="chromium",
         help="who sends the gcc and sctp flows: real Chromium (default) or flowstate's own testbed endpoints",
     )
+    p.add_argument(
+        "--coupling",
+        choices=COUPLINGS,
+        default=None,
+        help="couple the call's flows from the sender page: 'web-api' loads js/flowstate-coupling (the Web-API "
+        "rule on getStats, maxBitrate caps, paced data channels); default: the scenario's [coupling] mechanism",
+    )
     p.add_argument("--chromium", default=DEFAULT_CHROMIUM, metavar="PATH", help=f"the browser (default {DEFAULT_CHROMIUM})")
     p.add_argument(
         "--prefix",
@@ -96,7 +103,9 @@ def check_available(plan: Plan, stack: str, chromium: str) -> None:
             raise NotAvailable("needs the Python package playwright: pip install 'flowstate[browser]'")
 
 
-def load(scenario: str, duration: Optional[float]) -> tuple[Plan, str, str, dict[str, Any]]:
+def load(
+    scenario: str, duration: Optional[float], coupling: Optional[str] = None
+) -> tuple[Plan, str, str, dict[str, Any]]:
     """(plan, text, file, parsed document) of a scenario; ScenarioError/PlanError name
     what is wrong."""
     import tomllib
@@ -106,14 +115,16 @@ def load(scenario: str, duration: Optional[float]) -> tuple[Plan, str, str, dict
     text, file = load_scenario(scenario)
     check_scenario(scenario)
     doc = tomllib.loads(text)
-    return make_plan(doc, duration=duration, text=text, file=file), text, file, doc
+    return make_plan(doc, duration=duration, text=text, file=file, coupling=coupling), text, file, doc
 
 
 def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> ExitStatus:
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     try:
-        plan, text, file, doc = load(args.scenario, args.duration)
+        plan, text, file, doc = load(args.scenario, args.duration, getattr(args, "coupling", None))
+        if plan.coupling is not None and args.stack != "chromium":
+            raise PlanError("--coupling web-api: the Web-API rule runs in the browser page; use --stack chromium")
     except PlanError as e:
         print(f"flowstate: error: {args.scenario}: {e}", file=stderr)
         return ExitStatus.BAD_INPUT

@@ -25,6 +25,8 @@ const state = {
   channels: new Map(),   // flow name -> {dc, writer stop function or null, received bytes}
   samples: [],
   statsTimer: null,
+  coupler: null,         // js/flowstate-coupling's Coupler when the run couples (--coupling web-api)
+  paced: new Map(),      // flow name -> its PacedChannel under the coupler
 };
 
 function rejectAfter(ms, what) {
@@ -162,10 +164,56 @@ function pacedWriter(dc, rateBps) {
   return () => clearInterval(timer);
 }
 
+// Under the coupler a greedy application writes through its PacedChannel: the coupler's
+// token bucket and bufferedAmountLowThreshold decide when; the writer only keeps a few
+// chunks queued (chunkSize(): the pacing rate x 20 ms, 1-16 KiB).
+function coupledWriter(paced) {
+  paced.greedy = true;
+  const fill = () => {
+    while (paced.channel.readyState === "open" && paced.queuedBytes < 4 * paced.chunkSize()) {
+      paced.send(new Uint8Array(paced.chunkSize()));
+    }
+  };
+  fill();
+  const timer = setInterval(fill, PACE_TICK_MS);
+  return () => { clearInterval(timer); paced.greedy = false; };
+}
+
 function startData(name, rateBps) {
   const channel = state.channels.get(name);
   if (channel.stop) return;
-  channel.stop = rateBps === null ? greedyWriter(channel.dc) : pacedWriter(channel.dc, rateBps);
+  const paced = state.paced.get(name);
+  if (paced && rateBps === null) channel.stop = coupledWriter(paced);
+  else channel.stop = rateBps === null ? greedyWriter(channel.dc) : pacedWriter(channel.dc, rateBps);
+}
+
+// Couple the call's flows with js/flowstate-coupling (loaded into the page as
+// window.flowstateCoupling): every intervalMs the Coupler reads getStats, runs the
+// Web-API rule, sets each video sender's maxBitrate and paces the data channels. Each
+// decision is kept as a "coupling" sample.
+function startCoupling({ intervalMs, config, videos, datas }) {
+  const { Coupler } = window.flowstateCoupling;
+  const coupler = new Coupler({
+    interval: intervalMs,
+    config,
+    onUpdate: ({ media, data, decision }) => {
+      state.samples.push({
+        t_unix_s: Date.now() / 1000, flow: "*", kind: "coupling",
+        media: media.map((m, i) => ({ target_bps: m.target, sent_bps: m.sent, max_bitrate_bps: decision.mediaMax[i] })),
+        data: data.map((d, j) => ({ sent_bps: d.sent, pacing_bps: Number.isFinite(decision.dataPacing[j]) ? decision.dataPacing[j] : null })),
+        aggregate_bps: decision.aggregate, decrease: decision.decrease,
+      });
+    },
+  });
+  for (const v of videos) {
+    const video = state.videos.get(v.name);
+    coupler.addSender(state.pc, video.transceiver.sender, { priority: v.priority, maxBitrate: v.maxBitrate });
+  }
+  for (const d of datas) {
+    state.paced.set(d.name, coupler.addChannel(state.channels.get(d.name).dc, { priority: d.priority }));
+  }
+  state.coupler = coupler;
+  coupler.start();
 }
 
 // Stops writing; what is already in the buffer still drains (a data channel cannot
@@ -282,11 +330,12 @@ function takeSamples() {
 
 function close() {
   clearInterval(state.statsTimer);
+  if (state.coupler) state.coupler.stop();
   state.channels.forEach((_, name) => stopData(name));
   if (state.pc) state.pc.close();
 }
 
 window.flowstate = {
   setup, offer, answer, accept, connected, startVideo, stopVideo, startData, stopData,
-  ssrcs, takeSamples, close,
+  startCoupling, ssrcs, takeSamples, close,
 };

@@ -8,8 +8,11 @@ is made.
   unmodified browser and are reported as ignored);
 - ``sctp`` -> a data channel (``source = "greedy"``, or paced at ``desired_rate``);
 - ``tcp-cubic`` / ``tcp-newreno`` -> a kernel TCP connection (``cubic`` / ``reno``);
-- anything else, a coupling mechanism other than ``none``, or a flow that does not
-  start before the end: an error.
+- coupling ``web-api`` (the scenario's ``[coupling] mechanism``, or ``--coupling
+  web-api``) -> js/flowstate-coupling in the sender page: the Web-API rule on getStats,
+  maxBitrate caps and paced data channels (an unmodified browser; docs/BROWSER.md);
+- anything else, another coupling mechanism, or a flow that does not start before the
+  end: an error.
 """
 
 from __future__ import annotations
@@ -24,6 +27,21 @@ from flowstate.catalogue.derived import DerivedError, parse_rate_mbps, parse_tim
 REAL_KINDS = ("gcc", "sctp", "tcp-cubic", "tcp-newreno")
 # Who sends the gcc and sctp flows: real Chromium, or flowstate's testbed endpoints.
 STACKS = ("chromium", "flowstate")
+# Couplings a real run can apply: none, or the Web-API rule as a web application
+# (js/flowstate-coupling) does.
+COUPLINGS = ("none", "web-api")
+# web-api options and the JS module's config names (the rest of the simulator's options,
+# e.g. `delay`, describe the simulation, not the page).
+_WEB_API_OPTIONS = {
+    "decrease_threshold": "decreaseThreshold",
+    "encoder_limited_ratio": "encoderLimitedRatio",
+    "encoder_headroom": "encoderHeadroom",
+    "min_media_rate": "minMediaRate",
+    "rtt_guard": "rttGuard",
+    "rtt_guard_factor": "rttGuardFactor",
+    "max_growth": "maxGrowth",
+}
+DEFAULT_COUPLING_INTERVAL_MS = 150
 TCP_PORT_BASE = 7000
 
 
@@ -62,6 +80,9 @@ class Plan:
     capacity_mbps: Callable[[float, float], float]
     reverse_delay_s: float
     ignored: list[str]
+    #: ``{"intervalMs": ..., "config": {...}}`` when the sender page runs the Web-API
+    #: rule (js/flowstate-coupling), None when uncoupled.
+    coupling: Optional[dict[str, Any]] = None
 
     @property
     def videos(self) -> list[FlowPlan]:
@@ -142,21 +163,43 @@ def _expand(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def make_plan(
-    doc: dict[str, Any], *, duration: Optional[float] = None, text: Optional[str] = None, file: str = "<dict>"
+    doc: dict[str, Any],
+    *,
+    duration: Optional[float] = None,
+    text: Optional[str] = None,
+    file: str = "<dict>",
+    coupling: Optional[str] = None,
 ) -> Plan:
     """The plan of a scenario already checked by the simulator's validator (``text``:
     its TOML as read, ``file`` its name, for the link's capacity; a dict without them
-    is turned into TOML)."""
+    is turned into TOML). ``coupling`` (``--coupling``) replaces the scenario's
+    ``[coupling] mechanism``."""
     full = _time(doc.get("duration"), "duration")
     if duration is not None:
         if not (math.isfinite(duration) and duration > 0):
             raise PlanError(f"--duration: expected seconds > 0, got {duration}")
     dur = min(full, duration) if duration is not None else full
-    mechanism = (doc.get("coupling") or {}).get("mechanism", "none")
-    if str(mechanism).lower() != "none":
+    coupling_doc = doc.get("coupling") or {}
+    mechanism = str(coupling if coupling is not None else coupling_doc.get("mechanism", "none")).lower()
+    where_mech = "--coupling" if coupling is not None else "coupling.mechanism"
+    if mechanism not in COUPLINGS:
         raise PlanError(
-            f"coupling.mechanism: an unmodified browser has no coupling; only 'none' runs here, got '{mechanism}'"
+            f"{where_mech}: an unmodified browser has no coupling inside; 'none' or 'web-api' "
+            f"(js/flowstate-coupling in the page) run here, got '{mechanism}'"
         )
+    coupling_plan = None
+    if mechanism == "web-api":
+        options = dict(coupling_doc.get("options") or {}) if coupling_doc.get("mechanism") == "web-api" else {}
+        coupling_plan = {"intervalMs": DEFAULT_COUPLING_INTERVAL_MS, "config": {}}
+        for k, v in options.items():
+            if k == "interval":
+                coupling_plan["intervalMs"] = round(_time(v, "coupling.options.interval") * 1000)
+            elif k in _WEB_API_OPTIONS:
+                if k == "min_media_rate":
+                    v = _rate_bps(v, "coupling.options.min_media_rate")
+                coupling_plan["config"][_WEB_API_OPTIONS[k]] = None if v is False else v
+            elif k != "delay":
+                raise PlanError(f"coupling.options.{k}: unknown option of web-api")
     measure = doc.get("measure") or {}
     w0 = _time(measure.get("start", 0), "measure.start")
     w1 = min(_time(measure.get("end", full), "measure.end"), dur)
@@ -213,4 +256,5 @@ def make_plan(
         capacity_mbps=LinkCapacity(text if text is not None else _toml(doc), file),
         reverse_delay_s=reverse_delay,
         ignored=ignored,
+        coupling=coupling_plan,
     )

@@ -145,6 +145,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
         "stack": stack,
         "kernel": platform.release(),
         "ignored_fields": plan.ignored,
+        "coupling": plan.coupling,
         "seed": seed,
     }
     with ExitStack() as stack_:
@@ -281,14 +282,15 @@ def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup
     say(f"flowstate browser: {setup['chromium']}, connecting")
     clip = write_clip(work / "clips")
     call = ChromiumCall(
-        videos=[VideoFlow(f.name, f.max_rate_bps) for f in plan.videos],
-        datas=[DataFlow(f.name, f.rate_bps) for f in plan.datas],
+        videos=[VideoFlow(f.name, f.max_rate_bps, f.priority) for f in plan.videos],
+        datas=[DataFlow(f.name, f.rate_bps, f.priority) for f in plan.datas],
         clip=clip,
         sender_netns=n.sender,
         receiver_netns=n.receiver,
         workdir=work,
         chromium=chromium,
         stats_interval_s=STATS_INTERVAL_S,
+        coupling=plan.coupling,
     )
     stack_.enter_context(call)
     call.connect()

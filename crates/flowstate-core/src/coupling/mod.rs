@@ -40,6 +40,7 @@ mod toy;
 mod uncoupled;
 mod validate;
 pub mod waterfill;
+pub mod web_api;
 
 pub use catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind};
 pub use conservative::ConservativeConfig;
@@ -58,4 +59,7 @@ pub use mechanism::Mechanism;
 pub use options::{mechanism_with_options, OptionError, OptionValue};
 pub use validate::{
     check_priority, rate_from_bps, rtt_from_secs, timestamp_from_secs, MAX_PRIORITY, MIN_PRIORITY,
+};
+pub use web_api::{
+    DataInput, MediaInput, WebApiConfig, WebApiDecision, WebApiError, WebApiInput, WebApiRule,
 };

@@ -5,6 +5,7 @@
 //! written but not yet transmitted) and whether the transfer is idle (everything written
 //! has been acknowledged). All randomness comes from a caller-seeded [`XorShift64`].
 
+use super::app_pacing::AppPacing;
 use crate::source::rng::{unit_f64, xorshift64star};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
@@ -141,6 +142,8 @@ pub struct DataSource {
     rng: XorShift64,
     short: ShortState,
     files_started: u64,
+    /// The application paces its greedy writes (Web-API coupling, issue 23).
+    pacing: Option<AppPacing>,
 }
 
 impl DataSource {
@@ -166,7 +169,23 @@ impl DataSource {
             rng: XorShift64::new(seed),
             short,
             files_started: 0,
+            pacing: None,
         }
+    }
+
+    /// Pace a greedy application's writes with `pacing` (message size and buffer cap
+    /// from it); `None` writes as the source kind says. Other kinds ignore it.
+    pub fn set_pacing(&mut self, pacing: Option<AppPacing>) {
+        self.pacing = pacing;
+    }
+    /// A new pacing rate from `now` on (no effect without pacing).
+    pub fn set_pacing_rate(&mut self, now: Timestamp, rate: Bitrate) {
+        if let Some(p) = &mut self.pacing {
+            p.set_rate(now, rate);
+        }
+    }
+    pub fn pacing(&self) -> Option<&AppPacing> {
+        self.pacing.as_ref()
     }
 
     pub fn kind(&self) -> &SourceKind {
@@ -200,14 +219,25 @@ impl DataSource {
                 buffer_limit,
                 total,
             } => {
-                if buffered >= *buffer_limit || message_size.as_bytes() == 0 {
-                    return None;
+                if let Some(p) = &mut self.pacing {
+                    if total.is_some_and(|t| self.written >= t) {
+                        return None;
+                    }
+                    let mut size = p.take(now, buffered)?;
+                    if let Some(total) = total {
+                        size = size.min(total.saturating_sub(self.written));
+                    }
+                    size
+                } else {
+                    if buffered >= *buffer_limit || message_size.as_bytes() == 0 {
+                        return None;
+                    }
+                    let mut size = *message_size;
+                    if let Some(total) = total {
+                        size = size.min(total.saturating_sub(self.written));
+                    }
+                    size
                 }
-                let mut size = *message_size;
-                if let Some(total) = total {
-                    size = size.min(total.saturating_sub(self.written));
-                }
-                size
             }
             SourceKind::Rate {
                 rate,
@@ -292,7 +322,7 @@ impl DataSource {
     /// When the source next writes without being prompted by the sender's progress.
     pub fn next_wakeup(&self, now: Timestamp) -> Option<Timestamp> {
         match &self.kind {
-            SourceKind::Greedy { .. } => None,
+            SourceKind::Greedy { .. } => self.pacing.as_ref().and_then(AppPacing::next_write),
             SourceKind::Rate { total, .. } => {
                 if total.is_some_and(|t| self.written >= t) {
                     None

@@ -48,6 +48,7 @@ pub trait Endpoint {
     fn handle_timeout(&mut self, now: Timestamp);
 }
 
+pub mod app_pacing;
 pub mod data_source;
 pub mod rap;
 pub mod sctp;

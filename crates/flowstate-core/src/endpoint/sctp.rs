@@ -13,10 +13,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use super::app_pacing::AppPacing;
 use super::data_source::{DataSource, SourceKind};
 use super::{Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
-use crate::units::{DataSize, TimeDelta, Timestamp};
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use crate::window::{
     AckEvent, RtoConfig, RttEstimator, SctpCcConfig, SctpCongestionControl, WindowController,
 };
@@ -248,6 +249,20 @@ impl SctpSender {
     /// Payload bytes the application has written so far.
     pub fn bytes_written(&self) -> DataSize {
         self.source.written()
+    }
+    /// Pace the application's (greedy) writes with a token bucket (Web-API coupling,
+    /// issue 23); `None`: the source writes as configured.
+    pub fn set_app_pacing(&mut self, pacing: Option<AppPacing>) {
+        self.source.set_pacing(pacing);
+    }
+    /// A new pacing rate for the application's writes from `now` on.
+    pub fn set_app_pacing_rate(&mut self, now: Timestamp, rate: Bitrate) {
+        self.last_now = self.last_now.max(now);
+        self.source.set_pacing_rate(now, rate);
+    }
+    /// The application's pacing, if any.
+    pub fn app_pacing(&self) -> Option<&AppPacing> {
+        self.source.pacing()
     }
     /// True when everything written has been acknowledged.
     pub fn is_idle(&self) -> bool {

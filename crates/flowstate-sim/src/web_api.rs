@@ -1,0 +1,400 @@
+//! Coupling as an unmodified browser's web application does it (issue 23): the
+//! `web-api` coupling mode.
+//!
+//! Nothing inside the senders is coupled. Every `interval` (default 150 ms) the hook
+//! reads what getStats would show ([`AppStats`]: each GCC flow's target, bytes sent and
+//! RTT; each data channel's bytes sent and backlog), runs flowstate-core's
+//! [`WebApiRule`] on it, and the decisions ([`AppControl`]) reach the senders `delay`
+//! later (default 50 ms: the getStats promise and `setParameters`): a GCC flow's
+//! encoder is capped at its max bitrate (`RTCRtpSender.setParameters` maxBitrate; GCC's
+//! own estimate is untouched), an SCTP flow's greedy application writes 16 KiB messages
+//! through a token bucket at its pacing rate and keeps at most 64 KiB in the channel
+//! (`bufferedAmountLowThreshold`), as js/flowstate-coupling does.
+//!
+//! Sent rates are measured over the last `rate_window` (default 1 s) of polls, as
+//! js/flowstate-coupling's Coupler does.
+//!
+//! Scenario: `[coupling] mechanism = "web-api"`, options `interval`, `delay`,
+//! `rate_window` (durations)
+//! and the rule's constants (`decrease_threshold`, `encoder_limited_ratio`,
+//! `encoder_headroom`, `min_media_rate`, `rtt_guard` (a number, or `false` for off),
+//! `rtt_guard_factor`).
+
+pub use crate::app_stats::{AppControl, AppStats, StatsSchedule};
+use crate::coupling::{CouplingHook, FlowInfo};
+use crate::error::{FieldError, SimError};
+use crate::flow::FlowState;
+use crate::units_parse::{parse_bps, parse_secs};
+use flowstate_core::coupling::web_api::UNBOUNDED_BACKLOG;
+use flowstate_core::coupling::{
+    Allowance, DataInput, FlowReport, MediaInput, WebApiConfig, WebApiInput, WebApiRule,
+};
+use flowstate_core::endpoint::app_pacing::AppPacing;
+use flowstate_core::endpoint::data_source::SourceKind;
+use flowstate_core::endpoint::media::MediaSender;
+use flowstate_core::endpoint::sctp::SctpSender;
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
+
+/// The mechanism name in scenario files.
+pub const MECHANISM: &str = "web-api";
+
+/// A GCC sender's statistics.
+pub fn media_stats(sender: &MediaSender) -> AppStats {
+    let rtt = sender.gcc().rtt();
+    AppStats::Media {
+        target: sender.target_rate(),
+        bytes_sent: sender.bytes_sent(),
+        rtt: (rtt != sender.gcc().config().default_rtt).then_some(rtt),
+    }
+}
+
+/// An SCTP sender's statistics (`None` unless its application is paced by the rule).
+pub fn data_stats(sender: &SctpSender) -> Option<AppStats> {
+    sender.app_pacing()?;
+    let buffered = sender.buffered_amount();
+    let greedy = matches!(
+        sender.config().source,
+        SourceKind::Greedy { total: None, .. }
+    );
+    Some(AppStats::Data {
+        bytes_sent: sender.bytes_written().saturating_sub(buffered).as_bytes(),
+        backlog: if greedy { UNBOUNDED_BACKLOG } else { buffered },
+    })
+}
+
+/// The max bitrate caps the encoder (the sender's desired rate); GCC is not touched.
+pub fn apply_media(sender: &mut MediaSender, now: Timestamp, control: AppControl) {
+    if let AppControl::MaxBitrate(r) = control {
+        sender.set_desired_rate(now, Some(r));
+    }
+}
+
+/// The pacing rate of the application's token bucket.
+pub fn apply_data(sender: &mut SctpSender, now: Timestamp, control: AppControl) {
+    if let AppControl::Pacing(r) = control {
+        sender.set_app_pacing_rate(now, r);
+    }
+}
+
+/// A greedy data-channel application paced by the rule: js/flowstate-coupling's token
+/// bucket, at rate zero until the rule's first decision.
+pub fn pace_application(sender: &mut SctpSender) {
+    if matches!(sender.config().source, SourceKind::Greedy { .. }) {
+        sender.set_app_pacing(Some(AppPacing::web_defaults(
+            Bitrate::ZERO,
+            Timestamp::ZERO,
+        )));
+    }
+}
+
+/// The `web-api` coupling hook: polls, runs [`WebApiRule`], returns controls.
+#[derive(Debug, Clone)]
+pub struct WebApiHook {
+    rule: WebApiRule,
+    schedule: StatsSchedule,
+    infos: Vec<FlowInfo>,
+    /// Per flow: (poll time, bytes sent) over the last `rate_window`.
+    history: Vec<std::collections::VecDeque<(Timestamp, u64)>>,
+    last_poll: Option<Timestamp>,
+    media: Vec<MediaInput>,
+    data: Vec<DataInput>,
+    media_index: Vec<usize>,
+    data_index: Vec<usize>,
+    errors: u64,
+}
+
+impl WebApiHook {
+    pub fn new(config: WebApiConfig, schedule: StatsSchedule, flows: &[FlowInfo]) -> Self {
+        WebApiHook {
+            rule: WebApiRule::new(config).unwrap_or_default(),
+            schedule,
+            infos: flows.to_vec(),
+            history: vec![std::collections::VecDeque::new(); flows.len()],
+            last_poll: None,
+            media: Vec::new(),
+            data: Vec::new(),
+            media_index: Vec::new(),
+            data_index: Vec::new(),
+            errors: 0,
+        }
+    }
+
+    /// From the scenario's `[coupling] options` (one-line errors naming the option).
+    pub fn from_options(options: &toml::Table, flows: &[FlowInfo]) -> Result<Self, SimError> {
+        let mut cfg = WebApiConfig::default();
+        let mut schedule = StatsSchedule::default();
+        let bad = |k: &str, m: String| {
+            SimError::Build(FieldError::new(format!("coupling.options.{k}"), m))
+        };
+        let number = |k: &str, v: &toml::Value| match v {
+            toml::Value::Float(f) => Ok(*f),
+            toml::Value::Integer(i) => Ok(*i as f64),
+            other => Err(bad(
+                k,
+                format!("expected a number, got {}", other.type_str()),
+            )),
+        };
+        let duration = |k: &str, v: &toml::Value| -> Result<TimeDelta, SimError> {
+            let s = match v {
+                toml::Value::String(s) => parse_secs(s).map_err(|e| bad(k, e))?,
+                other => number(k, other)?,
+            };
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(bad(k, format!("must be a non-negative duration, got {s}")));
+            }
+            Ok(TimeDelta::from_secs_f64(s))
+        };
+        for (k, v) in options {
+            match k.as_str() {
+                "interval" => schedule.interval = duration(k, v)?,
+                "delay" => schedule.delay = duration(k, v)?,
+                "rate_window" => schedule.rate_window = duration(k, v)?,
+                "decrease_threshold" => cfg.decrease_threshold = number(k, v)?,
+                "encoder_limited_ratio" => cfg.encoder_limited_ratio = number(k, v)?,
+                "encoder_headroom" => cfg.encoder_headroom = number(k, v)?,
+                "rtt_guard_factor" => cfg.rtt_guard_factor = number(k, v)?,
+                "max_growth" => {
+                    cfg.max_growth = match v {
+                        toml::Value::Boolean(false) => None,
+                        other => Some(number(k, other)?),
+                    }
+                }
+                "rtt_guard" => {
+                    cfg.rtt_guard = match v {
+                        toml::Value::Boolean(false) => None,
+                        other => Some(number(k, other)?),
+                    }
+                }
+                "min_media_rate" => {
+                    let bps = match v {
+                        toml::Value::String(s) => parse_bps(s).map_err(|e| bad(k, e))?,
+                        other => number(k, other)?,
+                    };
+                    cfg.min_media_rate = Bitrate::bps(bps);
+                }
+                other => return Err(bad(
+                    other,
+                    "unknown option of web-api (interval, delay, rate_window, decrease_threshold, \
+                         encoder_limited_ratio, encoder_headroom, min_media_rate, rtt_guard, \
+                         rtt_guard_factor, max_growth)"
+                        .into(),
+                )),
+            }
+        }
+        if !schedule.interval.is_positive() {
+            return Err(bad("interval", "must be positive".into()));
+        }
+        cfg.validate()
+            .map_err(|e| SimError::Build(FieldError::new("coupling.options", e.to_string())))?;
+        Ok(Self::new(cfg, schedule, flows))
+    }
+
+    /// Rule errors so far (none expected: the inputs come from the simulator).
+    pub fn errors(&self) -> u64 {
+        self.errors
+    }
+}
+
+impl CouplingHook for WebApiHook {
+    fn on_state(&mut self, _now: Timestamp, _flow: &FlowInfo, _state: FlowState) {}
+
+    fn on_report(
+        &mut self,
+        _now: Timestamp,
+        _flow: usize,
+        _report: &FlowReport,
+        _out: &mut Vec<(usize, Allowance)>,
+    ) {
+    }
+
+    fn stats_schedule(&self) -> Option<StatsSchedule> {
+        Some(self.schedule)
+    }
+
+    fn on_stats(
+        &mut self,
+        now: Timestamp,
+        stats: &[Option<AppStats>],
+        out: &mut Vec<(usize, AppControl)>,
+    ) {
+        let elapsed = self
+            .last_poll
+            .map_or(self.schedule.interval, |t| now.saturating_since(t));
+        self.last_poll = Some(now);
+        if !elapsed.is_positive() {
+            return;
+        }
+        self.media.clear();
+        self.data.clear();
+        self.media_index.clear();
+        self.data_index.clear();
+        let mut rtt = None;
+        let window = self.schedule.rate_window;
+        for (i, s) in stats.iter().enumerate() {
+            let Some(info) = self.infos.get(i) else { break };
+            let Some(h) = self.history.get_mut(i) else {
+                break;
+            };
+            let Some(s) = s else {
+                h.clear();
+                continue;
+            };
+            let bytes = match s {
+                AppStats::Media { bytes_sent, .. } | AppStats::Data { bytes_sent, .. } => {
+                    *bytes_sent
+                }
+            };
+            // Sent rate over the last rate_window (from the newest poll at least that
+            // old): one interval's byte count is too noisy (frames, 16 KiB writes).
+            h.push_back((now, bytes));
+            while h.len() > 2 && h[1].0 + window <= now {
+                h.pop_front();
+            }
+            let sent = match h.front() {
+                Some(&(t, b)) if t < now => Bitrate::bps(
+                    bytes.saturating_sub(b) as f64 * 8.0 / now.saturating_since(t).as_secs_f64(),
+                ),
+                _ => Bitrate::ZERO,
+            };
+            match *s {
+                AppStats::Media { target, rtt: r, .. } => {
+                    rtt = rtt.or(r);
+                    self.media.push(MediaInput {
+                        id: i as u64,
+                        priority: info.priority,
+                        target,
+                        sent,
+                        max: info.desired_rate,
+                    });
+                    self.media_index.push(i);
+                }
+                AppStats::Data { backlog, .. } => {
+                    self.data.push(DataInput {
+                        id: i as u64,
+                        priority: info.priority,
+                        sent,
+                        backlog,
+                    });
+                    self.data_index.push(i);
+                }
+            }
+        }
+        let input = WebApiInput {
+            elapsed,
+            rtt,
+            media: &self.media,
+            data: &self.data,
+        };
+        match self.rule.update(&input) {
+            Ok(d) => {
+                for (&i, &m) in self.media_index.iter().zip(&d.media_max) {
+                    out.push((i, AppControl::MaxBitrate(m)));
+                }
+                for (&i, &r) in self.data_index.iter().zip(&d.data_pacing) {
+                    out.push((i, AppControl::Pacing(r)));
+                }
+            }
+            Err(_) => self.errors += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn infos() -> Vec<FlowInfo> {
+        ["gcc", "sctp"]
+            .iter()
+            .enumerate()
+            .map(|(i, k)| FlowInfo {
+                index: i,
+                name: k.to_string(),
+                kind: k.to_string(),
+                priority: 1.0,
+                desired_rate: None,
+                group: "default".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let t: toml::Table = toml::from_str("interval = \"200ms\"\nrtt_guard = false").unwrap();
+        let h = WebApiHook::from_options(&t, &infos()).unwrap();
+        assert_eq!(h.schedule.interval, TimeDelta::millis(200));
+        assert_eq!(h.rule.config().rtt_guard, None);
+        for (src, msg) in [
+            (
+                "bogus = 1",
+                "coupling.options.bogus: unknown option of web-api",
+            ),
+            (
+                "interval = \"0s\"",
+                "coupling.options.interval: must be positive",
+            ),
+            (
+                "encoder_headroom = 0.5",
+                "coupling.options: config.encoder_headroom: must be a finite number >= 1, got 0.5",
+            ),
+            (
+                "delay = true",
+                "coupling.options.delay: expected a number, got boolean",
+            ),
+        ] {
+            let t: toml::Table = toml::from_str(src).unwrap();
+            let e = WebApiHook::from_options(&t, &infos())
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(msg), "{src}: {e}");
+        }
+    }
+
+    // Rates come from byte deltas over the poll interval; the decisions map back to
+    // the flows' indices.
+    #[test]
+    fn polls_turn_into_controls() {
+        // Without the growth limit, so that S_CR follows the measured rates at once.
+        let cfg = WebApiConfig {
+            max_growth: None,
+            ..Default::default()
+        };
+        let mut h = WebApiHook::new(cfg, StatsSchedule::default(), &infos());
+        let mut out = Vec::new();
+        let stats = |m: u64, d: u64| {
+            [
+                Some(AppStats::Media {
+                    target: Bitrate::mbps(1.0),
+                    bytes_sent: m,
+                    rtt: None,
+                }),
+                Some(AppStats::Data {
+                    bytes_sent: d,
+                    backlog: UNBOUNDED_BACKLOG,
+                }),
+            ]
+        };
+        // The first poll has no rates yet (the media claims its floor); the rates are
+        // byte deltas over the polls of the last second.
+        h.on_stats(Timestamp::from_millis(150), &stats(0, 0), &mut out);
+        h.on_stats(
+            Timestamp::from_millis(300),
+            &stats(18_750, 18_750),
+            &mut out,
+        );
+        out.clear();
+        // 150 ms: 18750 B = 1 Mbit/s each; S = 1 + 1 = 2, split evenly.
+        h.on_stats(
+            Timestamp::from_millis(450),
+            &stats(37_500, 37_500),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![
+                (0, AppControl::MaxBitrate(Bitrate::mbps(1.0))),
+                (1, AppControl::Pacing(Bitrate::mbps(1.0)))
+            ]
+        );
+    }
+}
