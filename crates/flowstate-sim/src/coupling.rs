@@ -13,8 +13,7 @@ use crate::flow::FlowState;
 use crate::flow_kind::FlowKind;
 use flowstate_core::coupling::{
     mechanism_with_options, Allocation, Allowance, CouplingError, CouplingManager, FlowId,
-    FlowKind as CoreFlowKind, FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism,
-    OptionError, OptionValue,
+    FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
 };
 use flowstate_core::{Bitrate, DataSize, Timestamp};
 
@@ -23,20 +22,12 @@ use flowstate_core::{Bitrate, DataSize, Timestamp};
 pub struct FlowInfo {
     pub index: usize,
     pub name: String,
-    /// The scenario kind's name ([`FlowKind::name`]; a name, because the engine copies
-    /// it into the metrics' flow descriptions): read it with [`FlowInfo::flow_kind`].
-    pub kind: String,
+    /// The scenario kind, read once when the scenario was parsed.
+    pub kind: FlowKind,
     pub priority: f64,
     pub desired_rate: Option<Bitrate>,
     /// Flow group: flows with the same group share one coupling manager.
     pub group: String,
-}
-
-impl FlowInfo {
-    /// The flow's kind (`None` for a name that is no kind: a hook built by hand).
-    pub fn flow_kind(&self) -> Option<FlowKind> {
-        FlowKind::from_name(&self.kind)
-    }
 }
 
 /// A coupling manager as the simulator sees it.
@@ -221,10 +212,9 @@ impl ManagerHook {
             .map(|f| {
                 // Kinds without a coupling (cbr) never register; flows of a kind the
                 // mechanism does not couple (window flows under the FSE) stay uncoupled.
-                match f.flow_kind() {
-                    Some(kind) => kind.coupling().is_some_and(|c| mechanism.info().couples(c)),
-                    None => mechanism.info().couples(CoreFlowKind::Rate),
-                }
+                f.kind
+                    .coupling()
+                    .is_some_and(|c| mechanism.info().couples(c))
             })
             .collect();
         Self {
@@ -281,7 +271,7 @@ impl ManagerHook {
                 initial_cwnd: *cwnd,
                 initial_rtt: *rtt,
                 initial_max_cwnd: None,
-                mtu: window_mtu(flow.flow_kind()),
+                mtu: window_mtu(flow.kind),
             },
         };
         let key = self.keys.get(flow.index).copied().unwrap_or(GroupKey(0));
@@ -299,9 +289,9 @@ impl ManagerHook {
 
 /// The unit a window flow's cwnd moves in (SCTP: 1200 B MTU; TCP: 1460 B SMSS), the
 /// flowstate-core defaults the simulator's flows use.
-fn window_mtu(kind: Option<FlowKind>) -> DataSize {
+fn window_mtu(kind: FlowKind) -> DataSize {
     match kind {
-        Some(FlowKind::Sctp) => DataSize::bytes(1200),
+        FlowKind::Sctp => DataSize::bytes(1200),
         _ => DataSize::bytes(1460),
     }
 }
@@ -421,7 +411,7 @@ mod tests {
         FlowInfo {
             index,
             name: format!("gcc{index}"),
-            kind: "gcc".into(),
+            kind: FlowKind::Gcc,
             priority: 1.0,
             desired_rate: None,
             group: "g".into(),

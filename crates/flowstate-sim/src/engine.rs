@@ -156,7 +156,7 @@ impl Simulation {
             .iter()
             .map(|f| FlowMeta {
                 name: f.info.name.clone(),
-                kind: f.info.kind.clone(),
+                kind: f.info.kind.name().to_string(),
                 priority: f.info.priority,
                 forward: f.path.direction == crate::topology::FlowDirection::Forward,
             })

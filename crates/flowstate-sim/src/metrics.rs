@@ -1,4 +1,4 @@
-//! Streamed metrics (REFERENCE.md section 5): memory does not grow with run length,
+//! Streamed metrics (the RFC 8868 section 2 metrics): memory does not grow with run length,
 //! except for one time-series row per flow per bin (the output itself) and the optional
 //! packet trace.
 //!

@@ -103,7 +103,7 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
             info: FlowInfo {
                 index: i,
                 name: f.name.clone(),
-                kind: f.kind.name().to_string(),
+                kind: f.kind,
                 priority: f.priority(),
                 desired_rate: f.desired_rate.map(|r| Bitrate::bps(r.0)),
                 group: f.group().to_string(),

@@ -302,15 +302,16 @@ impl CouplingHook for WebApiHook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flow_kind::FlowKind;
 
     fn infos() -> Vec<FlowInfo> {
-        ["gcc", "sctp"]
-            .iter()
+        [FlowKind::Gcc, FlowKind::Sctp]
+            .into_iter()
             .enumerate()
-            .map(|(i, k)| FlowInfo {
+            .map(|(i, kind)| FlowInfo {
                 index: i,
-                name: k.to_string(),
-                kind: k.to_string(),
+                name: kind.name().to_string(),
+                kind,
                 priority: 1.0,
                 desired_rate: None,
                 group: "default".into(),

@@ -6,6 +6,7 @@ use common::scenario;
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use flowstate_sim::coupling::{FlowInfo, NoCoupling};
 use flowstate_sim::engine::{FlowSetup, SimConfig, Simulation, TraceKind};
+use flowstate_sim::flow_kind::FlowKind;
 use flowstate_sim::greedy::{greedy_flow, GreedyConfig};
 use flowstate_sim::link::LinkConfig;
 use flowstate_sim::metrics::{write_series_csv, MetricsConfig};
@@ -307,7 +308,7 @@ fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
         info: FlowInfo {
             index: 0,
             name: name.into(),
-            kind: "tcp-newreno".into(),
+            kind: FlowKind::TcpNewReno,
             priority: 1.0,
             desired_rate: None,
             group: "default".into(),

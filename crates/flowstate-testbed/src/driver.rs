@@ -867,7 +867,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         .iter()
         .map(|f| FlowMeta {
             name: f.info.name.clone(),
-            kind: f.info.kind.clone(),
+            kind: f.info.kind.name().to_string(),
             priority: f.info.priority,
             forward: true,
         })
