@@ -286,47 +286,35 @@ impl CoreSender for SctpSender {
     }
 }
 
-impl CoreSender for RapSender {
-    fn cc_report(&mut self) -> Option<FlowReport> {
-        self.poll_cc_report()
-    }
-    fn set_app_rate(&mut self, rate: Option<Bitrate>) {
-        self.set_desired_rate(rate);
-    }
-    fn allowance(&mut self, now: Timestamp, a: Allowance) {
-        self.apply_allowance(now, a);
-    }
-    fn latest_rtt(&self) -> Option<TimeDelta> {
-        self.controller().srtt_sample()
-    }
-    fn snapshot(&self) -> Option<FlowReport> {
-        Some(FlowReport::Rate {
-            rate: self.rate(),
-            rtt: self.controller().srtt_sample(),
-        })
-    }
+/// RAP and TFRC senders are driven alike (paced rate senders, coupled as rate flows);
+/// only where their RTT comes from differs.
+macro_rules! paced_rate_core_sender {
+    ($sender:ty, $rtt:expr) => {
+        impl CoreSender for $sender {
+            fn cc_report(&mut self) -> Option<FlowReport> {
+                self.poll_cc_report()
+            }
+            fn set_app_rate(&mut self, rate: Option<Bitrate>) {
+                self.set_desired_rate(rate);
+            }
+            fn allowance(&mut self, now: Timestamp, a: Allowance) {
+                self.apply_allowance(now, a);
+            }
+            fn latest_rtt(&self) -> Option<TimeDelta> {
+                $rtt(self)
+            }
+            fn snapshot(&self) -> Option<FlowReport> {
+                Some(FlowReport::Rate {
+                    rate: self.rate(),
+                    rtt: $rtt(self),
+                })
+            }
+        }
+    };
 }
 
-impl CoreSender for TfrcSender {
-    fn cc_report(&mut self) -> Option<FlowReport> {
-        self.poll_cc_report()
-    }
-    fn set_app_rate(&mut self, rate: Option<Bitrate>) {
-        self.set_desired_rate(rate);
-    }
-    fn allowance(&mut self, now: Timestamp, a: Allowance) {
-        self.apply_allowance(now, a);
-    }
-    fn latest_rtt(&self) -> Option<TimeDelta> {
-        self.controller().rtt()
-    }
-    fn snapshot(&self) -> Option<FlowReport> {
-        Some(FlowReport::Rate {
-            rate: self.rate(),
-            rtt: self.controller().rtt(),
-        })
-    }
-}
+paced_rate_core_sender!(RapSender, |s: &RapSender| s.controller().srtt_sample());
+paced_rate_core_sender!(TfrcSender, |s: &TfrcSender| s.controller().rtt());
 
 impl ReceiverHooks for MediaReceiver {
     fn delay_based_decreases(&self) -> Option<u64> {

@@ -4,7 +4,7 @@
 //! checks and the flow builder.
 
 use crate::error::FieldError;
-use crate::overrides::{GccOverrides, KalmanNoiseMode, LossControllerMode, ThresholdMode};
+use crate::overrides::{GccOverrides, RuleOrigin, ThresholdMode};
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
 use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
 use flowstate_core::gcc::loss_based::LossConfig;
@@ -118,8 +118,8 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         match &mut gcc.delay.filter {
             DelayFilterConfig::Kalman(k) => {
                 k.noise = match mode {
-                    KalmanNoiseMode::Paper => NoiseModel::Paper,
-                    KalmanNoiseMode::Chromium => NoiseModel::chromium(),
+                    RuleOrigin::Paper => NoiseModel::Paper,
+                    RuleOrigin::Chromium => NoiseModel::chromium(),
                 }
             }
             DelayFilterConfig::Trendline(_) => {
@@ -199,8 +199,8 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
     if let Some(mode) = o.loss_controller {
         let keep = (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate);
         gcc.loss = match mode {
-            LossControllerMode::Chromium => LossConfig::chromium(),
-            LossControllerMode::Paper => preset.paper_loss(),
+            RuleOrigin::Chromium => LossConfig::chromium(),
+            RuleOrigin::Paper => preset.paper_loss(),
         };
         (gcc.loss.start_rate, gcc.loss.min_rate, gcc.loss.max_rate) = keep;
     }
@@ -334,7 +334,7 @@ mod tests {
         assert!(!c.delay.aimd.additive_near_convergence);
         // The loss controller is swapped; the preset's (or overridden) rates stay.
         let o = GccOverrides {
-            loss_controller: Some(LossControllerMode::Chromium),
+            loss_controller: Some(RuleOrigin::Chromium),
             start_rate: Some(crate::units_parse::Bps(500_000.0)),
             ..GccOverrides::default()
         };
@@ -345,7 +345,7 @@ mod tests {
         want.max_rate = GccPreset::Paper.config().loss.max_rate;
         assert_eq!(c.loss, want);
         let o = GccOverrides {
-            loss_controller: Some(LossControllerMode::Paper),
+            loss_controller: Some(RuleOrigin::Paper),
             ..GccOverrides::default()
         };
         let c = gcc_config(GccPreset::Chromium, &o).expect("valid");

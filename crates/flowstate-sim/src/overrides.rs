@@ -143,7 +143,7 @@ macro_rules! no_number {
         }
     )*};
 }
-no_number!(bool, KalmanNoiseMode, ThresholdMode, LossControllerMode);
+no_number!(bool, RuleOrigin, ThresholdMode);
 
 /// An overrides struct and its definitions from one list of fields:
 /// `/// doc` `name: Type => [Kinds], unit, default;`.
@@ -279,10 +279,10 @@ overrides! {
         /// Kalman measurement-noise estimator: `paper` (paper 002 eq. 16) or `chromium`
         /// (Chromium's OveruseEstimator: 3-sigma outlier clamp, updated only in the normal
         /// state, slow EWMA); Kalman presets only.
-        kalman_noise: Option<KalmanNoiseMode> => [Gcc], None,
+        kalman_noise: Option<RuleOrigin> => [Gcc], None,
             OverrideDefault::PerPreset(|p| kalman(p).map(|k| match k.noise {
-                NoiseModel::Paper => KalmanNoiseMode::Paper.name().to_string(),
-                NoiseModel::Chromium { .. } => KalmanNoiseMode::Chromium.name().to_string(),
+                NoiseModel::Paper => RuleOrigin::Paper.name().to_string(),
+                NoiseModel::Chromium { .. } => RuleOrigin::Chromium.name().to_string(),
             }));
         /// `true`: the two-state Kalman filter with Chromium's 1/C state (paper 001 eq. 2;
         /// paper 002 eq. 7 before its reduction to eq. 10); Kalman presets only.
@@ -337,10 +337,10 @@ overrides! {
         /// The loss-based controller: `paper` (paper 002 eq. 5: x1.05 per receiver report
         /// below 2 % loss; paper 001 eq. 1 for paper-static) or `chromium` (1.08 x the
         /// minimum rate of the last second + 1 kbit/s, re-evaluated every 25 ms).
-        loss_controller: Option<LossControllerMode> => [Gcc], None,
+        loss_controller: Option<RuleOrigin> => [Gcc], None,
             OverrideDefault::PerPreset(|p| match p.config().loss.variant {
-                LossVariant::ChromiumClassic => text(LossControllerMode::Chromium.name()),
-                LossVariant::Paper001 | LossVariant::Paper002 => text(LossControllerMode::Paper.name()),
+                LossVariant::ChromiumClassic => text(RuleOrigin::Chromium.name()),
+                LossVariant::Paper001 | LossVariant::Paper002 => text(RuleOrigin::Paper.name()),
             });
         /// `chromium-m156` only: `false` switches the probe controller off (no initial,
         /// further, ALR or drop-recovery probes).
@@ -360,33 +360,17 @@ overrides! {
     }
 }
 
-/// The loss-based controller a `gcc` flow's `overrides.loss_controller` selects.
+/// Which rule a `gcc` flow's `overrides.kalman_noise` (the Kalman measurement-noise
+/// estimator) or `overrides.loss_controller` (the loss-based controller) selects: the
+/// paper's or Chromium's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LossControllerMode {
+pub enum RuleOrigin {
     Paper,
     Chromium,
 }
 
-impl LossControllerMode {
-    /// The name a scenario writes.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Paper => "paper",
-            Self::Chromium => "chromium",
-        }
-    }
-}
-
-/// The Kalman noise estimator a `gcc` flow's `overrides.kalman_noise` selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KalmanNoiseMode {
-    Paper,
-    Chromium,
-}
-
-impl KalmanNoiseMode {
+impl RuleOrigin {
     /// The name a scenario writes.
     pub const fn name(self) -> &'static str {
         match self {
@@ -637,13 +621,10 @@ mod tests {
             let got: T = toml::Value::String(name.into()).try_into().expect("reads");
             assert_eq!(got, want);
         }
-        for m in [KalmanNoiseMode::Paper, KalmanNoiseMode::Chromium] {
+        for m in [RuleOrigin::Paper, RuleOrigin::Chromium] {
             reads(m.name(), m);
         }
         for m in [ThresholdMode::Static, ThresholdMode::Adaptive] {
-            reads(m.name(), m);
-        }
-        for m in [LossControllerMode::Paper, LossControllerMode::Chromium] {
             reads(m.name(), m);
         }
     }

@@ -8,8 +8,7 @@ use crate::error::{join_path, missing_field, FieldError};
 pub use crate::flow_kind::FlowKind;
 use crate::overrides;
 pub use crate::overrides::{
-    CbrOverrides, GccOverrides, KalmanNoiseMode, LossControllerMode, RateOverrides, ThresholdMode,
-    WindowOverrides,
+    CbrOverrides, GccOverrides, RateOverrides, RuleOrigin, ThresholdMode, WindowOverrides,
 };
 use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, QueueSpec, Secs};
