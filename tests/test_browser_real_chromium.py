@@ -6,33 +6,23 @@ reason elsewhere."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-from flowstate.browser.topology import TopologyError, preflight
+from real_chromium_support import require_real_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "real" / "p000-table5-none-30s.toml"
-CHROMIUM = "/usr/bin/chromium"
 # Fair would be 0.5; the 3 runs measured here gave 0.10-0.16 over 15-30 s.
 VIDEO_SHARE_BOUND = 0.3
 
 
 def test_real_chromium_table5_starves_the_video(tmp_path):
-    try:
-        preflight()
-    except TopologyError as e:
-        pytest.skip(f"no real path here: {e}")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    if importlib.util.find_spec("playwright") is None:
-        pytest.skip("the Python package playwright is not installed")
+    require_real_chromium()
     out = tmp_path / "out"
     p = subprocess.run(
         [sys.executable, "-m", "flowstate", "browser", str(SCENARIO), "--out", str(out), "--prefix", "fsci"],
@@ -58,12 +48,7 @@ def test_real_chromium_table5_starves_the_video(tmp_path):
 def test_a_crashed_browser_ends_the_run_with_what_was_measured(tmp_path):
     """The sender's Chromium is killed mid-run: the run ends there (exit status 1),
     writes what the bottleneck measured, and leaves no namespace or browser behind."""
-    try:
-        preflight()
-    except TopologyError as e:
-        pytest.skip(f"no real path here: {e}")
-    if not os.access(CHROMIUM, os.X_OK) or importlib.util.find_spec("playwright") is None:
-        pytest.skip("needs /usr/bin/chromium and playwright")
+    require_real_chromium()
     import time
 
     out = tmp_path / "out"

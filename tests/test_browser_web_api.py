@@ -8,20 +8,16 @@ elsewhere."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-from flowstate.browser.topology import TopologyError, preflight
+from real_chromium_support import require_real_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "real" / "p000-table5-web-api-30s.toml"
-CHROMIUM = "/usr/bin/chromium"
 # Fair is 0.5; uncoupled the video gets 0.10-0.16 here. Bounds from the runs measured
 # (docs/BROWSER.md), with room for a loaded machine.
 VIDEO_SHARE_MIN = 0.3
@@ -29,14 +25,7 @@ RTT_MAX_MS = 200.0
 
 
 def test_real_chromium_table5_coupled_by_the_page(tmp_path):
-    try:
-        preflight()
-    except TopologyError as e:
-        pytest.skip(f"no real path here: {e}")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    if importlib.util.find_spec("playwright") is None:
-        pytest.skip("the Python package playwright is not installed")
+    require_real_chromium()
     out = tmp_path / "out"
     p = subprocess.run(
         [sys.executable, "-m", "flowstate", "browser", str(SCENARIO), "--out", str(out), "--prefix", "fswa",
