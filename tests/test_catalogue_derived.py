@@ -70,6 +70,37 @@ def test_queue_and_rtt():
     assert derived.rtt_percentile(S, "sctp", 50) is None
 
 
+def test_throughput_ratio_is_rfc8868_self_fairness():
+    # Means over [4, 6): gcc 4.0, sctp 1.0.
+    assert derived.throughput_ratio(S, 4.0, 6.0) == pytest.approx(4.0)
+    assert derived.throughput_ratio(series({"a": [1, 1], "b": [2, 2]})) == pytest.approx(2.0)
+    assert derived.throughput_ratio(S, flows=["sctp"]) == pytest.approx(1.0)
+    # A starved flow (mean 0) or a missing one: no ratio.
+    assert derived.throughput_ratio(series({"a": [0, 0], "b": [1, 1]})) is None
+    assert derived.throughput_ratio(S, flows=["gcc", "nope"]) is None
+
+
+def test_oscillations_count_swings_between_watermarks():
+    # 0.4 (low) -> 2.5 (high) -> 1.0 (between: no change) -> 0.3 (low) -> 0.2 -> 2.0 (high).
+    s = series({"f": [0.4, 2.5, 1.0, 0.3, 0.2, 2.0]})
+    assert derived.oscillations(s, "f", 0.5, 2.0) == 3.0
+    assert derived.oscillations(s, "f", 0.5, 2.0, 0.0, 2.0) == 1.0
+    # Never reaches the high watermark: no swing.
+    assert derived.oscillations(series({"f": [0.1, 1.0, 0.1]}), "f", 0.5, 2.0) == 0.0
+    assert derived.oscillations(s, "nope", 0.5, 2.0) is None
+
+
+def test_utilization_per_bin_over_capacity():
+    s = series({"a": [1.0, 1.0, 0.5], "b": [1.0, 0.0, 0.5]})
+    s["capacity_mbps"] = [2.0, 2.0, 4.0, 4.0, 1.0, 1.0]
+    # Bins: 2/2, 1/4, 1/1 -> mean 0.75.
+    assert derived.utilization(s) == pytest.approx(0.75)
+    assert derived.utilization(s, flows=["a"]) == pytest.approx((0.5 + 0.25 + 0.5) / 3)
+    assert derived.utilization(s, 1.0, 2.0) == pytest.approx(0.25)
+    # A series without a capacity column has nothing to compute from.
+    assert derived.utilization(series({"a": [1.0]})) is None
+
+
 def test_gcc_utility_is_paper_002_eq_21():
     s = series({"a": [1.0, 1.0], "b": [2.0, 2.0]}, qd={"a": [10, 30], "b": [0, 0]})
     # alpha = 2: U(x) = -1/x; beta = 1: U(y) = log(y); y floored at 1 ms.
@@ -113,6 +144,9 @@ def test_specs_parse_units_and_reject_bad_arguments():
         ("rtt_percentile", {"flow": "gcc", "p": 120}, "p: must be in [0, 100]"),
         ("jain", {"flows": []}, "expected a non-empty list"),
         ("gcc_utility", {"alpha": "two"}, "alpha: expected a number"),
+        ("oscillations", {"flow": "a", "low": "2Mbps", "high": "1Mbps"}, "high: must be above low"),
+        ("oscillations", {"flow": "a", "low": "1Mbps"}, "argument 'high' is required"),
+        ("throughput_ratio", {"flows": "a"}, "expected a non-empty list"),
     ]:
         with pytest.raises(DerivedError, match=message.replace("[", r"\[").replace("]", r"\]")):
             derived.make_spec("x", fn, args)

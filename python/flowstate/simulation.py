@@ -269,7 +269,8 @@ class RunResult:
     def flows(self) -> "pandas.DataFrame":
         """One row per run and flow: ``run``, ``seed``, ``flow``, ``kind``, ``priority``,
         ``throughput_mbps``, ``send_rate_mbps``, ``goodput_mbps``, ``rtt_{mean,p50,p95}_ms``,
-        ``queuing_delay_{mean,p50,p95}_ms``, ``loss_ratio``, ``sent_packets``,
+        ``queuing_delay_{mean,p50,p95}_ms``, ``one_way_delay_{mean,p50,p95}_ms``,
+        ``jitter_ms``, ``loss_ratio``, ``sent_packets``,
         ``lost_packets``, ``share``, ``priority_share``."""
         import pandas
 

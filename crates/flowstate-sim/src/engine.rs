@@ -280,7 +280,8 @@ impl Simulation {
                 let f = pkt.flow as usize;
                 let link = self.topo.route(f, pkt.dir);
                 self.record(now, TraceKind::Deliver, link, &pkt);
-                self.metrics.on_deliver(now, f, pkt.dir, pkt.size);
+                self.metrics
+                    .on_deliver(now, f, pkt.dir, pkt.size, pkt.sent_at);
                 if let Some(flow) = self.flows.get_mut(f) {
                     flow.deliver(now, &pkt);
                 }

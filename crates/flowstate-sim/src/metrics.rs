@@ -8,6 +8,14 @@
 //! - Queuing delay: per data packet, the wait in the bottleneck queue before its own
 //!   serialization starts (one-way, simulator-exact).
 //! - RTT: samples the sender reports.
+//! - One-way delay (RFC 8868 section 2, "packet delay"): per delivered data packet,
+//!   arrival time minus the time the endpoint handed it to the network (propagation,
+//!   serialization and queuing).
+//! - Jitter: the RFC 3550 section 6.4.1 interarrival jitter estimate
+//!   J(i) = J(i-1) + (|D(i-1,i)| - J(i-1)) / 16 over the flow's delivered data packets,
+//!   with D the difference of consecutive packets' one-way delays (transit from the send
+//!   time, not the RTP timestamp, so a sender's pacing is not counted); the summary
+//!   reports the mean of J over the window's arrivals.
 //! - Loss ratio: data packets lost (tail drop or random loss) / data packets sent,
 //!   counted in packets.
 //! - Share: a flow's throughput / the sum of all flows' throughputs; `priority_share`
@@ -180,7 +188,7 @@ impl Histogram {
 }
 
 /// Mean, median and 95th percentile in milliseconds (`null` in JSON when no samples).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub mean: Option<f64>,
     pub p50: Option<f64>,
@@ -256,6 +264,29 @@ struct BinAcc {
 struct FlowAcc {
     bin: BinAcc,
     window: WindowAcc,
+    jitter: Jitter,
+}
+
+/// RFC 3550 section 6.4.1 interarrival jitter of one flow's data packets, over the whole
+/// run (the estimate carries across the window's start).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Jitter {
+    /// One-way transit time of the previous delivered packet, microseconds.
+    last_transit_us: Option<i64>,
+    /// J, microseconds.
+    j_us: f64,
+}
+
+impl Jitter {
+    /// A packet with one-way transit `transit_us` arrived: J += (|D| - J) / 16
+    /// (RFC 3550 section 6.4.1). Returns the new J (`None` for the first packet, which
+    /// has no D).
+    fn on_arrival(&mut self, transit_us: i64) -> Option<f64> {
+        let last = self.last_transit_us.replace(transit_us)?;
+        let d = (transit_us - last).unsigned_abs() as f64;
+        self.j_us += (d - self.j_us) / 16.0;
+        Some(self.j_us)
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -266,6 +297,11 @@ struct WindowAcc {
     lost_pkts: u64,
     rtt: Histogram,
     qdelay: Histogram,
+    /// One-way delay of the delivered data packets.
+    delay: Histogram,
+    /// Sum and count of the jitter estimate J at the window's arrivals.
+    jitter_sum_us: f64,
+    jitter_n: u64,
     goodput_start: Option<u64>,
     goodput_end: Option<u64>,
 }
@@ -281,6 +317,13 @@ pub struct FlowSummary {
     pub goodput_mbps: Option<f64>,
     pub rtt_ms: Stats,
     pub queuing_delay_ms: Stats,
+    /// One-way delay of the delivered data packets (send to arrival; RFC 8868 section 2).
+    #[serde(default)]
+    pub one_way_delay_ms: Stats,
+    /// Mean RFC 3550 interarrival jitter of the data packets over the window's
+    /// arrivals (`null`: fewer than two arrivals).
+    #[serde(default)]
+    pub jitter_ms: Option<f64>,
     /// Lost / sent data packets in the window.
     pub loss_ratio: f64,
     pub sent_packets: u64,
@@ -505,19 +548,33 @@ impl Metrics {
         }
     }
 
-    /// A packet arrived at its destination.
+    /// A packet sent at `sent_at` arrived at its destination.
     #[inline]
-    pub fn on_deliver(&mut self, now: Timestamp, flow: usize, dir: Dir, size: u32) {
+    pub fn on_deliver(
+        &mut self,
+        now: Timestamp,
+        flow: usize,
+        dir: Dir,
+        size: u32,
+        sent_at: Timestamp,
+    ) {
         if dir != Dir::Data {
             return;
         }
         let inw = self.in_window(now);
-        if let Some(b) = self.acc.get_mut(flow).map(|a| &mut a.bin) {
-            b.recv_bytes += u64::from(size);
-        }
+        let Some(acc) = self.acc.get_mut(flow) else {
+            return;
+        };
+        acc.bin.recv_bytes += u64::from(size);
+        let transit = now - sent_at;
+        let j = acc.jitter.on_arrival(transit.as_micros());
         if inw {
-            if let Some(w) = self.acc.get_mut(flow).map(|a| &mut a.window) {
-                w.recv_bytes += u64::from(size);
+            let w = &mut acc.window;
+            w.recv_bytes += u64::from(size);
+            w.delay.record(transit);
+            if let Some(j) = j {
+                w.jitter_sum_us += j;
+                w.jitter_n += 1;
             }
         }
     }
@@ -610,6 +667,8 @@ impl Metrics {
                 goodput_mbps,
                 rtt_ms: w.rtt.stats(),
                 queuing_delay_ms: w.qdelay.stats(),
+                one_way_delay_ms: w.delay.stats(),
+                jitter_ms: (w.jitter_n > 0).then(|| w.jitter_sum_us / w.jitter_n as f64 / 1000.0),
                 loss_ratio: if w.sent_pkts > 0 {
                     w.lost_pkts as f64 / w.sent_pkts as f64
                 } else {
@@ -797,6 +856,56 @@ mod tests {
     }
 
     #[test]
+    fn jitter_follows_rfc3550() {
+        let mut j = Jitter::default();
+        // The first packet has no D.
+        assert_eq!(j.on_arrival(50_000), None);
+        // Constant transit: D = 0, J stays 0.
+        assert_eq!(j.on_arrival(50_000), Some(0.0));
+        // D = 16 ms: J = 0 + (16 000 - 0) / 16 = 1 000 us.
+        assert_eq!(j.on_arrival(66_000), Some(1000.0));
+        // D = -16 ms counts by its magnitude: J = 1 000 + (16 000 - 1 000) / 16 = 1 937.5.
+        assert_eq!(j.on_arrival(50_000), Some(1937.5));
+    }
+
+    #[test]
+    fn one_way_delay_and_jitter_in_the_summary() {
+        let fwd = LinkConfig::constant(
+            flowstate_core::Bitrate::mbps(1.0),
+            TimeDelta::ZERO,
+            crate::queue::QueueLimit::Packets(1),
+        );
+        let meta = vec![FlowMeta {
+            name: "a".into(),
+            kind: "cbr".into(),
+            priority: 1.0,
+            forward: true,
+        }];
+        let mut m = Metrics::new(MetricsConfig::default(), meta, fwd);
+        // Transit alternates 40 ms / 60 ms: mean one-way delay 50 ms; |D| = 20 ms.
+        for k in 0..400u64 {
+            let sent = Timestamp::from_millis(k * 10);
+            let now = sent + TimeDelta::millis(if k % 2 == 0 { 40 } else { 60 });
+            m.advance(now, |_| None);
+            m.on_deliver(now, 0, Dir::Data, 1000, sent);
+        }
+        let (sum, _) = m.finish(Timestamp::from_secs(5), "t", 1, 0, |_| None);
+        let f = &sum.flows[0];
+        assert!(
+            (f.one_way_delay_ms.mean.unwrap_or(0.0) - 50.0).abs() < 1e-9,
+            "{f:?}"
+        );
+        // J converges to 20 ms from 0 with gain 1/16: the mean over 399 estimates is a
+        // little below 20 ms (sum of the start-up deficit 20 x 16 = 320 ms / 399).
+        let j = f.jitter_ms.unwrap_or(0.0);
+        assert!(j > 19.0 && j < 20.0, "{j}");
+        // Nothing delivered: no jitter, no delay.
+        let empty = Summary::template(&["x"]);
+        assert_eq!(empty.flows[0].jitter_ms, None);
+        assert_eq!(empty.flows[0].one_way_delay_ms.mean, None);
+    }
+
+    #[test]
     fn histogram_all_zero_reports_zero() {
         let mut h = Histogram::new();
         for _ in 0..10 {
@@ -832,7 +941,7 @@ mod tests {
                 let t = Timestamp::from_millis(s * 1000 + k * 8);
                 m.advance(t, |_| None);
                 m.on_send(t, 0, Dir::Data, 1000);
-                m.on_deliver(t, 0, Dir::Data, 1000);
+                m.on_deliver(t, 0, Dir::Data, 1000, t);
             }
         }
         let (sum, rows) = m.finish(Timestamp::from_secs(4), "t", 1, 0, |_| None);

@@ -695,7 +695,8 @@ impl ReceiverLoop {
         };
         f.highest = Some(f.highest.map_or(seq, |h| h.max(seq)));
         self.shared.record(|m, t| {
-            m.on_deliver(t, i, Dir::Data, size);
+            // Sent `owd` before arrival (one-way delay and jitter of the summary).
+            m.on_deliver(t, i, Dir::Data, size, t - TimeDelta::from_micros(owd));
             m.on_queue_wait(t, i, Dir::Data, TimeDelta::from_micros(owd - min));
             for _ in 0..lost {
                 m.on_loss(t, i, Dir::Data);

@@ -106,6 +106,7 @@ class Bin:
     throughput_mbps: float
     queuing_delay_ms: Optional[float]
     rtt_ms: Optional[float]
+    capacity_mbps: Optional[float] = None
 
 
 class Series:
@@ -120,6 +121,7 @@ class Series:
                 _float_or_none(row.get("throughput_mbps")) or 0.0,
                 _float_or_none(row.get("queuing_delay_ms")),
                 _float_or_none(row.get("rtt_ms")),
+                _float_or_none(row.get("capacity_mbps")),
             )
             self.flows.setdefault(str(row["flow"]), []).append(b)
         for bins in self.flows.values():
@@ -237,6 +239,60 @@ def rtt_percentile(
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
+def throughput_ratio(
+    series: Any, start: float = 0.0, end: Optional[float] = None, flows: Optional[list[str]] = None
+) -> Optional[float]:
+    """RFC 8868 section 2 item 7 (self-fairness): the highest over the lowest of the
+    flows' mean throughputs in the window (``flows``: default every flow). The RFC's
+    guideline for flows of equal priority and similar RTT: between 0.333 and 3, i.e. this
+    ratio <= 3. None if a flow has no bin or the lowest mean is 0."""
+    s = _as_series(series)
+    means = [mean_rate(s, f, start, end) for f in (flows if flows is not None else list(s.flows))]
+    xs = [x for x in means if x is not None]
+    if not xs or len(xs) != len(means) or min(xs) <= 0:
+        return None
+    return max(xs) / min(xs)
+
+
+def oscillations(
+    series: Any, flow: str, low: float, high: float, start: float = 0.0, end: Optional[float] = None
+) -> Optional[float]:
+    """RFC 8868 section 2 item 9 (instability): how many times ``flow``'s per-bin
+    throughput swings from at or below the ``low`` watermark to at or above ``high``, or
+    back, in the window (the RFC's example: watermarks 500 kbit/s and 2 Mbit/s, 500 ms
+    windows = the time series' bins). None if the flow has no bin."""
+    bins = _as_series(series).window(flow, start, end)
+    if not bins:
+        return None
+    count, side = 0, 0  # side: -1 last at or below low, +1 last at or above high
+    for b in bins:
+        now = -1 if b.throughput_mbps <= low else (1 if b.throughput_mbps >= high else 0)
+        if now != 0:
+            count += int(side != 0 and now != side)
+            side = now
+    return float(count)
+
+
+def utilization(
+    series: Any, start: float = 0.0, end: Optional[float] = None, flows: Optional[list[str]] = None
+) -> Optional[float]:
+    """RFC 8868 section 2 item 10 (bandwidth utilization): the flows' summed throughput
+    over the forward bottleneck capacity, per bin, averaged over the window's bins
+    (``flows``: default every flow; name the forward ones when some flow runs in the
+    reverse direction). None without a bin or a capacity."""
+    s = _as_series(series)
+    names = flows if flows is not None else list(s.flows)
+    per_bin: dict[float, list[float]] = {}
+    capacity: dict[float, float] = {}
+    for f in names:
+        for b in s.window(f, start, end):
+            per_bin.setdefault(b.time_s, []).append(b.throughput_mbps)
+            if b.capacity_mbps is not None:
+                capacity[b.time_s] = b.capacity_mbps
+    ratios = [math.fsum(xs) / capacity[t] for t, xs in per_bin.items() if capacity.get(t, 0.0) > 0]
+    return _mean(ratios)
+
+
 def _alpha_utility(x: float, a: float) -> float:
     """U_a(x) = x^(1-a) / (1-a), and its limit log(x) for a = 1 (paper 002 eq. 20)."""
     if a == 1.0:
@@ -297,6 +353,17 @@ FUNCTIONS: dict[str, tuple[Callable[..., Optional[float]], dict[str, _Arg]]] = {
         rtt_percentile,
         {"flow": ("flow", _name, True), "p": ("p", _number, True), **_WINDOW},
     ),
+    "throughput_ratio": (throughput_ratio, {**_WINDOW, "flows": ("flows", _names, False)}),
+    "oscillations": (
+        oscillations,
+        {
+            "flow": ("flow", _name, True),
+            "low": ("low", parse_rate_mbps, True),
+            "high": ("high", parse_rate_mbps, True),
+            **_WINDOW,
+        },
+    ),
+    "utilization": (utilization, {**_WINDOW, "flows": ("flows", _names, False)}),
     "gcc_utility": (
         gcc_utility,
         {
@@ -346,6 +413,8 @@ def make_spec(name: str, fn: Any, args: Any) -> Spec:
     for key, (param, _, required) in params.items():
         if required and param not in kwargs:
             raise DerivedError(f"{fn}: argument {key!r} is required")
+    if fn == "oscillations" and kwargs["high"] <= kwargs["low"]:
+        raise DerivedError(f"{fn}: high: must be above low ({args['low']!r}), got {args['high']!r}")
     if fn == "rtt_percentile" and not 0 <= kwargs["p"] <= 100:
         raise DerivedError(f"{fn}: p: must be in [0, 100], got {kwargs['p']}")
     if kwargs.get("end") is not None and kwargs["end"] <= kwargs.get("start", 0.0):

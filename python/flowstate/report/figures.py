@@ -119,6 +119,8 @@ _NAMES = {
     "send_rate": "send rate",
     "rtt": "RTT",
     "queuing_delay": "queuing delay",
+    "one_way_delay": "one-way delay",
+    "jitter": "jitter",
     "loss_ratio": "loss ratio",
     "jain_index": "Jain index",
     "weighted_jain_index": "priority-weighted Jain index",

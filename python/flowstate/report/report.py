@@ -453,6 +453,8 @@ def _summary_section(results: Mapping[str, Any]) -> str:
                     _flow_cell(flow, runs, "rtt_ms", "p95"),
                     _flow_cell(flow, runs, "queuing_delay_ms", "mean"),
                     _flow_cell(flow, runs, "queuing_delay_ms", "p95"),
+                    _flow_cell(flow, runs, "one_way_delay_ms", "p95"),
+                    _flow_cell(flow, runs, "jitter_ms"),
                     _flow_cell(flow, runs, "loss_ratio", scale=100),
                 ]
             )
@@ -469,7 +471,7 @@ def _summary_section(results: Mapping[str, Any]) -> str:
         )
     flows = _table(
         ["point", "flow", "throughput (Mbit/s)", "share (%)", "RTT mean (ms)", "RTT p95 (ms)",
-         "queuing mean (ms)", "queuing p95 (ms)", "loss (%)"],
+         "queuing mean (ms)", "queuing p95 (ms)", "one-way delay p95 (ms)", "jitter (ms)", "loss (%)"],
         flow_rows, "summary", 2,
     )
     aggregate_table = _table(
@@ -610,6 +612,8 @@ SIDE_BY_SIDE_FLOW = (
     ("RTT p95 (ms)", "rtt_ms.p95", 1.0),
     ("queuing delay mean (ms)", "queuing_delay_ms.mean", 1.0),
     ("queuing delay p95 (ms)", "queuing_delay_ms.p95", 1.0),
+    ("one-way delay p95 (ms)", "one_way_delay_ms.p95", 1.0),
+    ("jitter (ms)", "jitter_ms", 1.0),
     ("loss (%)", "loss_ratio", 100.0),
 )
 SIDE_BY_SIDE_AGGREGATE = (
