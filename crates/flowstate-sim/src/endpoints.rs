@@ -9,6 +9,9 @@
 //! | `rap` | [`RapSender`] / [`RapReceiver`] | greedy |
 //! | `tfrc` | [`TfrcSender`] / [`TfrcReceiver`] | greedy |
 //! | `cbr` | [`crate::cbr`] | - |
+//! | `nada` | [`NadaSender`] / [`CcfbReceiver`] | RFC 8698 defaults, statistics codec, RFC 8888 feedback every DELTA |
+//! | `scream` | [`ScreamSender`] / [`CcfbReceiver`] | RFC 8298 defaults, statistics codec, RFC 8888 feedback every 20 ms |
+//! | `ledbat` | [`LedbatSender`] / [`LedbatReceiver`] | RFC 6817 defaults, long-lived greedy |
 //!
 //! Every sender is wrapped in [`Tracked`], which turns the sender's newest RTT sample
 //! into metrics samples (a sample is reported when the newest value changes, so two
@@ -21,16 +24,21 @@ use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
 use crate::flow_kind::FlowKind;
 use crate::gcc_config::gcc_config;
 use crate::overrides::{
-    self, CbrOverrides, GccOverrides, RateOverrides, WindowOverrides, DEFAULT_MESSAGE_SIZE,
+    self, CbrOverrides, GccOverrides, LedbatOverrides, NadaOverrides, RateOverrides,
+    ScreamOverrides, WindowOverrides, DEFAULT_MESSAGE_SIZE,
 };
 use crate::presets::{self, SctpPreset};
 use crate::scenario::{AppSource, FlowSpec};
 use flowstate_core::coupling::{Allowance, FlowReport, Mechanism};
 use flowstate_core::endpoint::data_source::SourceKind;
+use flowstate_core::endpoint::ledbat::{self as ledbat_ep, LedbatReceiver, LedbatSender};
 use flowstate_core::endpoint::media::{
     MediaReceiver, MediaReceiverConfig, MediaSender, MediaSenderConfig, RateReportMode,
 };
+use flowstate_core::endpoint::nada::{NadaSender, NadaSenderConfig};
 use flowstate_core::endpoint::rap::{RapReceiver, RapReceiverConfig, RapSender};
+use flowstate_core::endpoint::rfc8888::{CcfbReceiver, CcfbReceiverConfig};
+use flowstate_core::endpoint::scream::{ScreamSender, ScreamSenderConfig};
 use flowstate_core::endpoint::sctp::{SctpReceiver, SctpReceiverConfig, SctpSender};
 use flowstate_core::endpoint::tcp::{
     TcpCcKind, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig,
@@ -316,6 +324,61 @@ macro_rules! paced_rate_core_sender {
 paced_rate_core_sender!(RapSender, |s: &RapSender| s.controller().srtt_sample());
 paced_rate_core_sender!(TfrcSender, |s: &TfrcSender| s.controller().rtt());
 
+impl CoreSender for NadaSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(NadaSender::snapshot(self))
+    }
+}
+
+impl CoreSender for ScreamSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.scream().srtt()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(ScreamSender::snapshot(self))
+    }
+}
+
+impl CoreSender for LedbatSender {
+    fn cc_report(&mut self) -> Option<FlowReport> {
+        self.tcp_mut().poll_cc_report()
+    }
+    fn allowance(&mut self, now: Timestamp, a: Allowance) {
+        self.tcp_mut().apply_allowance(now, a);
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.tcp().rtt_estimator().latest()
+    }
+    fn snapshot(&self) -> Option<FlowReport> {
+        Some(window_snapshot(
+            self.tcp().congestion_control(),
+            self.tcp().rtt_estimator().latest(),
+        ))
+    }
+}
+
+impl ReceiverHooks for CcfbReceiver {}
+impl ReceiverHooks for LedbatReceiver {
+    fn goodput_bytes(&self) -> Option<u64> {
+        Some(self.bytes_delivered().as_bytes())
+    }
+}
+
 impl ReceiverHooks for MediaReceiver {
     fn delay_based_decreases(&self) -> Option<u64> {
         self.delay_based().map(|d| d.delay_based_decreases())
@@ -344,6 +407,12 @@ pub type TcpFlow = EndpointPairFlow<Tracked<TcpSender>, TcpReceiver>;
 pub type RapFlow = EndpointPairFlow<Tracked<RapSender>, RapReceiver>;
 /// A TFRC flow.
 pub type TfrcFlow = EndpointPairFlow<Tracked<TfrcSender>, TfrcReceiver>;
+/// A NADA media flow (RFC 8888 feedback).
+pub type NadaFlow = EndpointPairFlow<Tracked<NadaSender>, CcfbReceiver>;
+/// A SCReAM media flow (RFC 8888 feedback).
+pub type ScreamFlow = EndpointPairFlow<Tracked<ScreamSender>, CcfbReceiver>;
+/// A LEDBAT bulk transfer.
+pub type LedbatFlow = EndpointPairFlow<Tracked<LedbatSender>, LedbatReceiver>;
 
 fn secs(s: f64) -> Timestamp {
     Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
@@ -523,11 +592,13 @@ pub fn tcp_flow(
     match &mut cfg.cc {
         TcpCcKind::Cubic(c) => c.pipe_recovery = sack,
         TcpCcKind::NewReno(c) => c.pipe_recovery = sack,
+        TcpCcKind::Ledbat(_) => {}
     }
     if let Some(keep) = o.rto_keeps_recovery_ssthresh {
         match &mut cfg.cc {
             TcpCcKind::Cubic(c) => c.rto_keeps_recovery_ssthresh = keep,
             TcpCcKind::NewReno(c) => c.rto_keeps_recovery_ssthresh = keep,
+            TcpCcKind::Ledbat(_) => {}
         }
     }
     cfg.sack = sack;
@@ -603,6 +674,82 @@ pub fn tfrc_flow(index: usize, spec: &FlowSpec) -> Result<TfrcFlow, SimError> {
     ))
 }
 
+/// The video source of a `nada` / `scream` flow: the statistics codec (or a perfect
+/// codec) between 50 kbit/s (paper 000's minimum) and the controller's maximum rate, at
+/// `fps`.
+fn rmcat_source(perfect: bool, max_rate: Bitrate, fps: f64) -> VideoSourceConfig {
+    let bounds = EncoderBounds {
+        max_rate,
+        fps,
+        ..EncoderBounds::paper000()
+    };
+    if perfect {
+        VideoSourceConfig::Perfect(bounds)
+    } else {
+        VideoSourceConfig::Statistics(StatisticsCodecConfig {
+            bounds,
+            ..StatisticsCodecConfig::default()
+        })
+    }
+}
+
+/// The RFC 8888 receiver of a `nada` / `scream` flow.
+fn ccfb_receiver(index: usize, interval: TimeDelta) -> CcfbReceiver {
+    CcfbReceiver::new(CcfbReceiverConfig {
+        ssrc: index as u32 + 1,
+        interval,
+        rtp_overhead: flowstate_core::endpoint::media::WireSizes::default().rtp_overhead,
+    })
+}
+
+/// A NADA media flow (RFC 8698 with RFC 8888 feedback every DELTA).
+pub fn nada_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<NadaFlow, SimError> {
+    let o: NadaOverrides = parse_overrides(index, spec)?;
+    let (nada, interval) =
+        crate::rmcat_config::nada_config(&o).map_err(|e| bad_override(index, e))?;
+    let source = rmcat_source(o.perfect_codec.unwrap_or(false), nada.max_rate, nada.fps);
+    let mut cfg = NadaSenderConfig::new(nada, source);
+    cfg.ssrc = index as u32 + 1;
+    cfg.seed = seed;
+    let start = secs(spec.start_secs());
+    Ok(EndpointPairFlow::new(
+        Tracked::new(NadaSender::new(cfg, start)),
+        ccfb_receiver(index, interval),
+    ))
+}
+
+/// A SCReAM media flow (RFC 8298 v1 with RFC 8888 feedback).
+pub fn scream_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<ScreamFlow, SimError> {
+    let o: ScreamOverrides = parse_overrides(index, spec)?;
+    let (scream, interval, fps) =
+        crate::rmcat_config::scream_config(&o).map_err(|e| bad_override(index, e))?;
+    let source = rmcat_source(o.perfect_codec.unwrap_or(false), scream.max_rate, fps);
+    let mut cfg = ScreamSenderConfig::new(scream, source);
+    cfg.ssrc = index as u32 + 1;
+    cfg.seed = seed;
+    let start = secs(spec.start_secs());
+    Ok(EndpointPairFlow::new(
+        Tracked::new(ScreamSender::new(cfg, start)),
+        ccfb_receiver(index, interval),
+    ))
+}
+
+/// A LEDBAT bulk transfer (long-lived greedy unless the scenario says otherwise).
+pub fn ledbat_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<LedbatFlow, SimError> {
+    let o: LedbatOverrides = parse_overrides(index, spec)?;
+    let ledbat = crate::rmcat_config::ledbat_config(&o).map_err(|e| bad_override(index, e))?;
+    let mut cfg = ledbat_ep::sender_config(ledbat);
+    let msg = o
+        .message_size
+        .map_or(DEFAULT_MESSAGE_SIZE, |b| DataSize::bytes(b.0 as u64));
+    let greedy = cfg.source.clone();
+    cfg.source = data_source(spec, greedy, msg, seed);
+    Ok(EndpointPairFlow::new(
+        Tracked::new(LedbatSender::new(cfg)),
+        LedbatReceiver::new(ledbat_ep::receiver_config()),
+    ))
+}
+
 /// Builds every scenario flow kind from the flowstate-core endpoints. Seeds (video
 /// noise, short-flow sizes) come from the flow's own random stream.
 #[derive(Debug, Clone, Copy, Default)]
@@ -640,6 +787,9 @@ impl FlowFactory for DefaultFlowFactory {
             FlowKind::TcpCubic => Box::new(tcp_flow(index, spec, true, seed)?),
             FlowKind::Rap => Box::new(rap_flow(index, spec)?),
             FlowKind::Tfrc => Box::new(tfrc_flow(index, spec)?),
+            FlowKind::Nada => Box::new(nada_flow(index, spec, seed)?),
+            FlowKind::Scream => Box::new(scream_flow(index, spec, seed)?),
+            FlowKind::Ledbat => Box::new(ledbat_flow(index, spec, seed)?),
         })
     }
 }

@@ -26,6 +26,12 @@ pub enum FlowKind {
     Tfrc,
     /// Constant bit rate, no congestion control.
     Cbr,
+    /// NADA-controlled video (RFC 8698; flowstate-core `NadaSender` / `CcfbReceiver`).
+    Nada,
+    /// SCReAM-controlled video (RFC 8298 v1; `ScreamSender` / `CcfbReceiver`).
+    Scream,
+    /// A LEDBAT bulk transfer (RFC 6817; `LedbatSender` / `LedbatReceiver`).
+    Ledbat,
 }
 
 /// How a coupling manager sees a flow of a kind: flowstate-core's rate / window
@@ -42,7 +48,7 @@ pub const fn coupling_name(c: Coupling) -> &'static str {
 
 impl FlowKind {
     /// Every kind, in the order they are listed.
-    pub const ALL: [FlowKind; 7] = [
+    pub const ALL: [FlowKind; 10] = [
         FlowKind::Gcc,
         FlowKind::Sctp,
         FlowKind::TcpNewReno,
@@ -50,11 +56,14 @@ impl FlowKind {
         FlowKind::Rap,
         FlowKind::Tfrc,
         FlowKind::Cbr,
+        FlowKind::Nada,
+        FlowKind::Scream,
+        FlowKind::Ledbat,
     ];
 
     /// Every kind's name, in the order of [`FlowKind::ALL`].
-    pub const NAMES: [&'static str; 7] = {
-        let mut names = [""; 7];
+    pub const NAMES: [&'static str; 10] = {
+        let mut names = [""; 10];
         let mut i = 0;
         while i < names.len() {
             names[i] = Self::ALL[i].name();
@@ -101,6 +110,21 @@ impl FlowKind {
                 "constant bit rate packets without congestion control (never coupled)",
                 None,
             ),
+            Self::Nada => (
+                "nada",
+                "RTP video from a video encoder model under NADA (RFC 8698) with RFC 8888 feedback; coupled as a rate flow (r_ref, with r_vin and r_send following, paper 003 Table I)",
+                Some(Coupling::Rate),
+            ),
+            Self::Scream => (
+                "scream",
+                "RTP video from a video encoder model under SCReAM v1 (RFC 8298) with RFC 8888 feedback; coupled as a rate flow (its target bitrate)",
+                Some(Coupling::Rate),
+            ),
+            Self::Ledbat => (
+                "ledbat",
+                "a LEDBAT bulk transfer (RFC 6817, one-way delay from sender timestamps), long-lived greedy by default; coupled as a window flow",
+                Some(Coupling::Window),
+            ),
         }
     }
 
@@ -116,7 +140,7 @@ impl FlowKind {
     pub const fn coupling(self) -> Option<Coupling> {
         self.info().2
     }
-    /// A window-based flow (SCTP, TCP).
+    /// A window-based flow (SCTP, TCP, LEDBAT).
     pub const fn is_window(self) -> bool {
         matches!(self.coupling(), Some(Coupling::Window))
     }
@@ -170,14 +194,19 @@ mod tests {
     }
 
     #[test]
-    fn window_kinds_are_sctp_and_tcp() {
+    fn window_kinds_are_sctp_tcp_and_ledbat() {
         let window: Vec<_> = FlowKind::ALL
             .into_iter()
             .filter(|k| k.is_window())
             .collect();
         assert_eq!(
             window,
-            [FlowKind::Sctp, FlowKind::TcpNewReno, FlowKind::TcpCubic]
+            [
+                FlowKind::Sctp,
+                FlowKind::TcpNewReno,
+                FlowKind::TcpCubic,
+                FlowKind::Ledbat
+            ]
         );
         assert_eq!(FlowKind::Cbr.coupling(), None);
     }

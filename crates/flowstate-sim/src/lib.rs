@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod overrides;
 pub mod presets;
 pub mod queue;
+pub mod rmcat_config;
 pub mod run;
 pub mod scenario;
 pub mod scheduler;

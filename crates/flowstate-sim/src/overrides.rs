@@ -17,8 +17,10 @@ use flowstate_core::gcc::kalman::NoiseModel;
 use flowstate_core::gcc::loss_based::LossVariant;
 use flowstate_core::gcc::threshold::{StaticThresholdConfig, ThresholdConfig};
 use flowstate_core::gcc::{EstimationSide, GccConfig, GccPreset};
+use flowstate_core::nada::NadaConfig;
+use flowstate_core::scream::ScreamConfig;
 use flowstate_core::source::EncoderBounds;
-use flowstate_core::window::{CubicConfig, NewRenoConfig};
+use flowstate_core::window::{CubicConfig, LedbatConfig, NewRenoConfig};
 use serde::Deserialize;
 
 /// An override's default value.
@@ -487,6 +489,250 @@ overrides! {
     }
 }
 
+/// A duration default in ms, as the override is written.
+fn ms(d: flowstate_core::TimeDelta) -> String {
+    d.as_millis_f64().to_string()
+}
+
+/// A rate default in bit/s.
+fn bps(r: flowstate_core::Bitrate) -> String {
+    r.as_bps().to_string()
+}
+
+const COUNT: Option<&str> = None;
+
+fn nada() -> NadaConfig {
+    NadaConfig::default()
+}
+
+fn scream() -> ScreamConfig {
+    ScreamConfig::default()
+}
+
+fn ledbat() -> LedbatConfig {
+    LedbatConfig::default()
+}
+
+/// NADA's RFC 8888 feedback interval: DELTA (RFC 8698 section 4.1).
+pub const NADA_FEEDBACK_INTERVAL_MS: f64 = 100.0;
+/// SCReAM's RFC 8888 feedback interval (20 ms: RFC 8298 section 4.1.1 asks for
+/// feedback frequent enough for the self-clocking, at least once per RTT; the
+/// reference implementation's default).
+pub const SCREAM_FEEDBACK_INTERVAL_MS: f64 = 20.0;
+
+overrides! {
+    /// The `overrides` a `nada` flow accepts: every parameter of RFC 8698 section 4.1
+    /// (Figure 3) with its default, the named deviations, and the media source.
+    #[derive(Default)]
+    pub struct NadaOverrides {
+        /// PRIO: weight of priority of the flow (RFC 8698 section 4.1).
+        prio: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().prio.to_string());
+        /// RMIN: minimum rate of the application (RFC 8698 section 4.1).
+        min_rate: Option<Bps> => [Nada], BPS, OverrideDefault::Value(|| bps(nada().min_rate));
+        /// RMAX: maximum rate of the application (RFC 8698 section 4.1).
+        max_rate: Option<Bps> => [Nada], BPS, OverrideDefault::Value(|| bps(nada().max_rate));
+        /// The reference rate before the first feedback (RFC 8698 section 4.3 starts at
+        /// RMIN).
+        initial_rate: Option<Bps> => [Nada], BPS, OverrideDefault::Value(|| bps(nada().initial_rate));
+        /// XREF: reference congestion level (RFC 8698 section 4.1).
+        x_ref_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().x_ref));
+        /// KAPPA: scaling parameter of the gradual rate update (RFC 8698 section 4.1).
+        kappa: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().kappa.to_string());
+        /// ETA: scaling parameter of the gradual rate update (RFC 8698 section 4.1).
+        eta: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().eta.to_string());
+        /// TAU: upper bound of the RTT in the gradual rate update (RFC 8698 section 4.1).
+        tau_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().tau));
+        /// DELTA: target feedback interval, the interval of the RFC 8888 reports
+        /// (RFC 8698 section 4.1).
+        delta_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().delta));
+        /// LOGWIN: observation window in time (RFC 8698 section 4.1).
+        logwin_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().logwin));
+        /// QEPS: threshold for determining queuing delay build-up (RFC 8698 section 4.1).
+        qeps_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().qeps));
+        /// DFILT: bound on the filtering delay (RFC 8698 section 4.1).
+        dfilt_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().dfilt));
+        /// GAMMA_MAX: upper bound on the rate increase ratio of accelerated ramp-up
+        /// (RFC 8698 section 4.1).
+        gamma_max: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().gamma_max.to_string());
+        /// QBOUND: upper bound on the self-inflicted queuing delay during ramp-up (RFC
+        /// 8698 section 4.1).
+        qbound_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().qbound));
+        /// MULTILOSS: multiplier of the average loss interval giving the expiry of the
+        /// last loss (RFC 8698 section 4.1).
+        multiloss: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().multiloss.to_string());
+        /// QTH: queuing-delay threshold for invoking non-linear warping (RFC 8698 section
+        /// 4.1).
+        qth_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().qth));
+        /// LAMBDA: exponent of the non-linear warping (RFC 8698 section 4.1).
+        lambda: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().lambda.to_string());
+        /// PLRREF: reference packet loss ratio (RFC 8698 section 4.1).
+        plr_ref: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().plr_ref.to_string());
+        /// PMRREF: reference packet marking ratio (RFC 8698 section 4.1).
+        pmr_ref: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().pmr_ref.to_string());
+        /// DLOSS: reference delay penalty for loss at PLRREF (RFC 8698 section 4.1).
+        d_loss_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().d_loss));
+        /// DMARK: reference delay penalty for ECN marking at PMRREF (RFC 8698 section
+        /// 4.1).
+        d_mark_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| ms(nada().d_mark));
+        /// FPS: frame rate of the video, also the encoder model's (RFC 8698 section 4.1).
+        fps: Option<f64> => [Nada], FPS, OverrideDefault::Value(|| nada().fps.to_string());
+        /// BETA_S: scaling of the sending-rate deviation from r_ref (RFC 8698 section 4.1).
+        beta_s: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().beta_s.to_string());
+        /// BETA_V: scaling of the encoder-rate deviation from r_ref (RFC 8698 section 4.1).
+        beta_v: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().beta_v.to_string());
+        /// ALPHA: smoothing factor of the loss and marking ratios (RFC 8698 section 4.1).
+        alpha: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().alpha.to_string());
+        /// The largest offset of r_vin and r_send from r_ref as a fraction of r_ref (RFC
+        /// 8698 equations (11), (12): 0.05).
+        max_rate_offset: Option<f64> => [Nada], None, OverrideDefault::Value(|| nada().max_rate_offset.to_string());
+        /// Taps of the minimum filter on raw queuing-delay samples (RFC 8698 section
+        /// 5.1.1: 15).
+        min_filter_taps: Option<f64> => [Nada], COUNT, OverrideDefault::Value(|| nada().min_filter_taps.to_string());
+        /// Deviation (ns3-rmcat): after the last loss expires, blend warped and raw delay
+        /// over one more loss interval; `false` is RFC 8698 section 4.2.
+        warp_blend_after_expiry: Option<bool> => [Nada], None, OverrideDefault::Value(|| nada().warp_blend_after_expiry.to_string());
+        /// Deviation (ns3-rmcat NADA_PARAM_XMAX): clip x_curr to this; unset is the RFC
+        /// (no clip).
+        x_max_ms: Option<f64> => [Nada], MS, OverrideDefault::Value(|| "none".into());
+        /// `true`: a perfect codec (frames exactly at r_vin) instead of the statistics
+        /// codec with noise and I-frames.
+        perfect_codec: Option<bool> => [Nada], None, OverrideDefault::Value(|| "false".into());
+        /// The RFC 8888 feedback interval; unset: DELTA (RFC 8698 section 4.1).
+        feedback_interval_ms: Option<f64> => [Nada], MS,
+            OverrideDefault::Value(|| NADA_FEEDBACK_INTERVAL_MS.to_string());
+    }
+}
+
+overrides! {
+    /// The `overrides` a `scream` flow accepts: every constant of RFC 8298 (SCReAM v1)
+    /// sections 4.1.2.1 and 4.1.3 with its default, and the feedback interval.
+    #[derive(Default)]
+    pub struct ScreamOverrides {
+        /// QDELAY_TARGET_LO: the queuing-delay target (RFC 8298 section 4.1.2.1).
+        qdelay_target_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().qdelay_target));
+        /// QDELAY_TARGET_HI: the ceiling of the adjusted target (RFC 8298 section 4.1.2.1).
+        qdelay_target_hi_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().qdelay_target_hi));
+        /// Competing-flows compensation (RFC 8298 section 4.1.2.3, which it MAY turn off).
+        competing_flows_compensation: Option<bool> => [Scream], None, OverrideDefault::Value(|| scream().competing_flows_compensation.to_string());
+        /// QDELAY_TREND_LO (RFC 8298 section 4.1.2.1).
+        qdelay_trend_lo: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().qdelay_trend_lo.to_string());
+        /// QDELAY_WEIGHT: smoothing of qdelay_fraction_avg (RFC 8298 section 4.1.2.1).
+        qdelay_weight: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().qdelay_weight.to_string());
+        /// QDELAY_TREND_TH: qdelay_trend at which fast increase ends (RFC 8298 section
+        /// 4.1.2.1).
+        qdelay_trend_th: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().qdelay_trend_th.to_string());
+        /// Decay of qdelay_trend_mem per sample (RFC 8298 section 4.1.2.2).
+        qdelay_trend_mem_decay: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().qdelay_trend_mem_decay.to_string());
+        /// Interval of the qdelay_fraction_hist samples (reference implementation).
+        qdelay_hist_interval_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().qdelay_hist_interval));
+        /// Length of qdelay_fraction_hist (reference implementation).
+        qdelay_hist_len: Option<f64> => [Scream], COUNT, OverrideDefault::Value(|| scream().qdelay_hist_len.to_string());
+        /// MIN_CWND (RFC 8298 section 4.1.2.1).
+        min_cwnd: Option<Bytes> => [Scream], BYTES, OverrideDefault::Value(|| scream().min_cwnd.as_bytes().to_string());
+        /// The initial cwnd (reference implementation; RFC 8298 starts at MIN_CWND).
+        initial_cwnd: Option<Bytes> => [Scream], BYTES, OverrideDefault::Value(|| scream().initial_cwnd.as_bytes().to_string());
+        /// MSS: the packet size the window update scales with (RFC 8298 section 4.1.2.1).
+        mss: Option<Bytes> => [Scream], BYTES, OverrideDefault::Value(|| scream().mss.as_bytes().to_string());
+        /// GAIN of the window update (RFC 8298 section 4.1.2.1).
+        gain: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().gain.to_string());
+        /// BETA_LOSS: cwnd scale on a loss event (RFC 8298 section 4.1.2.1).
+        beta_loss: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().beta_loss.to_string());
+        /// BETA_ECN: cwnd scale on an ECN-CE event (RFC 8298 section 4.1.2.1).
+        beta_ecn: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().beta_ecn.to_string());
+        /// MAX_BYTES_IN_FLIGHT_HEAD_ROOM (RFC 8298 section 4.1.2.1).
+        max_bytes_in_flight_head_room: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().max_bytes_in_flight_head_room.to_string());
+        /// The window over which max_bytes_in_flight is taken (RFC 8298 section 4.1.2.2).
+        bytes_in_flight_window_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().bytes_in_flight_window));
+        /// Fast increase grows cwnd only while bytes_in_flight x this + bytes_newly_acked
+        /// > cwnd (reference implementation).
+        fast_increase_use_factor: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().fast_increase_use_factor.to_string());
+        /// Congestion avoidance grows cwnd only while bytes_in_flight x this +
+        /// bytes_newly_acked > cwnd (RFC 8298 section 4.1.2.2).
+        increase_use_factor: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().increase_use_factor.to_string());
+        /// T_RESUME_FAST_INCREASE (RFC 8298 section 4.1.2.1).
+        fast_increase_resume_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().fast_increase_resume));
+        /// A packet unacked while one sent this much later was acked is lost (RFC 8298
+        /// section 4.1.2.4; reference implementation's value).
+        reorder_time_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().reorder_time));
+        /// Pacing headroom over cwnd / s_rtt (RFC 8298 section 4.1.2.6: 1.0).
+        packet_pacing_headroom: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().packet_pacing_headroom.to_string());
+        /// RATE_PACE_MIN (RFC 8298 section 4.1.2.1).
+        rate_pace_min: Option<Bps> => [Scream], BPS, OverrideDefault::Value(|| bps(scream().rate_pace_min));
+        /// BASE_OWD history length, one minimum per interval (RFC 8298 section 4.1.2.2).
+        base_owd_history: Option<f64> => [Scream], COUNT, OverrideDefault::Value(|| scream().base_owd_history.to_string());
+        /// The interval of one BASE_OWD minimum (RFC 8298 section 4.1.2.2).
+        base_owd_interval_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().base_owd_interval));
+        /// TARGET_BITRATE_MIN (RFC 8298 section 4.1.3.1).
+        min_rate: Option<Bps> => [Scream], BPS, OverrideDefault::Value(|| bps(scream().min_rate));
+        /// TARGET_BITRATE_MAX (RFC 8298 section 4.1.3.1).
+        max_rate: Option<Bps> => [Scream], BPS, OverrideDefault::Value(|| bps(scream().max_rate));
+        /// The target bitrate at start.
+        initial_rate: Option<Bps> => [Scream], BPS, OverrideDefault::Value(|| bps(scream().initial_rate));
+        /// RATE_ADJUST_INTERVAL (RFC 8298 section 4.1.3.1).
+        rate_adjust_interval_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().rate_adjust_interval));
+        /// RAMP_UP_SPEED in bit/s per second (RFC 8298 section 4.1.3.1).
+        ramp_up_speed: Option<f64> => [Scream], Some("bit/s per s"), OverrideDefault::Value(|| scream().ramp_up_speed.to_string());
+        /// BETA_R: target bitrate scale on a loss event (RFC 8298 section 4.1.3.1).
+        beta_r_loss: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().beta_r_loss.to_string());
+        /// PRE_CONGESTION_GUARD (RFC 8298 section 4.1.3.1; range 0..1).
+        pre_congestion_guard: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().pre_congestion_guard.to_string());
+        /// TX_QUEUE_SIZE_FACTOR (RFC 8298 section 4.1.3.1; range 0..2).
+        tx_queue_size_factor: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().tx_queue_size_factor.to_string());
+        /// RTP_QDELAY_TH: RTP queue delay above which the target is scaled down (RFC 8298
+        /// section 4.1.3.1).
+        rtp_qdelay_th_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().rtp_qdelay_th));
+        /// TARGET_RATE_SCALE_RTP_QDELAY (RFC 8298 section 4.1.3.1).
+        target_rate_scale_rtp_qdelay: Option<f64> => [Scream], None, OverrideDefault::Value(|| scream().target_rate_scale_rtp_qdelay.to_string());
+        /// The window of rate_media_median (RFC 8298 section 4.1.3.2: more than 10 s).
+        rate_media_median_window_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().rate_media_median_window));
+        /// The RTP queue is discarded when its delay exceeds this (reference
+        /// implementation) ...
+        rtp_queue_delay_max_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().rtp_queue_delay_max));
+        /// ... at most once per this interval (reference implementation).
+        rtp_queue_discard_interval_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().rtp_queue_discard_interval));
+        /// The averaging window of the transmitted and acked rates (reference
+        /// implementation).
+        rate_window_ms: Option<f64> => [Scream], MS, OverrideDefault::Value(|| ms(scream().rate_window));
+        /// The RFC 8888 feedback interval.
+        feedback_interval_ms: Option<f64> => [Scream], MS,
+            OverrideDefault::Value(|| SCREAM_FEEDBACK_INTERVAL_MS.to_string());
+        /// Frame rate of the encoder model.
+        fps: Option<f64> => [Scream], FPS, OverrideDefault::Value(|| EncoderBounds::paper000().fps.to_string());
+        /// `true`: a perfect codec (frames exactly at the target) instead of the
+        /// statistics codec with noise and I-frames.
+        perfect_codec: Option<bool> => [Scream], None, OverrideDefault::Value(|| "false".into());
+    }
+}
+
+overrides! {
+    /// The `overrides` a `ledbat` flow accepts: every constant of RFC 6817 section 2.5
+    /// with its default, and the bulk transfer's message size.
+    #[derive(Default)]
+    pub struct LedbatOverrides {
+        /// MSS: the unit of the window, the segment payload (RFC 6817 section 2.5).
+        mss: Option<Bytes> => [Ledbat], BYTES, OverrideDefault::Value(|| ledbat().mss.as_bytes().to_string());
+        /// GAIN: at most 1 (RFC 6817 section 2.5).
+        gain: Option<f64> => [Ledbat], None, OverrideDefault::Value(|| ledbat().gain.to_string());
+        /// TARGET: the queuing delay LEDBAT aims at; at most 100 ms (RFC 6817 section 2.5).
+        target_ms: Option<f64> => [Ledbat], MS, OverrideDefault::Value(|| ms(ledbat().target));
+        /// BASE_HISTORY: base-delay minima kept (RFC 6817 section 2.5).
+        base_history: Option<f64> => [Ledbat], COUNT, OverrideDefault::Value(|| ledbat().base_history.to_string());
+        /// The period of one base-delay minimum (RFC 6817 section 2.4.2: one minute).
+        base_interval_ms: Option<f64> => [Ledbat], MS, OverrideDefault::Value(|| ms(ledbat().base_interval));
+        /// CURRENT_FILTER: recent delays FILTER() (the minimum) looks at (RFC 6817 section
+        /// 2.5).
+        current_filter: Option<f64> => [Ledbat], COUNT, OverrideDefault::Value(|| ledbat().current_filter.to_string());
+        /// ALLOWED_INCREASE in MSS (RFC 6817 section 2.5).
+        allowed_increase: Option<f64> => [Ledbat], COUNT, OverrideDefault::Value(|| ledbat().allowed_increase.to_string());
+        /// INIT_CWND in MSS (RFC 6817 section 2.5).
+        init_cwnd: Option<f64> => [Ledbat], COUNT, OverrideDefault::Value(|| ledbat().init_cwnd.to_string());
+        /// MIN_CWND in MSS (RFC 6817 section 2.5).
+        min_cwnd: Option<f64> => [Ledbat], COUNT, OverrideDefault::Value(|| ledbat().min_cwnd.to_string());
+        /// Message size of the application-limited (`desired_rate`) source.
+        message_size: Option<Bytes> => [Ledbat], BYTES, OverrideDefault::Value(|| DEFAULT_MESSAGE_SIZE.as_bytes().to_string());
+    }
+}
+
 /// Why a `tfrc` flow takes no `initial_rate`.
 pub const TFRC_INITIAL_RATE: &str = "TFRC starts from its initial window (RFC 5348 4.2)";
 
@@ -506,6 +752,9 @@ pub fn definitions() -> impl Iterator<Item = &'static OverrideDef> {
         WindowOverrides::DEFINITIONS,
         RateOverrides::DEFINITIONS,
         CbrOverrides::DEFINITIONS,
+        NadaOverrides::DEFINITIONS,
+        ScreamOverrides::DEFINITIONS,
+        LedbatOverrides::DEFINITIONS,
     ]
     .into_iter()
     .flatten()
@@ -558,6 +807,9 @@ mod tests {
         keys_match::<WindowOverrides>(WindowOverrides::DEFINITIONS);
         keys_match::<RateOverrides>(RateOverrides::DEFINITIONS);
         keys_match::<CbrOverrides>(CbrOverrides::DEFINITIONS);
+        keys_match::<NadaOverrides>(NadaOverrides::DEFINITIONS);
+        keys_match::<ScreamOverrides>(ScreamOverrides::DEFINITIONS);
+        keys_match::<LedbatOverrides>(LedbatOverrides::DEFINITIONS);
     }
 
     #[test]

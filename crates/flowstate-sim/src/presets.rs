@@ -104,7 +104,10 @@ pub fn read(kind: FlowKind, name: Option<&str>) -> Result<Option<Preset>, FieldE
         | FlowKind::TcpCubic
         | FlowKind::Rap
         | FlowKind::Tfrc
-        | FlowKind::Cbr => Err(FieldError::new(
+        | FlowKind::Cbr
+        | FlowKind::Nada
+        | FlowKind::Scream
+        | FlowKind::Ledbat => Err(FieldError::new(
             "preset",
             format!(
                 "only {} and {} flows take a preset ({}), and this flow is {kind}; got \"{p}\"",

@@ -8,7 +8,8 @@ use crate::error::{join_path, missing_field, FieldError};
 pub use crate::flow_kind::FlowKind;
 use crate::overrides;
 pub use crate::overrides::{
-    CbrOverrides, GccOverrides, RateOverrides, RuleOrigin, ThresholdMode, WindowOverrides,
+    CbrOverrides, GccOverrides, LedbatOverrides, NadaOverrides, RateOverrides, RuleOrigin,
+    ScreamOverrides, ThresholdMode, WindowOverrides,
 };
 use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, QueueSpec, Secs};
@@ -701,11 +702,26 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
             }
         }
         FlowKind::Cbr => {}
+        FlowKind::Nada => {
+            let o: NadaOverrides = sub_parse(f)?;
+            sub(crate::rmcat_config::nada_config(&o).map(|_| ()))?;
+        }
+        FlowKind::Scream => {
+            let o: ScreamOverrides = sub_parse(f)?;
+            sub(crate::rmcat_config::scream_config(&o).map(|_| ()))?;
+        }
+        FlowKind::Ledbat => {
+            let o: LedbatOverrides = sub_parse(f)?;
+            sub(crate::rmcat_config::ledbat_config(&o).map(|_| ()))?;
+        }
     }
     if f.source.is_some() && !f.kind.is_window() {
         return Err(FieldError::new(
             "source",
-            format!("only sctp and tcp flows take a source, not {}", f.kind),
+            format!(
+                "only sctp, tcp and ledbat flows take a source, not {}",
+                f.kind
+            ),
         ));
     }
     Ok(())

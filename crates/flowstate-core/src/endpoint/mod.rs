@@ -50,7 +50,12 @@ pub trait Endpoint {
 
 pub mod app_pacing;
 pub mod data_source;
+pub mod ledbat;
+pub mod nada;
 pub mod rap;
+pub mod rfc8888;
+pub mod scream;
 pub mod sctp;
 pub mod tcp;
 pub mod tfrc;
+pub mod video;

@@ -13,8 +13,8 @@ use crate::coupling::{Allowance, FlowReport};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use crate::window::state::{EmbedsCore, WindowCore};
 use crate::window::{
-    AckEvent, Cubic, CubicConfig, CwndChange, NewReno, NewRenoConfig, RtoConfig, RttEstimator,
-    WindowController,
+    AckEvent, Cubic, CubicConfig, CwndChange, Ledbat, LedbatConfig, NewReno, NewRenoConfig,
+    RtoConfig, RttEstimator, WindowController,
 };
 
 /// IPv4 + TCP headers without options.
@@ -48,6 +48,9 @@ pub struct TcpAck {
 pub enum TcpCcKind {
     NewReno(NewRenoConfig),
     Cubic(CubicConfig),
+    /// LEDBAT (RFC 6817); only [`super::ledbat::LedbatSender`] feeds it the one-way
+    /// delays it needs.
+    Ledbat(LedbatConfig),
 }
 
 /// NewReno or CUBIC behind one type.
@@ -55,6 +58,7 @@ pub enum TcpCcKind {
 pub enum TcpCongestionControl {
     NewReno(NewReno),
     Cubic(Cubic),
+    Ledbat(Ledbat),
 }
 
 impl TcpCongestionControl {
@@ -62,18 +66,35 @@ impl TcpCongestionControl {
         match kind {
             TcpCcKind::NewReno(c) => TcpCongestionControl::NewReno(NewReno::new(c)),
             TcpCcKind::Cubic(c) => TcpCongestionControl::Cubic(Cubic::new(c)),
+            TcpCcKind::Ledbat(c) => TcpCongestionControl::Ledbat(Ledbat::new(c)),
+        }
+    }
+    /// The LEDBAT controller, if this is one.
+    pub fn ledbat(&self) -> Option<&Ledbat> {
+        match self {
+            TcpCongestionControl::Ledbat(l) => Some(l),
+            _ => None,
+        }
+    }
+    /// The LEDBAT controller, to feed it one-way delay samples.
+    pub(crate) fn ledbat_mut(&mut self) -> Option<&mut Ledbat> {
+        match self {
+            TcpCongestionControl::Ledbat(l) => Some(l),
+            _ => None,
         }
     }
     fn inner(&self) -> &dyn WindowController {
         match self {
             TcpCongestionControl::NewReno(c) => c,
             TcpCongestionControl::Cubic(c) => c,
+            TcpCongestionControl::Ledbat(c) => c,
         }
     }
     fn inner_mut(&mut self) -> &mut dyn WindowController {
         match self {
             TcpCongestionControl::NewReno(c) => c,
             TcpCongestionControl::Cubic(c) => c,
+            TcpCongestionControl::Ledbat(c) => c,
         }
     }
 }
@@ -120,12 +141,14 @@ impl EmbedsCore for TcpCongestionControl {
         match self {
             TcpCongestionControl::NewReno(c) => c.core(),
             TcpCongestionControl::Cubic(c) => c.core(),
+            TcpCongestionControl::Ledbat(c) => c.core(),
         }
     }
     fn core_mut(&mut self) -> &mut WindowCore {
         match self {
             TcpCongestionControl::NewReno(c) => c.core_mut(),
             TcpCongestionControl::Cubic(c) => c.core_mut(),
+            TcpCongestionControl::Ledbat(c) => c.core_mut(),
         }
     }
 }
@@ -263,6 +286,9 @@ impl TcpSender {
     }
     pub fn rtt_estimator(&self) -> &RttEstimator {
         &self.rtt
+    }
+    pub(crate) fn congestion_control_mut(&mut self) -> &mut TcpCongestionControl {
+        &mut self.cc
     }
     pub fn cwnd(&self) -> DataSize {
         self.cc.cwnd()

@@ -123,6 +123,10 @@ impl Scream {
     pub fn cwnd(&self) -> DataSize {
         self.net.cwnd()
     }
+    /// The smoothed RTT (section 4.1.2.2), once feedback arrived.
+    pub fn srtt(&self) -> Option<TimeDelta> {
+        self.net.srtt()
+    }
     pub fn bytes_in_flight(&self) -> DataSize {
         self.net.bytes_in_flight()
     }
