@@ -319,8 +319,10 @@ mod tests {
         assert_eq!(n.max_rate, Bitrate::mbps(2.0));
         // The feedback interval follows DELTA unless set.
         assert_eq!(fb, TimeDelta::millis(50));
-        let (s, _, _) = scream_config(&parse("qdelay_target_ms = 60\nmss = \"1200B\"\nmin_cwnd = \"3600B\""))
-            .expect("valid");
+        let (s, _, _) = scream_config(&parse(
+            "qdelay_target_ms = 60\nmss = \"1200B\"\nmin_cwnd = \"3600B\"",
+        ))
+        .expect("valid");
         assert_eq!(s.qdelay_target, TimeDelta::millis(60));
         assert_eq!(s.mss, DataSize::bytes(1200));
         let l = ledbat_config(&parse("target_ms = 25\ngain = 0.5\ninit_cwnd = 4")).expect("valid");
