@@ -359,6 +359,12 @@ overrides! {
         /// controller instead of loss-based BWE v2.
         loss_based_v2: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.loss_v2.is_some().to_string()));
+        /// `chromium-m156` only: `false` takes the AIMD's throughput (and the
+        /// acknowledged rate of the probe floor and loss-based BWE v2) from the chromium
+        /// preset's 500 ms receive-rate window instead of Chromium's
+        /// `RobustThroughputEstimator`.
+        robust_throughput: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.throughput.is_some().to_string()));
     }
 }
 

@@ -11,6 +11,7 @@ use super::loss_based::LossConfig;
 use super::loss_based_v2::LossBasedBweV2Config;
 use super::probe_controller::ProbeControllerConfig;
 use super::remb::RembConfig;
+use super::robust_throughput::RobustThroughputConfig;
 use super::threshold::AdaptiveThresholdConfig;
 use crate::units::{Bitrate, TimeDelta};
 use std::fmt;
@@ -39,8 +40,8 @@ pub enum GccPreset {
     Chromium,
     /// Chromium 156 (libwebrtc M125 sources, the nearest available): `Chromium` plus
     /// probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR
-    /// detector, loss-based BWE v2, and Chromium's pacing (2.5 x target, queue drained
-    /// within 2 s);
+    /// detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained
+    /// within 2 s) and the robust throughput estimator;
     /// see [`M156Config`].
     ChromiumM156,
 }
@@ -76,7 +77,7 @@ impl GccPreset {
             ),
             Self::ChromiumM156 => (
                 "chromium-m156",
-                "Chromium 156 (libwebrtc M125 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2 and Chromium's pacing (2.5 x target, queue drained within 2 s)",
+                "Chromium 156 (libwebrtc M125 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained within 2 s) and the robust throughput estimator (the throughput AIMD decreases to)",
             ),
         }
     }
@@ -174,6 +175,12 @@ pub struct M156Config {
     /// Loss-based BWE v2 ([`super::loss_based_v2`]); `None`: the classic loss-based
     /// controller of the chromium preset.
     pub loss_v2: Option<LossBasedBweV2Config>,
+    /// The acknowledged-throughput estimate ([`super::robust_throughput`],
+    /// `RobustThroughputEstimator`, on by default in M125) that the AIMD decreases to and
+    /// caps its increase by, and that the probe floor and loss-based BWE v2 take;
+    /// `None`: the chromium preset's 500 ms receive-rate window at the feedback's
+    /// arrival.
+    pub throughput: Option<RobustThroughputConfig>,
 }
 
 impl Default for M156Config {
@@ -185,6 +192,7 @@ impl Default for M156Config {
             pacing: Some(ChromiumPacingConfig::default()),
             probe_drop_throughput_fraction: Some(0.85),
             loss_v2: Some(LossBasedBweV2Config::default()),
+            throughput: Some(RobustThroughputConfig::default()),
         }
     }
 }

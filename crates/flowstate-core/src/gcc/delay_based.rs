@@ -194,14 +194,44 @@ impl DelayBasedBwe {
         now: Timestamp,
         packets: impl IntoIterator<Item = &'a PacketTiming>,
     ) -> Option<Bitrate> {
+        self.on_packets_with(now, packets, None)
+    }
+
+    /// As [`DelayBasedBwe::on_packets`], with the throughput the AIMD uses (decrease to
+    /// beta x it, increase capped at 1.5 x it + 10 kbit/s, `TimeToReduceFurther`) taken
+    /// from outside: `acknowledged` is the `acked_bitrate` M125's
+    /// `DelayBasedBwe::IncomingPacketFeedbackVector` gets from the
+    /// `RobustThroughputEstimator` (`chromium-m156`; `None` = no estimate yet: no
+    /// decrease on over-use, the AIMD keeps its last throughput otherwise).
+    pub fn on_packets_acknowledged<'a>(
+        &mut self,
+        now: Timestamp,
+        packets: impl IntoIterator<Item = &'a PacketTiming>,
+        acknowledged: Option<Bitrate>,
+    ) -> Option<Bitrate> {
+        self.on_packets_with(now, packets, Some(acknowledged))
+    }
+
+    /// `external`: `None` = the receive-rate window at `now`; `Some(r)` = `r`.
+    fn on_packets_with<'a>(
+        &mut self,
+        now: Timestamp,
+        packets: impl IntoIterator<Item = &'a PacketTiming>,
+        external: Option<Option<Bitrate>>,
+    ) -> Option<Bitrate> {
         let mut any = false;
         for p in packets {
             any |= self.on_packet(p);
         }
         let signal = self.detector.state();
-        let r = self.rate.rate(now);
+        let (r, acked_only) = match external {
+            None => (self.rate.rate(now), false),
+            Some(a) => (a, true),
+        };
         let due = if signal == BandwidthUsage::Overusing {
-            self.aimd.time_to_reduce_further(now, r)
+            // M125 `MaybeUpdateEstimate`: over-use decreases only with an acknowledged
+            // rate (`acked_bitrate && TimeToReduceFurther`).
+            (!acked_only || r.is_some()) && self.aimd.time_to_reduce_further(now, r)
         } else {
             any && self.last_update.map_or(true, |t| {
                 now.saturating_since(t) >= self.cfg.update_interval

@@ -4,8 +4,9 @@
 //!
 //! - at start (network available): `SetBitrates(min, start, max)` and the initial probes;
 //! - on every packet sent: the ALR detector (`OnSentPacket`);
-//! - on transport feedback: probe packets to the probe estimator; the ALR end time to the
-//!   probe controller; a probe result (raised to min(A_r, 0.85 x acknowledged rate)) sets
+//! - on transport feedback: the received packets to the robust throughput estimator
+//!   (its rate is the acknowledged rate every consumer below takes); probe packets to the
+//!   probe estimator; the ALR end time to the probe controller; a probe result (raised to min(A_r, 0.85 x acknowledged rate)) sets
 //!   the delay-based and the loss-based estimate (`SetSendBitrate`);
 //! - on every new target (`MaybeTriggerOnNetworkChanged`): the ALR budget rate and the
 //!   probe controller's estimate (further probes);
@@ -18,6 +19,7 @@ use super::detector::BandwidthUsage;
 use super::loss_based_v2::{FeedbackSummary, LossBasedBweV2, LossBasedState};
 use super::probe_controller::{BandwidthLimitedCause, ProbeCluster, ProbeController};
 use super::probe_estimator::{ProbeBitrateEstimator, ProbeTag};
+use super::robust_throughput::{AckedPacket, RobustThroughputEstimator};
 use crate::units::{Bitrate, DataSize, Timestamp};
 use std::collections::VecDeque;
 
@@ -33,6 +35,7 @@ pub struct M156State {
     started: bool,
     last_signal: BandwidthUsage,
     loss_v2: Option<LossBasedBweV2>,
+    throughput: Option<RobustThroughputEstimator>,
 }
 
 impl M156State {
@@ -48,6 +51,7 @@ impl M156State {
             started: false,
             last_signal: BandwidthUsage::Normal,
             loss_v2: cfg.loss_v2.clone().map(LossBasedBweV2::new),
+            throughput: cfg.throughput.map(RobustThroughputEstimator::new),
             cfg,
         }
     }
@@ -76,6 +80,28 @@ impl M156State {
             c.extend(p.on_network_available(now, true));
             self.clusters.extend(c);
         }
+    }
+
+    /// Whether the robust throughput estimator replaces the receive-rate window.
+    pub fn has_robust_throughput(&self) -> bool {
+        self.throughput.is_some()
+    }
+
+    /// `acknowledged_bitrate_estimator_->IncomingPacketFeedbackVector(
+    /// report.SortedByReceiveTime())` then `bitrate()`: one report's received packets,
+    /// in receive-time order. `None` when the estimator is off or has too few packets.
+    pub fn on_acknowledged<'a>(
+        &mut self,
+        packets: impl IntoIterator<Item = &'a AckedPacket>,
+    ) -> Option<Bitrate> {
+        let t = self.throughput.as_mut()?;
+        t.on_packets(packets);
+        t.bitrate()
+    }
+
+    /// The robust throughput estimator's current rate.
+    pub fn acknowledged_rate(&self) -> Option<Bitrate> {
+        self.throughput.as_ref().and_then(|t| t.bitrate())
     }
 
     /// Loss-based BWE v2's bounds (`SetMinMaxBitrate`).

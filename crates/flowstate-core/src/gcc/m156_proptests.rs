@@ -165,3 +165,94 @@ proptest! {
         }
     }
 }
+
+mod robust_throughput {
+    use crate::gcc::robust_throughput::{
+        AckedPacket, RobustThroughputConfig, RobustThroughputEstimator,
+    };
+    use crate::units::{DataSize, TimeDelta, Timestamp};
+    use proptest::prelude::*;
+
+    /// (send gap us, receive offset us from the send time, size B) per packet; receive
+    /// offsets vary, so packets can arrive out of order.
+    fn packets() -> impl Strategy<Value = Vec<(u32, u32, u16)>> {
+        prop::collection::vec((0u32..400_000, 0u32..1_500_000, 1u16..1500), 1..700)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        /// Whatever arrives, in reports of any length: the window stays sorted by receive
+        /// time, within 500 packets and 5 s, and within 20 packets or 1 s; an estimate
+        /// exists exactly when the window has >= 10 packets, and is finite and >= 0.
+        #[test]
+        fn window_bounds_and_estimate_are_sane(
+            pkts in packets(),
+            report in 1usize..60,
+        ) {
+            let cfg = RobustThroughputConfig::default();
+            let mut e = RobustThroughputEstimator::new(cfg);
+            let mut send = Timestamp::from_secs(1);
+            let all: Vec<AckedPacket> = pkts
+                .iter()
+                .map(|&(gap, off, size)| {
+                    send += TimeDelta::from_micros(gap.into());
+                    AckedPacket {
+                        send_time: send,
+                        receive_time: send + TimeDelta::from_micros(off.into()),
+                        size: DataSize::bytes(size.into()),
+                    }
+                })
+                .collect();
+            for chunk in all.chunks(report) {
+                let mut chunk = chunk.to_vec();
+                chunk.sort_by_key(|p| p.receive_time);
+                e.on_packets(chunk.iter());
+                let w = e.window_for_tests();
+                prop_assert!(w.len() <= cfg.max_window_packets);
+                prop_assert!(w.windows(2).all(|p| p[0].receive_time <= p[1].receive_time));
+                if let (Some(f), Some(b)) = (w.first(), w.last()) {
+                    let span = b.receive_time - f.receive_time;
+                    prop_assert!(span <= cfg.max_window_duration);
+                    prop_assert!(w.len() <= cfg.window_packets || span <= cfg.min_window_duration);
+                }
+                match e.bitrate() {
+                    Some(r) => {
+                        prop_assert!(w.len() >= cfg.required_packets);
+                        prop_assert!(r.as_bps().is_finite() && r.as_bps() >= 0.0, "{r:?}");
+                    }
+                    None => prop_assert!(w.len() < cfg.required_packets),
+                }
+            }
+        }
+
+        /// A flow of equal packets sent every T and received every T after a constant
+        /// delay is estimated at exactly size / T, whatever the window holds.
+        #[test]
+        fn constant_rate_flow_is_estimated_exactly(
+            size in 50u64..1500,
+            period_us in 500i64..200_000,
+            delay_us in 0i64..500_000,
+            n in 10usize..800,
+            report in 1usize..40,
+        ) {
+            let mut e = RobustThroughputEstimator::new(RobustThroughputConfig::default());
+            let all: Vec<AckedPacket> = (0..n as i64)
+                .map(|i| {
+                    let send = Timestamp::from_secs(1) + TimeDelta::from_micros(i * period_us);
+                    AckedPacket {
+                        send_time: send,
+                        receive_time: send + TimeDelta::from_micros(delay_us),
+                        size: DataSize::bytes(size),
+                    }
+                })
+                .collect();
+            for chunk in all.chunks(report) {
+                e.on_packets(chunk.iter());
+            }
+            let want = (size * 8) as f64 / (period_us as f64 / 1e6);
+            let got = e.bitrate().map_or(f64::NAN, |r| r.as_bps());
+            prop_assert!((got - want).abs() <= 1e-6 * want, "got {got}, want {want}");
+        }
+    }
+}

@@ -12,7 +12,8 @@
 //!
 //! Today's Chromium (`chromium-m156` preset, libwebrtc M125 sources): [`probe_controller`],
 //! [`probe_estimator`], [`bitrate_prober`] (the pacer's probe sender), [`alr_detector`],
-//! [`chromium_pacing`], [`loss_based_v2`], wired together in [`m156`].
+//! [`chromium_pacing`], [`loss_based_v2`], [`robust_throughput`] (the acknowledged
+//! throughput), wired together in [`m156`].
 //!
 //! [`Gcc`] is the sender-side facade: it owns the loss-based controller and, for the
 //! Chromium preset, the delay-based estimator (fed by transport-wide feedback); for the
@@ -38,6 +39,7 @@ pub mod probe_controller;
 pub mod probe_estimator;
 pub mod rate_window;
 pub mod remb;
+pub mod robust_throughput;
 pub mod threshold;
 pub mod trendline;
 
@@ -58,6 +60,7 @@ use loss_based::LossBasedControl;
 use m156::M156State;
 use probe_controller::ProbeCluster;
 use probe_estimator::ProbeTag;
+use robust_throughput::AckedPacket;
 use std::collections::VecDeque;
 
 /// The sender-side GCC controller.
@@ -159,7 +162,28 @@ impl Gcc {
         let mut sorted: Vec<PacketTiming> = packets.to_vec();
         sorted.sort_by_key(|p| (p.arrival_time, p.send_time));
         let mut updated = false;
-        if d.on_packets(now, sorted.iter()).is_some() {
+        // chromium-m156: the robust throughput estimator sees the report first
+        // (`OnTransportPacketsFeedback`) and its rate is the AIMD's throughput.
+        let robust = self
+            .m156
+            .as_mut()
+            .filter(|m| m.has_robust_throughput())
+            .map(|m| {
+                let acked: Vec<AckedPacket> = sorted
+                    .iter()
+                    .map(|p| AckedPacket {
+                        send_time: p.send_time,
+                        receive_time: p.arrival_time,
+                        size: p.size,
+                    })
+                    .collect();
+                m.on_acknowledged(acked.iter())
+            });
+        let ran = match robust {
+            Some(acked) => d.on_packets_acknowledged(now, sorted.iter(), acked),
+            None => d.on_packets(now, sorted.iter()),
+        };
+        if ran.is_some() {
             self.delay_estimate = d.estimate();
             let obs = d.take_observation();
             self.recompute(now);
@@ -176,7 +200,10 @@ impl Gcc {
                 m.on_probe_feedback(*tag, p.send_time, p.arrival_time, p.size);
             }
         }
-        let acknowledged = d.incoming_rate(now);
+        let acknowledged = match robust {
+            Some(acked) => acked,
+            None => d.incoming_rate(now),
+        };
         if let Some(rate) = m.on_feedback(now, self.delay_estimate, acknowledged) {
             if d.apply_probe(now, rate) {
                 self.delay_estimate = d.estimate();
