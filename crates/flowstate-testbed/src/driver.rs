@@ -20,16 +20,19 @@
 //! sequence numbers / first-seen SCTP TSNs) at the receiver; RTT samples from the
 //! sender endpoints. Datagrams that do not decode are counted and dropped.
 
-use crate::codec::{self, Class, FeedbackDecoder, FeedbackEncoder, SctpMessage};
+use crate::codec::{self, CcfbDecoder, Class, FeedbackDecoder, FeedbackEncoder, SctpMessage};
 use crate::netns::{bind_udp_in, NetnsSides};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::media::{MediaReceiver, MediaSender};
+use flowstate_core::endpoint::nada::NadaSender;
+use flowstate_core::endpoint::rfc8888::CcfbReceiver;
+use flowstate_core::endpoint::scream::ScreamSender;
 use flowstate_core::endpoint::sctp::{SctpReceiver, SctpSender};
 use flowstate_core::endpoint::Endpoint;
 use flowstate_core::{TimeDelta, Timestamp};
 use flowstate_emu::{Emulator, EmulatorConfig, EmulatorReport, PathConfig, Route};
 use flowstate_sim::coupling::{CouplingFactory, CouplingHook, DefaultCouplingFactory, FlowInfo};
-use flowstate_sim::endpoints::{gcc_flow, sctp_flow, FlowContext, Tracked};
+use flowstate_sim::endpoints::{gcc_flow, nada_flow, scream_flow, sctp_flow, FlowContext, Tracked};
 use flowstate_sim::engine::{FlowSetup, SimConfig};
 use flowstate_sim::flow::{Dir, FlowState, ReceiverHooks, SenderHooks};
 use flowstate_sim::metrics::{FlowMeta, Metrics};
@@ -258,6 +261,29 @@ enum Assoc {
 enum TxKind {
     Gcc(Box<Tracked<MediaSender>>, FeedbackDecoder),
     Sctp(Box<Tracked<SctpSender>>),
+    /// NADA and SCReAM media with RFC 8888 feedback.
+    Nada(Box<Tracked<NadaSender>>, CcfbDecoder),
+    Scream(Box<Tracked<ScreamSender>>, CcfbDecoder),
+}
+
+impl TxKind {
+    /// The sender endpoint's next timer.
+    fn sender_timeout(&self) -> Option<Timestamp> {
+        match self {
+            TxKind::Gcc(s, _) => s.poll_timeout(),
+            TxKind::Sctp(s) => s.poll_timeout(),
+            TxKind::Nada(s, _) => s.poll_timeout(),
+            TxKind::Scream(s, _) => s.poll_timeout(),
+        }
+    }
+    fn cc_snapshot(&self) -> Option<FlowReport> {
+        match self {
+            TxKind::Gcc(s, _) => s.cc_snapshot(),
+            TxKind::Sctp(s) => s.cc_snapshot(),
+            TxKind::Nada(s, _) => s.cc_snapshot(),
+            TxKind::Scream(s, _) => s.cc_snapshot(),
+        }
+    }
 }
 
 struct TxFlow {
@@ -268,12 +294,14 @@ struct TxFlow {
     handshake_at: Option<Timestamp>,
 }
 
-/// Dispatch over the two sender kinds (same hooks, different message types).
+/// Dispatch over the sender kinds (same hooks, different message types).
 macro_rules! with_sender {
     ($flow:expr, $s:ident => $e:expr) => {
         match &mut $flow.kind {
             TxKind::Gcc($s, _) => $e,
             TxKind::Sctp($s) => $e,
+            TxKind::Nada($s, _) => $e,
+            TxKind::Scream($s, _) => $e,
         }
     };
 }
@@ -283,17 +311,14 @@ impl TxFlow {
     fn runs(&self) -> bool {
         self.state == FlowState::Active
             && match self.kind {
-                TxKind::Gcc(..) => true,
+                TxKind::Gcc(..) | TxKind::Nada(..) | TxKind::Scream(..) => true,
                 TxKind::Sctp(_) => self.assoc == Assoc::Established,
             }
     }
 
     fn poll_timeout(&self) -> Option<Timestamp> {
         let t = if self.runs() {
-            match &self.kind {
-                TxKind::Gcc(s, _) => s.poll_timeout(),
-                TxKind::Sctp(s) => s.poll_timeout(),
-            }
+            self.kind.sender_timeout()
         } else {
             None
         };
@@ -361,7 +386,9 @@ impl SenderLoop {
                 FlowState::Idle if now >= f.setup.start => {
                     f.state = FlowState::Active;
                     match f.kind {
-                        TxKind::Gcc(..) => self.register(now, i, FlowState::Active),
+                        TxKind::Gcc(..) | TxKind::Nada(..) | TxKind::Scream(..) => {
+                            self.register(now, i, FlowState::Active)
+                        }
                         TxKind::Sctp(_) => {
                             f.assoc = Assoc::InitSent;
                             f.handshake_at = Some(now + HANDSHAKE_RTO);
@@ -382,10 +409,7 @@ impl SenderLoop {
     /// Tell the coupling hook a flow's state changed (as the engine does).
     fn register(&mut self, now: Timestamp, i: usize, state: FlowState) {
         let Some(f) = self.flows.get(i) else { return };
-        let snapshot = match &f.kind {
-            TxKind::Gcc(s, _) => s.cc_snapshot(),
-            TxKind::Sctp(s) => s.cc_snapshot(),
-        };
+        let snapshot = f.kind.cc_snapshot();
         self.allowances.clear();
         let info = f.setup.info.clone();
         self.coupling
@@ -420,10 +444,7 @@ impl SenderLoop {
             }
         }
         if f.runs() {
-            let due = match &f.kind {
-                TxKind::Gcc(s, _) => s.poll_timeout(),
-                TxKind::Sctp(s) => s.poll_timeout(),
-            };
+            let due = f.kind.sender_timeout();
             if due.is_some_and(|t| t <= now) {
                 with_sender!(f, s => s.handle_timeout(now));
             }
@@ -445,6 +466,12 @@ impl SenderLoop {
                 TxKind::Sctp(s) => s
                     .poll_transmit(now)
                     .map(|t| (t.size, Class::Sctp, codec::encode_data(i, &t.message, now))),
+                TxKind::Nada(s, _) => s
+                    .poll_transmit(now)
+                    .map(|t| (t.size, Class::Rtp, codec::encode_rtp(&t.message))),
+                TxKind::Scream(s, _) => s
+                    .poll_transmit(now)
+                    .map(|t| (t.size, Class::Rtp, codec::encode_rtp(&t.message))),
             };
             let Some((size, class, bytes)) = out else {
                 break;
@@ -497,6 +524,9 @@ impl SenderLoop {
                     }
                     flowstate_wire::rtcp::RtcpPacket::TransportFeedback(t) => Some(t.media_ssrc),
                     flowstate_wire::rtcp::RtcpPacket::Remb(r) => r.ssrcs.first().copied(),
+                    flowstate_wire::rtcp::RtcpPacket::CongestionControlFeedback(c) => {
+                        c.streams.first().map(|s| s.ssrc)
+                    }
                     _ => None,
                 })
             });
@@ -510,20 +540,30 @@ impl SenderLoop {
             return;
         };
         let alive = matches!(f.state, FlowState::Active);
-        let TxKind::Gcc(s, dec) = &mut f.kind else {
-            self.io.stats.foreign += 1;
-            return;
-        };
-        match dec.decode(bytes) {
-            Ok(msgs) => {
-                self.io.stats.decoded += 1;
-                if alive {
-                    for m in msgs {
-                        s.handle_input(now, m);
+        /// Decode with the flow's decoder and hand every message to its sender.
+        macro_rules! feed {
+            ($s:expr, $dec:expr) => {
+                match $dec.decode(bytes) {
+                    Ok(msgs) => {
+                        self.io.stats.decoded += 1;
+                        if alive {
+                            for m in msgs {
+                                $s.handle_input(now, m);
+                            }
+                        }
                     }
+                    Err(_) => self.io.stats.malformed += 1,
                 }
+            };
+        }
+        match &mut f.kind {
+            TxKind::Gcc(s, dec) => feed!(s, dec),
+            TxKind::Nada(s, dec) => feed!(s, dec),
+            TxKind::Scream(s, dec) => feed!(s, dec),
+            TxKind::Sctp(_) => {
+                self.io.stats.foreign += 1;
+                return;
             }
-            Err(_) => self.io.stats.malformed += 1,
         }
         if let Some(i) = codec::flow_of_ssrc(ssrc) {
             self.drain(now, i);
@@ -607,6 +647,29 @@ impl SenderLoop {
 enum RxKind {
     Gcc(Box<MediaReceiver>, FeedbackEncoder),
     Sctp(Box<SctpReceiver>),
+    /// The RFC 8888 receiver of NADA and SCReAM media.
+    Ccfb(Box<CcfbReceiver>),
+}
+
+impl RxKind {
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        match self {
+            RxKind::Gcc(r, _) => r.poll_timeout(),
+            RxKind::Sctp(r) => r.poll_timeout(),
+            RxKind::Ccfb(r) => r.poll_timeout(),
+        }
+    }
+    fn handle_timeout(&mut self, now: Timestamp) {
+        match self {
+            RxKind::Gcc(r, _) => r.handle_timeout(now),
+            RxKind::Sctp(r) => r.handle_timeout(now),
+            RxKind::Ccfb(r) => r.handle_timeout(now),
+        }
+    }
+    /// A media receiver (RTP in).
+    fn is_media(&self) -> bool {
+        matches!(self, RxKind::Gcc(..) | RxKind::Ccfb(_))
+    }
 }
 
 struct RxFlow {
@@ -631,27 +694,15 @@ impl ReceiverLoop {
             let now = clock.now();
             for i in 0..self.flows.len() {
                 let f = &mut self.flows[i];
-                let due = match &f.kind {
-                    RxKind::Gcc(r, _) => r.poll_timeout(),
-                    RxKind::Sctp(r) => r.poll_timeout(),
-                };
-                if due.is_some_and(|t| t <= now) {
-                    match &mut f.kind {
-                        RxKind::Gcc(r, _) => r.handle_timeout(now),
-                        RxKind::Sctp(r) => r.handle_timeout(now),
-                    }
+                if f.kind.poll_timeout().is_some_and(|t| t <= now) {
+                    f.kind.handle_timeout(now);
                 }
                 self.drain(now, i);
             }
-            let next = self.flows.iter().fold(None, |a, f| {
-                earliest(
-                    a,
-                    match &f.kind {
-                        RxKind::Gcc(r, _) => r.poll_timeout(),
-                        RxKind::Sctp(r) => r.poll_timeout(),
-                    },
-                )
-            });
+            let next = self
+                .flows
+                .iter()
+                .fold(None, |a, f| earliest(a, f.kind.poll_timeout()));
             if let Some((t, bytes)) = self.io.recv(&clock, wait_until(now, next)) {
                 self.input(t, &bytes);
             }
@@ -671,6 +722,9 @@ impl ReceiverLoop {
                 RxKind::Sctp(r) => r
                     .poll_transmit(now)
                     .map(|t| (Class::Sctp, codec::encode_sack(i, &t.message))),
+                RxKind::Ccfb(r) => r
+                    .poll_transmit(now)
+                    .map(|t| (Class::Rtcp, codec::encode_ccfb(&t.message))),
             };
             let Some((class, bytes)) = out else { break };
             self.io.send(now, class, &bytes);
@@ -709,17 +763,19 @@ impl ReceiverLoop {
             Some(Class::Rtp) => match codec::decode_rtp(bytes) {
                 Ok(p) => {
                     let i = codec::flow_of_ssrc(p.ssrc);
-                    let Some(i) = i.filter(|&i| {
-                        matches!(self.flows.get(i).map(|f| &f.kind), Some(RxKind::Gcc(..)))
-                    }) else {
+                    let Some(i) =
+                        i.filter(|&i| self.flows.get(i).is_some_and(|f| f.kind.is_media()))
+                    else {
                         self.io.stats.foreign += 1;
                         return;
                     };
                     self.io.stats.decoded += 1;
                     let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
                     self.measure(i, p.sequence_number, p.send_time, now, size);
-                    if let Some(RxKind::Gcc(r, _)) = self.flows.get_mut(i).map(|f| &mut f.kind) {
-                        r.handle_input(now, p);
+                    match self.flows.get_mut(i).map(|f| &mut f.kind) {
+                        Some(RxKind::Gcc(r, _)) => r.handle_input(now, p),
+                        Some(RxKind::Ccfb(r)) => r.handle_input(now, p),
+                        _ => {}
                     }
                     self.drain(now, i);
                 }
@@ -809,9 +865,23 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
                 let (s, r) = sctp_flow(i, spec, fseed)?.into_parts();
                 (TxKind::Sctp(Box::new(s)), RxKind::Sctp(Box::new(r)))
             }
+            FlowKind::Nada => {
+                let (s, r) = nada_flow(i, spec, fseed)?.into_parts();
+                (
+                    TxKind::Nada(Box::new(s), CcfbDecoder::default()),
+                    RxKind::Ccfb(Box::new(r)),
+                )
+            }
+            FlowKind::Scream => {
+                let (s, r) = scream_flow(i, spec, fseed)?.into_parts();
+                (
+                    TxKind::Scream(Box::new(s), CcfbDecoder::default()),
+                    RxKind::Ccfb(Box::new(r)),
+                )
+            }
             other => {
                 return Err(TestbedError::Unsupported(format!(
-                    "flows[{i}].kind: '{other}' is not wired into the testbed (gcc and sctp are)"
+                    "flows[{i}].kind: '{other}' is not wired into the testbed (gcc, sctp, nada and scream are)"
                 )))
             }
         };
