@@ -93,6 +93,18 @@ fn nada_on_1mbps() {
     assert!(f.delay_after_ms < 250.0, "delay after {}", f.delay_after_ms);
 }
 
+/// ns3-rmcat's XMAX (x_curr clipped at 500 ms, the `x_max_ms` deviation) removes the
+/// cycle: the x_diff term of RFC 8698 eq. (5) no longer multiplies r_ref when a loss
+/// penalty of a second ages out.
+#[test]
+fn nada_with_ns3_rmcat_xmax_settles_after_the_halving() {
+    let f = figures("nada", "x_max_ms = 500");
+    assert!(f.util > 0.85, "utilization {}", f.util);
+    assert!(f.react_s.is_some_and(|s| s < 3.0), "{:?}", f.react_s);
+    assert!(f.util_after > 0.85, "utilization after {}", f.util_after);
+    assert!(f.delay_after_ms < 60.0, "delay after {}", f.delay_after_ms);
+}
+
 #[test]
 fn scream_on_1mbps() {
     let f = figures("scream", "");

@@ -261,7 +261,12 @@ fn nada_and_scream_run_with_rfc8888_feedback() {
             "{}: {:.3} Mbit/s, RTT {:?} ms, queuing delay {:?} ms",
             f.name, f.throughput_mbps, f.rtt_ms.mean, f.queuing_delay_ms.mean
         );
-        assert!(f.throughput_mbps > 0.15, "{}: {}", f.name, f.throughput_mbps);
+        assert!(
+            f.throughput_mbps > 0.15,
+            "{}: {}",
+            f.name,
+            f.throughput_mbps
+        );
         let rtt = f.rtt_ms.mean.expect("RTT samples from RFC 8888 reports");
         assert!((38.0..500.0).contains(&rtt), "{}: RTT {rtt}", f.name);
     }
@@ -269,5 +274,9 @@ fn nada_and_scream_run_with_rfc8888_feedback() {
     assert_eq!(r.sender.foreign + r.receiver.foreign, 0);
     // The sender decoded RFC 8888 reports: NADA's every ~100 ms, SCReAM's every 20 ms.
     assert!(r.sender.decoded > 200, "{:?}", r.sender);
-    assert!(s.aggregate.throughput_mbps < 2.2, "{}", s.aggregate.throughput_mbps);
+    assert!(
+        s.aggregate.throughput_mbps < 2.2,
+        "{}",
+        s.aggregate.throughput_mbps
+    );
 }
