@@ -119,6 +119,66 @@ fn sides_in_namespaces_use_the_hosts_path() {
     );
 }
 
+const RMCAT: &str = r#"
+name = "netns-rmcat"
+duration = "8s"
+[link]
+capacity = "1Mbps"
+delay = "0ms"
+queue = "30kB"
+[[flows]]
+name = "nada"
+kind = "nada"
+[[flows]]
+name = "scream"
+kind = "scream"
+[measure]
+start = "2s"
+"#;
+
+/// NADA and SCReAM with their RFC 8888 feedback across the namespaces and the kernel's
+/// tbf (issue 20).
+#[test]
+fn nada_and_scream_cross_the_namespaces() {
+    let prefix = format!("fr{}", std::process::id() % 100_000);
+    if !is_root() {
+        eprintln!("SKIPPED: netns sides need root, iproute2 and network namespaces");
+        return;
+    }
+    let Some(pair) = Pair::up(&prefix, "1mbit") else {
+        eprintln!("SKIPPED: could not build the namespaces, veth pair and tbf");
+        return;
+    };
+    let sides = NetnsSides {
+        sender: NetnsSide {
+            netns: pair.snd.clone(),
+            ip: [10, 80, 0, 1].into(),
+        },
+        receiver: NetnsSide {
+            netns: pair.rcv.clone(),
+            ip: [10, 80, 0, 2].into(),
+        },
+    };
+    let scenario = Scenario::from_toml(RMCAT, "<test>").unwrap();
+    let opts = TestbedOptions {
+        netns: Some(sides),
+        ..TestbedOptions::default()
+    };
+    let r = run(&scenario, opts).unwrap();
+    assert!(r.bottleneck.forward.packets_in == 0, "no emulator");
+    assert_eq!(r.sender.malformed + r.receiver.malformed, 0);
+    let total: f64 = r.run.summary.flows.iter().map(|f| f.throughput_mbps).sum();
+    for f in &r.run.summary.flows {
+        eprintln!(
+            "{}: {:.3} Mbit/s, RTT {:?} ms",
+            f.name, f.throughput_mbps, f.rtt_ms.mean
+        );
+        assert!(f.throughput_mbps > 0.1, "{}: {}", f.name, f.throughput_mbps);
+        assert!(f.rtt_ms.mean.is_some(), "{}: RTT from RFC 8888", f.name);
+    }
+    assert!(total < 1.05, "the tbf caps it: {total}");
+}
+
 #[test]
 fn a_missing_namespace_is_a_one_line_error() {
     let sides = NetnsSides {
