@@ -712,8 +712,12 @@ pub fn nada_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<NadaFlow, S
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
     let start = secs(spec.start_secs());
+    let mut sender = NadaSender::new(cfg, start);
+    if let Some(d) = spec.desired_rate {
+        sender.set_desired_rate(start, Some(Bitrate::bps(d.0)));
+    }
     Ok(EndpointPairFlow::new(
-        Tracked::new(NadaSender::new(cfg, start)),
+        Tracked::new(sender),
         ccfb_receiver(index, interval),
     ))
 }
@@ -728,8 +732,12 @@ pub fn scream_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<ScreamFlo
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
     let start = secs(spec.start_secs());
+    let mut sender = ScreamSender::new(cfg, start);
+    if let Some(d) = spec.desired_rate {
+        sender.set_desired_rate(start, Some(Bitrate::bps(d.0)));
+    }
     Ok(EndpointPairFlow::new(
-        Tracked::new(ScreamSender::new(cfg, start)),
+        Tracked::new(sender),
         ccfb_receiver(index, interval),
     ))
 }

@@ -172,3 +172,20 @@ fn print_series() {
         );
     }
 }
+
+/// `desired_rate` caps the encoder of `nada` and `scream` flows (as for `gcc`), and a
+/// `ledbat` flow's application writes at that rate.
+#[test]
+fn desired_rate_limits_each_kind() {
+    for kind in ["nada", "scream", "ledbat"] {
+        let text = scenario(kind, "").replace(
+            &format!("kind = \"{kind}\""),
+            &format!("kind = \"{kind}\"\ndesired_rate = \"300kbps\""),
+        );
+        let r = run_toml(&text, "test.toml", Some(1)).unwrap_or_else(|e| panic!("{e}"));
+        let (t, _) = window(&r, 20.0, 40.0);
+        eprintln!("{kind} with desired_rate 300 kbit/s: {t:.3} Mbit/s");
+        assert!(t < 0.36, "{kind}: {t}");
+        assert!(t > 0.2, "{kind}: {t}");
+    }
+}

@@ -66,6 +66,8 @@ pub struct NadaSender {
     /// Sequence number -> (send time, wire size).
     history: BTreeMap<u64, (Timestamp, DataSize)>,
     rtt: Option<TimeDelta>,
+    /// The application's rate limit on the encoder (`None` = unlimited).
+    desired: Option<Bitrate>,
     report: Option<FlowReport>,
     last_reported: Option<Bitrate>,
     bytes_sent: u64,
@@ -86,6 +88,7 @@ impl NadaSender {
             next_seq: 0,
             history: BTreeMap::new(),
             rtt: None,
+            desired: None,
             report: None,
             last_reported: None,
             bytes_sent: 0,
@@ -151,10 +154,20 @@ impl NadaSender {
         }
     }
 
-    /// The encoder follows r_vin (the wire rate; the packetizer takes the overhead off).
+    /// The application's desired rate caps the encoder (`None` = unlimited), as for
+    /// GCC media; NADA's rates are unchanged (the coupling manager's DR is the
+    /// scenario's `desired_rate`).
+    pub fn set_desired_rate(&mut self, now: Timestamp, rate: Option<Bitrate>) {
+        self.desired = rate;
+        self.update_encoder(now);
+    }
+
+    /// The encoder follows r_vin (the wire rate; the packetizer takes the overhead off),
+    /// at most the desired rate.
     fn update_encoder(&mut self, now: Timestamp) {
         let r_vin = self.nada.encoder_rate();
-        self.video.set_wire_rate(now, r_vin);
+        let r = self.desired.map_or(r_vin, |d| r_vin.min(d));
+        self.video.set_wire_rate(now, r);
     }
 
     fn queue_report(&mut self) {

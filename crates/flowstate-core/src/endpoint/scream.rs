@@ -56,6 +56,8 @@ pub struct ScreamSender {
     last_reported: Option<Bitrate>,
     /// The target the encoder was last given.
     encoder_target: Bitrate,
+    /// The application's rate limit on the encoder (`None` = unlimited).
+    desired: Option<Bitrate>,
     bytes_sent: u64,
     packets_sent: u64,
 }
@@ -72,6 +74,7 @@ impl ScreamSender {
             report: None,
             last_reported: None,
             encoder_target: Bitrate::ZERO,
+            desired: None,
             bytes_sent: 0,
             packets_sent: 0,
             cfg,
@@ -119,8 +122,17 @@ impl ScreamSender {
         }
     }
 
+    /// The application's desired rate caps the encoder (`None` = unlimited), as for
+    /// GCC media; SCReAM's target is unchanged.
+    pub fn set_desired_rate(&mut self, now: Timestamp, rate: Option<Bitrate>) {
+        self.desired = rate;
+        self.encoder_target = Bitrate::ZERO;
+        self.update_encoder(now);
+    }
+
     fn update_encoder(&mut self, now: Timestamp) {
         let target = self.scream.target_bitrate();
+        let target = self.desired.map_or(target, |d| target.min(d));
         if target != self.encoder_target {
             self.encoder_target = target;
             self.video.set_wire_rate(now, target);

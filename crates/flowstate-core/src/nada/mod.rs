@@ -14,8 +14,10 @@
 //! at the sender on the reported packets (RFC 8698 section 5.3 allows either).
 //!
 //! Coupling (paper 003 Table I): the FSE sets r_ref, and r_vin and r_send follow it
-//! ([`Nada::set_reference_rate`]); FSE-NG reads x_curr as the flow's CC_R (paper 000
-//! section V, [`Nada::congestion_signal`]).
+//! ([`Nada::set_reference_rate`]). Every mechanism, FSE-NG included, gets r_ref as the
+//! flow's CC_R: the one rate NADA computes from its composite congestion signal (paper
+//! 000 V-B3's "aggregated value"; x_curr itself is a delay, [`Nada::congestion_signal`]).
+//! The endpoint is `crate::endpoint::nada`.
 
 pub mod config;
 pub mod congestion_signal;
@@ -124,7 +126,7 @@ impl Nada {
         shaping::sending_rate(self.r_ref, self.buffer.len(), &self.cfg)
     }
 
-    /// The last reported x_curr (FSE-NG's CC_R, paper 000 section V).
+    /// The last reported x_curr (the composite congestion signal r_ref is computed from).
     pub fn congestion_signal(&self) -> TimeDelta {
         self.x_curr
     }
