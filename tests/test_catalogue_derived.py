@@ -80,14 +80,20 @@ def test_throughput_ratio_is_rfc8868_self_fairness():
     assert derived.throughput_ratio(S, flows=["gcc", "nope"]) is None
 
 
-def test_oscillations_count_swings_between_watermarks():
-    # 0.4 (low) -> 2.5 (high) -> 1.0 (between: no change) -> 0.3 (low) -> 0.2 -> 2.0 (high).
-    s = series({"f": [0.4, 2.5, 1.0, 0.3, 0.2, 2.0]})
+def test_oscillations_count_swings_of_the_sending_rate_between_watermarks():
+    # Sending rate 0.4 (low) -> 2.5 (high) -> 1.0 (between: no change) -> 0.3 (low) -> 0.2
+    # -> 2.0 (high); the throughput stays at 1 (a bottleneck caps it) and does not count.
+    s = series({"f": [1.0] * 6})
+    s["send_rate_mbps"] = [0.4, 2.5, 1.0, 0.3, 0.2, 2.0]
     assert derived.oscillations(s, "f", 0.5, 2.0) == 3.0
     assert derived.oscillations(s, "f", 0.5, 2.0, 0.0, 2.0) == 1.0
     # Never reaches the high watermark: no swing.
-    assert derived.oscillations(series({"f": [0.1, 1.0, 0.1]}), "f", 0.5, 2.0) == 0.0
+    calm = series({"f": [0.1, 1.0, 0.1]})
+    calm["send_rate_mbps"] = [0.1, 1.0, 0.1]
+    assert derived.oscillations(calm, "f", 0.5, 2.0) == 0.0
     assert derived.oscillations(s, "nope", 0.5, 2.0) is None
+    # A series without sending rates has nothing to compute from.
+    assert derived.oscillations(series({"f": [0.1, 3.0]}), "f", 0.5, 2.0) is None
 
 
 def test_utilization_per_bin_over_capacity():

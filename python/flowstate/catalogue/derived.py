@@ -107,6 +107,7 @@ class Bin:
     queuing_delay_ms: Optional[float]
     rtt_ms: Optional[float]
     capacity_mbps: Optional[float] = None
+    send_rate_mbps: Optional[float] = None
 
 
 class Series:
@@ -122,6 +123,7 @@ class Series:
                 _float_or_none(row.get("queuing_delay_ms")),
                 _float_or_none(row.get("rtt_ms")),
                 _float_or_none(row.get("capacity_mbps")),
+                _float_or_none(row.get("send_rate_mbps")),
             )
             self.flows.setdefault(str(row["flow"]), []).append(b)
         for bins in self.flows.values():
@@ -258,15 +260,17 @@ def oscillations(
     series: Any, flow: str, low: float, high: float, start: float = 0.0, end: Optional[float] = None
 ) -> Optional[float]:
     """RFC 8868 section 2 item 9 (instability): how many times ``flow``'s per-bin
-    throughput swings from at or below the ``low`` watermark to at or above ``high``, or
+    sending rate swings from at or below the ``low`` watermark to at or above ``high``, or
     back, in the window (the RFC's example: watermarks 500 kbit/s and 2 Mbit/s, 500 ms
-    windows = the time series' bins). None if the flow has no bin."""
-    bins = _as_series(series).window(flow, start, end)
-    if not bins:
+    windows = the time series' bins). The sending rate, not the throughput: a flow that
+    overshoots a bottleneck sends above it while its throughput is capped there. None if
+    the flow has no bin with a sending rate."""
+    rates = [b.send_rate_mbps for b in _as_series(series).window(flow, start, end) if b.send_rate_mbps is not None]
+    if not rates:
         return None
     count, side = 0, 0  # side: -1 last at or below low, +1 last at or above high
-    for b in bins:
-        now = -1 if b.throughput_mbps <= low else (1 if b.throughput_mbps >= high else 0)
+    for rate in rates:
+        now = -1 if rate <= low else (1 if rate >= high else 0)
         if now != 0:
             count += int(side != 0 and now != side)
             side = now
