@@ -2,10 +2,15 @@
 //! transport-wide feedback message (25 packets = 100 ms at ~2.4 Mbit/s), and the paper
 //! preset's receiver processing the same 25 packets (per-packet estimation) plus the
 //! sender handling one REMB; and the chromium-m156 preset's sender on the same feedback
-//! with its first 5 packets a probe cluster (probe estimator, probe controller, ALR).
+//! with its first 5 packets a probe cluster (probe estimator, probe controller, ALR), and
+//! alone its robust throughput estimator (one report in, `bitrate()` over a ~1 s window
+//! of ~250 packets out).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Bencher, Criterion};
 use flowstate_core::gcc::probe_estimator::ProbeTag;
+use flowstate_core::gcc::robust_throughput::{
+    AckedPacket, RobustThroughputConfig, RobustThroughputEstimator,
+};
 use flowstate_core::gcc::{DelayBasedBwe, Gcc, GccPreset, PacketTiming};
 use flowstate_core::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::hint::black_box;
@@ -97,6 +102,28 @@ fn bench(c: &mut Criterion) {
             feed(&mut g, r, black_box(&pkts), &t);
             black_box(g.target_rate())
         });
+    });
+
+    c.bench_function("gcc_robust_throughput_25pkts", |b| {
+        let acked = |pkts: &[PacketTiming]| -> Vec<AckedPacket> {
+            pkts.iter()
+                .map(|p| AckedPacket {
+                    send_time: p.send_time,
+                    receive_time: p.arrival_time,
+                    size: p.size,
+                })
+                .collect()
+        };
+        let mut e = RobustThroughputEstimator::new(RobustThroughputConfig::default());
+        warm(|r| e.on_packets(acked(&packets(r)).iter()));
+        per_report(
+            b,
+            |r| acked(&packets(r)),
+            |_, _, a| {
+                e.on_packets(black_box(&a).iter());
+                black_box(e.bitrate())
+            },
+        );
     });
 
     c.bench_function("gcc_paper_receiver_25pkts_plus_remb", |b| {
