@@ -36,9 +36,10 @@ fn main() {
         Ok(r) => {
             let wall = t0.elapsed().as_secs_f64();
             eprintln!(
-                "wall {wall:.3} s, {} events, {:.2} M events/s",
+                "wall {wall:.3} s, {} events, {:.2} M events/s, trace hash {:016x}",
                 r.events,
-                r.events as f64 / wall / 1e6
+                r.events as f64 / wall / 1e6,
+                r.trace_hash
             );
             println!("{}", r.summary.to_json());
         }

@@ -4,6 +4,7 @@
 
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks};
 use flowstate_core::endpoint::{Endpoint, Transmit};
+use flowstate_core::units::round_to_i64;
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::convert::Infallible;
 
@@ -65,7 +66,7 @@ impl CbrSender {
         }
     }
     fn next_send(&self) -> Timestamp {
-        self.base + TimeDelta::from_micros((self.k as f64 * self.interval_us).round() as i64)
+        self.base + TimeDelta::from_micros(round_to_i64(self.k as f64 * self.interval_us))
     }
     fn restart(&mut self, now: Timestamp) {
         self.base = now;

@@ -160,6 +160,31 @@ impl RapReceiver {
         self.packets_received
     }
 
+    /// Bit `i` set: packet `seq - 1 - i` arrived (`received`), as one shift of the
+    /// window: packet `seq - 1 - i` is window bit `highest - seq + 1 + i`.
+    fn history_before(&self, seq: u64) -> u64 {
+        let Some(h) = self.highest else { return 0 };
+        let bits = if seq <= h {
+            match h - seq + 1 {
+                d if d >= 128 => 0,
+                d => (self.window >> d) as u64,
+            }
+        } else {
+            // (Not after an arrival, which makes `seq <= highest`.)
+            match seq - 1 - h {
+                k if k >= 64 => 0,
+                k => (self.window << k) as u64,
+            }
+        };
+        // Only packets >= 0 exist.
+        if seq < 64 {
+            bits & ((1u64 << seq) - 1)
+        } else {
+            bits
+        }
+    }
+
+    #[cfg(test)]
     fn received(&self, seq: u64) -> bool {
         let Some(h) = self.highest else { return false };
         match h.checked_sub(seq) {
@@ -197,14 +222,7 @@ impl Endpoint for RapReceiver {
                 }
             }
         }
-        let mut history = 0u64;
-        for i in 0..64u64 {
-            if let Some(s) = data.seq.checked_sub(1 + i) {
-                if self.received(s) {
-                    history |= 1 << i;
-                }
-            }
-        }
+        let history = self.history_before(data.seq);
         self.pending.push_back(RapAck {
             seq: data.seq,
             echo_send_time: data.send_time,
@@ -236,6 +254,29 @@ mod tests {
     use crate::testing::ms;
     use crate::units::TimeDelta;
     use proptest::prelude::*;
+
+    proptest! {
+        /// The shifted window equals the 64 lookups it replaces, after any arrivals
+        /// (reordered, duplicated, far ahead).
+        #[test]
+        fn history_is_the_64_lookups(arrivals in proptest::collection::vec(0u64..400, 1..60), probe in 0u64..500) {
+            let mut r = RapReceiver::new(RapReceiverConfig::default());
+            for s in arrivals {
+                r.handle_input(ms(0), RapData { seq: s, send_time: ms(0) });
+                for seq in [s, probe, s + 1, s.saturating_sub(130)] {
+                    let mut want = 0u64;
+                    for i in 0..64u64 {
+                        if let Some(x) = seq.checked_sub(1 + i) {
+                            if r.received(x) {
+                                want |= 1 << i;
+                            }
+                        }
+                    }
+                    prop_assert_eq!(r.history_before(seq), want);
+                }
+            }
+        }
+    }
 
     #[test]
     fn receiver_acks_with_history() {

@@ -1,7 +1,7 @@
 //! Smoothed RTT and RTT variation, as TCP computes them (RFC 6298, section 2), used by
 //! RAP (the RAP paper estimates SRTT with TCP's exponentially weighted average).
 
-use crate::units::TimeDelta;
+use crate::units::{round_to_i64, TimeDelta};
 
 /// Gains of the estimator.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,11 +65,11 @@ impl RttEstimator {
 
     pub fn srtt(&self) -> Option<TimeDelta> {
         self.srtt_us
-            .map(|v| TimeDelta::from_micros(v.round() as i64))
+            .map(|v| TimeDelta::from_micros(round_to_i64(v)))
     }
 
     pub fn rttvar(&self) -> TimeDelta {
-        TimeDelta::from_micros(self.rttvar_us.round() as i64)
+        TimeDelta::from_micros(round_to_i64(self.rttvar_us))
     }
 
     pub fn latest(&self) -> Option<TimeDelta> {
