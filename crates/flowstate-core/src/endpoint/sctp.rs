@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::app_pacing::AppPacing;
 use super::data_source::{DataSource, SourceKind};
+use super::seq_map::SeqMap;
 use super::{Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -183,7 +184,12 @@ pub struct SctpSender {
     next_tsn: u64,
     cum_ack: u64,
     stream_offset: u64,
-    outstanding: BTreeMap<u64, Outstanding>,
+    /// Sent and not cumulatively acknowledged, by TSN (a ring buffer: appended at
+    /// the next TSN, removed from the front by the cumulative TSN ack).
+    outstanding: SeqMap<Outstanding>,
+    /// Payload bytes of `outstanding` not gap-acked (RFC 4960 6.2.1 D iv's "bytes
+    /// still outstanding"), kept as the chunks come and go instead of summed per SACK.
+    outstanding_payload: u64,
     rtx: BTreeSet<u64>,
     peer_rwnd: u64,
     t3: Option<Timestamp>,
@@ -209,7 +215,8 @@ impl SctpSender {
             next_tsn: 1,
             cum_ack: 0,
             stream_offset: 0,
-            outstanding: BTreeMap::new(),
+            outstanding: SeqMap::new(),
+            outstanding_payload: 0,
             rtx: BTreeSet::new(),
             peer_rwnd: config.initial_peer_rwnd.as_bytes(),
             t3: None,
@@ -342,11 +349,15 @@ impl SctpSender {
     }
 
     fn outstanding_payload(&self) -> u64 {
-        self.outstanding
-            .values()
-            .filter(|o| !o.gap_acked)
-            .map(|o| o.chunk.payload_len as u64)
-            .sum()
+        debug_assert_eq!(
+            self.outstanding_payload,
+            self.outstanding
+                .values()
+                .filter(|o| !o.gap_acked)
+                .map(|o| o.chunk.payload_len as u64)
+                .sum::<u64>()
+        );
+        self.outstanding_payload
     }
 
     fn start_t3_if_stopped(&mut self, now: Timestamp) {
@@ -358,7 +369,7 @@ impl SctpSender {
     fn send_retransmission(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
         let tsn = *self.rtx.iter().next()?;
         self.rtx.remove(&tsn);
-        let o = self.outstanding.get_mut(&tsn)?;
+        let o = self.outstanding.get_mut(tsn)?;
         o.marked = false;
         o.in_flight = true;
         o.sent_at = now;
@@ -404,6 +415,7 @@ impl SctpSender {
         self.next_tsn += 1;
         self.stream_offset += payload as u64;
         let wire = data_packet_size(payload, self.config.lower_layer_overhead);
+        self.outstanding_payload += payload as u64;
         self.outstanding.insert(
             chunk.tsn,
             Outstanding {
@@ -452,16 +464,16 @@ impl SctpSender {
         }
         // Cumulative ack.
         let cum_advanced = sack.cum_tsn > self.cum_ack;
-        let acked: Vec<u64> = self
+        while self
             .outstanding
-            .range(..=sack.cum_tsn)
-            .map(|(t, _)| *t)
-            .collect();
-        for tsn in acked {
-            if let Some(o) = self.outstanding.remove(&tsn) {
+            .first()
+            .is_some_and(|(t, _)| t <= sack.cum_tsn)
+        {
+            if let Some((tsn, o)) = self.outstanding.pop_first() {
                 self.rtx.remove(&tsn);
                 self.stats.bytes_delivered += o.chunk.payload_len as u64;
                 if !o.gap_acked {
+                    self.outstanding_payload -= o.chunk.payload_len as u64;
                     newly += o.wire;
                     highest_newly = Some(tsn);
                     if o.in_flight {
@@ -485,17 +497,18 @@ impl SctpSender {
                     continue;
                 }
                 o.gap_acked = true;
+                self.outstanding_payload -= o.chunk.payload_len as u64;
                 newly += o.wire;
-                highest_newly = Some(highest_newly.map_or(*tsn, |h| h.max(*tsn)));
+                highest_newly = Some(highest_newly.map_or(tsn, |h| h.max(tsn)));
                 if o.in_flight {
                     o.in_flight = false;
                     removed += o.wire;
                 }
                 if o.marked {
                     o.marked = false;
-                    self.rtx.remove(tsn);
+                    self.rtx.remove(&tsn);
                 }
-                if self.rtt_probe.is_some_and(|(p, _)| p == *tsn) {
+                if self.rtt_probe.is_some_and(|(p, _)| p == tsn) {
                     rtt_sample = self.rtt_probe.map(|(_, sent)| now - sent);
                     self.rtt_probe = None;
                 }
@@ -527,7 +540,7 @@ impl SctpSender {
                         o.in_flight = false;
                         lost += o.wire;
                     }
-                    self.rtx.insert(*tsn);
+                    self.rtx.insert(tsn);
                     new_marks = true;
                 }
             }
@@ -594,7 +607,7 @@ impl SctpSender {
             }
             o.marked = true;
             o.misses = 0;
-            self.rtx.insert(*tsn);
+            self.rtx.insert(tsn);
         }
         self.cc.on_lost(lost);
         self.rtt_probe = None;

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::data_source::{DataSource, SourceKind};
+use super::seq_map::SeqMap;
 use super::{Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::units::{DataSize, TimeDelta, Timestamp};
@@ -237,7 +238,9 @@ pub struct TcpSender {
     buffered: u64,
     snd_una: u64,
     snd_nxt: u64,
-    segments: BTreeMap<u64, SentSegment>,
+    /// Sent and not cumulatively acknowledged, by sequence number (a ring buffer:
+    /// appended at `snd_nxt`, removed from the front by the cumulative ack).
+    segments: SeqMap<SentSegment>,
     rtx: BTreeSet<u64>,
     rtx_now: bool,
     dupacks: u32,
@@ -262,7 +265,7 @@ impl TcpSender {
             buffered: 0,
             snd_una: 0,
             snd_nxt: 0,
-            segments: BTreeMap::new(),
+            segments: SeqMap::new(),
             rtx: BTreeSet::new(),
             rtx_now: false,
             dupacks: 0,
@@ -349,7 +352,7 @@ impl TcpSender {
 
     fn mark_lost(&mut self, seq: u64) -> DataSize {
         let mut lost = DataSize::ZERO;
-        if let Some(s) = self.segments.get_mut(&seq) {
+        if let Some(s) = self.segments.get_mut(seq) {
             if s.in_flight {
                 s.in_flight = false;
                 lost = DataSize::bytes(s.len as u64);
@@ -376,14 +379,13 @@ impl TcpSender {
             let mut first_sent = None;
             let mut last_original = None;
             let mut covers_retransmission = false;
-            let acked: Vec<u64> = self
+            // The segments the ack covers entirely: a prefix (segments are contiguous).
+            while self
                 .segments
-                .range(..ack.ack)
-                .filter(|(seq, s)| *seq + s.len as u64 <= ack.ack)
-                .map(|(seq, _)| *seq)
-                .collect();
-            for seq in acked {
-                if let Some(s) = self.segments.remove(&seq) {
+                .first()
+                .is_some_and(|(seq, s)| seq + s.len as u64 <= ack.ack)
+            {
+                if let Some((seq, s)) = self.segments.pop_first() {
                     self.rtx.remove(&seq);
                     if !s.sacked {
                         newly += s.len as u64;
@@ -429,7 +431,7 @@ impl TcpSender {
             if partial && !self.config.sack {
                 // RFC 6582 3.2 step 4: a partial ack retransmits the first unacked segment.
                 self.partial_acks += 1;
-                if let Some(first) = self.segments.keys().next().copied() {
+                if let Some((first, _)) = self.segments.first() {
                     let lost = self.mark_lost(first);
                     self.cc.on_lost(lost);
                     self.rtx_now = true;
@@ -496,7 +498,7 @@ impl TcpSender {
             if end <= self.snd_una || end > self.snd_nxt || start >= end {
                 continue;
             }
-            for (&seq, s) in self.segments.range_mut(start..end) {
+            for (seq, s) in self.segments.range_mut(start..end) {
                 if s.sacked || seq + s.len as u64 > end {
                     continue;
                 }
@@ -520,7 +522,7 @@ impl TcpSender {
         let thresh = self.config.dupack_threshold.max(1);
         let mut sacked_above = 0u32;
         let mut lost = Vec::new();
-        for (&seq, s) in self.segments.iter().rev() {
+        for (seq, s) in self.segments.iter().rev() {
             if s.sacked {
                 sacked_above += 1;
             } else if sacked_above >= thresh && s.in_flight && s.transmissions == 1 {
@@ -558,7 +560,7 @@ impl TcpSender {
             .segments
             .iter()
             .filter(|(_, s)| !s.sacked)
-            .map(|(seq, _)| *seq)
+            .map(|(seq, _)| seq)
             .collect();
         let mut lost = DataSize::ZERO;
         for seq in seqs {
@@ -618,7 +620,7 @@ impl Endpoint for TcpSender {
             }
             self.rtx_now = false;
             self.rtx.remove(&seq);
-            let s = self.segments.get_mut(&seq)?;
+            let s = self.segments.get_mut(seq)?;
             s.in_flight = true;
             s.transmissions += 1;
             s.sent_at = now;
