@@ -61,6 +61,10 @@ impl<V> SeqMap<V> {
         let i = self.lower_bound(key);
         match self.entries.get_mut(i) {
             Some(e) if e.0 == key => Some(std::mem::replace(&mut e.1, value)),
+            _ if i == self.entries.len() => {
+                self.entries.push_back((key, value));
+                None
+            }
             _ => {
                 self.entries.insert(i, (key, value));
                 None
