@@ -23,7 +23,7 @@ const MICROS_PER_SEC: i64 = 1_000_000;
 pub fn round_to_i64(x: f64) -> i64 {
     // From 2^52 on every f64 is an integer (and `as` saturates beyond i64); also NaN.
     const EXACT: f64 = 4_503_599_627_370_496.0;
-    if !(x.abs() < EXACT) {
+    if x.is_nan() || x.abs() >= EXACT {
         return x as i64;
     }
     let t = x as i64; // toward zero, exact below 2^52

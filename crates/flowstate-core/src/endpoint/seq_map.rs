@@ -59,9 +59,10 @@ impl<V> SeqMap<V> {
     /// Inserts or replaces (like `BTreeMap::insert`); O(1) above every key.
     pub(crate) fn insert(&mut self, key: u64, value: V) -> Option<V> {
         let i = self.lower_bound(key);
+        let len = self.entries.len();
         match self.entries.get_mut(i) {
             Some(e) if e.0 == key => Some(std::mem::replace(&mut e.1, value)),
-            _ if i == self.entries.len() => {
+            _ if i == len => {
                 self.entries.push_back((key, value));
                 None
             }
