@@ -315,3 +315,71 @@ impl DelayBasedBwe {
         self.rate.rate(now)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1200 B every 10 ms; `extra_delay_per_packet` ms of queue growth per packet.
+    fn report(
+        seq: &mut u64,
+        delay: &mut u64,
+        fb: u64,
+        extra_delay_per_packet: u64,
+    ) -> Vec<PacketTiming> {
+        let mut pkts = Vec::new();
+        while (*seq + 1) * 10 <= fb * 100 {
+            *seq += 1;
+            *delay += extra_delay_per_packet;
+            let s = Timestamp::from_millis(*seq * 10);
+            pkts.push(PacketTiming {
+                send_time: s,
+                arrival_time: s + TimeDelta::millis(*delay as i64),
+                size: DataSize::bytes(1200),
+                frame: None,
+            });
+        }
+        pkts
+    }
+
+    #[test]
+    fn acknowledged_rate_from_outside_sets_the_decrease_and_gates_it() {
+        let mut d = DelayBasedBwe::new(DelayBasedConfig::chromium());
+        let (mut seq, mut delay) = (0u64, 40u64);
+        let at = |fb: u64, delay: u64| Timestamp::from_millis(fb * 100 + delay);
+        for fb in 1..=30 {
+            let p = report(&mut seq, &mut delay, fb, 0);
+            d.on_packets_acknowledged(at(fb, delay), p.iter(), Some(Bitrate::kbps(960.0)));
+        }
+        d.set_estimate(at(30, delay), Bitrate::mbps(2.0));
+        // The queue grows: over-use, but no acknowledged rate yet: no decrease (M125
+        // `MaybeUpdateEstimate`: `acked_bitrate && TimeToReduceFurther`).
+        let mut fb = 30;
+        while d.signal() != BandwidthUsage::Overusing {
+            fb += 1;
+            assert!(fb < 60, "no over-use detected");
+            let p = report(&mut seq, &mut delay, fb, 5);
+            d.on_packets_acknowledged(at(fb, delay), p.iter(), None);
+        }
+        // Still none 300 ms later (past TimeToReduceFurther's 200 ms): still no decrease.
+        for _ in 0..3 {
+            fb += 1;
+            let p = report(&mut seq, &mut delay, fb, 5);
+            d.on_packets_acknowledged(at(fb, delay), p.iter(), None);
+            assert_eq!(d.signal(), BandwidthUsage::Overusing);
+        }
+        assert!(d.estimate() >= Bitrate::mbps(2.0), "{}", d.estimate());
+        assert_eq!(d.delay_based_decreases(), 0);
+        // With one (below half the estimate: no wait): 0.85 x 900 - 5 = 760 kbit/s,
+        // whatever the receive-rate window says.
+        fb += 1;
+        let p = report(&mut seq, &mut delay, fb, 5);
+        d.on_packets_acknowledged(at(fb, delay), p.iter(), Some(Bitrate::kbps(900.0)));
+        assert!(
+            (d.estimate().as_kbps() - 760.0).abs() < 1e-6,
+            "{}",
+            d.estimate()
+        );
+        assert_eq!(d.delay_based_decreases(), 1);
+    }
+}

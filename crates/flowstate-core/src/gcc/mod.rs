@@ -458,6 +458,38 @@ mod tests {
     }
 
     #[test]
+    fn m156_feeds_the_robust_throughput_estimator_with_each_report() {
+        // 1200 B every 10 ms (960 kbit/s), feedback every 100 ms arriving 40 ms after
+        // the last packet: the estimate spans receive times, so it is exact.
+        let run = |cfg: GccConfig| {
+            let mut g = Gcc::new(cfg);
+            g.start(Timestamp::ZERO);
+            for fb in 1..=30u64 {
+                let pkts: Vec<PacketTiming> = ((fb - 1) * 10 + 1..=fb * 10)
+                    .map(|seq| {
+                        let s = Timestamp::from_millis(seq * 10);
+                        PacketTiming {
+                            send_time: s,
+                            arrival_time: s + TimeDelta::millis(40),
+                            size: DataSize::bytes(1200),
+                            frame: None,
+                        }
+                    })
+                    .collect();
+                g.on_transport_feedback(Timestamp::from_millis(fb * 100 + 80), &pkts);
+            }
+            g.m156().and_then(|m| m.acknowledged_rate())
+        };
+        let r = run(GccPreset::ChromiumM156.config()).map(|b| b.as_kbps());
+        assert!(r.is_some_and(|k| (k - 960.0).abs() < 1e-6), "{r:?}");
+        let mut off = GccPreset::ChromiumM156.config();
+        if let Some(m) = off.m156.as_mut() {
+            m.throughput = None;
+        }
+        assert_eq!(run(off), None, "switched off: no estimator");
+    }
+
+    #[test]
     fn transport_feedback_drives_sender_side_estimator() {
         let mut g = Gcc::from_preset(GccPreset::Chromium);
         let start = g.delay_based_estimate();
