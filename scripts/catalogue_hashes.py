@@ -49,7 +49,11 @@ def compare(before: Path, after: Path) -> int:
     same = sum(1 for k in a if k in b and a[k] == b[k])
     differ = sorted(k for k in a if k in b and a[k] != b[k])
     missing = sorted(set(a) ^ set(b))
-    print(f"{same} of {len(a)} runs have the same trace hash; {len(differ)} differ; {len(missing)} in only one file")
+    new = sum(1 for k in b if k not in a)
+    print(
+        f"{same} of {len(a)} runs have the same trace hash; {len(differ)} differ; {len(missing)} in only one file"
+        f" ({new} only in AFTER, e.g. new points; {len(missing) - new} only in BEFORE)"
+    )
     for k in differ[:50]:
         print(f"  differs: {k}")
     for k in missing[:50]:

@@ -136,7 +136,7 @@ def test_comparison_table_without_paper_numbers(tiny, tmp_path):
     results = reproduce.reproduce(tiny, out=tmp_path, runs=1)
     results["comparison"] = []
     table = reproduce_command.comparison_table(results)
-    assert [c.header for c in table.columns][:3] == ["point", "utilization", "Jain"]
+    assert [c.header for c in table.columns][:5] == ["point", "utilization", "Jain", "queuing ms", "loss %"]
     # The paper is cited from the bibliography (docs/REFERENCES.md), not as a bare "000".
     assert table.title.startswith("tiny (Islam et al. 2022 (IEEE Access), Fig. 0): ours = mean")
 

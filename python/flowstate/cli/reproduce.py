@@ -36,7 +36,9 @@ def _fmt(value: Optional[float], digits: int = 3) -> str:
 
 def comparison_table(results: dict[str, Any]) -> Any:
     """Ours (mean ± std over runs, [min, max]) against the paper's numbers; without
-    paper numbers, the points' aggregate metrics."""
+    paper numbers, the points' aggregate metrics: utilization, Jain's index, the mean
+    queuing delay and the loss ratio of the forward flows (RFC 8868 section 2), and each
+    flow's throughput."""
     from rich.table import Table
 
     runs = results["runs"]
@@ -63,11 +65,20 @@ def comparison_table(results: dict[str, Any]) -> Any:
                 ratio,
             )
         return table
-    for header, justify in (("point", "left"), ("utilization", "right"), ("Jain", "right"), ("throughput Mbit/s per flow", "left")):
+    for header, justify in (
+        ("point", "left"),
+        ("utilization", "right"),
+        ("Jain", "right"),
+        ("queuing ms", "right"),
+        ("loss %", "right"),
+        ("throughput Mbit/s per flow", "left"),
+    ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for p in results["points"]:
         util = reproduce.metric_stats(p, "aggregate.utilization")
         jain = reproduce.metric_stats(p, "aggregate.jain_index")
+        queue = reproduce.metric_stats(p, "aggregate.queuing_delay_ms")
+        loss = reproduce.metric_stats(p, "aggregate.loss_ratio")
         flows = ", ".join(
             f"{f['name']} {_fmt(f.get('throughput_mbps'))}" for f in p["summary"].get("flows", [])
         )
@@ -75,6 +86,8 @@ def comparison_table(results: dict[str, Any]) -> Any:
             labels[p["name"]],
             "-" if util is None else f"{_fmt(util['mean'])} ± {_fmt(util['std'])}",
             "-" if jain is None else f"{_fmt(jain['mean'])} ± {_fmt(jain['std'])}",
+            "-" if queue is None else _fmt(queue["mean"], 1),
+            "-" if loss is None else _fmt(loss["mean"] * 100, 2),
             flows,
         )
     return table
