@@ -148,6 +148,7 @@ impl<P> PathCore<P> {
             flow: u32::try_from(route).unwrap_or(u32::MAX),
             size: u32::try_from(size.as_bytes()).unwrap_or(u32::MAX),
             slot: 0,
+            seq: 0,
             dir: Dir::Data,
         };
         match self.link.offer(now, pkt) {

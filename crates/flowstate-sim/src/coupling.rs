@@ -11,9 +11,11 @@ use crate::app_stats::{AppControl, AppStats, StatsSchedule};
 use crate::error::{FieldError, SimError};
 use crate::flow::FlowState;
 use crate::flow_kind::FlowKind;
+use crate::sbd::RegroupOutcome;
 use flowstate_core::coupling::{
     mechanism_with_options, Allocation, Allowance, CouplingError, CouplingManager, FlowId,
     FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
+    Regroup,
 };
 use flowstate_core::{Bitrate, DataSize, Timestamp};
 
@@ -83,6 +85,21 @@ pub trait CouplingHook {
     fn rejected(&self) -> &[Rejection] {
         &[]
     }
+    /// `coupling.groups = "sbd"`: flow `index` starts in the coupling group `key(index)`
+    /// instead of its scenario `group` (called once, before the run). Default: ignored.
+    fn use_dynamic_groups(&mut self, _key: &dyn Fn(usize) -> u64) {}
+    /// Shared bottleneck detection put `flow` into group `key`: move it there
+    /// (`CouplingManager::move_flow`), pushing the allowances the move changes into
+    /// `out`. Default: [`RegroupOutcome::Pending`] (nothing coupled).
+    fn on_regroup(
+        &mut self,
+        _now: Timestamp,
+        _flow: &FlowInfo,
+        _key: u64,
+        _out: &mut Vec<(usize, Allowance)>,
+    ) -> RegroupOutcome {
+        RegroupOutcome::Pending
+    }
 }
 
 /// What the hook asked the coupling manager to do.
@@ -93,6 +110,7 @@ pub enum CouplingCall {
     Deregister,
     SetPriority,
     SetDesiredRate,
+    Regroup,
 }
 
 /// A call the coupling manager rejected: when, for which flow, what, and why. The
@@ -317,6 +335,42 @@ impl CouplingHook for ManagerHook {
 
     fn rejected(&self) -> &[Rejection] {
         &self.rejected
+    }
+
+    fn use_dynamic_groups(&mut self, key: &dyn Fn(usize) -> u64) {
+        for (i, k) in self.keys.iter_mut().enumerate() {
+            *k = GroupKey(key(i));
+        }
+    }
+
+    fn on_regroup(
+        &mut self,
+        now: Timestamp,
+        flow: &FlowInfo,
+        key: u64,
+        out: &mut Vec<(usize, Allowance)>,
+    ) -> RegroupOutcome {
+        let Some(slot) = self.keys.get_mut(flow.index) else {
+            return RegroupOutcome::Pending;
+        };
+        let Some(id) = self.ids.get(flow.index).copied().flatten() else {
+            // Not registered (yet): it joins `key` when it registers.
+            *slot = GroupKey(key);
+            return RegroupOutcome::Pending;
+        };
+        match self.manager.move_flow(now, id, GroupKey(key)) {
+            Ok(Regroup::Moved(allocs)) => {
+                Self::push(&self.index_of, allocs, out);
+                self.keys[flow.index] = GroupKey(key);
+                RegroupOutcome::Moved
+            }
+            Ok(Regroup::Unchanged) => RegroupOutcome::Unchanged,
+            Ok(Regroup::Deferred { .. }) => RegroupOutcome::Deferred,
+            Err(e) => {
+                self.reject(now, flow.index, CouplingCall::Regroup, e);
+                RegroupOutcome::Deferred
+            }
+        }
     }
 
     fn on_state_with(

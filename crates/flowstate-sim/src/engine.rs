@@ -4,12 +4,14 @@
 
 use crate::app_stats::{AppControl, AppStats};
 use crate::coupling::{CouplingHook, FlowInfo};
-use crate::flow::{FlowState, SimFlow, SimPacket};
+use crate::flow::{Dir, FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
 use crate::metrics::{FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
+use crate::sbd::{SbdAction, SbdObserver};
 use crate::scheduler::{EventQueue, Fnv64};
 use crate::topology::{FlowPath, Topology};
 use flowstate_core::coupling::Allowance;
+use flowstate_core::sbd::SbdFeedback;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +101,12 @@ enum Event {
     StatsPoll,
     /// Web-API coupling: apply the oldest pending poll's controls.
     StatsApply,
+    /// SBD: flow f's receiver's base interval may have ended.
+    SbdClose(u32),
+    /// SBD: flow f's feedback reaches its sender.
+    SbdFeedback(u32, SbdFeedback),
+    /// SBD: the senders' grouping runs (every T).
+    SbdGroup,
 }
 
 /// Bound on coupling ping-pong within one instant (reports -> allowances -> reports),
@@ -124,6 +132,11 @@ pub struct Simulation {
     work: Vec<usize>,
     /// Web-API coupling: controls decided at a poll, waiting for their apply event.
     pending_controls: std::collections::VecDeque<Vec<(usize, AppControl)>>,
+    /// Per flow and direction: the next packet's sequence number.
+    next_seq: Vec<[u32; 2]>,
+    /// Shared bottleneck detection, when the scenario runs it.
+    sbd: Option<SbdObserver>,
+    sbd_actions: Vec<SbdAction>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -211,8 +224,25 @@ impl Simulation {
             allowances: Vec::new(),
             work: Vec::new(),
             pending_controls: std::collections::VecDeque::new(),
+            next_seq: vec![[0; 2]; n],
+            sbd: None,
+            sbd_actions: Vec::new(),
             config,
         }
+    }
+
+    /// Runs shared bottleneck detection (RFC 8382) in the flows: every data packet a
+    /// receiver gets feeds `sbd`, whose grouping runs every base interval T from T on
+    /// (crate::sbd). With `coupling.groups = "sbd"` the coupling hook starts every flow
+    /// in a group of its own and follows the verdicts.
+    pub fn with_sbd(mut self, sbd: SbdObserver) -> Self {
+        if sbd.mode() == crate::sbd::GroupsMode::Sbd {
+            self.coupling.use_dynamic_groups(&|i| sbd.initial_key(i));
+        }
+        self.queue
+            .schedule(Timestamp::ZERO + sbd.interval(), Event::SbdGroup);
+        self.sbd = Some(sbd);
+        self
     }
 
     /// Run to the scenario's duration and collect the results.
@@ -239,6 +269,18 @@ impl Simulation {
                 });
         for (fs, flow) in summary.flows.iter_mut().zip(self.flows.iter()) {
             fs.n_dd = flow.delay_based_decreases();
+        }
+        if let Some(sbd) = &self.sbd {
+            let m = &self.config.metrics;
+            summary.aggregate.sbd_accuracy = sbd.accuracy(m.window_start, m.window_end);
+            summary.aggregate.sbd_time_to_correct_s = sbd.first_correct(Timestamp::ZERO);
+            let mut total = 0;
+            for (i, fs) in summary.flows.iter_mut().enumerate() {
+                fs.sbd_regroups = Some(sbd.regroups(i));
+                total += sbd.regroups(i);
+            }
+            summary.aggregate.sbd_regroups = Some(total);
+            summary.sbd = Some(sbd.summary());
         }
         RunResult {
             summary,
@@ -285,6 +327,12 @@ impl Simulation {
                 self.record(now, TraceKind::Deliver, link, &pkt);
                 self.metrics
                     .on_deliver(now, f, pkt.dir, pkt.size, pkt.sent_at);
+                if pkt.dir == Dir::Data {
+                    if let Some(sbd) = self.sbd.as_mut() {
+                        sbd.on_data(now, f, pkt.sent_at, pkt.seq, &mut self.sbd_actions);
+                        self.schedule_sbd(f);
+                    }
+                }
                 if let Some(flow) = self.flows.get_mut(f) {
                     flow.deliver(now, &pkt);
                 }
@@ -307,6 +355,9 @@ impl Simulation {
                 };
                 flow.set_state(now, state);
                 let snapshot = flow.cc_snapshot();
+                if let Some(sbd) = self.sbd.as_mut() {
+                    sbd.on_state(i, state);
+                }
                 self.states[i] = state;
                 self.work.clear();
                 if let Some(setup) = self.config.flows.get(i) {
@@ -335,7 +386,59 @@ impl Simulation {
             }
             Event::StatsPoll => self.on_stats_poll(now),
             Event::StatsApply => self.on_stats_apply(now),
+            Event::SbdClose(f) => {
+                if let Some(sbd) = self.sbd.as_mut() {
+                    sbd.on_close(now, f as usize, &mut self.sbd_actions);
+                    self.schedule_sbd(f as usize);
+                }
+            }
+            Event::SbdFeedback(f, fb) => {
+                if let Some(sbd) = self.sbd.as_mut() {
+                    sbd.on_feedback(now, f as usize, &fb);
+                }
+            }
+            Event::SbdGroup => self.on_sbd_group(now),
         }
+    }
+
+    /// Schedule what flow `f`'s SBD receiver asked for.
+    fn schedule_sbd(&mut self, f: usize) {
+        for a in self.sbd_actions.drain(..) {
+            match a {
+                SbdAction::Close(t) => self.queue.schedule(t, Event::SbdClose(f as u32)),
+                SbdAction::Feedback(t, fb) => {
+                    self.queue.schedule(t, Event::SbdFeedback(f as u32, fb))
+                }
+            }
+        }
+    }
+
+    /// The senders' grouping; with `coupling.groups = "sbd"` each verdict that changes
+    /// a flow's group goes to the coupling hook as a move.
+    fn on_sbd_group(&mut self, now: Timestamp) {
+        let Some(mut sbd) = self.sbd.take() else {
+            return;
+        };
+        let topo = &self.topo;
+        let mut moves = Vec::new();
+        sbd.group(now, |l| topo.link(l).rate().as_bps(), &mut moves);
+        for (f, key) in moves {
+            let Some(setup) = self.config.flows.get(f) else {
+                continue;
+            };
+            self.allowances.clear();
+            let outcome = self
+                .coupling
+                .on_regroup(now, &setup.info, key, &mut self.allowances);
+            sbd.on_regroup(f, key, outcome);
+            self.work.clear();
+            self.apply_allowances(now);
+            if let Some(&g) = self.work.first() {
+                self.service(now, g, false);
+            }
+        }
+        self.queue.schedule(now + sbd.interval(), Event::SbdGroup);
+        self.sbd = Some(sbd);
     }
 
     /// Web-API coupling: what getStats shows now goes to the hook; its controls are
@@ -378,6 +481,9 @@ impl Simulation {
 
     fn start_service(&mut self, now: Timestamp, link: LinkId, s: Started) {
         self.record(now, TraceKind::Serialize, link, &s.pkt);
+        if let Some(sbd) = self.sbd.as_mut() {
+            sbd.on_queue_wait(link, s.waited);
+        }
         self.metrics
             .on_queue_wait(now, s.pkt.flow as usize, s.pkt.dir, s.waited);
         self.queue.schedule(s.done_at, Event::LinkDone(link));
@@ -446,14 +552,17 @@ impl Simulation {
             let Some(out) = flow.poll_transmit(now) else {
                 break;
             };
+            let seq = &mut self.next_seq[i][out.dir as usize];
             let pkt = SimPacket {
                 id: self.next_packet,
                 sent_at: now,
                 flow: i as u32,
                 size: out.size.as_bytes().min(u64::from(u32::MAX)) as u32,
                 slot: out.slot,
+                seq: *seq,
                 dir: out.dir,
             };
+            *seq = seq.wrapping_add(1);
             self.next_packet += 1;
             let link = self.topo.route(i, out.dir);
             self.record(now, TraceKind::Send, link, &pkt);

@@ -33,6 +33,10 @@ pub struct SimPacket {
     pub size: u32,
     /// Slot of the message in the flow's slab for this direction.
     pub slot: u32,
+    /// Sequence number within the flow and direction, from 0 in send order (the
+    /// engine's; what an RTP or transport sequence number tells a receiver). Read by
+    /// shared bottleneck detection for losses (RFC 8382 3.2.5); not part of the trace.
+    pub seq: u32,
     pub dir: Dir,
 }
 

@@ -26,6 +26,7 @@ pub mod presets;
 pub mod queue;
 pub mod rmcat_config;
 pub mod run;
+pub mod sbd;
 pub mod scenario;
 pub mod scheduler;
 pub mod topology;

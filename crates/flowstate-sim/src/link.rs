@@ -448,6 +448,7 @@ mod tests {
             flow: 0,
             size,
             slot: 0,
+            seq: 0,
             dir: Dir::Data,
         }
     }

@@ -336,6 +336,10 @@ pub struct FlowSummary {
     /// other kinds).
     #[serde(default)]
     pub n_dd: Option<u64>,
+    /// Shared bottleneck detection: how often the flow moved between coupling groups
+    /// (absent without SBD; crate::sbd).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sbd_regroups: Option<u64>,
 }
 
 /// summary.json `aggregate`.
@@ -355,6 +359,18 @@ pub struct AggregateSummary {
     /// Mean queuing delay of every forward data packet in the window (`None`: none).
     #[serde(default)]
     pub queuing_delay_ms: Option<f64>,
+    /// Shared bottleneck detection (absent without it; crate::sbd): the fraction of
+    /// correct pairwise same/different verdicts over the grouping runs in the window
+    /// (`None`: no pair), ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sbd_accuracy: Option<f64>,
+    /// ... the time of the first run at which every pairwise verdict was correct
+    /// (`None`: never), ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sbd_time_to_correct_s: Option<f64>,
+    /// ... and the moves between coupling groups of all flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sbd_regroups: Option<u64>,
 }
 
 /// The summary.json contract of ARCHITECTURE.md.
@@ -368,6 +384,9 @@ pub struct Summary {
     pub aggregate: AggregateSummary,
     /// Events the engine processed (for performance tracking).
     pub events: u64,
+    /// Shared bottleneck detection's verdicts over time (absent without SBD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sbd: Option<crate::sbd::SbdSummary>,
 }
 
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
@@ -687,6 +706,7 @@ impl Metrics {
                     0.0
                 },
                 n_dd: None,
+                sbd_regroups: None,
             });
         }
         let throughputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
@@ -712,9 +732,13 @@ impl Metrics {
                     0.0
                 },
                 queuing_delay_ms: (fwd_q_n > 0).then(|| fwd_q_ms / fwd_q_n as f64),
+                sbd_accuracy: None,
+                sbd_time_to_correct_s: None,
+                sbd_regroups: None,
             },
             flows,
             events,
+            sbd: None,
         };
         (summary, self.rows)
     }

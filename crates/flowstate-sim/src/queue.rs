@@ -105,6 +105,7 @@ mod tests {
             flow: 0,
             size,
             slot: 0,
+            seq: 0,
             dir: Dir::Data,
         }
     }

@@ -7,7 +7,9 @@
 use crate::coupling::{CouplingFactory, DefaultCouplingFactory, FlowInfo};
 pub use crate::endpoints::{DefaultFlowFactory, FlowContext, FlowFactory};
 use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
-use crate::link::LinkConfig;
+use crate::error::FieldError;
+use crate::link::{LinkConfig, LinkId};
+use crate::sbd::{SbdFlowPath, SbdObserver};
 use crate::metrics::MetricsConfig;
 use crate::queue::QueueLimit;
 use crate::scenario::{DirectionSpec, LinkSpec, Scenario};
@@ -185,7 +187,40 @@ pub fn build_with(
         Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
         None => coupling.build("none", &toml::Table::new(), &infos)?,
     };
-    Ok(Simulation::new(config, built, hook))
+    let sbd = sbd_observer(scenario, &config)?;
+    let sim = Simulation::new(config, built, hook);
+    Ok(match sbd {
+        Some(sbd) => sim.with_sbd(sbd),
+        None => sim,
+    })
+}
+
+/// Shared bottleneck detection for the scenario's flows, if it asks for it: each
+/// flow's data route, its sender host (the dumbbell's two ends: forward flows share
+/// one, reverse flows the other) and the base one-way delay of its return path (the
+/// feedback link's propagation delay plus the flow's path delay).
+fn sbd_observer(scenario: &Scenario, config: &SimConfig) -> Result<Option<SbdObserver>, SimError> {
+    let Some(sbd) = scenario.sbd_config() else {
+        return Ok(None);
+    };
+    let paths = config
+        .flows
+        .iter()
+        .map(|f| {
+            let (data, feedback, host) = match f.path.direction {
+                FlowDirection::Forward => (LinkId::Forward, &config.reverse, 0),
+                FlowDirection::Reverse => (LinkId::Reverse, &config.forward, 1),
+            };
+            SbdFlowPath {
+                host,
+                route: vec![data],
+                return_delay: feedback.delay + f.path.path_delay,
+            }
+        })
+        .collect();
+    SbdObserver::new(sbd, scenario.groups_mode(), paths, 2)
+        .map(Some)
+        .map_err(|e| SimError::Build(FieldError::new("sbd", e.to_string())))
 }
 
 /// Run `scenario` with `seed`, with the given flow and coupling factories.

@@ -13,7 +13,9 @@ pub use crate::overrides::{
 };
 use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, QueueSpec, Secs};
+use crate::sbd::GroupsMode;
 use flowstate_core::coupling::Mechanism;
+use flowstate_core::sbd::SbdConfig;
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
@@ -76,6 +78,74 @@ pub struct CouplingSpec {
     pub mechanism: String,
     #[serde(default)]
     pub options: toml::Table,
+    /// Which flows are coupled together: `"static"` (default: the flows' `group`
+    /// fields) or `"sbd"` (RFC 8382 shared bottleneck detection's verdicts as they
+    /// change; crate::sbd).
+    pub groups: Option<String>,
+}
+
+impl CouplingSpec {
+    /// `groups`, read (`None`: not a known name; validation rejects it).
+    pub fn groups_mode(&self) -> Option<GroupsMode> {
+        self.groups
+            .as_deref()
+            .map_or(Some(GroupsMode::Static), GroupsMode::from_name)
+    }
+}
+
+/// `[sbd]`: run RFC 8382 shared bottleneck detection in the flows (receiver
+/// statistics, feedback, the senders' grouping; crate::sbd). Every field defaults to
+/// RFC 8382 Table 1 (section 2.2).
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SbdSpec {
+    /// T, the base interval (350 ms).
+    pub base_interval: Option<Secs>,
+    /// N, M, F: base intervals of pkt_loss (50), of mean_delay / skew_est / var_est
+    /// (30) and of freq_est (20).
+    pub n: Option<usize>,
+    pub m: Option<usize>,
+    pub f: Option<usize>,
+    pub c_s: Option<f64>,
+    pub c_h: Option<f64>,
+    pub p_s: Option<f64>,
+    pub p_f: Option<f64>,
+    pub p_mad: Option<f64>,
+    pub p_d: Option<f64>,
+    pub p_l: Option<f64>,
+    pub p_v: Option<f64>,
+    /// RFC 8382 3.4.1 (default true).
+    pub remove_oscillation_noise: Option<bool>,
+    /// The reference script's reading of steps 4 and 5 (default false).
+    pub loss_replaces_skew: Option<bool>,
+}
+
+impl SbdSpec {
+    /// The parameters, RFC 8382's defaults where the section is silent (not yet
+    /// validated: [`SbdConfig::validated`]).
+    pub fn config(&self) -> SbdConfig {
+        let d = SbdConfig::default();
+        SbdConfig {
+            t: self
+                .base_interval
+                .map_or(d.t, |s| flowstate_core::TimeDelta::from_secs_f64(s.0)),
+            n: self.n.unwrap_or(d.n),
+            m: self.m.unwrap_or(d.m),
+            f: self.f.unwrap_or(d.f),
+            c_s: self.c_s.unwrap_or(d.c_s),
+            c_h: self.c_h.unwrap_or(d.c_h),
+            p_s: self.p_s.unwrap_or(d.p_s),
+            p_f: self.p_f.unwrap_or(d.p_f),
+            p_mad: self.p_mad.unwrap_or(d.p_mad),
+            p_d: self.p_d.unwrap_or(d.p_d),
+            p_l: self.p_l.unwrap_or(d.p_l),
+            p_v: self.p_v.unwrap_or(d.p_v),
+            remove_oscillation_noise: self
+                .remove_oscillation_noise
+                .unwrap_or(d.remove_oscillation_noise),
+            loss_replaces_skew: self.loss_replaces_skew.unwrap_or(d.loss_replaces_skew),
+        }
+    }
 }
 
 /// `direction` of a flow.
@@ -245,6 +315,9 @@ pub struct Scenario {
     pub link: LinkSpec,
     pub reverse_link: Option<LinkSpec>,
     pub coupling: Option<CouplingSpec>,
+    /// Shared bottleneck detection (RFC 8382) in the flows; `coupling.groups = "sbd"`
+    /// runs it with the defaults when this section is absent.
+    pub sbd: Option<SbdSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
@@ -317,6 +390,29 @@ impl Scenario {
             expanded.validate(file)?;
         }
         Ok(expanded)
+    }
+
+    /// The SBD parameters when the scenario runs shared bottleneck detection (an
+    /// `[sbd]` section, or `coupling.groups = "sbd"`).
+    pub fn sbd_config(&self) -> Option<SbdConfig> {
+        let follows = self
+            .coupling
+            .as_ref()
+            .and_then(CouplingSpec::groups_mode)
+            == Some(GroupsMode::Sbd);
+        match &self.sbd {
+            Some(spec) => Some(spec.config()),
+            None if follows => Some(SbdConfig::default()),
+            None => None,
+        }
+    }
+
+    /// `coupling.groups` (static without a `[coupling]` section).
+    pub fn groups_mode(&self) -> GroupsMode {
+        self.coupling
+            .as_ref()
+            .and_then(CouplingSpec::groups_mode)
+            .unwrap_or_default()
     }
 
     /// Read the `capacity_trace` of `[link]` and `[reverse_link]` (relative paths from
@@ -419,6 +515,33 @@ impl Scenario {
                         c.mechanism
                     ),
                 ));
+            }
+            match c.groups_mode() {
+                None => {
+                    return Err(err(
+                        "coupling.groups",
+                        format!(
+                            "expected one of {}, got \"{}\"",
+                            GroupsMode::NAMES.join("|"),
+                            c.groups.as_deref().unwrap_or_default()
+                        ),
+                    ))
+                }
+                Some(GroupsMode::Sbd) if web_api || c.mechanism == "none" => {
+                    return Err(err(
+                        "coupling.groups",
+                        format!(
+                            "\"sbd\" moves flows between a coupling manager's groups; mechanism \"{}\" has none",
+                            c.mechanism
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if let Some(config) = self.sbd_config() {
+            if let Err(e) = config.validated() {
+                return Err(err("sbd", e.to_string()));
             }
         }
         if self.flows.is_empty() {
