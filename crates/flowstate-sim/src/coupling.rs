@@ -14,10 +14,9 @@ use crate::flow_kind::FlowKind;
 use crate::sbd::RegroupOutcome;
 use flowstate_core::coupling::{
     mechanism_with_options, Allocation, Allowance, CouplingError, CouplingManager, FlowId,
-    FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue,
-    Regroup,
+    FlowReport, FlowSpec as CoreFlowSpec, GroupKey, Mechanism, OptionError, OptionValue, Regroup,
 };
-use flowstate_core::{Bitrate, DataSize, Timestamp};
+use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// What the hook knows about a flow (from the scenario).
 #[derive(Debug, Clone, PartialEq)]
@@ -86,8 +85,10 @@ pub trait CouplingHook {
         &[]
     }
     /// `coupling.groups = "sbd"`: flow `index` starts in the coupling group `key(index)`
-    /// instead of its scenario `group` (called once, before the run). Default: ignored.
-    fn use_dynamic_groups(&mut self, _key: &dyn Fn(usize) -> u64) {}
+    /// instead of its scenario `group`, and a flow moves at most once per
+    /// `decision_interval` (RFC 8382's T, 3.3.2). Called once, before the run.
+    /// Default: ignored.
+    fn use_dynamic_groups(&mut self, _key: &dyn Fn(usize) -> u64, _decision_interval: TimeDelta) {}
     /// Shared bottleneck detection put `flow` into group `key`: move it there
     /// (`CouplingManager::move_flow`), pushing the allowances the move changes into
     /// `out`. Default: [`RegroupOutcome::Pending`] (nothing coupled).
@@ -337,9 +338,17 @@ impl CouplingHook for ManagerHook {
         &self.rejected
     }
 
-    fn use_dynamic_groups(&mut self, key: &dyn Fn(usize) -> u64) {
+    fn use_dynamic_groups(&mut self, key: &dyn Fn(usize) -> u64, decision_interval: TimeDelta) {
         for (i, k) in self.keys.iter_mut().enumerate() {
             *k = GroupKey(key(i));
+        }
+        // A negative interval cannot come from a validated [sbd] section (T > 0).
+        if let Ok(m) = self
+            .manager
+            .clone()
+            .with_min_regroup_interval(decision_interval)
+        {
+            self.manager = m;
         }
     }
 

@@ -237,7 +237,8 @@ impl Simulation {
     /// in a group of its own and follows the verdicts.
     pub fn with_sbd(mut self, sbd: SbdObserver) -> Self {
         if sbd.mode() == crate::sbd::GroupsMode::Sbd {
-            self.coupling.use_dynamic_groups(&|i| sbd.initial_key(i));
+            self.coupling
+                .use_dynamic_groups(&|i| sbd.initial_key(i), sbd.interval());
         }
         self.queue
             .schedule(Timestamp::ZERO + sbd.interval(), Event::SbdGroup);

@@ -488,9 +488,7 @@ impl SbdObserver {
     pub fn first_correct(&self, from: Timestamp) -> Option<f64> {
         self.timeline
             .iter()
-            .find(|v| {
-                v.time_s >= from.as_secs_f64() && v.pairs > 0 && v.correct_pairs == v.pairs
-            })
+            .find(|v| v.time_s >= from.as_secs_f64() && v.pairs > 0 && v.correct_pairs == v.pairs)
             .map(|v| v.time_s)
     }
 
@@ -505,5 +503,116 @@ impl SbdObserver {
             interval_s: self.config.t.as_secs_f64(),
             timeline: self.timeline.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn observer(n: usize, mode: GroupsMode) -> SbdObserver {
+        let paths = (0..n)
+            .map(|_| SbdFlowPath {
+                host: 0,
+                route: vec![LinkId::Forward],
+                return_delay: TimeDelta::millis(10),
+            })
+            .collect();
+        let mut o = SbdObserver::new(SbdConfig::default(), mode, paths, 2).unwrap();
+        for f in 0..n {
+            o.on_state(f, FlowState::Active);
+        }
+        o
+    }
+
+    /// Statistics a bottleneck gives (skew_est < c_s), `var` apart for splitting.
+    fn feed(o: &mut SbdObserver, now: Timestamp, vars: &[f64]) {
+        for (f, &var) in vars.iter().enumerate() {
+            let stats = SummaryStats {
+                skew_est: -0.5,
+                var_est_us: var,
+                freq_est: 0.1,
+                pkt_loss: 0.0,
+            };
+            o.flows[f].latest = Some((now, stats));
+        }
+    }
+
+    #[test]
+    fn labels_follow_the_majority_and_moves_are_asked_for_changes_only() {
+        let mut o = observer(3, GroupsMode::Sbd);
+        let mut moves = Vec::new();
+        let t1 = Timestamp::from_millis(350);
+        feed(&mut o, t1, &[1000.0, 1000.0, 5000.0]);
+        o.group(t1, |_| 1e6, &mut moves);
+        // Labels start after the flows' own initial keys 0..3.
+        assert_eq!(o.timeline()[0].groups, vec![Some(3), Some(3), Some(4)]);
+        assert_eq!(moves, vec![(0, 3), (1, 3), (2, 4)]);
+        for &(f, k) in &moves {
+            o.on_regroup(f, k, RegroupOutcome::Moved);
+        }
+        // All three together: the majority label 3 stays; only flow 2 moves.
+        moves.clear();
+        let t2 = Timestamp::from_millis(700);
+        feed(&mut o, t2, &[1000.0, 1000.0, 1000.0]);
+        o.group(t2, |_| 1e6, &mut moves);
+        assert_eq!(o.timeline()[1].groups, vec![Some(3); 3]);
+        assert_eq!(moves, vec![(2, 3)]);
+        o.on_regroup(2, 3, RegroupOutcome::Deferred);
+        assert_eq!(o.key(2), 4, "a deferred move leaves the flow where it was");
+        assert_eq!(o.regroups(0), 1);
+    }
+
+    #[test]
+    fn pairwise_accuracy_against_the_one_shared_link() {
+        let mut o = observer(3, GroupsMode::Static);
+        let mut moves = Vec::new();
+        let t1 = Timestamp::from_millis(350);
+        feed(&mut o, t1, &[1000.0, 1000.0, 5000.0]);
+        o.group(t1, |_| 1e6, &mut moves);
+        assert!(moves.is_empty(), "static groups ask for no move");
+        // Truth: all share the forward link; verdict: {0, 1} {2} -> 1 of 3 pairs right.
+        let v = &o.timeline()[0];
+        assert_eq!((v.correct_pairs, v.pairs), (1, 3));
+        assert_eq!(v.truth, vec![Some(0); 3]);
+        let t2 = Timestamp::from_millis(700);
+        feed(&mut o, t2, &[1000.0, 1000.0, 1000.0]);
+        o.group(t2, |_| 1e6, &mut moves);
+        assert_eq!(
+            o.accuracy(Timestamp::ZERO, Timestamp::from_secs(1)),
+            Some(4.0 / 6.0)
+        );
+        assert_eq!(o.first_correct(Timestamp::ZERO), Some(0.7));
+        // Stale feedback (older than 3 T) is not grouped: no verdict, all pairs "apart".
+        let t3 = Timestamp::from_millis(2_000);
+        o.group(t3, |_| 1e6, &mut moves);
+        assert_eq!(o.timeline()[2].groups, vec![None; 3]);
+        assert_eq!(o.timeline()[2].correct_pairs, 0);
+    }
+
+    #[test]
+    fn the_truth_is_the_link_that_queued_longest() {
+        let paths = vec![
+            SbdFlowPath {
+                host: 0,
+                route: vec![LinkId::Forward, LinkId::Reverse],
+                return_delay: TimeDelta::ZERO,
+            },
+            SbdFlowPath {
+                host: 0,
+                route: vec![LinkId::Forward],
+                return_delay: TimeDelta::ZERO,
+            },
+        ];
+        let mut o = SbdObserver::new(SbdConfig::default(), GroupsMode::Static, paths, 2).unwrap();
+        o.on_state(0, FlowState::Active);
+        o.on_state(1, FlowState::Active);
+        // No queue anywhere: the link of lower capacity.
+        let cap = |l: LinkId| if l == LinkId::Reverse { 1e6 } else { 2e6 };
+        o.group(Timestamp::from_millis(350), cap, &mut Vec::new());
+        assert_eq!(o.timeline()[0].truth, vec![Some(1), Some(0)]);
+        o.on_queue_wait(LinkId::Forward, TimeDelta::millis(5));
+        o.group(Timestamp::from_millis(700), cap, &mut Vec::new());
+        assert_eq!(o.timeline()[1].truth, vec![Some(0), Some(0)]);
     }
 }

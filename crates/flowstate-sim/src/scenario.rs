@@ -11,9 +11,9 @@ pub use crate::overrides::{
     CbrOverrides, GccOverrides, LedbatOverrides, NadaOverrides, RateOverrides, RuleOrigin,
     ScreamOverrides, ThresholdMode, WindowOverrides,
 };
+use crate::sbd::GroupsMode;
 use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, QueueSpec, Secs};
-use crate::sbd::GroupsMode;
 use flowstate_core::coupling::Mechanism;
 use flowstate_core::sbd::SbdConfig;
 use serde::Deserialize;
@@ -395,11 +395,8 @@ impl Scenario {
     /// The SBD parameters when the scenario runs shared bottleneck detection (an
     /// `[sbd]` section, or `coupling.groups = "sbd"`).
     pub fn sbd_config(&self) -> Option<SbdConfig> {
-        let follows = self
-            .coupling
-            .as_ref()
-            .and_then(CouplingSpec::groups_mode)
-            == Some(GroupsMode::Sbd);
+        let follows =
+            self.coupling.as_ref().and_then(CouplingSpec::groups_mode) == Some(GroupsMode::Sbd);
         match &self.sbd {
             Some(spec) => Some(spec.config()),
             None if follows => Some(SbdConfig::default()),
