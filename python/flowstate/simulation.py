@@ -190,6 +190,9 @@ def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "flows": flows,
         "aggregate": {**aggregate, "spread": aggregate_spread},
         "events": events,
+        # Shared bottleneck detection's verdicts over time: the first run's (per-run
+        # timelines are in ``runs``).
+        **({"sbd": first["sbd"]} if "sbd" in first else {}),
     }
 
 

@@ -196,21 +196,30 @@ pub fn build_with(
 }
 
 /// Shared bottleneck detection for the scenario's flows, if it asks for it: each
-/// flow's data route, its sender host (the dumbbell's two ends: forward flows share
-/// one, reverse flows the other) and the base one-way delay of its return path (the
-/// feedback link's propagation delay plus the flow's path delay).
+/// flow's data route, its sender host (the flow's `host`; by default the dumbbell end
+/// it sends from) and the base one-way delay of its return path (the feedback link's
+/// propagation delay plus the flow's path delay).
 fn sbd_observer(scenario: &Scenario, config: &SimConfig) -> Result<Option<SbdObserver>, SimError> {
     let Some(sbd) = scenario.sbd_config() else {
         return Ok(None);
     };
+    let mut hosts: Vec<&str> = Vec::new();
     let paths = config
         .flows
         .iter()
-        .map(|f| {
-            let (data, feedback, host) = match f.path.direction {
-                FlowDirection::Forward => (LinkId::Forward, &config.reverse, 0),
-                FlowDirection::Reverse => (LinkId::Reverse, &config.forward, 1),
+        .zip(&scenario.flows)
+        .map(|(f, spec)| {
+            let (data, feedback) = match f.path.direction {
+                FlowDirection::Forward => (LinkId::Forward, &config.reverse),
+                FlowDirection::Reverse => (LinkId::Reverse, &config.forward),
             };
+            let host = hosts
+                .iter()
+                .position(|h| *h == spec.host())
+                .unwrap_or_else(|| {
+                    hosts.push(spec.host());
+                    hosts.len() - 1
+                });
             SbdFlowPath {
                 host,
                 route: vec![data],

@@ -185,6 +185,10 @@ pub struct FlowSpec {
     #[serde(default)]
     pub direction: DirectionSpec,
     pub group: Option<String>,
+    /// The sending host, for shared bottleneck detection: its grouping runs over the
+    /// flows of one host (default: the dumbbell end the flow sends from, `"forward"` or
+    /// `"reverse"`). Cross traffic from elsewhere names another host.
+    pub host: Option<String>,
     /// Application behaviour of `sctp` / `tcp-*` flows: `greedy` (default), `on-off`
     /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
     /// `desired_rate` and no `source`, the application writes at that rate.
@@ -283,6 +287,13 @@ impl FlowSpec {
     }
     pub fn group(&self) -> &str {
         self.group.as_deref().unwrap_or("default")
+    }
+    /// The sending host (`host`, else the end of the dumbbell it sends from).
+    pub fn host(&self) -> &str {
+        self.host.as_deref().unwrap_or(match self.direction {
+            DirectionSpec::Forward => "forward",
+            DirectionSpec::Reverse => "reverse",
+        })
     }
     /// `start_jitter` in seconds (0 without).
     pub fn start_jitter_secs(&self) -> f64 {

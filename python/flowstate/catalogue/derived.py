@@ -111,9 +111,11 @@ class Bin:
 
 
 class Series:
-    """One run's time series, per flow, in time order."""
+    """One run's time series, per flow, in time order; with the run's summary.json
+    (``summary``) when the caller has it (the ``sbd_*`` functions read its ``sbd``)."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, summary: Optional[Mapping[str, Any]] = None) -> None:
+        self.summary: Mapping[str, Any] = summary or {}
         rows = _rows(data)
         self.flows: dict[str, list[Bin]] = {}
         for row in rows:
@@ -331,6 +333,52 @@ def gcc_utility(
     return total
 
 
+def _sbd_timeline(series: Series, start: float, end: Optional[float]) -> list[Mapping[str, Any]]:
+    """The grouping runs of shared bottleneck detection (summary.json ``sbd.timeline``)
+    in ``[start, end)``; none without SBD."""
+    sbd = series.summary.get("sbd") or {}
+    runs = sbd.get("timeline") or []
+    return [v for v in runs if v["time_s"] >= start and (end is None or v["time_s"] < end)]
+
+
+def sbd_accuracy(series: Any, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Fraction of correct pairwise same/different verdicts of shared bottleneck
+    detection over its grouping runs in the window (the ground truth: crate::sbd)."""
+    runs = _sbd_timeline(_as_series(series), start, end)
+    pairs = sum(v["pairs"] for v in runs)
+    return sum(v["correct_pairs"] for v in runs) / pairs if pairs else None
+
+
+def sbd_time_to_correct(series: Any, after: float = 0.0) -> Optional[float]:
+    """Seconds from ``after`` to the first grouping run at which every pairwise verdict
+    was correct (None: never)."""
+    for v in _sbd_timeline(_as_series(series), after, None):
+        if v["pairs"] > 0 and v["correct_pairs"] == v["pairs"]:
+            return float(v["time_s"]) - after
+    return None
+
+
+def sbd_together(series: Any, a: str, b: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Fraction of the grouping runs in the window at which SBD put flows ``a`` and ``b``
+    into one group."""
+    s = _as_series(series)
+    names = [f.get("name") for f in s.summary.get("flows") or []]
+    if a not in names or b not in names:
+        return None
+    i, j = names.index(a), names.index(b)
+    runs = _sbd_timeline(s, start, end)
+    if not runs:
+        return None
+    same = sum(1 for v in runs if v["groups"][i] is not None and v["groups"][i] == v["groups"][j])
+    return same / len(runs)
+
+
+def sbd_regroups(series: Any) -> Optional[float]:
+    """Moves between coupling groups of all flows over the run (``coupling.groups = "sbd"``)."""
+    value = (_as_series(series).summary.get("aggregate") or {}).get("sbd_regroups")
+    return None if value is None else float(value)
+
+
 # --- specs: name -> (function, argument parsers) ------------------------------------
 
 # Argument name in experiment.toml -> (Python parameter, parser, required).
@@ -368,6 +416,13 @@ FUNCTIONS: dict[str, tuple[Callable[..., Optional[float]], dict[str, _Arg]]] = {
         },
     ),
     "utilization": (utilization, {**_WINDOW, "flows": ("flows", _names, False)}),
+    "sbd_accuracy": (sbd_accuracy, {**_WINDOW}),
+    "sbd_time_to_correct": (sbd_time_to_correct, {"after": ("after", parse_time, False)}),
+    "sbd_together": (
+        sbd_together,
+        {"a": ("a", _name, True), "b": ("b", _name, True), **_WINDOW},
+    ),
+    "sbd_regroups": (sbd_regroups, {}),
     "gcc_utility": (
         gcc_utility,
         {
@@ -393,6 +448,7 @@ class Spec:
     def flows(self) -> list[str]:
         """The flow names the spec refers to (to check them against the scenario)."""
         names = [self.kwargs["flow"]] if isinstance(self.kwargs.get("flow"), str) else []
+        names += [self.kwargs[k] for k in ("a", "b") if isinstance(self.kwargs.get(k), str)]
         return names + list(self.kwargs.get("flows") or [])
 
 

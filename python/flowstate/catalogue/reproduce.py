@@ -116,7 +116,7 @@ metric_stats = metric_paths.metric_stats
 def _point_entry(exp: Experiment, point: Point, result: RunResult) -> dict[str, Any]:
     derived = {}
     if exp.derived:
-        series = [derived_mod.Series(s) for s in result._series]
+        series = [derived_mod.Series(s, summary=r) for s, r in zip(result._series, result.runs)]
         for spec in exp.derived:
             derived[spec.name] = derived_mod.aggregate([derived_mod.compute(spec, s) for s in series])
     return {
