@@ -173,6 +173,33 @@ fn fse_ng_restores_caps_in_the_old_group_when_its_last_rate_flow_moves() {
 }
 
 #[test]
+fn a_capped_window_flow_moving_into_a_group_without_rate_flows_gets_its_cap_back() {
+    // Found in the simulator (scenarios/sbd-wrong): an SCTP flow capped by FSE-NG
+    // next to GCC kept that cap, 0.04 Mbit/s, for good after SBD moved it alone.
+    for name in ["fse-ng", "ext-fse-ng"] {
+        let mut m = CouplingManager::new(Mechanism::from_name(name).unwrap());
+        let g = m.register(A, rate_flow(1.0, 0.1)).unwrap();
+        let s = m.register(A, window_flow(1.0, 12_000)).unwrap();
+        // The rate flow's report caps the window flow at what is left of S_CR.
+        let capped = m.update(ms(0), g, rate(0.1)).unwrap().to_vec();
+        assert!(
+            capped.iter().any(|x| x.flow == s
+                && matches!(x.allowance, Allowance::MaxWindow(Some(c)) if c < DataSize::bytes(64_000))),
+            "{name}: capped next to the rate flow: {capped:?}"
+        );
+        let Regroup::Moved(out) = m.move_flow(ms(10), s, B).unwrap() else {
+            panic!("not moved")
+        };
+        let own = out.iter().rfind(|x| x.flow == s).expect("the mover's allowance");
+        assert_eq!(
+            own.allowance,
+            Allowance::MaxWindow(Some(DataSize::bytes(64_000))),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn a_window_flow_keeps_its_controller_state_across_a_move() {
     let mut m = CouplingManager::new(Mechanism::from_name("fsev2").unwrap());
     let s = m.register(A, window_flow(1.0, 12_000)).unwrap();

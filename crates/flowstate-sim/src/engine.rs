@@ -231,11 +231,35 @@ impl Simulation {
         }
     }
 
-    /// Runs shared bottleneck detection (RFC 8382) in the flows: every data packet a
-    /// receiver gets feeds `sbd`, whose grouping runs every base interval T from T on
-    /// (crate::sbd). With `coupling.groups = "sbd"` the coupling hook starts every flow
-    /// in a group of its own and follows the verdicts.
-    pub fn with_sbd(mut self, sbd: SbdObserver) -> Self {
+    /// Runs shared bottleneck detection (RFC 8382) in the flows (crate::sbd): every
+    /// data packet a receiver gets feeds its flow's SBD receiver, and the grouping of
+    /// each sending host (`hosts[i]`: flow i's) runs every base interval T from T on.
+    /// Each flow's route is its data links; its feedback arrives after the base
+    /// one-way delay of its return path (the propagation delays of the links its
+    /// feedback crosses plus its path delay). With `GroupsMode::Sbd` the coupling hook
+    /// starts every flow in a group of its own and follows the verdicts.
+    pub fn with_sbd(
+        self,
+        config: flowstate_core::sbd::SbdConfig,
+        mode: crate::sbd::GroupsMode,
+        hosts: &[usize],
+    ) -> Result<Self, flowstate_core::sbd::SbdConfigError> {
+        let paths = (0..self.flows.len())
+            .map(|f| {
+                let data = self.topo.route(f, Dir::Data);
+                let feedback = self.topo.route(f, Dir::Feedback);
+                crate::sbd::SbdFlowPath {
+                    host: hosts.get(f).copied().unwrap_or(0),
+                    route: vec![data],
+                    return_delay: self.topo.link(feedback).config().delay + self.topo.path_delay(f),
+                }
+            })
+            .collect();
+        let sbd = SbdObserver::new(config, mode, paths, 2)?;
+        Ok(self.with_observer(sbd))
+    }
+
+    fn with_observer(mut self, sbd: SbdObserver) -> Self {
         if sbd.mode() == crate::sbd::GroupsMode::Sbd {
             self.coupling
                 .use_dynamic_groups(&|i| sbd.initial_key(i), sbd.interval());

@@ -8,10 +8,9 @@ use crate::coupling::{CouplingFactory, DefaultCouplingFactory, FlowInfo};
 pub use crate::endpoints::{DefaultFlowFactory, FlowContext, FlowFactory};
 use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
 use crate::error::FieldError;
-use crate::link::{LinkConfig, LinkId};
+use crate::link::LinkConfig;
 use crate::metrics::MetricsConfig;
 use crate::queue::QueueLimit;
-use crate::sbd::{SbdFlowPath, SbdObserver};
 use crate::scenario::{DirectionSpec, LinkSpec, Scenario};
 use crate::scheduler::{component_rng, ComponentId};
 use crate::topology::{FlowDirection, FlowPath};
@@ -187,48 +186,27 @@ pub fn build_with(
         Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
         None => coupling.build("none", &toml::Table::new(), &infos)?,
     };
-    let sbd = sbd_observer(scenario, &config)?;
     let sim = Simulation::new(config, built, hook);
-    Ok(match sbd {
-        Some(sbd) => sim.with_sbd(sbd),
-        None => sim,
-    })
-}
-
-/// Shared bottleneck detection for the scenario's flows, if it asks for it: each
-/// flow's data route, its sender host (the flow's `host`; by default the dumbbell end
-/// it sends from) and the base one-way delay of its return path (the feedback link's
-/// propagation delay plus the flow's path delay).
-fn sbd_observer(scenario: &Scenario, config: &SimConfig) -> Result<Option<SbdObserver>, SimError> {
     let Some(sbd) = scenario.sbd_config() else {
-        return Ok(None);
+        return Ok(sim);
     };
-    let mut hosts: Vec<&str> = Vec::new();
-    let paths = config
+    // SBD groups the flows of one sending host (`host`: by default the dumbbell end the
+    // flow sends from); hosts are numbered by first appearance.
+    let mut names: Vec<&str> = Vec::new();
+    let hosts: Vec<usize> = scenario
         .flows
         .iter()
-        .zip(&scenario.flows)
-        .map(|(f, spec)| {
-            let (data, feedback) = match f.path.direction {
-                FlowDirection::Forward => (LinkId::Forward, &config.reverse),
-                FlowDirection::Reverse => (LinkId::Reverse, &config.forward),
-            };
-            let host = hosts
+        .map(|f| {
+            names
                 .iter()
-                .position(|h| *h == spec.host())
+                .position(|h| *h == f.host())
                 .unwrap_or_else(|| {
-                    hosts.push(spec.host());
-                    hosts.len() - 1
-                });
-            SbdFlowPath {
-                host,
-                route: vec![data],
-                return_delay: feedback.delay + f.path.path_delay,
-            }
+                    names.push(f.host());
+                    names.len() - 1
+                })
         })
         .collect();
-    SbdObserver::new(sbd, scenario.groups_mode(), paths, 2)
-        .map(Some)
+    sim.with_sbd(sbd, scenario.groups_mode(), &hosts)
         .map_err(|e| SimError::Build(FieldError::new("sbd", e.to_string())))
 }
 

@@ -32,8 +32,8 @@ use std::collections::BTreeMap;
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
 use super::flow::FlowSpec;
 use super::flow::{FlowId, RateReportMode};
-use super::fse_ng::restore_initial_caps;
 use super::fse_ng::{count_change_twice_option, distribute_rate_led, min_rtt};
+use super::fse_ng::{restore_initial_cap, restore_initial_caps};
 use super::group::FlowEntry;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
@@ -157,6 +157,14 @@ impl CouplingRules for ExtendedFseNg {
         if removed.is_rate() {
             restore_initial_caps(group, out);
         }
+    }
+
+    /// A window flow capped in a group with rate flows keeps that cap when it moves;
+    /// in a group without rate flows nothing would lift it (only rate-led
+    /// redistributions cap), so it gets its registration-time cap back, as when the
+    /// last rate flow leaves its group.
+    fn moved_in(&mut self, group: &mut FlowGroup, moved: FlowId, out: &mut Out) {
+        restore_initial_cap(group, moved, out);
     }
 }
 

@@ -18,7 +18,7 @@
 //! flow's CWND_max is reset to the value it registered with.
 
 use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
-use super::flow::{Allocation, Allowance, RateReportMode};
+use super::flow::{Allocation, Allowance, FlowId, RateReportMode};
 use super::group::FlowEntry;
 use super::group::FlowGroup;
 use super::mechanism::Mechanism;
@@ -126,6 +126,14 @@ impl CouplingRules for FseNg {
             restore_initial_caps(group, out);
         }
     }
+
+    /// A window flow capped in a group with rate flows keeps that cap when it moves;
+    /// in a group without rate flows nothing would lift it (only rate-led
+    /// redistributions cap), so it gets its registration-time cap back, as when the
+    /// last rate flow leaves its group.
+    fn moved_in(&mut self, group: &mut FlowGroup, moved: FlowId, out: &mut Out) {
+        restore_initial_cap(group, moved, out);
+    }
 }
 
 /// The lower of a running minimum and a new sample; zero and missing samples are ignored.
@@ -190,6 +198,23 @@ pub(crate) fn distribute_rate_led(
 }
 
 /// When the last rate flow leaves, window flows get their registration-time cap back.
+/// [`restore_initial_caps`] for one flow: `flow`'s registration-time cap, if the group
+/// has no rate flows and `flow` is a window flow of it.
+pub(crate) fn restore_initial_cap(group: &FlowGroup, flow: FlowId, out: &mut Vec<Allocation>) {
+    if group.has_rate_flows() {
+        return;
+    }
+    if let Some(entry) = group.flows.iter().find(|f| f.id == flow) {
+        if let Some(window) = &entry.window {
+            out.push(Allocation {
+                flow,
+                rate: Bitrate::bps(entry.fse_r),
+                allowance: Allowance::MaxWindow(window.initial_max_cwnd),
+            });
+        }
+    }
+}
+
 pub(crate) fn restore_initial_caps(group: &FlowGroup, out: &mut Vec<Allocation>) {
     if group.has_rate_flows() {
         return;

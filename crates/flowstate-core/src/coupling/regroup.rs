@@ -126,6 +126,12 @@ impl CouplingManager {
             }
         }
         self.update(now, flow, report)?;
+        if let Some(group) = self.groups.get_mut(&to) {
+            group
+                .state
+                .inner_mut()
+                .moved_in(&mut group.flows, flow, &mut self.out);
+        }
         self.out.splice(0..0, left);
         self.regroup.last_move.insert(flow, now);
         Ok(Regroup::Moved(&self.out))

@@ -19,7 +19,7 @@
 use std::fmt;
 
 use super::error::CouplingError;
-use super::flow::{Allocation, FlowSpec};
+use super::flow::{Allocation, FlowId, FlowSpec};
 use super::group::{FlowEntry, FlowGroup};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
@@ -71,6 +71,12 @@ pub(crate) trait CouplingRules: fmt::Debug {
     /// [`super::DeregisterPolicy`]'s business; the others' shares change at the next
     /// update).
     fn deregistered(&mut self, _group: &mut FlowGroup, _removed: &FlowEntry, _out: &mut Out) {}
+
+    /// Flow `moved` joined this group by a move from another group
+    /// ([`super::CouplingManager::move_flow`]), after the group was redistributed on
+    /// its report. Its controller still holds what its old group allowed it. Default:
+    /// nothing (what the redistribution allowed it replaces that).
+    fn moved_in(&mut self, _group: &mut FlowGroup, _moved: FlowId, _out: &mut Out) {}
 
     /// When the group's timer expires, if one runs at `now`. Default: no timer.
     fn timer_expiry(&self, _now: Timestamp) -> Option<Timestamp> {
