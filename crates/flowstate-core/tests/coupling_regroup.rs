@@ -190,7 +190,10 @@ fn a_capped_window_flow_moving_into_a_group_without_rate_flows_gets_its_cap_back
         let Regroup::Moved(out) = m.move_flow(ms(10), s, B).unwrap() else {
             panic!("not moved")
         };
-        let own = out.iter().rfind(|x| x.flow == s).expect("the mover's allowance");
+        let own = out
+            .iter()
+            .rfind(|x| x.flow == s)
+            .expect("the mover's allowance");
         assert_eq!(
             own.allowance,
             Allowance::MaxWindow(Some(DataSize::bytes(64_000))),

@@ -43,7 +43,9 @@ fn bench(c: &mut Criterion) {
         ("measuring", scenario("[sbd]", "static")),
         ("following", scenario("[sbd]", "sbd")),
     ] {
-        g.bench_function(name, |b| b.iter(|| run(black_box(&s), 1).expect("runs").events));
+        g.bench_function(name, |b| {
+            b.iter(|| run(black_box(&s), 1).expect("runs").events)
+        });
     }
     g.finish();
 }
