@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p flowstate-sim --bench sbd -- --warm-up-time 1 --measurement-time 5`
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use flowstate_sim::{run, Scenario};
 use std::hint::black_box;
 
