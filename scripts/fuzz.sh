@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target (fuzz/fuzz_targets/: rtp, rtcp, ccfb, sctp) for a time budget each:
+# Runs every cargo-fuzz target (fuzz/fuzz_targets/: rtp, rtcp, ccfb, sctp, utp) for a time budget each:
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      (default 15 s, all targets)
 # Needs the nightly toolchain (installed with rustup when missing) and cargo-fuzz
 # (installed with `cargo install cargo-fuzz --locked` when missing). Without nightly it

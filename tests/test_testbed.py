@@ -209,3 +209,30 @@ def test_nada_and_scream_feedback_is_rfc8888_that_tshark_decodes(tmp_path: Path)
                 assert abs((report_ts - ato) - arrivals[(ssrc, seq)]) < 0.003
                 checked += 1
     assert checked > 1000, checked
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed (scripts/install-test-tools.sh)")
+def test_ledbat_runs_over_utp_that_tshark_decodes(tmp_path: Path) -> None:
+    """LEDBAT on the testbed travels as uTP (BEP 29): tshark's bt-utp dissector decodes
+    every data packet and ack (types ST_DATA 0 and ST_STATE 2, connection id 0x4000),
+    and the acks' timestamp_difference is the one-way delay LEDBAT works from: at
+    least the path's 50 ms, at most 50 ms plus the 300 ms queue."""
+    code = main(["testbed", str(SCENARIOS / "rmcat-ledbat-10s.toml"), "--out", str(tmp_path), "--no-report"])
+    assert code == 0
+    flow = json.loads((tmp_path / "summary.json").read_text())["flows"][0]
+    assert flow["throughput_mbps"] > 1.5 and flow["goodput_mbps"] > 1.4, flow
+    r = subprocess.run(
+        ["tshark", "-r", str(tmp_path / "receiver.pcap"), "-d", "udp.port==6881,bt-utp",
+         "-T", "fields", "-E", "separator=|", "-e", "frame.protocols", "-e", "bt-utp.type",
+         "-e", "bt-utp.connection_id", "-e", "bt-utp.timestamp_diff_us", "-e", "_ws.malformed"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("|") for line in r.stdout.splitlines()]
+    assert rows and all(":bt-utp" in p for p, *_ in rows), {p for p, *_ in rows}
+    assert not any(m for *_, m in rows), "malformed packets"
+    assert {c for _, _, c, _, _ in rows} == {"16384"}
+    types = [t for _, t, _, _, _ in rows]
+    assert types.count("0") > 1000 and types.count("2") > 400, (types.count("0"), types.count("2"))
+    diffs = [int(d) / 1e3 for _, t, _, d, _ in rows if t == "2" and d != "0"]
+    assert diffs and min(diffs) >= 50.0 and max(diffs) < 400.0, (min(diffs), max(diffs))

@@ -8,6 +8,7 @@
 //! | [`MediaFeedback::ReceiverReport`] | RTCP RR |
 //! | [`CcfbReport`] (NADA, SCReAM) | RTCP congestion control feedback, RFC 8888 section 3.1 (RTPFB FMT 11), sent alone (reduced-size RTCP, RFC 5506, which RFC 8888 section 5 allows): the RTT comes from the arrival time offsets, so no RR travels with it |
 //! | SCTP [`DataChunk`] / [`Sack`] | SCTP over UDP (RFC 6951): one DATA or SACK chunk per packet, CRC32c (RFC 9260) |
+//! | LEDBAT [`LedbatSegment`] / [`LedbatAck`] | uTP (BEP 29, LEDBAT over UDP): ST_DATA with the segment's send timestamp and packet number; ST_STATE (header only) with the newest one-way delay as timestamp_difference, the receive window as wnd_size and the byte ack's low 32 bits in seq_nr:ack_nr; connection id [`UTP_CONNECTION_BASE`] + flow index |
 //!
 //! The RTT echo every feedback message carries ([`RttEcho`]) travels as the RR report
 //! block's LSR/DLSR pair (RFC 3550 6.4.1: 1/65536 s units), as RTCP computes RTT.
@@ -25,13 +26,16 @@
 //!
 //! Decoding never panics: every failure is an error that the driver counts and drops.
 
+use flowstate_core::endpoint::ledbat::{LedbatAck, LedbatSegment};
 use flowstate_core::endpoint::media::{MediaFeedback, PacketArrival, RtpPacket, RttEcho};
 use flowstate_core::endpoint::rfc8888::{CcfbArrival, CcfbReport};
 use flowstate_core::endpoint::sctp::{DataChunk, Sack};
+use flowstate_core::endpoint::tcp::{Segment, TcpAck, MAX_SACK_BLOCKS};
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use flowstate_wire::rtcp::{Compound, RtcpPacket};
 use flowstate_wire::rtp::RtpPacket as WireRtp;
 use flowstate_wire::sctp::{Chunk, SctpPacket};
+use flowstate_wire::utp::{UtpPacket, UtpType};
 use flowstate_wire::WireError;
 
 use flowstate_wire::rtcp::{
@@ -63,6 +67,12 @@ pub const SCTP_PORT_BASE: u16 = 5000;
 pub const MEDIA_HEADER_LEN: usize = 8 * 6 + 4 * 2 + 1;
 /// Bytes of the SCTP user-data header (see module docs).
 pub const DATA_HEADER_LEN: usize = 8 * 3;
+
+/// First uTP connection id; flow `i` uses `UTP_CONNECTION_BASE + i`.
+pub const UTP_CONNECTION_BASE: u16 = 0x4000;
+/// Bytes of a LEDBAT data payload's header: byte sequence number, length, full send
+/// timestamp, packet number (the receiver's loss count).
+pub const LEDBAT_DATA_HEADER_LEN: usize = 8 + 4 + 8 + 8;
 
 /// Why a datagram was dropped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -429,6 +439,143 @@ impl CcfbDecoder {
     }
 }
 
+/// The uTP connection id of flow `index`.
+pub fn utp_connection(index: usize) -> u16 {
+    UTP_CONNECTION_BASE.wrapping_add(index as u16)
+}
+
+fn flow_of_connection(id: u16) -> Result<usize, DecodeError> {
+    id.checked_sub(UTP_CONNECTION_BASE)
+        .map(usize::from)
+        .ok_or(DecodeError::Unexpected(
+            "uTP connection id below the testbed's base",
+        ))
+}
+
+/// A LEDBAT segment as a uTP ST_DATA packet: timestamp_microseconds is the send time
+/// (low 32 bits), seq_nr the packet number's low 16 bits; the payload starts with the
+/// exact fields ([`LEDBAT_DATA_HEADER_LEN`]) and is `segment.len` bytes (at least the
+/// header).
+pub fn encode_ledbat_segment(index: usize, m: &LedbatSegment, packet: u64) -> Vec<u8> {
+    let mut payload = Vec::with_capacity((m.segment.len as usize).max(LEDBAT_DATA_HEADER_LEN));
+    put_u64(&mut payload, m.segment.seq);
+    payload.extend_from_slice(&m.segment.len.to_be_bytes());
+    put_u64(&mut payload, m.timestamp.as_micros());
+    put_u64(&mut payload, packet);
+    payload.resize((m.segment.len as usize).max(LEDBAT_DATA_HEADER_LEN), 0);
+    UtpPacket {
+        packet_type: UtpType::Data,
+        connection_id: utp_connection(index),
+        timestamp_us: m.timestamp.as_micros() as u32,
+        timestamp_difference_us: 0,
+        wnd_size: 0,
+        seq_nr: packet as u16,
+        ack_nr: 0,
+        extensions: vec![],
+        payload,
+    }
+    .to_vec()
+    .unwrap_or_default()
+}
+
+/// A uTP ST_DATA packet as (flow index, segment, packet number).
+pub fn decode_ledbat_segment(buf: &[u8]) -> Result<(usize, LedbatSegment, u64), DecodeError> {
+    let p = UtpPacket::parse(buf)?;
+    if p.packet_type != UtpType::Data {
+        return Err(DecodeError::Unexpected("uTP packet other than ST_DATA"));
+    }
+    let short = DecodeError::Unexpected("LEDBAT payload shorter than its header");
+    let b = &p.payload;
+    let seq = get_u64(b, 0).ok_or(short.clone())?;
+    let len = get_u32(b, 8).ok_or(short.clone())?;
+    let ts = get_u64(b, 12).ok_or(short.clone())?;
+    let packet = get_u64(b, 20).ok_or(short)?;
+    Ok((
+        flow_of_connection(p.connection_id)?,
+        LedbatSegment {
+            segment: Segment { seq, len },
+            timestamp: Timestamp::from_micros(ts),
+        },
+        packet,
+    ))
+}
+
+/// A LEDBAT ack as a uTP ST_STATE packet, header only (BEP 29: a state packet has no
+/// payload): timestamp_microseconds is the receiver's clock,
+/// timestamp_difference_microseconds the newest one-way delay in the ack (0 = none, as
+/// BEP 29 starts it; negative delays, impossible on the testbed's one clock, clamp to
+/// 1 us), wnd_size the receive window, and seq_nr:ack_nr the low 32 bits of the byte
+/// ack (unwrapped by [`LedbatAckDecoder`]). What uTP cannot carry is dropped, as a real
+/// uTP stack would not have it: the older delays of a delayed ack (one sample per ack,
+/// the newest; the simulator hands the controller every sample) and SACK blocks (the
+/// LEDBAT endpoints send none).
+pub fn encode_ledbat_ack(index: usize, a: &LedbatAck, now: Timestamp) -> Vec<u8> {
+    let newest = a
+        .delays
+        .last()
+        .map_or(0, |d| d.as_micros().clamp(1, i64::from(u32::MAX)) as u32);
+    let ack32 = a.ack.ack as u32;
+    UtpPacket {
+        packet_type: UtpType::State,
+        connection_id: utp_connection(index),
+        timestamp_us: now.as_micros() as u32,
+        timestamp_difference_us: newest,
+        wnd_size: a.ack.rwnd.min(u64::from(u32::MAX)) as u32,
+        seq_nr: (ack32 >> 16) as u16,
+        ack_nr: ack32 as u16,
+        extensions: vec![],
+        payload: vec![],
+    }
+    .to_vec()
+    .unwrap_or_default()
+}
+
+/// Unwraps the 32-bit byte acks of one LEDBAT flow to the sender's 64-bit ones.
+#[derive(Debug, Clone, Default)]
+pub struct LedbatAckDecoder {
+    last: u64,
+}
+
+impl LedbatAckDecoder {
+    /// A uTP ST_STATE packet as (flow index, ack).
+    pub fn decode(&mut self, buf: &[u8]) -> Result<(usize, LedbatAck), DecodeError> {
+        let p = UtpPacket::parse(buf)?;
+        if p.packet_type != UtpType::State {
+            return Err(DecodeError::Unexpected("uTP packet other than ST_STATE"));
+        }
+        let ack32 = (u32::from(p.seq_nr) << 16) | u32::from(p.ack_nr);
+        let cand = (self.last & !0xFFFF_FFFF) | u64::from(ack32);
+        let ack = [cand.wrapping_sub(1 << 32), cand, cand + (1 << 32)]
+            .into_iter()
+            .filter(|c| *c < (1 << 62))
+            .min_by_key(|c| c.abs_diff(self.last))
+            .unwrap_or(cand);
+        self.last = ack;
+        let delays = if p.timestamp_difference_us == 0 {
+            vec![]
+        } else {
+            vec![TimeDelta::from_micros(i64::from(p.timestamp_difference_us))]
+        };
+        Ok((
+            flow_of_connection(p.connection_id)?,
+            LedbatAck {
+                ack: TcpAck {
+                    ack,
+                    rwnd: u64::from(p.wnd_size),
+                    sack: [None; MAX_SACK_BLOCKS],
+                },
+                delays,
+            },
+        ))
+    }
+}
+
+/// The flow index of a uTP packet (its connection id), to find the flow's decoder.
+pub fn utp_flow(buf: &[u8]) -> Option<usize> {
+    let id = u16::from_be_bytes(buf.get(2..4)?.try_into().ok()?);
+    flow_of_connection(id).ok()
+}
+
 /// The SCTP port pair of flow `index`.
 pub fn sctp_port(index: usize) -> u16 {
     SCTP_PORT_BASE.wrapping_add(index as u16)
@@ -633,6 +780,9 @@ pub enum Class {
     Rtp,
     Rtcp,
     Sctp,
+    /// uTP (LEDBAT): first byte ST_DATA or ST_STATE with version 1 (0x01, 0x21), which
+    /// no SCTP packet of the testbed starts with (source port 5000 + i: 0x13..).
+    Utp,
 }
 
 /// Classify a datagram (`None`: foreign).
@@ -645,6 +795,10 @@ pub fn classify(buf: &[u8]) -> Option<Class> {
         } else {
             Class::Rtp
         })
+    } else if b0 == UtpPacket::first_byte(UtpType::Data)
+        || b0 == UtpPacket::first_byte(UtpType::State)
+    {
+        Some(Class::Utp)
     } else if b0 < 64 {
         Some(Class::Sctp)
     } else {
@@ -842,6 +996,58 @@ mod tests {
     }
 
     #[test]
+    fn ledbat_segments_and_acks_round_trip_as_utp() {
+        let seg = LedbatSegment {
+            segment: Segment {
+                seq: 5_000_000_000,
+                len: 1460,
+            },
+            timestamp: Timestamp::from_micros(4_321_000),
+        };
+        let bytes = encode_ledbat_segment(3, &seg, 70_000);
+        // 20-byte uTP header + the segment's 1460 payload bytes: the declared 52-byte
+        // header less 28 of IP/UDP less 4.
+        assert_eq!(bytes.len(), 20 + 1460);
+        assert_eq!(classify(&bytes), Some(Class::Utp));
+        assert_eq!(decode_ledbat_segment(&bytes), Ok((3, seg, 70_000)));
+        let ack = LedbatAck {
+            ack: TcpAck {
+                ack: 5_000_001_460,
+                rwnd: 1 << 22,
+                sack: [None; MAX_SACK_BLOCKS],
+            },
+            delays: vec![TimeDelta::millis(2), TimeDelta::millis(31)],
+        };
+        let bytes = encode_ledbat_ack(3, &ack, Timestamp::from_micros(9_000_000));
+        assert_eq!(bytes.len(), 20, "ST_STATE is the header alone");
+        assert_eq!(classify(&bytes), Some(Class::Utp));
+        assert_eq!(utp_flow(&bytes), Some(3));
+        let mut d = LedbatAckDecoder {
+            last: 5_000_000_000,
+        };
+        // The newest delay only (uTP carries one sample per packet).
+        let want = LedbatAck {
+            delays: vec![TimeDelta::millis(31)],
+            ..ack.clone()
+        };
+        assert_eq!(d.decode(&bytes), Ok((3, want)));
+        // An ack without a sample: timestamp_difference 0, no delay.
+        let none = LedbatAck {
+            delays: vec![],
+            ..ack
+        };
+        let bytes = encode_ledbat_ack(3, &none, Timestamp::ZERO);
+        assert_eq!(d.decode(&bytes), Ok((3, none)));
+        // Each decoder refuses the other's packet, and SCTP is not uTP.
+        assert!(d.decode(&encode_ledbat_segment(0, &seg, 1)).is_err());
+        assert!(decode_ledbat_segment(&bytes).is_err());
+        assert_eq!(
+            classify(&encode_control(0, &SctpMessage::Init)),
+            Some(Class::Sctp)
+        );
+    }
+
+    #[test]
     fn unwrap16_follows_the_reference() {
         assert_eq!(unwrap16(0, 5), 5);
         assert_eq!(unwrap16(65_530, 3), 65_539);
@@ -909,6 +1115,8 @@ mod tests {
             let _ = decode_rtp(&bytes);
             let _ = FeedbackDecoder::default().decode(&bytes);
             let _ = CcfbDecoder::default().decode(&bytes);
+            let _ = decode_ledbat_segment(&bytes);
+            let _ = LedbatAckDecoder::default().decode(&bytes);
             let _ = decode_sctp(&bytes);
             let _ = classify(&bytes);
         }

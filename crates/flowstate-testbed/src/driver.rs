@@ -9,7 +9,7 @@
 //! [`Timestamp`]. The sender loop starts/stops flows on the scenario's schedule and
 //! drives the coupling manager exactly as the simulator's engine does (the same
 //! [`CouplingHook`], reports after every drain, allowances applied at once).
-//! SCTP flows open a real association (INIT / INIT-ACK / COOKIE-ECHO / COOKIE-ACK)
+//! LEDBAT flows travel as uTP (see [`crate::codec`]). SCTP flows open a real association (INIT / INIT-ACK / COOKIE-ECHO / COOKIE-ACK)
 //! when they start and close it (SHUTDOWN / SHUTDOWN-ACK / SHUTDOWN-COMPLETE) at the
 //! end; the endpoint runs, and the flow registers with the coupling manager, once the
 //! association is up.
@@ -23,6 +23,7 @@
 use crate::codec::{self, CcfbDecoder, Class, FeedbackDecoder, FeedbackEncoder, SctpMessage};
 use crate::netns::{bind_udp_in, NetnsSides};
 use flowstate_core::coupling::{Allowance, FlowReport};
+use flowstate_core::endpoint::ledbat::{LedbatReceiver, LedbatSender};
 use flowstate_core::endpoint::media::{MediaReceiver, MediaSender};
 use flowstate_core::endpoint::nada::NadaSender;
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
@@ -32,7 +33,9 @@ use flowstate_core::endpoint::Endpoint;
 use flowstate_core::{TimeDelta, Timestamp};
 use flowstate_emu::{Emulator, EmulatorConfig, EmulatorReport, PathConfig, Route};
 use flowstate_sim::coupling::{CouplingFactory, CouplingHook, DefaultCouplingFactory, FlowInfo};
-use flowstate_sim::endpoints::{gcc_flow, nada_flow, scream_flow, sctp_flow, FlowContext, Tracked};
+use flowstate_sim::endpoints::{
+    gcc_flow, ledbat_flow, nada_flow, scream_flow, sctp_flow, FlowContext, Tracked,
+};
 use flowstate_sim::engine::{FlowSetup, SimConfig};
 use flowstate_sim::flow::{Dir, FlowState, ReceiverHooks, SenderHooks};
 use flowstate_sim::metrics::{FlowMeta, Metrics};
@@ -64,6 +67,8 @@ pub const MAX_REPORTS_PER_DRAIN: usize = 16;
 pub const PCAP_RTP_PORT: u16 = 5004;
 pub const PCAP_RTCP_PORT: u16 = 5005;
 pub const PCAP_SCTP_PORT: u16 = 9899;
+/// uTP (LEDBAT) in the pcap: BitTorrent's port 6881 (tshark: `-d udp.port==6881,bt-utp`).
+pub const PCAP_UTP_PORT: u16 = 6881;
 /// Receive buffer size (the largest UDP payload fits, nothing is truncated).
 pub const MAX_DATAGRAM: usize = 65_535;
 
@@ -183,6 +188,7 @@ fn pcap_ports(class: Class) -> u16 {
         Class::Rtp => PCAP_RTP_PORT,
         Class::Rtcp => PCAP_RTCP_PORT,
         Class::Sctp => PCAP_SCTP_PORT,
+        Class::Utp => PCAP_UTP_PORT,
     }
 }
 
@@ -264,6 +270,9 @@ enum TxKind {
     /// NADA and SCReAM media with RFC 8888 feedback.
     Nada(Box<Tracked<NadaSender>>, CcfbDecoder),
     Scream(Box<Tracked<ScreamSender>>, CcfbDecoder),
+    /// LEDBAT over uTP; the count of data packets sent (the receiver's loss count) and
+    /// the ack decoder.
+    Ledbat(Box<Tracked<LedbatSender>>, u64, codec::LedbatAckDecoder),
 }
 
 impl TxKind {
@@ -274,6 +283,7 @@ impl TxKind {
             TxKind::Sctp(s) => s.poll_timeout(),
             TxKind::Nada(s, _) => s.poll_timeout(),
             TxKind::Scream(s, _) => s.poll_timeout(),
+            TxKind::Ledbat(s, ..) => s.poll_timeout(),
         }
     }
     fn cc_snapshot(&self) -> Option<FlowReport> {
@@ -282,6 +292,7 @@ impl TxKind {
             TxKind::Sctp(s) => s.cc_snapshot(),
             TxKind::Nada(s, _) => s.cc_snapshot(),
             TxKind::Scream(s, _) => s.cc_snapshot(),
+            TxKind::Ledbat(s, ..) => s.cc_snapshot(),
         }
     }
 }
@@ -302,6 +313,7 @@ macro_rules! with_sender {
             TxKind::Sctp($s) => $e,
             TxKind::Nada($s, _) => $e,
             TxKind::Scream($s, _) => $e,
+            TxKind::Ledbat($s, ..) => $e,
         }
     };
 }
@@ -311,7 +323,9 @@ impl TxFlow {
     fn runs(&self) -> bool {
         self.state == FlowState::Active
             && match self.kind {
-                TxKind::Gcc(..) | TxKind::Nada(..) | TxKind::Scream(..) => true,
+                TxKind::Gcc(..) | TxKind::Nada(..) | TxKind::Scream(..) | TxKind::Ledbat(..) => {
+                    true
+                }
                 TxKind::Sctp(_) => self.assoc == Assoc::Established,
             }
     }
@@ -386,9 +400,10 @@ impl SenderLoop {
                 FlowState::Idle if now >= f.setup.start => {
                     f.state = FlowState::Active;
                     match f.kind {
-                        TxKind::Gcc(..) | TxKind::Nada(..) | TxKind::Scream(..) => {
-                            self.register(now, i, FlowState::Active)
-                        }
+                        TxKind::Gcc(..)
+                        | TxKind::Nada(..)
+                        | TxKind::Scream(..)
+                        | TxKind::Ledbat(..) => self.register(now, i, FlowState::Active),
                         TxKind::Sctp(_) => {
                             f.assoc = Assoc::InitSent;
                             f.handshake_at = Some(now + HANDSHAKE_RTO);
@@ -472,6 +487,11 @@ impl SenderLoop {
                 TxKind::Scream(s, _) => s
                     .poll_transmit(now)
                     .map(|t| (t.size, Class::Rtp, codec::encode_rtp(&t.message))),
+                TxKind::Ledbat(s, packets, _) => s.poll_transmit(now).map(|t| {
+                    *packets += 1;
+                    let b = codec::encode_ledbat_segment(i, &t.message, *packets - 1);
+                    (t.size, Class::Utp, b)
+                }),
             };
             let Some((size, class, bytes)) = out else {
                 break;
@@ -509,8 +529,30 @@ impl SenderLoop {
         match codec::classify(bytes) {
             Some(Class::Rtcp) => self.rtcp(now, bytes),
             Some(Class::Sctp) => self.sctp(now, bytes),
+            Some(Class::Utp) => self.utp(now, bytes),
             _ => self.io.stats.foreign += 1,
         }
+    }
+
+    /// A LEDBAT ack (uTP ST_STATE).
+    fn utp(&mut self, now: Timestamp, bytes: &[u8]) {
+        let Some(f) = codec::utp_flow(bytes).and_then(|i| self.flows.get_mut(i)) else {
+            self.io.stats.foreign += 1;
+            return;
+        };
+        let TxKind::Ledbat(s, _, dec) = &mut f.kind else {
+            self.io.stats.foreign += 1;
+            return;
+        };
+        let Ok((i, ack)) = dec.decode(bytes) else {
+            self.io.stats.malformed += 1;
+            return;
+        };
+        self.io.stats.decoded += 1;
+        if f.state == FlowState::Active {
+            s.handle_input(now, ack);
+        }
+        self.drain(now, i);
     }
 
     fn rtcp(&mut self, now: Timestamp, bytes: &[u8]) {
@@ -560,7 +602,7 @@ impl SenderLoop {
             TxKind::Gcc(s, dec) => feed!(s, dec),
             TxKind::Nada(s, dec) => feed!(s, dec),
             TxKind::Scream(s, dec) => feed!(s, dec),
-            TxKind::Sctp(_) => {
+            TxKind::Sctp(_) | TxKind::Ledbat(..) => {
                 self.io.stats.foreign += 1;
                 return;
             }
@@ -649,6 +691,7 @@ enum RxKind {
     Sctp(Box<SctpReceiver>),
     /// The RFC 8888 receiver of NADA and SCReAM media.
     Ccfb(Box<CcfbReceiver>),
+    Ledbat(Box<LedbatReceiver>),
 }
 
 impl RxKind {
@@ -657,6 +700,7 @@ impl RxKind {
             RxKind::Gcc(r, _) => r.poll_timeout(),
             RxKind::Sctp(r) => r.poll_timeout(),
             RxKind::Ccfb(r) => r.poll_timeout(),
+            RxKind::Ledbat(r) => r.poll_timeout(),
         }
     }
     fn handle_timeout(&mut self, now: Timestamp) {
@@ -664,6 +708,7 @@ impl RxKind {
             RxKind::Gcc(r, _) => r.handle_timeout(now),
             RxKind::Sctp(r) => r.handle_timeout(now),
             RxKind::Ccfb(r) => r.handle_timeout(now),
+            RxKind::Ledbat(r) => r.handle_timeout(now),
         }
     }
     /// A media receiver (RTP in).
@@ -725,12 +770,20 @@ impl ReceiverLoop {
                 RxKind::Ccfb(r) => r
                     .poll_transmit(now)
                     .map(|t| (Class::Rtcp, codec::encode_ccfb(&t.message))),
+                RxKind::Ledbat(r) => r
+                    .poll_transmit(now)
+                    .map(|t| (Class::Utp, codec::encode_ledbat_ack(i, &t.message, now))),
             };
             let Some((class, bytes)) = out else { break };
             self.io.send(now, class, &bytes);
         }
-        if let (RxKind::Sctp(r), Some(g)) = (&f.kind, self.shared.goodput.get(i)) {
-            g.store(r.bytes_delivered().as_bytes(), Ordering::Relaxed);
+        let delivered = match &f.kind {
+            RxKind::Sctp(r) => Some(r.bytes_delivered()),
+            RxKind::Ledbat(r) => Some(r.bytes_delivered()),
+            _ => None,
+        };
+        if let (Some(d), Some(g)) = (delivered, self.shared.goodput.get(i)) {
+            g.store(d.as_bytes(), Ordering::Relaxed);
         }
     }
 
@@ -782,8 +835,28 @@ impl ReceiverLoop {
                 Err(_) => self.io.stats.malformed += 1,
             },
             Some(Class::Sctp) => self.sctp(now, bytes),
+            Some(Class::Utp) => self.utp(now, bytes),
             Some(Class::Rtcp) | None => self.io.stats.foreign += 1,
         }
+    }
+
+    /// A LEDBAT segment (uTP ST_DATA): measured like the other data packets (loss by
+    /// gaps in the packet numbers), then handed to the receiver.
+    fn utp(&mut self, now: Timestamp, bytes: &[u8]) {
+        let Some((i, seg, packet)) = self.io.decoded(codec::decode_ledbat_segment(bytes)) else {
+            return;
+        };
+        if !matches!(self.flows.get(i).map(|f| &f.kind), Some(RxKind::Ledbat(_))) {
+            self.io.stats.foreign += 1;
+            return;
+        }
+        self.io.stats.decoded += 1;
+        let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
+        self.measure(i, packet, seg.timestamp, now, size);
+        if let RxKind::Ledbat(r) = &mut self.flows[i].kind {
+            r.handle_input(now, seg);
+        }
+        self.drain(now, i);
     }
 
     fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
@@ -879,9 +952,16 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
                     RxKind::Ccfb(Box::new(r)),
                 )
             }
+            FlowKind::Ledbat => {
+                let (s, r) = ledbat_flow(i, spec, fseed)?.into_parts();
+                (
+                    TxKind::Ledbat(Box::new(s), 0, codec::LedbatAckDecoder::default()),
+                    RxKind::Ledbat(Box::new(r)),
+                )
+            }
             other => {
                 return Err(TestbedError::Unsupported(format!(
-                    "flows[{i}].kind: '{other}' is not wired into the testbed (gcc, sctp, nada and scream are)"
+                    "flows[{i}].kind: '{other}' is not wired into the testbed (gcc, sctp, nada, scream and ledbat are)"
                 )))
             }
         };
@@ -1004,7 +1084,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             .flows
             .iter()
             .map(|f| {
-                AtomicU64::new(if f.kind == FlowKind::Sctp {
+                AtomicU64::new(if matches!(f.kind, FlowKind::Sctp | FlowKind::Ledbat) {
                     0
                 } else {
                     NO_GOODPUT

@@ -280,3 +280,32 @@ fn nada_and_scream_run_with_rfc8888_feedback() {
         s.aggregate.throughput_mbps
     );
 }
+
+/// LEDBAT over uTP (BEP 29) through the emulator's bottleneck: it fills the link with a
+/// queuing delay near its 100 ms TARGET, every segment and ack decodes, and the
+/// receiver's bytes count as goodput.
+#[test]
+fn ledbat_runs_over_utp() {
+    let text = RMCAT
+        .replace("kind = \"nada\"", "kind = \"ledbat\"")
+        .replace("name = \"nada\"", "name = \"ledbat\"")
+        .replace("[[flows]]\nname = \"scream\"\nkind = \"scream\"\n", "")
+        .replace("mechanism = \"fse\"", "mechanism = \"none\"");
+    let r = run(&scenario(&text), TestbedOptions::default()).unwrap();
+    let f = &r.run.summary.flows[0];
+    eprintln!(
+        "ledbat: {:.3} Mbit/s (goodput {:?}), queuing delay {:?} ms, RTT {:?} ms",
+        f.throughput_mbps, f.goodput_mbps, f.queuing_delay_ms.mean, f.rtt_ms.mean
+    );
+    assert_eq!(r.run.summary.flows.len(), 1);
+    assert!(f.throughput_mbps > 1.2, "{}", f.throughput_mbps);
+    assert!(
+        f.goodput_mbps.is_some_and(|g| g > 1.0),
+        "{:?}",
+        f.goodput_mbps
+    );
+    let q = f.queuing_delay_ms.mean.expect("queuing delay");
+    assert!(q > 30.0 && q < 200.0, "queuing delay {q} ms (TARGET 100)");
+    assert_eq!(r.sender.malformed + r.receiver.malformed, 0);
+    assert_eq!(r.sender.foreign + r.receiver.foreign, 0);
+}

@@ -73,3 +73,11 @@ pub fn sctp(data: &[u8]) -> Result<(), String> {
         Err(_) => Ok(()),
     }
 }
+
+/// uTP target body (BEP 29 header + payload).
+pub fn utp(data: &[u8]) -> Result<(), String> {
+    match crate::utp::UtpPacket::parse(data) {
+        Ok(p) => check(&p, p.buffer_len(), p.to_vec(), crate::utp::UtpPacket::parse),
+        Err(_) => Ok(()),
+    }
+}

@@ -48,5 +48,6 @@ pub mod pcap;
 pub mod rtcp;
 pub mod rtp;
 pub mod sctp;
+pub mod utp;
 
 pub use error::WireError;

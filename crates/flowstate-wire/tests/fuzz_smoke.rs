@@ -294,3 +294,28 @@ fn fuzz_smoke_sctp() {
         0x7777_1234_5678_9ABF,
     );
 }
+
+#[test]
+fn fuzz_smoke_utp() {
+    let seed = |t, payload: &[u8]| {
+        flowstate_wire::utp::UtpPacket {
+            packet_type: t,
+            connection_id: 0x4000,
+            timestamp_us: 123_456,
+            timestamp_difference_us: 50_000,
+            wnd_size: 1 << 22,
+            seq_nr: 1,
+            ack_nr: 0,
+            extensions: vec![(0x80, vec![7; 9])],
+            payload: payload.to_vec(),
+        }
+        .to_vec()
+        .unwrap()
+    };
+    let seeds = vec![
+        seed(flowstate_wire::utp::UtpType::Data, &[0; 40]),
+        seed(flowstate_wire::utp::UtpType::State, &[]),
+    ];
+    let valid = |s: &[u8]| fuzzing::utp(s) == Ok(());
+    smoke("utp", seeds, valid, fuzzing::utp, 0x6817_1234_5678_9AC2);
+}

@@ -45,10 +45,16 @@ pub fn sender_config(ledbat: LedbatConfig) -> TcpSenderConfig {
     }
 }
 
-/// The receiver configuration (delayed acks as TCP; header with the timestamp option).
+/// The receive window of a LEDBAT receiver: 1 MiB, libutp's maximum window (uTP,
+/// BEP 29, is the wire format of LEDBAT on the testbed).
+pub const LEDBAT_RWND: DataSize = DataSize::bytes(1 << 20);
+
+/// The receiver configuration (delayed acks as TCP; header with the timestamp option;
+/// receive window [`LEDBAT_RWND`]).
 pub fn receiver_config() -> TcpReceiverConfig {
     TcpReceiverConfig {
         header_bytes: LEDBAT_HEADER,
+        rwnd: LEDBAT_RWND,
         ..TcpReceiverConfig::default()
     }
 }
