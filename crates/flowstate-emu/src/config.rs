@@ -84,6 +84,24 @@ impl PathConfig {
         Self::from_sim(&flowstate_sim::run::link_config(link), seed)
     }
 
+    /// The forward and reverse paths of a scenario: its one bottleneck per direction
+    /// (`Scenario::bottleneck`: the dumbbell's `[link]` / `[reverse_link]`, or the one
+    /// named link every flow crosses). A scenario with several bottlenecks in a
+    /// direction is refused with one line naming the field (`file` names the file).
+    pub fn from_scenario(
+        sc: &flowstate_sim::Scenario,
+        file: &str,
+        seed: u64,
+    ) -> Result<(Self, Self), flowstate_sim::ScenarioError> {
+        let b = sc.bottleneck(file)?;
+        let forward = Self::from_link(&b.forward, seed);
+        let reverse = b.reverse.as_ref().map_or_else(
+            || Self::default_reverse(&forward),
+            |l| Self::from_link(l, seed),
+        );
+        Ok((forward, reverse))
+    }
+
     /// The reverse path a scenario without `[reverse_link]` gets (the simulator's
     /// default: the forward delay and queue at the forward initial capacity).
     pub fn default_reverse(forward: &PathConfig) -> Self {
@@ -212,7 +230,7 @@ overrides = { rate = "1Mbps" }
     #[test]
     fn from_link_matches_the_scenario() {
         let s = Scenario::from_toml(SCENARIO, "emu.toml").expect("valid scenario");
-        let f = PathConfig::from_link(&s.link, 7);
+        let f = PathConfig::from_link(s.link.as_ref().expect("given"), 7);
         assert_eq!(
             f.capacity,
             vec![
@@ -282,6 +300,49 @@ overrides = { rate = "1Mbps" }
         assert_eq!(
             bad.validate("f").map_err(|e| e.field),
             Err("f.delay".into())
+        );
+    }
+
+    /// A flow over one named link (feedback after a fixed delay) is one bottleneck: the
+    /// emulator takes that link forward and a 10 Gbit/s link of the delay back; a flow
+    /// over two links is refused with one line naming the field.
+    #[test]
+    fn from_scenario_takes_one_named_link_and_refuses_two() {
+        let links = r#"
+name = "emu-links"
+duration = "10s"
+[[links]]
+name = "a"
+capacity = "3Mbps"
+delay = "15ms"
+queue = "40pkt"
+[[links]]
+name = "b"
+capacity = "1Mbps"
+delay = "5ms"
+queue = "40pkt"
+[[flows]]
+name = "f"
+kind = "cbr"
+overrides = { rate = "1Mbps" }
+"#;
+        let one = Scenario::from_toml(
+            &format!("{links}route = [\"a\"]\nreturn_delay = \"7ms\"\n"),
+            "e.toml",
+        )
+        .expect("valid");
+        let (f, r) = PathConfig::from_scenario(&one, "e.toml", 3).expect("one bottleneck");
+        assert_eq!(f.capacity, vec![(TimeDelta::ZERO, Bitrate::mbps(3.0))]);
+        assert_eq!(f.delay, TimeDelta::millis(15));
+        assert_eq!(r.delay, TimeDelta::millis(7));
+        assert_eq!(r.capacity, vec![(TimeDelta::ZERO, Bitrate::mbps(10_000.0))]);
+        let two = Scenario::from_toml(&format!("{links}route = [\"a\", \"b\"]\n"), "e.toml")
+            .expect("valid");
+        assert_eq!(
+            PathConfig::from_scenario(&two, "e.toml", 3)
+                .expect_err("two links")
+                .to_string(),
+            "e.toml: flows[0].route: crosses 2 links (a, b); the emulator and the testbed emulate one bottleneck per direction; run multi-link topologies in the simulator (flowstate run)"
         );
     }
 }

@@ -58,7 +58,7 @@ pub struct PathCore<P> {
 
 impl<P> PathCore<P> {
     /// `link` picks the seeded streams: the emulator's forward path uses
-    /// [`LinkId::Forward`], so it draws the same jitter and loss as the simulator's
+    /// [`LinkId::FORWARD`], so it draws the same jitter and loss as the simulator's
     /// forward link with the same seed.
     pub fn new(config: &PathConfig, link: LinkId) -> Self {
         let sim = config.to_sim();
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn one_packet_leaves_after_serialization_and_delay() {
         // 1250 B at 10 Mbit/s = 1 ms; 20 ms propagation: leaves at 5 + 1 + 20 ms.
-        let mut core = PathCore::new(&cfg(10.0, 20, QueueLimit::Packets(10)), LinkId::Forward);
+        let mut core = PathCore::new(&cfg(10.0, 20, QueueLimit::Packets(10)), LinkId::FORWARD);
         let t0 = Timestamp::from_millis(5);
         assert_eq!(
             core.offer(t0, 3, DataSize::bytes(1250), "x"),
@@ -289,7 +289,7 @@ mod tests {
     fn a_late_poll_does_not_change_the_model() {
         // A burst of 5 x 1250 B at t = 0 on 10 Mbit/s: packet k exits at (k+1) ms + 10 ms
         // and waited k ms, even if the caller first looks at t = 100 ms.
-        let mut core = PathCore::new(&cfg(10.0, 10, QueueLimit::Packets(10)), LinkId::Forward);
+        let mut core = PathCore::new(&cfg(10.0, 10, QueueLimit::Packets(10)), LinkId::FORWARD);
         for k in 0..5u64 {
             core.offer(Timestamp::ZERO, 0, DataSize::bytes(1250), k);
         }
@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn tail_drop_counts_and_records() {
         // Packet limit 2: of a burst of 5, one in service + 2 waiting, 2 dropped.
-        let mut core = PathCore::new(&cfg(1.0, 0, QueueLimit::Packets(2)), LinkId::Forward);
+        let mut core = PathCore::new(&cfg(1.0, 0, QueueLimit::Packets(2)), LinkId::FORWARD);
         let adm: Vec<_> = (0..5u64)
             .map(|k| core.offer(Timestamp::ZERO, 0, DataSize::bytes(100), k))
             .collect();
@@ -330,7 +330,7 @@ mod tests {
         // two waiting (1000 B); the fourth of a burst is dropped.
         let mut core = PathCore::new(
             &cfg(1.0, 0, QueueLimit::Time(TimeDelta::millis(10))),
-            LinkId::Forward,
+            LinkId::FORWARD,
         );
         let adm: Vec<_> = (0..4u64)
             .map(|k| core.offer(Timestamp::ZERO, 0, DataSize::bytes(500), k))
@@ -345,7 +345,7 @@ mod tests {
         // 0 is at the old rate; one arriving at 10 ms takes 5 ms.
         let mut c = cfg(1.0, 0, QueueLimit::Packets(10));
         c.capacity.push((TimeDelta::millis(10), Bitrate::mbps(2.0)));
-        let mut core = PathCore::new(&c, LinkId::Forward);
+        let mut core = PathCore::new(&c, LinkId::FORWARD);
         let out = drive(&mut core, &[(0, 1250), (10_000, 1250)]);
         let at: Vec<_> = out.iter().map(|d| d.at.as_micros()).collect();
         assert_eq!(at, vec![10_000, 15_000]);
@@ -359,13 +359,13 @@ mod tests {
         c.loss = 0.05;
         c.seed = 99;
         let arrivals: Vec<(u64, u64)> = (0..2000).map(|k| (k * 1500, 1200)).collect();
-        let a = drive(&mut PathCore::new(&c, LinkId::Forward), &arrivals);
-        let b = drive(&mut PathCore::new(&c, LinkId::Forward), &arrivals);
+        let a = drive(&mut PathCore::new(&c, LinkId::FORWARD), &arrivals);
+        let b = drive(&mut PathCore::new(&c, LinkId::FORWARD), &arrivals);
         assert_eq!(a, b);
         let lost = arrivals.len() - a.len();
         assert!((60..=140).contains(&lost), "{lost} lost of 2000 at 5 %");
         c.seed = 100;
-        let other = drive(&mut PathCore::new(&c, LinkId::Forward), &arrivals);
+        let other = drive(&mut PathCore::new(&c, LinkId::FORWARD), &arrivals);
         assert_ne!(a, other);
     }
 
@@ -384,7 +384,7 @@ mod tests {
             let mut t = 0;
             let arrivals: Vec<(u64, u64)> = gaps.iter().map(|&(g, s)| { t += g; (t, s) }).collect();
             let c = cfg(mbps, delay_ms, QueueLimit::Packets(limit));
-            let mut core = PathCore::new(&c, LinkId::Forward);
+            let mut core = PathCore::new(&c, LinkId::FORWARD);
             let out = drive(&mut core, &arrivals);
             let st = core.stats();
             prop_assert_eq!(st.packets_in, arrivals.len() as u64);

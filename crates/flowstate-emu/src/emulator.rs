@@ -265,7 +265,7 @@ impl Emulator {
         let schedulers = vec![
             spawn_scheduler(
                 "emu-forward",
-                PathCore::new(&cfg.forward, LinkId::Forward),
+                PathCore::new(&cfg.forward, LinkId::FORWARD),
                 fwd_rx,
                 fwd_out,
                 clock,
@@ -274,7 +274,7 @@ impl Emulator {
             )?,
             spawn_scheduler(
                 "emu-reverse",
-                PathCore::new(&cfg.reverse, LinkId::Reverse),
+                PathCore::new(&cfg.reverse, LinkId::REVERSE),
                 rev_rx,
                 rev_out,
                 clock,

@@ -45,8 +45,10 @@ fn both(s: &Scenario, seed: u64) -> (Vec<u64>, Vec<u64>) {
         .map(|x| x.time_us)
         .filter(|&t| t < 25_000_000)
         .collect();
-    let mut core: PathCore<u64> =
-        PathCore::new(&PathConfig::from_link(&s.link, seed), LinkId::Forward);
+    let mut core: PathCore<u64> = PathCore::new(
+        &PathConfig::from_link(s.link.as_ref().expect("dumbbell"), seed),
+        LinkId::FORWARD,
+    );
     let mut emu = Vec::new();
     for x in fwd(TraceKind::Send) {
         let t = Timestamp::from_micros(x.time_us);

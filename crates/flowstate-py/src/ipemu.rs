@@ -44,11 +44,8 @@ impl PyIpBottleneck {
     ) -> PyResult<Self> {
         let sc =
             Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        let forward = PathConfig::from_link(&sc.link, seed);
-        let reverse = sc.reverse_link.as_ref().map_or_else(
-            || PathConfig::default_reverse(&forward),
-            |l| PathConfig::from_link(l, seed),
-        );
+        let (forward, reverse) = PathConfig::from_scenario(&sc, file, seed)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
         let cfg = IpBottleneckConfig {
             forward,
             reverse,
@@ -193,7 +190,10 @@ fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, P
 #[pyfunction]
 fn link_capacity_bits(text: &str, file: &str, edges: Vec<f64>) -> PyResult<Vec<f64>> {
     let sc = Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    let link = flowstate_sim::run::link_config(&sc.link);
+    let b = sc
+        .bottleneck(file)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let link = flowstate_sim::run::link_config(&b.forward);
     let at = |s: f64| Timestamp::from_micros((s.max(0.0) * 1e6) as u64);
     if edges.iter().any(|e| !e.is_finite()) || edges.windows(2).any(|w| w[1] < w[0]) {
         return Err(ScenarioError::new_err(

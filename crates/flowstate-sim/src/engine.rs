@@ -9,7 +9,7 @@ use crate::link::{LinkConfig, LinkId, Offer, Started};
 use crate::metrics::{FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
 use crate::sbd::{SbdAction, SbdObserver};
 use crate::scheduler::{EventQueue, Fnv64};
-use crate::topology::{FlowPath, Topology};
+use crate::topology::{FirstHop, FlowPath, Network, Topology, NO_LINK};
 use flowstate_core::coupling::Allowance;
 use flowstate_core::sbd::SbdFeedback;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
@@ -38,8 +38,12 @@ pub struct SimConfig {
     pub name: String,
     pub seed: u64,
     pub duration: Timestamp,
+    /// The dumbbell's links (unused when `network` is given).
     pub forward: LinkConfig,
     pub reverse: LinkConfig,
+    /// Named links and the flows' routes (`None`: the dumbbell of `forward` and
+    /// `reverse`, each flow by its `path.direction`).
+    pub network: Option<Network>,
     pub flows: Vec<FlowSetup>,
     pub metrics: MetricsConfig,
 }
@@ -67,6 +71,7 @@ pub enum TraceKind {
 pub struct TraceRecord {
     pub time_us: u64,
     pub kind: TraceKind,
+    /// The link ([`LinkId`]'s number; [`NO_LINK`] on a fixed-delay path).
     pub link: u8,
     pub flow: u32,
     /// 0 data, 1 feedback.
@@ -91,6 +96,8 @@ pub struct RunResult {
 #[derive(Debug, Clone, Copy)]
 enum Event {
     LinkDone(LinkId),
+    /// A packet that left one link of its route enters the next.
+    Arrive(LinkId, SimPacket),
     Deliver(SimPacket),
     Timer(u32),
     State(u32, FlowState),
@@ -137,6 +144,10 @@ pub struct Simulation {
     /// Shared bottleneck detection, when the scenario runs it.
     sbd: Option<SbdObserver>,
     sbd_actions: Vec<SbdAction>,
+    /// Data packets on a route of several links: the queuing delay so far, by packet
+    /// id (the flow's queuing-delay sample is the sum over its links, taken when the
+    /// last link starts serializing it).
+    hop_waits: std::collections::HashMap<u64, TimeDelta>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -157,13 +168,19 @@ impl Simulation {
         coupling: Box<dyn CouplingHook>,
     ) -> Self {
         let n = flows.len().min(config.flows.len());
-        let paths = config.flows.iter().map(|f| f.path).collect();
-        let topo = Topology::new(
-            config.forward.clone(),
-            config.reverse.clone(),
-            paths,
-            config.seed,
-        );
+        let topo = match &config.network {
+            None => Topology::new(
+                config.forward.clone(),
+                config.reverse.clone(),
+                config.flows.iter().map(|f| f.path).collect(),
+                config.seed,
+            ),
+            Some(net) => {
+                let delays: Vec<TimeDelta> =
+                    config.flows.iter().map(|f| f.path.path_delay).collect();
+                Topology::from_network(net, &delays, config.seed)
+            }
+        };
         let metas = config
             .flows
             .iter()
@@ -174,7 +191,14 @@ impl Simulation {
                 forward: f.path.direction == crate::topology::FlowDirection::Forward,
             })
             .collect();
-        let metrics = Metrics::new(config.metrics.clone(), metas, config.forward.clone());
+        let reference = match &config.network {
+            Some(net) => net
+                .links
+                .first()
+                .map_or_else(|| config.forward.clone(), |l| l.1.clone()),
+            None => config.forward.clone(),
+        };
+        let metrics = Metrics::new(config.metrics.clone(), metas, reference);
         let mut queue = EventQueue::with_capacity(1024);
         for (i, f) in config.flows.iter().enumerate().take(n) {
             let i = i as u32;
@@ -193,12 +217,13 @@ impl Simulation {
                 queue.schedule(t.max(f.start), Event::DesiredRate(i, r));
             }
         }
-        for (id, link) in [
-            (LinkId::Forward, &config.forward),
-            (LinkId::Reverse, &config.reverse),
-        ] {
+        let links: Vec<&LinkConfig> = match &config.network {
+            Some(net) => net.links.iter().map(|l| &l.1).collect(),
+            None => vec![&config.forward, &config.reverse],
+        };
+        for (k, link) in links.into_iter().enumerate() {
             for (t, r) in link.rate_changes(config.duration) {
-                queue.schedule(t, Event::Rate(id, r));
+                queue.schedule(t, Event::Rate(LinkId(k as u8), r));
             }
         }
         // Web-API coupling polls from the first interval on; other hooks add no event.
@@ -227,6 +252,7 @@ impl Simulation {
             next_seq: vec![[0; 2]; n],
             sbd: None,
             sbd_actions: Vec::new(),
+            hop_waits: std::collections::HashMap::new(),
             config,
         }
     }
@@ -245,17 +271,13 @@ impl Simulation {
         hosts: &[usize],
     ) -> Result<Self, flowstate_core::sbd::SbdConfigError> {
         let paths = (0..self.flows.len())
-            .map(|f| {
-                let data = self.topo.route(f, Dir::Data);
-                let feedback = self.topo.route(f, Dir::Feedback);
-                crate::sbd::SbdFlowPath {
-                    host: hosts.get(f).copied().unwrap_or(0),
-                    route: vec![data],
-                    return_delay: self.topo.link(feedback).config().delay + self.topo.path_delay(f),
-                }
+            .map(|f| crate::sbd::SbdFlowPath {
+                host: hosts.get(f).copied().unwrap_or(0),
+                route: self.topo.data_links(f).to_vec(),
+                return_delay: self.topo.feedback_base_delay(f) + self.topo.path_delay(f),
             })
             .collect();
-        let sbd = SbdObserver::new(config, mode, paths, 2)?;
+        let sbd = SbdObserver::new(config, mode, paths, self.topo.len())?;
         Ok(self.with_observer(sbd))
     }
 
@@ -307,6 +329,9 @@ impl Simulation {
             summary.aggregate.sbd_regroups = Some(total);
             summary.sbd = Some(sbd.summary());
         }
+        if self.config.network.is_some() {
+            summary.aggregate.utilization = route_utilization(&self.topo, &summary);
+        }
         RunResult {
             summary,
             series,
@@ -317,11 +342,11 @@ impl Simulation {
     }
 
     #[inline]
-    fn record(&mut self, now: Timestamp, kind: TraceKind, link: LinkId, pkt: &SimPacket) {
+    fn record(&mut self, now: Timestamp, kind: TraceKind, link: u8, pkt: &SimPacket) {
         let rec = TraceRecord {
             time_us: now.as_micros(),
             kind,
-            link: link as u8,
+            link,
             flow: pkt.flow,
             dir: pkt.dir as u8,
             size: pkt.size,
@@ -346,9 +371,10 @@ impl Simulation {
     fn handle(&mut self, now: Timestamp, ev: Event) {
         match ev {
             Event::LinkDone(link) => self.on_link_done(now, link),
+            Event::Arrive(link, pkt) => self.offer(now, link, pkt),
             Event::Deliver(pkt) => {
                 let f = pkt.flow as usize;
-                let link = self.topo.route(f, pkt.dir);
+                let link = self.topo.last_link(f, pkt.dir);
                 self.record(now, TraceKind::Deliver, link, &pkt);
                 self.metrics
                     .on_deliver(now, f, pkt.dir, pkt.size, pkt.sent_at);
@@ -505,13 +531,47 @@ impl Simulation {
     }
 
     fn start_service(&mut self, now: Timestamp, link: LinkId, s: Started) {
-        self.record(now, TraceKind::Serialize, link, &s.pkt);
+        self.record(now, TraceKind::Serialize, link.0, &s.pkt);
         if let Some(sbd) = self.sbd.as_mut() {
             sbd.on_queue_wait(link, s.waited);
         }
-        self.metrics
-            .on_queue_wait(now, s.pkt.flow as usize, s.pkt.dir, s.waited);
+        let f = s.pkt.flow as usize;
+        if s.pkt.dir == Dir::Data && self.topo.is_multi_hop(f, Dir::Data) {
+            // The flow's one-way queuing delay: the sum of its waits on every link.
+            let total = self.hop_waits.remove(&s.pkt.id).unwrap_or(TimeDelta::ZERO) + s.waited;
+            if self.topo.next_hop(f, Dir::Data, link).is_some() {
+                self.hop_waits.insert(s.pkt.id, total);
+            } else {
+                self.metrics.on_queue_wait(now, f, s.pkt.dir, total);
+            }
+        } else {
+            self.metrics.on_queue_wait(now, f, s.pkt.dir, s.waited);
+        }
         self.queue.schedule(s.done_at, Event::LinkDone(link));
+    }
+
+    /// `pkt` enters `link` at `now`: it starts serializing, waits, or is tail-dropped.
+    fn offer(&mut self, now: Timestamp, link: LinkId, pkt: SimPacket) {
+        match self.topo.link_mut(link).offer(now, pkt) {
+            Offer::Started(s) => self.start_service(now, link, s),
+            Offer::Queued => {}
+            Offer::Dropped => {
+                self.record(now, TraceKind::Drop, link.0, &pkt);
+                self.lose(now, &pkt);
+            }
+        }
+    }
+
+    /// `pkt` is gone (tail drop or random loss): count it and tell its flow.
+    fn lose(&mut self, now: Timestamp, pkt: &SimPacket) {
+        let f = pkt.flow as usize;
+        self.metrics.on_loss(now, f, pkt.dir);
+        if !self.hop_waits.is_empty() {
+            self.hop_waits.remove(&pkt.id);
+        }
+        if let Some(flow) = self.flows.get_mut(f) {
+            flow.discard(pkt);
+        }
     }
 
     fn on_link_done(&mut self, now: Timestamp, link: LinkId) {
@@ -522,16 +582,19 @@ impl Simulation {
         let f = pkt.flow as usize;
         match fin.exit_at {
             Some(exit) => {
-                self.record(exit, TraceKind::Exit, link, &pkt);
-                let at = exit + self.topo.path_delay(f);
-                self.queue.schedule(at, Event::Deliver(pkt));
+                self.record(exit, TraceKind::Exit, link.0, &pkt);
+                match self.topo.next_hop(f, pkt.dir, link) {
+                    // It enters the next link of its route as it leaves this one.
+                    Some(next) => self.queue.schedule(exit, Event::Arrive(next, pkt)),
+                    None => {
+                        let at = exit + self.topo.path_delay(f);
+                        self.queue.schedule(at, Event::Deliver(pkt));
+                    }
+                }
             }
             None => {
-                self.record(now, TraceKind::Lost, link, &pkt);
-                self.metrics.on_loss(now, f, pkt.dir);
-                if let Some(flow) = self.flows.get_mut(f) {
-                    flow.discard(&pkt);
-                }
+                self.record(now, TraceKind::Lost, link.0, &pkt);
+                self.lose(now, &pkt);
             }
         }
         if let Some(next) = fin.next {
@@ -589,18 +652,18 @@ impl Simulation {
             };
             *seq = seq.wrapping_add(1);
             self.next_packet += 1;
-            let link = self.topo.route(i, out.dir);
-            self.record(now, TraceKind::Send, link, &pkt);
-            self.metrics.on_send(now, i, pkt.dir, pkt.size);
-            match self.topo.link_mut(link).offer(now, pkt) {
-                Offer::Started(s) => self.start_service(now, link, s),
-                Offer::Queued => {}
-                Offer::Dropped => {
-                    self.record(now, TraceKind::Drop, link, &pkt);
-                    self.metrics.on_loss(now, i, pkt.dir);
-                    if let Some(flow) = self.flows.get_mut(i) {
-                        flow.discard(&pkt);
-                    }
+            match self.topo.first_hop(i, out.dir) {
+                FirstHop::Link(link) => {
+                    self.record(now, TraceKind::Send, link.0, &pkt);
+                    self.metrics.on_send(now, i, pkt.dir, pkt.size);
+                    self.offer(now, link, pkt);
+                }
+                FirstHop::Delay(d) => {
+                    // A fixed-delay path (`return_delay`): no queue, no loss.
+                    self.record(now, TraceKind::Send, NO_LINK, &pkt);
+                    self.metrics.on_send(now, i, pkt.dir, pkt.size);
+                    let at = now + d + self.topo.path_delay(i);
+                    self.queue.schedule(at, Event::Deliver(pkt));
                 }
             }
         }
@@ -662,5 +725,40 @@ impl Simulation {
     /// Events processed so far.
     pub fn events(&self) -> u64 {
         self.queue.processed()
+    }
+}
+
+/// Named links: the mean over the links some flow's data crosses of (the window
+/// throughput of the flows crossing it) / (its capacity over the window).
+fn route_utilization(topo: &Topology, summary: &Summary) -> f64 {
+    let [from, to] = summary.window_s;
+    let (from, to) = (
+        Timestamp::from_micros((from * 1e6).round() as u64),
+        Timestamp::from_micros((to * 1e6).round() as u64),
+    );
+    let secs = (to - from).as_secs_f64();
+    let mut carried = vec![0.0; topo.len()];
+    let mut used = vec![false; topo.len()];
+    for (f, fs) in summary.flows.iter().enumerate() {
+        for l in topo.data_links(f) {
+            carried[l.index()] += fs.throughput_mbps * 1e6 * secs;
+            used[l.index()] = true;
+        }
+    }
+    let utils: Vec<f64> = (0..topo.len())
+        .filter(|&k| used[k])
+        .map(|k| {
+            let cap = topo.link(LinkId(k as u8)).config().capacity_bits(from, to);
+            if cap > 0.0 {
+                carried[k] / cap
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    if utils.is_empty() {
+        0.0
+    } else {
+        utils.iter().sum::<f64>() / utils.len() as f64
     }
 }

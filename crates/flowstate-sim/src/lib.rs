@@ -30,6 +30,7 @@ pub mod sbd;
 pub mod scenario;
 pub mod scheduler;
 pub mod topology;
+pub mod topology_spec;
 pub mod trace;
 pub mod units_parse;
 pub mod web_api;

@@ -29,16 +29,22 @@ use std::sync::Arc;
 
 pub use crate::trace::{LinkTrace, MAHIMAHI_BYTES};
 
-/// Which bottleneck.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LinkId {
-    Forward = 0,
-    Reverse = 1,
-}
+/// Which link: its position in the topology (crate::topology). The dumbbell's
+/// forward link is [`LinkId::FORWARD`] (0) and its reverse link [`LinkId::REVERSE`] (1);
+/// named links (`[[links]]`, `[parking_lot]`) are numbered in the order the scenario
+/// gives them. The number also picks the link's random streams and is the `link` of
+/// its trace records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LinkId(pub u8);
 
 impl LinkId {
+    /// The dumbbell's forward bottleneck.
+    pub const FORWARD: LinkId = LinkId(0);
+    /// The dumbbell's reverse bottleneck.
+    pub const REVERSE: LinkId = LinkId(1);
+
     pub fn index(self) -> usize {
-        self as usize
+        usize::from(self.0)
     }
 }
 
@@ -289,8 +295,8 @@ impl Link {
             queue: DropTailQueue::new(config.queue),
             in_service: None,
             last_exit: Timestamp::ZERO,
-            jitter_rng: component_rng(seed, ComponentId::link(id as u64, 0)),
-            loss_rng: component_rng(seed, ComponentId::link(id as u64, 1)),
+            jitter_rng: component_rng(seed, ComponentId::link(u64::from(id.0), 0)),
+            loss_rng: component_rng(seed, ComponentId::link(u64::from(id.0), 1)),
             opp_next: 0,
             opp_time: Timestamp::ZERO,
             opp_left: 0,
@@ -455,7 +461,7 @@ mod tests {
 
     fn link(rate_mbps: f64, delay_ms: i64, queue: QueueLimit) -> Link {
         Link::new(
-            LinkId::Forward,
+            LinkId::FORWARD,
             LinkConfig::constant(Bitrate::mbps(rate_mbps), TimeDelta::millis(delay_ms), queue),
             1,
         )
@@ -587,7 +593,7 @@ mod tests {
         // 1 s at 1 Mbit/s per 2 s: 3 Mbit in [0, 5.5 s).
         let bits = cfg.capacity_bits(Timestamp::ZERO, Timestamp::from_millis(5500));
         assert!((bits - 3e6).abs() < 1e-3, "{bits}");
-        let mut l = Link::new(LinkId::Forward, cfg, 1);
+        let mut l = Link::new(LinkId::FORWARD, cfg, 1);
         l.set_rate(Bitrate::ZERO);
         // Offered at 3.5 s (outage): serialization runs 4 s .. 4.008 s.
         let Offer::Started(s) = l.offer(Timestamp::from_millis(3500), pkt(0, 1000)) else {
@@ -605,7 +611,7 @@ mod tests {
             QueueLimit::Packets(10_000),
         );
         cfg.jitter = Some(TimeDelta::millis(5));
-        let mut l = Link::new(LinkId::Forward, cfg, 42);
+        let mut l = Link::new(LinkId::FORWARD, cfg, 42);
         let mut last = Timestamp::ZERO;
         let mut t = Timestamp::ZERO;
         let mut sum = 0.0;
@@ -637,7 +643,7 @@ mod tests {
             QueueLimit::Packets(1),
         );
         cfg.loss = 0.1;
-        let mut l = Link::new(LinkId::Forward, cfg, 3);
+        let mut l = Link::new(LinkId::FORWARD, cfg, 3);
         let n = 20_000;
         let mut lost = 0;
         for k in 0..n {

@@ -8,12 +8,12 @@ use crate::coupling::{CouplingFactory, DefaultCouplingFactory, FlowInfo};
 pub use crate::endpoints::{DefaultFlowFactory, FlowContext, FlowFactory};
 use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
 use crate::error::FieldError;
-use crate::link::LinkConfig;
+use crate::link::{LinkConfig, LinkId};
 use crate::metrics::MetricsConfig;
 use crate::queue::QueueLimit;
 use crate::scenario::{DirectionSpec, LinkSpec, Scenario};
 use crate::scheduler::{component_rng, ComponentId};
-use crate::topology::{FlowDirection, FlowPath};
+use crate::topology::{FlowDirection, FlowPath, Hops, Network, Route};
 use crate::units_parse::QueueSpec;
 use crate::SimError;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
@@ -77,6 +77,51 @@ pub fn default_reverse(forward: &LinkConfig) -> LinkConfig {
     )
 }
 
+/// A link that carries nothing (what an unvalidated scenario without links gets).
+fn no_link() -> LinkConfig {
+    LinkConfig::constant(Bitrate::ZERO, TimeDelta::ZERO, QueueLimit::Packets(1))
+}
+
+/// The named links and every flow's route over them (`None`: the dumbbell). Unknown
+/// link names (a scenario that was not validated) are left out of a route.
+pub fn network(scenario: &Scenario) -> Option<Network> {
+    if !scenario.has_named_links() {
+        return None;
+    }
+    let named = scenario.named_links();
+    let ids = |names: &[String]| -> Vec<LinkId> {
+        names
+            .iter()
+            .filter_map(|n| named.iter().position(|l| &l.0 == n))
+            .map(|k| LinkId(k as u8))
+            .collect()
+    };
+    let links: Vec<(String, LinkConfig)> = named
+        .iter()
+        .map(|(name, spec, _)| (name.clone(), link_config(spec)))
+        .collect();
+    let routes = scenario
+        .flows
+        .iter()
+        .map(|f| {
+            let data = Scenario::route_names(f).map_or_else(Vec::new, |r| ids(&r.1));
+            let feedback = match (&f.return_route, f.return_delay) {
+                (Some(r), _) => Hops::Links(ids(r)),
+                (None, Some(d)) => Hops::Delay(TimeDelta::from_secs_f64(d.0.max(0.0))),
+                // The default feedback path: the data route's propagation delays, with
+                // no queue (docs/SCENARIOS.md, "Topologies").
+                (None, None) => Hops::Delay(
+                    data.iter()
+                        .filter_map(|l| links.get(l.index()))
+                        .fold(TimeDelta::ZERO, |acc, l| acc + l.1.delay),
+                ),
+            };
+            Route { data, feedback }
+        })
+        .collect();
+    Some(Network { links, routes })
+}
+
 /// Flow `index`'s extra start delay: uniform in `[0, jitter)` from its own random
 /// stream of the run's seed (papers 003/004: start times random in the first second).
 pub fn start_jitter(seed: u64, index: usize, jitter: f64) -> f64 {
@@ -90,11 +135,21 @@ pub fn start_jitter(seed: u64, index: usize, jitter: f64) -> f64 {
 /// The engine configuration a scenario describes (flows with `count` expanded).
 pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
     let scenario = &scenario.expand_counts();
-    let forward = link_config(&scenario.link);
-    let reverse = scenario
-        .reverse_link
-        .as_ref()
-        .map_or_else(|| default_reverse(&forward), link_config);
+    let network = network(scenario);
+    // With named links the engine uses `network`; `forward` and `reverse` are then the
+    // one bottleneck per direction where there is one (what the testbed emulates),
+    // else the first named link.
+    let (forward, reverse) = match scenario.bottleneck("") {
+        Ok(b) => (link_config(&b.forward), b.reverse.as_ref().map(link_config)),
+        Err(_) => (
+            network
+                .as_ref()
+                .and_then(|n| n.links.first())
+                .map_or_else(no_link, |l| l.1.clone()),
+            None,
+        ),
+    };
+    let reverse = reverse.unwrap_or_else(|| default_reverse(&forward));
     let duration = secs(scenario.duration.0);
     let flows = scenario
         .flows
@@ -142,6 +197,7 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
         duration,
         forward,
         reverse,
+        network,
         flows,
         metrics: MetricsConfig {
             bin: m

@@ -450,7 +450,7 @@ impl SbdObserver {
         self.timeline.push(SbdVerdict {
             time_s: now.as_secs_f64(),
             groups,
-            truth: truth.iter().map(|t| t.map(|l| l as u8)).collect(),
+            truth: truth.iter().map(|t| t.map(|l| l.0)).collect(),
             correct_pairs: correct,
             pairs,
         });
@@ -514,7 +514,7 @@ mod tests {
         let paths = (0..n)
             .map(|_| SbdFlowPath {
                 host: 0,
-                route: vec![LinkId::Forward],
+                route: vec![LinkId::FORWARD],
                 return_delay: TimeDelta::millis(10),
             })
             .collect();
@@ -595,12 +595,12 @@ mod tests {
         let paths = vec![
             SbdFlowPath {
                 host: 0,
-                route: vec![LinkId::Forward, LinkId::Reverse],
+                route: vec![LinkId::FORWARD, LinkId::REVERSE],
                 return_delay: TimeDelta::ZERO,
             },
             SbdFlowPath {
                 host: 0,
-                route: vec![LinkId::Forward],
+                route: vec![LinkId::FORWARD],
                 return_delay: TimeDelta::ZERO,
             },
         ];
@@ -608,10 +608,10 @@ mod tests {
         o.on_state(0, FlowState::Active);
         o.on_state(1, FlowState::Active);
         // No queue anywhere: the link of lower capacity.
-        let cap = |l: LinkId| if l == LinkId::Reverse { 1e6 } else { 2e6 };
+        let cap = |l: LinkId| if l == LinkId::REVERSE { 1e6 } else { 2e6 };
         o.group(Timestamp::from_millis(350), cap, &mut Vec::new());
         assert_eq!(o.timeline()[0].truth, vec![Some(1), Some(0)]);
-        o.on_queue_wait(LinkId::Forward, TimeDelta::millis(5));
+        o.on_queue_wait(LinkId::FORWARD, TimeDelta::millis(5));
         o.group(Timestamp::from_millis(700), cap, &mut Vec::new());
         assert_eq!(o.timeline()[1].truth, vec![Some(0), Some(0)]);
     }

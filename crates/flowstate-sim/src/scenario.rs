@@ -34,10 +34,13 @@ pub struct RatePoint {
     pub rate: Bps,
 }
 
-/// `[link]` and `[reverse_link]`.
+/// `[link]` and `[reverse_link]` (the dumbbell), a `[[links]]` entry (a named link)
+/// or `parking_lot.link` (every hop of a parking lot).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// A `[[links]]` entry's name, which routes use (required there, refused elsewhere).
+    pub name: Option<String>,
     /// Constant capacity (exclusive with `capacity_schedule`).
     pub capacity: Option<Bps>,
     /// Capacity over time: first point at 0 s, times increasing.
@@ -189,6 +192,18 @@ pub struct FlowSpec {
     /// flows of one host (default: the dumbbell end the flow sends from, `"forward"` or
     /// `"reverse"`). Cross traffic from elsewhere names another host.
     pub host: Option<String>,
+    /// With named links: the links the flow's data crosses, in order (crate::topology).
+    pub route: Option<Vec<String>>,
+    /// With named links: the links its feedback crosses, in order (exclusive with
+    /// `return_delay`).
+    pub return_route: Option<Vec<String>>,
+    /// With named links: its feedback arrives this long after it is sent, without a
+    /// queue or loss (exclusive with `return_route`; neither: the sum of the `route`
+    /// links' delays).
+    pub return_delay: Option<Secs>,
+    /// With `[parking_lot]`: the hops its data crosses, `[k]` or `[first, last]`
+    /// (1-based, inclusive), for `route = ["hop<first>", ..., "hop<last>"]`.
+    pub hops: Option<Vec<u32>>,
     /// Application behaviour of `sctp` / `tcp-*` flows: `greedy` (default), `on-off`
     /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
     /// `desired_rate` and no `source`, the application writes at that rate.
@@ -323,8 +338,14 @@ pub struct Scenario {
     pub duration: Secs,
     /// Default seed (a run's seed argument overrides it).
     pub seed: Option<u64>,
-    pub link: LinkSpec,
+    /// The dumbbell's forward bottleneck (exclusive with `links` and `parking_lot`).
+    pub link: Option<LinkSpec>,
     pub reverse_link: Option<LinkSpec>,
+    /// Named links that flows' routes cross (crate::topology).
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Bottlenecks in series, generated as named links `hop1` .. `hopN`.
+    pub parking_lot: Option<ParkingLotSpec>,
     pub coupling: Option<CouplingSpec>,
     /// Shared bottleneck detection (RFC 8382) in the flows; `coupling.groups = "sbd"`
     /// runs it with the defaults when this section is absent.
@@ -333,6 +354,25 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub measure: MeasureSpec,
+}
+
+/// `[parking_lot]`: `hops` identical links in series (RFC 8867 section 7's wish list:
+/// "several bottlenecks in series"), named `hop1` .. `hop<hops>`, before any
+/// `[[links]]`. Flows cross one or more of them (`hops = [first, last]` or a `route`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// How many bottlenecks (1 ..= [`crate::topology::MAX_LINKS`]).
+    pub hops: u32,
+    /// Every hop's link (capacity, delay, queue, jitter, loss; no `name`).
+    pub link: LinkSpec,
+    /// Per-hop capacities (`hops` of them) instead of `link.capacity`.
+    pub capacities: Option<Vec<Bps>>,
+}
+
+/// The name of a parking lot's hop `k` (1-based).
+pub fn hop_name(k: u32) -> String {
+    format!("hop{k}")
 }
 
 /// Line number (1-based) of byte offset `pos` in `text`.
@@ -426,11 +466,20 @@ impl Scenario {
     /// Read the `capacity_trace` of `[link]` and `[reverse_link]` (relative paths from
     /// `base`); errors name the scenario `file`, the field, the trace file and its line.
     pub fn load_traces(&mut self, base: &Path, file: &str) -> Result<(), ScenarioError> {
-        let links = [
-            Some(("link", &mut self.link)),
-            self.reverse_link.as_mut().map(|l| ("reverse_link", l)),
-        ];
-        for (name, link) in links.into_iter().flatten() {
+        let mut links: Vec<(String, &mut LinkSpec)> = Vec::new();
+        if let Some(l) = self.link.as_mut() {
+            links.push(("link".into(), l));
+        }
+        if let Some(l) = self.reverse_link.as_mut() {
+            links.push(("reverse_link".into(), l));
+        }
+        if let Some(p) = self.parking_lot.as_mut() {
+            links.push(("parking_lot.link".into(), &mut p.link));
+        }
+        for (k, l) in self.links.iter_mut().enumerate() {
+            links.push((format!("links[{k}]"), l));
+        }
+        for (name, link) in links {
             let Some(spec) = &link.capacity_trace else {
                 link.trace = None;
                 continue;
@@ -505,10 +554,7 @@ impl Scenario {
                 format!("must be at most {MAX_DURATION_SECS:e} s (the simulator's clock range), got {dur:e} s"),
             ));
         }
-        validate_link(&self.link, "link", &err)?;
-        if let Some(r) = &self.reverse_link {
-            validate_link(r, "reverse_link", &err)?;
-        }
+        self.validate_links(&err)?;
         if let Some(c) = &self.coupling {
             // `web-api` is the simulator's own mode (crate::web_api), not a manager
             // mechanism.
@@ -719,6 +765,7 @@ impl Scenario {
             if f.group.as_deref().is_some_and(|g| g.is_empty()) {
                 return Err(err(&field("group"), "must not be empty".into()));
             }
+            self.validate_route(i, f, &err)?;
             validate_kind_fields(f).map_err(|e| e.under(&format!("flows[{i}].")).in_file(file))?;
             if f.kind == FlowKind::Cbr {
                 let o = cbr_overrides(f)
@@ -911,7 +958,7 @@ fn check_video_bounds(o: &GccOverrides) -> Result<(), FieldError> {
     Ok(())
 }
 
-fn validate_link(
+pub(crate) fn validate_link(
     l: &LinkSpec,
     name: &str,
     err: &impl Fn(&str, String) -> ScenarioError,

@@ -1,17 +1,27 @@
-//! The dumbbell: a forward and a reverse bottleneck link shared by all flows, plus a
-//! per-flow access (path) one-way delay added after the bottleneck in both directions,
-//! so flows can have different RTTs:
+//! The network: links and each flow's path over them.
 //!
-//! `RTT_base(f) = 2 x path_delay(f) + forward.delay + reverse.delay` (+ serialization).
+//! Two forms (docs/SCENARIOS.md, "Topologies"):
 //!
-//! A `forward` flow sends data over the forward link and feedback over the reverse
-//! link; a `reverse` flow the other way round.
+//! - **The dumbbell** (`[link]`, `[reverse_link]`): a forward and a reverse bottleneck
+//!   link shared by all flows. A `forward` flow sends data over the forward link and
+//!   feedback over the reverse link; a `reverse` flow the other way round.
+//! - **Named links** (`[[links]]`, `[parking_lot]`; [`Network`]): any number of links,
+//!   and per flow a data route (a sequence of links, crossed in order: a packet that
+//!   leaves link `k` enters link `k + 1` at that instant) and a feedback path (a
+//!   sequence of links too, or a fixed one-way delay without a queue).
+//!
+//! In both, a per-flow access (path) one-way delay is added after the last link in each
+//! direction, so flows can have different RTTs:
+//!
+//! `RTT_base(f) = 2 x path_delay(f) + sum(delay of the data route's links)
+//!   + sum(delay of the feedback route's links)` (or `+ return_delay`), plus
+//!   serialization. For the dumbbell the sums are `forward.delay + reverse.delay`.
 
 use crate::flow::Dir;
 use crate::link::{Link, LinkConfig, LinkId};
 use flowstate_core::TimeDelta;
 
-/// Which way a flow's data travels.
+/// Which way a flow's data travels over the dumbbell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FlowDirection {
     Forward,
@@ -21,41 +31,199 @@ pub enum FlowDirection {
 /// Per-flow path attributes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FlowPath {
+    /// Dumbbell only (a flow on named links follows its [`Route`]; this is `Forward`).
     pub direction: FlowDirection,
-    /// One-way access delay, applied after the bottleneck in each direction.
+    /// One-way access delay, applied after the last link in each direction.
     pub path_delay: TimeDelta,
 }
 
-/// The links and the flows' paths.
+/// The links one direction of a flow crosses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Hops {
+    /// These links in order (at least one, none twice).
+    Links(Vec<LinkId>),
+    /// No link: the packets arrive after this one-way delay, in the order sent, never
+    /// queued or lost (a `return_delay`).
+    Delay(TimeDelta),
+}
+
+/// A flow's path over named links.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    /// The links its data crosses (at least one).
+    pub data: Vec<LinkId>,
+    /// Its feedback's path.
+    pub feedback: Hops,
+}
+
+/// Named links and the flows' routes over them (`[[links]]` / `[parking_lot]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Network {
+    /// `(name, link)`; [`LinkId`] `k` is `links[k]` (at most [`MAX_LINKS`]).
+    pub links: Vec<(String, LinkConfig)>,
+    /// `routes[f]`: flow `f`'s route.
+    pub routes: Vec<Route>,
+}
+
+/// Most named links a scenario may have: a [`LinkId`] is one byte and [`NO_LINK`] is
+/// taken.
+pub const MAX_LINKS: usize = 255;
+
+/// The `link` of a trace record of a packet on a fixed-delay path (no link).
+pub const NO_LINK: u8 = u8::MAX;
+
+/// Where a packet goes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstHop {
+    Link(LinkId),
+    /// A fixed-delay path: it arrives (before the path delay) this much later.
+    Delay(TimeDelta),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct PathHops {
+    data: Hops,
+    feedback: Hops,
+    path_delay: TimeDelta,
+}
+
+impl PathHops {
+    fn hops(&self, dir: Dir) -> &Hops {
+        match dir {
+            Dir::Data => &self.data,
+            Dir::Feedback => &self.feedback,
+        }
+    }
+}
+
+/// The running links and every flow's hops.
 #[derive(Debug, Clone)]
 pub struct Topology {
-    links: [Link; 2],
-    paths: Vec<FlowPath>,
+    links: Vec<Link>,
+    names: Vec<String>,
+    paths: Vec<PathHops>,
 }
 
 impl Topology {
+    /// The dumbbell: links `[forward, reverse]`.
     pub fn new(forward: LinkConfig, reverse: LinkConfig, paths: Vec<FlowPath>, seed: u64) -> Self {
+        let paths = paths
+            .into_iter()
+            .map(|p| {
+                let (data, feedback) = match p.direction {
+                    FlowDirection::Forward => (LinkId::FORWARD, LinkId::REVERSE),
+                    FlowDirection::Reverse => (LinkId::REVERSE, LinkId::FORWARD),
+                };
+                PathHops {
+                    data: Hops::Links(vec![data]),
+                    feedback: Hops::Links(vec![feedback]),
+                    path_delay: p.path_delay,
+                }
+            })
+            .collect();
         Self {
-            links: [
-                Link::new(LinkId::Forward, forward, seed),
-                Link::new(LinkId::Reverse, reverse, seed),
+            links: vec![
+                Link::new(LinkId::FORWARD, forward, seed),
+                Link::new(LinkId::REVERSE, reverse, seed),
             ],
+            names: vec!["link".into(), "reverse_link".into()],
             paths,
         }
     }
 
-    /// The link a flow's packet of direction `dir` crosses.
+    /// Named links with routes; `path_delays[f]` is flow `f`'s access delay.
+    pub fn from_network(network: &Network, path_delays: &[TimeDelta], seed: u64) -> Self {
+        let links = network
+            .links
+            .iter()
+            .enumerate()
+            .map(|(k, (_, c))| Link::new(LinkId(k as u8), c.clone(), seed))
+            .collect();
+        let paths = network
+            .routes
+            .iter()
+            .enumerate()
+            .map(|(f, r)| PathHops {
+                data: Hops::Links(r.data.clone()),
+                feedback: r.feedback.clone(),
+                path_delay: path_delays.get(f).copied().unwrap_or(TimeDelta::ZERO),
+            })
+            .collect();
+        Self {
+            links,
+            names: network.links.iter().map(|(n, _)| n.clone()).collect(),
+            paths,
+        }
+    }
+
+    /// Where flow `flow`'s packet of direction `dir` goes first (a flow without a path:
+    /// the dumbbell's forward flow).
     #[inline]
-    pub fn route(&self, flow: usize, dir: Dir) -> LinkId {
-        let direction = self
-            .paths
-            .get(flow)
-            .map_or(FlowDirection::Forward, |p| p.direction);
-        match (direction, dir) {
-            (FlowDirection::Forward, Dir::Data) | (FlowDirection::Reverse, Dir::Feedback) => {
-                LinkId::Forward
+    pub fn first_hop(&self, flow: usize, dir: Dir) -> FirstHop {
+        match self.paths.get(flow).map(|p| p.hops(dir)) {
+            Some(Hops::Links(l)) => FirstHop::Link(l.first().copied().unwrap_or(LinkId::FORWARD)),
+            Some(Hops::Delay(d)) => FirstHop::Delay(*d),
+            None => FirstHop::Link(match dir {
+                Dir::Data => LinkId::FORWARD,
+                Dir::Feedback => LinkId::REVERSE,
+            }),
+        }
+    }
+
+    /// The link after `link` on flow `flow`'s path for `dir` (`None`: `link` is the
+    /// last one).
+    #[inline]
+    pub fn next_hop(&self, flow: usize, dir: Dir, link: LinkId) -> Option<LinkId> {
+        match self.paths.get(flow).map(|p| p.hops(dir)) {
+            Some(Hops::Links(l)) if l.len() > 1 => {
+                let k = l.iter().position(|&x| x == link)?;
+                l.get(k + 1).copied()
             }
-            _ => LinkId::Reverse,
+            _ => None,
+        }
+    }
+
+    /// Whether flow `flow`'s path for `dir` crosses more than one link.
+    #[inline]
+    pub fn is_multi_hop(&self, flow: usize, dir: Dir) -> bool {
+        matches!(self.paths.get(flow).map(|p| p.hops(dir)), Some(Hops::Links(l)) if l.len() > 1)
+    }
+
+    /// The trace-record link of a packet's delivery: the last link it crossed, or
+    /// [`NO_LINK`] for a fixed-delay path.
+    #[inline]
+    pub fn last_link(&self, flow: usize, dir: Dir) -> u8 {
+        match self.paths.get(flow).map(|p| p.hops(dir)) {
+            Some(Hops::Links(l)) => l.last().map_or(NO_LINK, |x| x.0),
+            Some(Hops::Delay(_)) => NO_LINK,
+            None => match dir {
+                Dir::Data => LinkId::FORWARD.0,
+                Dir::Feedback => LinkId::REVERSE.0,
+            },
+        }
+    }
+
+    /// The links flow `flow`'s data crosses (empty for an unknown flow).
+    pub fn data_links(&self, flow: usize) -> &[LinkId] {
+        match self.paths.get(flow).map(|p| &p.data) {
+            Some(Hops::Links(l)) => l,
+            _ => &[],
+        }
+    }
+
+    /// The base one-way delay of flow `flow`'s feedback path before its path delay: the
+    /// propagation delays of the links it crosses, or its fixed `return_delay`.
+    pub fn feedback_base_delay(&self, flow: usize) -> TimeDelta {
+        match self.paths.get(flow).map(|p| &p.feedback) {
+            Some(Hops::Links(l)) => l
+                .iter()
+                .filter_map(|id| self.links.get(id.index()))
+                .fold(TimeDelta::ZERO, |acc, k| acc + k.config().delay),
+            Some(Hops::Delay(d)) => *d,
+            None => self
+                .links
+                .get(1)
+                .map_or(TimeDelta::ZERO, |k| k.config().delay),
         }
     }
 
@@ -66,8 +234,18 @@ impl Topology {
             .map_or(TimeDelta::ZERO, |p| p.path_delay)
     }
 
-    pub fn path(&self, flow: usize) -> Option<&FlowPath> {
-        self.paths.get(flow)
+    /// How many links.
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// Link `id`'s name (`link` / `reverse_link` for the dumbbell).
+    pub fn name(&self, id: LinkId) -> &str {
+        self.names.get(id.index()).map_or("", |n| n.as_str())
     }
 
     #[inline]
@@ -87,12 +265,15 @@ mod tests {
     use crate::queue::QueueLimit;
     use flowstate_core::Bitrate;
 
+    fn cfg() -> LinkConfig {
+        LinkConfig::constant(Bitrate::mbps(1.0), TimeDelta::ZERO, QueueLimit::Packets(1))
+    }
+
     #[test]
     fn reverse_flows_swap_links() {
-        let l = LinkConfig::constant(Bitrate::mbps(1.0), TimeDelta::ZERO, QueueLimit::Packets(1));
         let t = Topology::new(
-            l.clone(),
-            l,
+            cfg(),
+            cfg(),
             vec![
                 FlowPath {
                     direction: FlowDirection::Forward,
@@ -105,10 +286,51 @@ mod tests {
             ],
             0,
         );
-        assert_eq!(t.route(0, Dir::Data), LinkId::Forward);
-        assert_eq!(t.route(0, Dir::Feedback), LinkId::Reverse);
-        assert_eq!(t.route(1, Dir::Data), LinkId::Reverse);
-        assert_eq!(t.route(1, Dir::Feedback), LinkId::Forward);
+        assert_eq!(t.first_hop(0, Dir::Data), FirstHop::Link(LinkId::FORWARD));
+        assert_eq!(
+            t.first_hop(0, Dir::Feedback),
+            FirstHop::Link(LinkId::REVERSE)
+        );
+        assert_eq!(t.first_hop(1, Dir::Data), FirstHop::Link(LinkId::REVERSE));
+        assert_eq!(
+            t.first_hop(1, Dir::Feedback),
+            FirstHop::Link(LinkId::FORWARD)
+        );
+        assert_eq!(t.next_hop(0, Dir::Data, LinkId::FORWARD), None);
         assert_eq!(t.path_delay(0), TimeDelta::millis(5));
+        assert_eq!(t.name(LinkId::REVERSE), "reverse_link");
+    }
+
+    #[test]
+    fn routes_walk_their_links_in_order() {
+        let net = Network {
+            links: (1..=3).map(|k| (format!("hop{k}"), cfg())).collect(),
+            routes: vec![
+                Route {
+                    data: vec![LinkId(0), LinkId(1), LinkId(2)],
+                    feedback: Hops::Delay(TimeDelta::millis(30)),
+                },
+                Route {
+                    data: vec![LinkId(2)],
+                    feedback: Hops::Links(vec![LinkId(1), LinkId(0)]),
+                },
+            ],
+        };
+        let t = Topology::from_network(&net, &[TimeDelta::millis(1), TimeDelta::ZERO], 7);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.first_hop(0, Dir::Data), FirstHop::Link(LinkId(0)));
+        assert_eq!(t.next_hop(0, Dir::Data, LinkId(0)), Some(LinkId(1)));
+        assert_eq!(t.next_hop(0, Dir::Data, LinkId(1)), Some(LinkId(2)));
+        assert_eq!(t.next_hop(0, Dir::Data, LinkId(2)), None);
+        assert_eq!(
+            t.first_hop(0, Dir::Feedback),
+            FirstHop::Delay(TimeDelta::millis(30))
+        );
+        assert_eq!(t.last_link(0, Dir::Feedback), NO_LINK);
+        assert_eq!(t.last_link(0, Dir::Data), 2);
+        assert_eq!(t.next_hop(1, Dir::Feedback, LinkId(1)), Some(LinkId(0)));
+        assert!(t.is_multi_hop(0, Dir::Data) && !t.is_multi_hop(1, Dir::Data));
+        assert_eq!(t.name(LinkId(1)), "hop2");
+        assert_eq!(t.path_delay(0), TimeDelta::millis(1));
     }
 }

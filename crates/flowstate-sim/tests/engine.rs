@@ -340,6 +340,7 @@ fn fixed_window_rtt_is_window_times_service_time() {
         duration: Timestamp::from_secs(20),
         forward: link.clone(),
         reverse: link,
+        network: None,
         flows: vec![greedy_setup("w", 0)],
         metrics: MetricsConfig {
             window_start: Timestamp::from_secs(5),
@@ -386,6 +387,7 @@ fn path_delays_give_different_rtts() {
         duration: Timestamp::from_secs(5),
         forward: link.clone(),
         reverse: link,
+        network: None,
         flows: vec![greedy_setup("near", 0), far],
         metrics: MetricsConfig::default(),
     };
@@ -498,6 +500,7 @@ fn coupling_hook_receives_reports_and_its_allowances_are_applied() {
         duration: Timestamp::from_secs(20),
         forward: link.clone(),
         reverse: link,
+        network: None,
         flows: vec![greedy_setup("free", 0), second],
         metrics: MetricsConfig {
             window_start: Timestamp::from_secs(5),

@@ -284,8 +284,8 @@ kind = "tcp-cubic"
 source = "short-flows"
 "#;
     let mut s = Scenario::from_toml(text, "det.toml").expect("valid");
-    if seedless {
-        s.link.jitter = None;
+    if let (true, Some(l)) = (seedless, s.link.as_mut()) {
+        l.jitter = None;
     }
     s
 }

@@ -354,7 +354,7 @@ fn relative_paths_follow_the_scenario_file_and_errors_are_one_line() {
     let scen = dir.join("s.toml");
     std::fs::write(&scen, text("t/ok.csv", "csv")).expect("write");
     let s = flowstate_sim::run::load(&scen).expect("relative to the scenario's folder");
-    assert!(s.link.trace.is_some());
+    assert!(s.link.as_ref().is_some_and(|l| l.trace.is_some()));
     let msg = |body: String| {
         std::fs::write(&scen, body).expect("write");
         flowstate_sim::run::load(&scen)

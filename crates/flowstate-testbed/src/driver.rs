@@ -915,6 +915,11 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             scenario.duration.0 = d;
         }
     }
+    // One bottleneck per direction (the dumbbell, or one named link every flow
+    // crosses): a multi-link topology is refused here, with the field that makes it one.
+    scenario
+        .bottleneck(&scenario.name)
+        .map_err(|e| TestbedError::Unsupported(format!("{}: {}", e.field, e.message)))?;
     let config: SimConfig = flowstate_sim::run::sim_config(&scenario, seed);
     let ctx = FlowContext {
         mechanism: scenario

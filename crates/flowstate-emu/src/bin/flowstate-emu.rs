@@ -96,11 +96,8 @@ fn run() -> Result<(), String> {
         .map_err(|e| format!("{}: cannot read: {e}", args.scenario))?;
     let sc = Scenario::from_toml(&text, &args.scenario).map_err(|e| e.to_string())?;
     let seed = args.seed.or(sc.seed).unwrap_or(0);
-    let forward = PathConfig::from_link(&sc.link, seed);
-    let reverse = sc.reverse_link.as_ref().map_or_else(
-        || PathConfig::default_reverse(&forward),
-        |l| PathConfig::from_link(l, seed),
-    );
+    let (forward, reverse) =
+        PathConfig::from_scenario(&sc, &args.scenario, seed).map_err(|e| e.to_string())?;
     let emu = Emulator::start(EmulatorConfig {
         forward,
         reverse,

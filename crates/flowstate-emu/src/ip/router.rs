@@ -183,7 +183,7 @@ impl IpBottleneck {
         let schedulers = vec![
             spawn_scheduler(
                 "ipemu-forward",
-                PathCore::new(&cfg.forward, LinkId::Forward),
+                PathCore::new(&cfg.forward, LinkId::FORWARD),
                 fwd_rx,
                 fwd_dev,
                 clock,
@@ -192,7 +192,7 @@ impl IpBottleneck {
             )?,
             spawn_scheduler(
                 "ipemu-reverse",
-                PathCore::new(&cfg.reverse, LinkId::Reverse),
+                PathCore::new(&cfg.reverse, LinkId::REVERSE),
                 rev_rx,
                 rev_dev,
                 clock,
