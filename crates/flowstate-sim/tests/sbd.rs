@@ -123,6 +123,62 @@ fn bad_sbd_settings_are_named() {
     }
 }
 
+/// The catalogue's parking lot (scenarios/sbd-parking-lot): GCC flows a (hop1), b (both
+/// hops), c (hop2) of one host; a TCP flow loads hop1 for 0-45 s, then hop2.
+const PARKING_LOT: &str = include_str!("../../../scenarios/sbd-parking-lot/base.toml");
+
+/// The fraction of the runs in `[from, to)` at which flows `i` and `j` were grouped.
+fn together(s: &flowstate_sim::metrics::Summary, i: usize, j: usize, from: f64, to: f64) -> f64 {
+    let runs: Vec<_> = s
+        .sbd
+        .as_ref()
+        .unwrap()
+        .timeline
+        .iter()
+        .filter(|v| v.time_s >= from && v.time_s < to)
+        .collect();
+    let same = runs
+        .iter()
+        .filter(|v| v.groups[i].is_some() && v.groups[i] == v.groups[j])
+        .count();
+    same as f64 / runs.len() as f64
+}
+
+#[test]
+fn on_a_parking_lot_the_verdict_follows_the_moving_bottleneck() {
+    let s = common::summary(PARKING_LOT);
+    let tl = &s.sbd.as_ref().unwrap().timeline;
+    // The ground truth moves: b shares hop1 (link 0) with a, then hop2 (link 1) with c.
+    let at = |t: f64| tl.iter().find(|v| v.time_s >= t).unwrap();
+    assert_eq!(at(30.0).truth[..3], [Some(0), Some(0), Some(1)]);
+    assert_eq!(at(80.0).truth[..3], [Some(0), Some(1), Some(1)]);
+    assert!(
+        together(&s, 0, 1, 15.0, 45.0) >= 0.8,
+        "a and b before the move"
+    );
+    assert!(
+        together(&s, 1, 2, 15.0, 45.0) <= 0.1,
+        "b and c before the move"
+    );
+    let bc = together(&s, 1, 2, 75.0, 90.0);
+    assert!(bc >= 0.6, "b and c after the move: {bc}");
+    assert!(
+        together(&s, 0, 1, 75.0, 90.0) <= 0.1,
+        "a and b after the move"
+    );
+    // Following the verdicts, the FSE moves b from a's group to c's.
+    let follow = PARKING_LOT.replace(
+        "[sbd]",
+        "[sbd]\n[coupling]\nmechanism = \"fse\"\ngroups = \"sbd\"",
+    );
+    let f = common::summary(&follow);
+    assert!(
+        f.flows[1].sbd_regroups.unwrap() >= 2,
+        "{:?}",
+        f.flows[1].sbd_regroups
+    );
+}
+
 /// What a wrapped hook saw: every call's allowances with the groups at that time.
 #[derive(Default)]
 struct Log {
