@@ -15,7 +15,8 @@
 //!
 //! Every sender is wrapped in [`Tracked`], which turns the sender's newest RTT sample
 //! into metrics samples (a sample is reported when the newest value changes, so two
-//! consecutive equal samples count once) and forwards the coupling calls.
+//! consecutive equal samples count once; senders that count their samples, `ledbat`,
+//! report every one) and forwards the coupling calls.
 
 use crate::app_stats::{AppControl, AppStats};
 use crate::cbr::{cbr_flow, CbrConfig};
@@ -92,6 +93,13 @@ pub trait CoreSender: Endpoint {
     fn allowance(&mut self, now: Timestamp, a: Allowance);
     /// The newest RTT sample (or estimate), if any.
     fn latest_rtt(&self) -> Option<TimeDelta>;
+    /// How many RTT samples the sender took, if it counts them: then every new sample is
+    /// reported, also one equal to the previous (a LEDBAT flow holding its queue at
+    /// TARGET sees the same RTT to the microsecond on every ack). Default `None`: a
+    /// sample is reported when the value changes.
+    fn rtt_samples(&self) -> Option<u64> {
+        None
+    }
     /// The controller's current value as a report.
     fn snapshot(&self) -> Option<FlowReport>;
     fn n_dd(&self) -> Option<u64> {
@@ -112,6 +120,8 @@ pub trait CoreSender: Endpoint {
 pub struct Tracked<S> {
     inner: S,
     last_rtt: Option<TimeDelta>,
+    /// The sender's sample count at the last report ([`CoreSender::rtt_samples`]).
+    last_rtt_count: u64,
     /// `(at, rate)` application rate changes not yet applied (sorted).
     app_rates: Vec<(Timestamp, Bitrate)>,
     next_app_rate: usize,
@@ -122,6 +132,7 @@ impl<S> Tracked<S> {
         Self {
             inner,
             last_rtt: None,
+            last_rtt_count: 0,
             app_rates: Vec::new(),
             next_app_rate: 0,
         }
@@ -186,6 +197,14 @@ impl<S: CoreSender> SenderHooks for Tracked<S> {
     }
     fn poll_rtt_sample(&mut self) -> Option<TimeDelta> {
         let r = self.inner.latest_rtt();
+        if let Some(n) = self.inner.rtt_samples() {
+            if n != self.last_rtt_count && r.is_some() {
+                self.last_rtt_count = n;
+                self.last_rtt = r;
+                return r;
+            }
+            return None;
+        }
         if r.is_some() && r != self.last_rtt {
             self.last_rtt = r;
             return r;
@@ -363,6 +382,9 @@ impl CoreSender for LedbatSender {
     }
     fn latest_rtt(&self) -> Option<TimeDelta> {
         self.tcp().rtt_estimator().latest()
+    }
+    fn rtt_samples(&self) -> Option<u64> {
+        Some(self.tcp().rtt_estimator().samples())
     }
     fn snapshot(&self) -> Option<FlowReport> {
         Some(window_snapshot(

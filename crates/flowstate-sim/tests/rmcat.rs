@@ -124,6 +124,15 @@ fn ledbat_on_1mbps() {
     assert!(f.react_s.is_some_and(|s| s < 3.0), "{:?}", f.react_s);
     assert!(f.util_after > 0.9, "utilization after {}", f.util_after);
     assert!(f.delay_after_ms < 150.0, "delay after {}", f.delay_after_ms);
+    // Holding the queue at TARGET, every ack sees the same RTT to the microsecond: the
+    // metrics still get a sample per ack (every 0.5 s bin has an RTT).
+    let r = run("ledbat", "", 1);
+    let bins = r
+        .series
+        .iter()
+        .filter(|s| s.time_s >= 20.0 && s.time_s < 40.0 && s.rtt_ms.is_some())
+        .count();
+    assert_eq!(bins, 40, "bins with an RTT sample");
 }
 
 #[test]

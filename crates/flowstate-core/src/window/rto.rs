@@ -87,6 +87,8 @@ pub struct RttEstimator {
     srtt: Option<TimeDelta>,
     rttvar: TimeDelta,
     latest: Option<TimeDelta>,
+    /// Samples taken so far.
+    samples: u64,
     /// RTO before backoff.
     base_rto: TimeDelta,
     /// Current RTO (after backoff).
@@ -102,6 +104,7 @@ impl RttEstimator {
             srtt: None,
             rttvar: TimeDelta::ZERO,
             latest: None,
+            samples: 0,
             base_rto: rto,
             rto,
         }
@@ -123,6 +126,7 @@ impl RttEstimator {
             return;
         }
         self.latest = Some(r);
+        self.samples += 1;
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -167,6 +171,10 @@ impl RttEstimator {
     /// The newest sample (not smoothed).
     pub fn latest(&self) -> Option<TimeDelta> {
         self.latest
+    }
+    /// How many samples were taken (two equal samples in a row count twice).
+    pub fn samples(&self) -> u64 {
+        self.samples
     }
 }
 
