@@ -590,6 +590,72 @@ mod tests {
         assert_eq!(o.timeline()[2].correct_pairs, 0);
     }
 
+    proptest::proptest! {
+        /// Over any sequence of grouping runs, labels mirror the grouping: flows of one
+        /// group share a label, flows of different groups never do (also across two
+        /// hosts), and flows without a verdict have none.
+        #[test]
+        fn labels_mirror_the_groups(
+            rounds in proptest::collection::vec(
+                proptest::collection::vec((-1.0f64..1.0, 0.0f64..3000.0, 0.0f64..0.5), 6),
+                1..8,
+            ),
+        ) {
+            let paths = (0..6)
+                .map(|i| SbdFlowPath {
+                    host: i % 2,
+                    route: vec![LinkId::FORWARD],
+                    return_delay: TimeDelta::ZERO,
+                })
+                .collect();
+            let mut o = SbdObserver::new(SbdConfig::default(), GroupsMode::Sbd, paths, 2).unwrap();
+            let mut reference: Vec<FlowGrouping<usize>> =
+                (0..2).map(|_| FlowGrouping::new(SbdConfig::default()).unwrap()).collect();
+            for f in 0..6 {
+                o.on_state(f, FlowState::Active);
+            }
+            for (k, round) in rounds.iter().enumerate() {
+                let now = Timestamp::from_millis(350 * (k as u64 + 1));
+                let stats: Vec<SummaryStats> = round
+                    .iter()
+                    .map(|&(skew, var, freq)| SummaryStats {
+                        skew_est: skew,
+                        var_est_us: var,
+                        freq_est: freq,
+                        pkt_loss: 0.0,
+                    })
+                    .collect();
+                for (f, s) in stats.iter().enumerate() {
+                    o.flows[f].latest = Some((now, *s));
+                }
+                let mut moves = Vec::new();
+                o.group(now, |_| 1e6, &mut moves);
+                let labels = o.timeline().last().unwrap().groups.clone();
+                let mut seen: Vec<u64> = Vec::new();
+                for (host, g) in reference.iter_mut().enumerate() {
+                    let input: Vec<(usize, SummaryStats)> =
+                        (0..6).filter(|f| f % 2 == host).map(|f| (f, stats[f])).collect();
+                    let groups = g.group(&input);
+                    for members in &groups.shared {
+                        let l = labels[members[0]];
+                        proptest::prop_assert!(l.is_some());
+                        proptest::prop_assert!(members.iter().all(|&m| labels[m] == l));
+                        proptest::prop_assert!(!seen.contains(&l.unwrap()), "a label on two groups");
+                        seen.push(l.unwrap());
+                    }
+                    for &f in &groups.not_bottlenecked {
+                        proptest::prop_assert_eq!(labels[f], None);
+                    }
+                }
+                // Every move asked for is to the flow's label.
+                for (f, key) in moves {
+                    proptest::prop_assert_eq!(labels[f], Some(key));
+                    o.on_regroup(f, key, RegroupOutcome::Moved);
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_truth_is_the_link_that_queued_longest() {
         let paths = vec![
