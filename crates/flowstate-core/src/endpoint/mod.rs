@@ -55,6 +55,8 @@ pub mod ledbat;
 pub mod nada;
 pub mod rap;
 pub mod rfc8888;
+#[cfg(test)]
+mod rmcat_proptests;
 pub mod scream;
 pub mod sctp;
 pub mod tcp;
