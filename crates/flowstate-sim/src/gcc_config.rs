@@ -84,6 +84,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         ("chromium_pacing", o.chromium_pacing),
         ("loss_based_v2", o.loss_based_v2),
         ("robust_throughput", o.robust_throughput),
+        ("congestion_window", o.congestion_window),
     ] {
         let Some(on) = set else { continue };
         let Some(m) = gcc.m156.as_mut() else {
@@ -97,6 +98,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
             ("alr_detector", false) => m.alr = None,
             ("loss_based_v2", false) => m.loss_v2 = None,
             ("robust_throughput", false) => m.throughput = None,
+            ("congestion_window", false) => m.congestion_window = None,
             ("chromium_pacing", false) => {
                 m.pacing = None;
                 gcc.pacing_factor = o.pacing_factor.unwrap_or(1.1);
@@ -232,12 +234,14 @@ mod tests {
             probing: Some(false),
             loss_based_v2: Some(false),
             robust_throughput: Some(false),
+            congestion_window: Some(false),
             pacing_factor: Some(2.0),
             ..GccOverrides::default()
         };
         let c = gcc_config(GccPreset::ChromiumM156, &o).expect("valid");
         let m = c.m156.expect("m156 components");
         assert!(m.probing.is_none() && m.loss_v2.is_none() && m.throughput.is_none());
+        assert!(m.congestion_window.is_none());
         assert!(m.alr.is_some());
         assert_eq!(m.pacing.map(|p| p.pace_multiplier), Some(2.0));
         let o = GccOverrides {

@@ -365,6 +365,11 @@ overrides! {
         /// `RobustThroughputEstimator`.
         robust_throughput: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.throughput.is_some().to_string()));
+        /// `chromium-m156` only: `false` switches the congestion-window pushback off (no
+        /// frames dropped while the bytes in flight exceed target x (min feedback RTT +
+        /// 350 ms)).
+        congestion_window: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.congestion_window.is_some().to_string()));
     }
 }
 

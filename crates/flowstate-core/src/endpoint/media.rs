@@ -10,6 +10,7 @@
 use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::gcc::bitrate_prober::BitrateProber;
+use crate::gcc::congestion_window;
 use crate::gcc::pacer::{Pacer, PacerConfig};
 use crate::gcc::probe_estimator::ProbeTag;
 use crate::gcc::remb::RembScheduler;
@@ -179,6 +180,10 @@ pub struct MediaSender {
     last_reported: Option<Bitrate>,
     bytes_sent: u64,
     packets_sent: u64,
+    /// `chromium-m156` congestion-window pushback: drop every N-th frame
+    /// (`cwnd_frame_drop_interval_`) and the frame counter (`cwnd_frame_counter_`).
+    cwnd_drop_interval: Option<u32>,
+    cwnd_frame_counter: u64,
 }
 
 impl MediaSender {
@@ -207,6 +212,8 @@ impl MediaSender {
             last_reported: None,
             bytes_sent: 0,
             packets_sent: 0,
+            cwnd_drop_interval: None,
+            cwnd_frame_counter: 0,
             cfg,
         };
         if s.cfg.gcc.m156.is_some() {
@@ -265,7 +272,12 @@ impl MediaSender {
 
     fn apply_target(&mut self, now: Timestamp) {
         let target = self.gcc.target_rate();
-        let payload = self.encoder_target(target);
+        let mut payload = self.encoder_target(target);
+        // `VideoStreamEncoder::UpdateTargetBitrate`: with every N-th frame dropped the
+        // encoder runs at target - target / N.
+        if let Some(n) = self.cwnd_drop_interval {
+            payload = payload - payload / f64::from(n);
+        }
         let enc = match self.desired {
             Some(d) => payload.min(d),
             None => payload,
@@ -275,7 +287,33 @@ impl MediaSender {
         self.pacer.set_rate(now, rate);
     }
 
+    /// Bytes sent and not yet covered by transport feedback (`data_in_flight`).
+    fn in_flight(&self) -> DataSize {
+        let from = self.feedback_highest.map_or(0, |h| h + 1);
+        self.history
+            .range(from..)
+            .fold(DataSize::ZERO, |a, (_, &(_, size, _))| a + size)
+    }
+
+    /// `chromium-m156`: the congestion-window pushback (`MaybeTriggerOnNetworkChanged` on
+    /// a sent packet or a report): the frame-drop interval, and the encoder's target when
+    /// it changes.
+    fn update_cwnd_pushback(&mut self, now: Timestamp) {
+        if !self.gcc.m156().is_some_and(|m| m.has_congestion_window()) {
+            return;
+        }
+        let ratio = self.gcc.cwnd_reduce_ratio(self.in_flight());
+        let target = self.encoder_target(self.gcc.target_rate());
+        let interval =
+            congestion_window::frame_drop(target, ratio, self.bounds().min_rate).map(|(n, _)| n);
+        if interval != self.cwnd_drop_interval {
+            self.cwnd_drop_interval = interval;
+            self.apply_target(now);
+        }
+    }
+
     fn after_gcc(&mut self, now: Timestamp) {
+        self.update_cwnd_pushback(now);
         if self.gcc.poll_target_update().is_some() {
             let rate = match self.cfg.report_mode {
                 RateReportMode::DelayBased => self.gcc.delay_based_estimate(),
@@ -305,6 +343,14 @@ impl MediaSender {
             .saturating_sub(self.cfg.wire.rtp_overhead)
             .max(DataSize::bytes(1));
         while let Some(frame) = self.source.poll_frame(now) {
+            // `cwnd_frame_drop`: every N-th frame is not encoded.
+            if let Some(n) = self.cwnd_drop_interval {
+                let drop = self.cwnd_frame_counter % u64::from(n.max(1)) == 0;
+                self.cwnd_frame_counter += 1;
+                if drop {
+                    continue;
+                }
+            }
             let n = frame
                 .size
                 .as_bytes()
@@ -545,6 +591,7 @@ impl Endpoint for MediaSender {
         }
         self.bytes_sent += size.as_bytes();
         self.packets_sent += 1;
+        self.update_cwnd_pushback(now);
         Some(Transmit { size, message: p })
     }
 
@@ -998,6 +1045,79 @@ mod tests {
             "m156: {a}"
         );
         assert!(b < Bitrate::kbps(500.0), "chromium: {b}");
+    }
+
+    /// Packets the sender releases in [from, to) when feedback (every packet arriving
+    /// 30 ms after it left) comes every 100 ms until `blackout` and never after.
+    fn sent_with_feedback_blackout(
+        gcc: GccConfig,
+        blackout: Timestamp,
+        from: Timestamp,
+        to: Timestamp,
+    ) -> u64 {
+        let mut s = MediaSender::new(MediaSenderConfig::new(gcc), Timestamp::ZERO);
+        let mut pending: Vec<PacketArrival> = Vec::new();
+        let mut next_fb = Timestamp::from_millis(100);
+        let mut now = Timestamp::ZERO;
+        let mut count = 0u64;
+        while now < to {
+            if s.poll_timeout().is_some_and(|t| t <= now) {
+                s.handle_timeout(now);
+            }
+            while let Some(t) = s.poll_transmit(now) {
+                if now >= from {
+                    count += 1;
+                }
+                pending.push(PacketArrival {
+                    transport_seq: t.message.transport_seq,
+                    arrival_time: now + TimeDelta::millis(30),
+                });
+            }
+            if now >= next_fb {
+                if now < blackout {
+                    let packets = std::mem::take(&mut pending);
+                    s.handle_input(
+                        now,
+                        MediaFeedback::TransportFeedback {
+                            ssrc: 0,
+                            packets,
+                            echo: None,
+                        },
+                    );
+                }
+                next_fb = next_fb + TimeDelta::millis(100);
+            }
+            let next = [s.poll_timeout(), Some(next_fb)]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(to);
+            now = next.max(now + TimeDelta::from_micros(1)).min(to);
+        }
+        count
+    }
+
+    #[test]
+    fn chromium_m156_drops_frames_while_the_bytes_in_flight_exceed_the_window() {
+        // 3 s of feedback (the window: target x (~0.1 s + 350 ms)), then none: the bytes
+        // in flight pass the window within ~0.5 s and every 2nd frame is dropped.
+        let on = GccPreset::ChromiumM156.config();
+        let mut off = on.clone();
+        if let Some(m) = off.m156.as_mut() {
+            m.congestion_window = None;
+        }
+        let (blackout, from, to) = (
+            Timestamp::from_secs(3),
+            Timestamp::from_secs(4),
+            Timestamp::from_secs(6),
+        );
+        let with = sent_with_feedback_blackout(on, blackout, from, to);
+        let without = sent_with_feedback_blackout(off, blackout, from, to);
+        assert!(without > 0);
+        assert!(
+            (with as f64) < 0.8 * without as f64,
+            "with the pushback {with} packets, without {without}"
+        );
     }
 
     #[test]

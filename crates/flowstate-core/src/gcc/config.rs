@@ -6,6 +6,7 @@ use super::aimd::AimdConfig;
 use super::alr_detector::AlrDetectorConfig;
 use super::bitrate_prober::BitrateProberConfig;
 use super::chromium_pacing::ChromiumPacingConfig;
+use super::congestion_window::CongestionWindowConfig;
 use super::delay_based::DelayBasedConfig;
 use super::loss_based::LossConfig;
 use super::loss_based_v2::LossBasedBweV2Config;
@@ -181,6 +182,10 @@ pub struct M156Config {
     /// `None`: the chromium preset's 500 ms receive-rate window at the feedback's
     /// arrival.
     pub throughput: Option<RobustThroughputConfig>,
+    /// The congestion-window pushback ([`super::congestion_window`], on by default in
+    /// M125: `WebRTC-CongestionWindow` `QueueSize:350,MinBitrate:30000,DropFrame:true`):
+    /// frames are dropped while the bytes in flight exceed the data window; `None`: off.
+    pub congestion_window: Option<CongestionWindowConfig>,
 }
 
 impl Default for M156Config {
@@ -193,6 +198,7 @@ impl Default for M156Config {
             probe_drop_throughput_fraction: Some(0.85),
             loss_v2: Some(LossBasedBweV2Config::default()),
             throughput: Some(RobustThroughputConfig::default()),
+            congestion_window: Some(CongestionWindowConfig::default()),
         }
     }
 }

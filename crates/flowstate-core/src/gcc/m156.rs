@@ -15,6 +15,7 @@
 
 use super::alr_detector::AlrDetector;
 use super::config::M156Config;
+use super::congestion_window::{self, CongestionWindow};
 use super::detector::BandwidthUsage;
 use super::loss_based_v2::{FeedbackSummary, LossBasedBweV2, LossBasedState};
 use super::probe_controller::{BandwidthLimitedCause, ProbeCluster, ProbeController};
@@ -36,6 +37,7 @@ pub struct M156State {
     last_signal: BandwidthUsage,
     loss_v2: Option<LossBasedBweV2>,
     throughput: Option<RobustThroughputEstimator>,
+    cwnd: Option<CongestionWindow>,
 }
 
 impl M156State {
@@ -52,6 +54,7 @@ impl M156State {
             last_signal: BandwidthUsage::Normal,
             loss_v2: cfg.loss_v2.clone().map(LossBasedBweV2::new),
             throughput: cfg.throughput.map(RobustThroughputEstimator::new),
+            cwnd: cfg.congestion_window.map(CongestionWindow::new),
             cfg,
         }
     }
@@ -102,6 +105,40 @@ impl M156State {
     /// The robust throughput estimator's current rate.
     pub fn acknowledged_rate(&self) -> Option<Bitrate> {
         self.throughput.as_ref().and_then(|t| t.bitrate())
+    }
+
+    /// One report's send times of received packets, at `now` (the feedback RTTs of the
+    /// congestion window).
+    pub fn on_feedback_rtt(&mut self, now: Timestamp, sends: impl IntoIterator<Item = Timestamp>) {
+        if let (Some(c), Some(rtt)) = (
+            self.cwnd.as_mut(),
+            congestion_window::max_feedback_rtt(now, sends),
+        ) {
+            c.on_feedback_rtt(rtt);
+        }
+    }
+
+    /// `UpdateCongestionWindowSize` with the last target.
+    pub fn update_congestion_window(&mut self, target: Bitrate) {
+        if let Some(c) = self.cwnd.as_mut() {
+            c.update_window(target);
+        }
+    }
+
+    /// `UpdateOutstandingData` then `UpdateTargetBitrate`: the `cwnd_reduce_ratio` for
+    /// `target` (0 without the pushback).
+    pub fn cwnd_reduce_ratio(&mut self, in_flight: DataSize, target: Bitrate, min: Bitrate) -> f64 {
+        let Some(c) = self.cwnd.as_mut() else {
+            return 0.0;
+        };
+        c.set_in_flight(in_flight);
+        let pushback = c.pushback_rate(target);
+        congestion_window::reduce_ratio(target, pushback, min)
+    }
+
+    /// Whether the congestion-window pushback runs.
+    pub fn has_congestion_window(&self) -> bool {
+        self.cwnd.is_some()
     }
 
     /// Loss-based BWE v2's bounds (`SetMinMaxBitrate`).

@@ -13,7 +13,8 @@
 //! Today's Chromium (`chromium-m156` preset, libwebrtc M125 sources): [`probe_controller`],
 //! [`probe_estimator`], [`bitrate_prober`] (the pacer's probe sender), [`alr_detector`],
 //! [`chromium_pacing`], [`loss_based_v2`], [`robust_throughput`] (the acknowledged
-//! throughput), wired together in [`m156`].
+//! throughput), [`congestion_window`] (the pushback's frame dropping), wired together in
+//! [`m156`].
 //!
 //! [`Gcc`] is the sender-side facade: it owns the loss-based controller and, for the
 //! Chromium preset, the delay-based estimator (fed by transport-wide feedback); for the
@@ -25,6 +26,7 @@ pub mod alr_detector;
 pub mod bitrate_prober;
 pub mod chromium_pacing;
 pub mod config;
+pub mod congestion_window;
 pub mod delay_based;
 pub mod detector;
 pub mod inter_arrival;
@@ -213,6 +215,8 @@ impl Gcc {
                 updated = true;
             }
         }
+        // The congestion window's feedback RTT (`OnTransportPacketsFeedback`).
+        m.on_feedback_rtt(now, packets.iter().map(|p| p.send_time));
         // `UpdateLossBasedEstimator`: every feedback, received and lost packets.
         let sends = packets
             .iter()
@@ -248,6 +252,20 @@ impl Gcc {
                 m.on_target(now, target, signal);
             }
         }
+        // `UpdateCongestionWindowSize`, after the report (with the newest target).
+        let target = self.target;
+        if let Some(m) = self.m156.as_mut() {
+            m.update_congestion_window(target);
+        }
+    }
+
+    /// `chromium-m156`: the congestion-window pushback's `cwnd_reduce_ratio` with
+    /// `in_flight` bytes sent and not yet reported (0 when it does not run).
+    pub fn cwnd_reduce_ratio(&mut self, in_flight: DataSize) -> f64 {
+        let (target, min) = (self.target, self.cfg.delay.aimd.min_rate);
+        self.m156
+            .as_mut()
+            .map_or(0.0, |m| m.cwnd_reduce_ratio(in_flight, target, min))
     }
 
     /// The sender is up at `now` (`chromium-m156`: the initial probes).
