@@ -1085,7 +1085,7 @@ mod tests {
                         },
                     );
                 }
-                next_fb = next_fb + TimeDelta::millis(100);
+                next_fb += TimeDelta::millis(100);
             }
             let next = [s.poll_timeout(), Some(next_fb)]
                 .into_iter()
