@@ -42,7 +42,7 @@ pub enum GccPreset {
     /// Chromium 156 (libwebrtc M125 sources, the nearest available): `Chromium` plus
     /// probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR
     /// detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained
-    /// within 2 s) and the robust throughput estimator;
+    /// within 2 s), the robust throughput estimator and the congestion-window pushback;
     /// see [`M156Config`].
     ChromiumM156,
 }
@@ -78,7 +78,7 @@ impl GccPreset {
             ),
             Self::ChromiumM156 => (
                 "chromium-m156",
-                "Chromium 156 (libwebrtc M125 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained within 2 s) and the robust throughput estimator (the throughput AIMD decreases to)",
+                "Chromium 156 (libwebrtc M125 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained within 2 s), the robust throughput estimator (the throughput AIMD decreases to) and the congestion-window pushback (frame dropping)",
             ),
         }
     }
