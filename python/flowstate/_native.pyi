@@ -32,10 +32,23 @@ class SeriesColumns(TypedDict):
     lost_packets: list[int]
     capacity_mbps: list[float]
 
+class LinkSeriesColumns(TypedDict):
+    time_s: list[float]
+    link: list[str]
+    throughput_mbps: list[float]
+    capacity_mbps: list[float]
+    utilization: list[float]
+    queuing_delay_ms: list[Optional[float]]
+    max_queue_bytes: list[int]
+    arrived_packets: list[int]
+    dropped_packets: list[int]
+    lost_packets: list[int]
+
 class RawRun(TypedDict):
     seed: int
     summary_json: str
     series: SeriesColumns
+    link_series: LinkSeriesColumns
     trace_hash: int
     events: int
 
@@ -120,6 +133,11 @@ def validate_scenario(text: str, file: str) -> None:
 
 def check_scenario(scenario: Mapping[str, Any], file: str = "<dict>") -> None:
     """:func:`validate_scenario` of a scenario dict."""
+
+def bottleneck_delays(text: str, file: str) -> tuple[float, float]:
+    """One-way delays (forward, reverse) in seconds of the scenario's one bottleneck per
+    direction; ScenarioError (one line naming the field) for several bottlenecks."""
+    ...
 
 def summary_template(flows: Sequence[str]) -> str:
     """The summary.json (JSON text) of a run with flows named ``flows`` and nothing

@@ -1,5 +1,6 @@
 """Reading metric paths (docs/CATALOGUE.md, "Metric paths") from a results.json point:
-``aggregate.<field>``, ``flows.<flow>.<field>[.<sub>]`` and ``derived.<name>``."""
+``aggregate.<field>``, ``flows.<flow>.<field>[.<sub>]``, ``links.<link>.<field>[.<sub>]``
+and ``derived.<name>``."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, floa
     elif parts[0] == "aggregate":
         aggregate = summary.get("aggregate") or {}
         mean, spread = _dig(aggregate, parts[1:]), _dig(aggregate.get("spread") or {}, parts[1:])
+    elif parts[0] == "links" and len(parts) > 1:
+        link = next((l for l in summary.get("links") or [] if l.get("name") == parts[1]), None)
+        if link is not None:
+            mean, spread = _dig(link, parts[2:]), _dig(link.get("spread") or {}, parts[2:])
     elif len(parts) > 1:
         flow = next((f for f in summary.get("flows") or [] if f.get("name") == parts[1]), None)
         if flow is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 # `flowstate run` (one run or --runs K), testbed, browser; also each point of a reproduction.
 SUMMARY_FILE = "summary.json"
 TIMESERIES_FILE = "timeseries.csv"
+LINKS_TIMESERIES_FILE = "links.csv"  # the per-link time series (a simulated run)
 
 # A reproduction (`flowstate reproduce`), or any output folder after `flowstate report`.
 RESULTS_FILE = "results.json"

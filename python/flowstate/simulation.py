@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Un
 
 from flowstate import _native
 from flowstate._native import FlowstateError, ScenarioError
-from flowstate.output_files import SUMMARY_FILE, TIMESERIES_FILE
+from flowstate.output_files import LINKS_TIMESERIES_FILE, SUMMARY_FILE, TIMESERIES_FILE
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -179,6 +179,10 @@ def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
         means, spread = _combine([r["flows"][i] for r in runs])
         flows.append({**means, "spread": spread})
     aggregate, aggregate_spread = _combine([r["aggregate"] for r in runs])
+    links = []
+    for i, _link in enumerate(first.get("links") or []):
+        means, spread = _combine([(r.get("links") or [{}] * (i + 1))[i] for r in runs])
+        links.append({**means, "spread": spread})
     events, _ = _mean_spread([r.get("events") for r in runs])
     return {
         "scenario": first["scenario"],
@@ -189,6 +193,7 @@ def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "window_s": first["window_s"],
         "flows": flows,
         "aggregate": {**aggregate, "spread": aggregate_spread},
+        **({"links": links} if "links" in first else {}),
         "events": events,
         # Shared bottleneck detection's verdicts over time: the first run's (per-run
         # timelines are in ``runs``).
@@ -234,6 +239,7 @@ class RunResult:
         self.seeds: list[int] = [r["seed"] for r in raw]
         self.trace_hashes: list[int] = [r["trace_hash"] for r in raw]
         self._series: list[dict[str, list[Any]]] = [r["series"] for r in raw]
+        self._link_series: list[dict[str, list[Any]]] = [r.get("link_series") or {} for r in raw]
         self.summary: dict[str, Any] = combine_summaries(self.runs)
 
     @property
@@ -284,10 +290,41 @@ class RunResult:
         ]
         return _numeric_nulls_to_nan(pandas.DataFrame(rows))
 
+    @cached_property
+    def link_timeseries(self) -> "pandas.DataFrame":
+        """One row per run, link and bin (a simulated run): ``run``, ``seed``, ``time_s``,
+        ``link``, ``throughput_mbps``, ``capacity_mbps``, ``utilization``,
+        ``queuing_delay_ms``, ``max_queue_bytes``, ``arrived_packets``,
+        ``dropped_packets``, ``lost_packets`` (NaN: no sample; empty without links)."""
+        import pandas
+
+        frames = []
+        for i, (seed, series) in enumerate(zip(self.seeds, self._link_series)):
+            frame = pandas.DataFrame(series)
+            frame.insert(0, "seed", seed)
+            frame.insert(0, "run", i)
+            frames.append(frame)
+        return _numeric_nulls_to_nan(pandas.concat(frames, ignore_index=True))
+
+    def _write_link_series(self, path: Path) -> bool:
+        """Writes the per-link time series to ``path`` as CSV; False (nothing written)
+        when no run has one."""
+        if not any(s.get("time_s") for s in self._link_series):
+            return False
+        columns = ["run", "seed", *next(s for s in self._link_series if s).keys()]
+        with path.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(columns)
+            for i, (seed, series) in enumerate(zip(self.seeds, self._link_series)):
+                if series:
+                    writer.writerows(zip(repeat(i), repeat(seed), *series.values()))
+        return True
+
     def write(self, out: Union[str, "os.PathLike[str]"]) -> tuple[Path, Path]:
         """Writes ``summary.json`` (the summary; with several runs also ``per_run``, the
         runs' own summaries) and ``timeseries.csv`` (the rows of ``timeseries``; empty
-        cell: no sample) into the folder ``out`` (created if needed). Returns both paths."""
+        cell: no sample) into the folder ``out`` (created if needed), and ``links.csv`` (the
+        rows of ``link_timeseries``) when the runs have one. Returns the first two paths."""
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         summary_path, series_path = folder / SUMMARY_FILE, folder / TIMESERIES_FILE
@@ -300,6 +337,7 @@ class RunResult:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(columns)
             writer.writerows(rows)  # csv writes None as the empty cell
+        self._write_link_series(folder / LINKS_TIMESERIES_FILE)
         return summary_path, series_path
 
     def __repr__(self) -> str:

@@ -206,8 +206,24 @@ fn link_capacity_bits(text: &str, file: &str, edges: Vec<f64>) -> PyResult<Vec<f
         .collect())
 }
 
-/// Adds `IpBottleneck` and `link_capacity_bits` to the module.
+/// The one-way delays `(forward, reverse)` in seconds of the scenario's one bottleneck
+/// per direction (`Scenario::bottleneck`: the dumbbell's `[link]` / `[reverse_link]`,
+/// or the one named link every flow crosses and its feedback's link or fixed delay).
+/// A scenario with several bottlenecks in a direction raises `ScenarioError` with one
+/// line naming the field.
+#[pyfunction]
+fn bottleneck_delays(text: &str, file: &str) -> PyResult<(f64, f64)> {
+    let sc = Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let b = sc
+        .bottleneck(file)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let forward = b.forward.delay.0;
+    Ok((forward, b.reverse.map_or(forward, |r| r.delay.0)))
+}
+
+/// Adds `IpBottleneck`, `link_capacity_bits` and `bottleneck_delays` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyIpBottleneck>()?;
-    m.add_function(wrap_pyfunction!(link_capacity_bits, m)?)
+    m.add_function(wrap_pyfunction!(link_capacity_bits, m)?)?;
+    m.add_function(wrap_pyfunction!(bottleneck_delays, m)?)
 }

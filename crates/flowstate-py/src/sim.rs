@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use flowstate_sim::link_metrics::LinkSeriesRow;
 use flowstate_sim::metrics::SeriesRow;
 use flowstate_sim::{RunResult, Scenario, SimError};
 use pyo3::create_exception;
@@ -232,11 +233,11 @@ fn run_parallel(
     (outcomes, callback_err)
 }
 
-fn column<'py, T: IntoPyObject<'py> + Clone>(
+fn column<'py, R, T: IntoPyObject<'py> + Clone>(
     d: &Bound<'py, PyDict>,
     name: &str,
-    rows: &[SeriesRow],
-    f: impl Fn(&SeriesRow) -> T,
+    rows: &[R],
+    f: impl Fn(&R) -> T,
 ) -> PyResult<()> {
     d.set_item(name, rows.iter().map(f).collect::<Vec<T>>())
 }
@@ -257,6 +258,26 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
     Ok(d)
 }
 
+/// The per-link time series as columns (the order of
+/// `link_metrics::write_link_series_csv`).
+fn link_series_columns<'py>(
+    py: Python<'py>,
+    rows: &[LinkSeriesRow],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    column(&d, "time_s", rows, |r| r.time_s)?;
+    column(&d, "link", rows, |r| r.link.clone())?;
+    column(&d, "throughput_mbps", rows, |r| r.throughput_mbps)?;
+    column(&d, "capacity_mbps", rows, |r| r.capacity_mbps)?;
+    column(&d, "utilization", rows, |r| r.utilization)?;
+    column(&d, "queuing_delay_ms", rows, |r| r.queuing_delay_ms)?;
+    column(&d, "max_queue_bytes", rows, |r| r.max_queue_bytes)?;
+    column(&d, "arrived_packets", rows, |r| r.arrived_packets)?;
+    column(&d, "dropped_packets", rows, |r| r.dropped_packets)?;
+    column(&d, "lost_packets", rows, |r| r.lost_packets)?;
+    Ok(d)
+}
+
 pub(crate) fn run_dict<'py>(
     py: Python<'py>,
     seed: u64,
@@ -266,6 +287,7 @@ pub(crate) fn run_dict<'py>(
     d.set_item("seed", seed)?;
     d.set_item("summary_json", r.summary.to_json())?;
     d.set_item("series", series_columns(py, &r.series)?)?;
+    d.set_item("link_series", link_series_columns(py, &r.link_series)?)?;
     d.set_item("trace_hash", r.trace_hash)?;
     d.set_item("events", r.events)?;
     Ok(d)
@@ -278,7 +300,8 @@ pub(crate) fn run_dict<'py>(
 ///
 /// Returns one dict per run, in seed order: `seed`, `summary_json` (summary.json
 /// text), `series` (time series as a dict of equal-length column lists),
-/// `trace_hash` (fingerprint of every packet event) and `events`.
+/// `link_series` (the per-link time series, the same way), `trace_hash` (fingerprint
+/// of every packet event) and `events`.
 #[pyfunction]
 #[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None))]
 fn simulate<'py>(

@@ -6,6 +6,7 @@ use crate::app_stats::{AppControl, AppStats};
 use crate::coupling::{CouplingHook, FlowInfo};
 use crate::flow::{Dir, FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
+use crate::link_metrics::{LinkMetrics, LinkSeriesRow};
 use crate::metrics::{FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
 use crate::sbd::{SbdAction, SbdObserver};
 use crate::scheduler::{EventQueue, Fnv64};
@@ -85,6 +86,8 @@ pub struct TraceRecord {
 pub struct RunResult {
     pub summary: Summary,
     pub series: Vec<SeriesRow>,
+    /// The per-link time series (crate::link_metrics), one row per link per bin.
+    pub link_series: Vec<LinkSeriesRow>,
     /// The full trace, when `MetricsConfig::trace` asked for it.
     pub trace: Option<Vec<TraceRecord>>,
     /// FNV-1a fingerprint of every trace record (always computed).
@@ -148,6 +151,7 @@ pub struct Simulation {
     /// id (the flow's queuing-delay sample is the sum over its links, taken when the
     /// last link starts serializing it).
     hop_waits: std::collections::HashMap<u64, TimeDelta>,
+    link_metrics: LinkMetrics,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -199,6 +203,16 @@ impl Simulation {
             None => config.forward.clone(),
         };
         let metrics = Metrics::new(config.metrics.clone(), metas, reference);
+        let link_metrics = LinkMetrics::new(
+            &config.metrics,
+            match &config.network {
+                Some(net) => net.links.clone(),
+                None => vec![
+                    ("link".to_string(), config.forward.clone()),
+                    ("reverse_link".to_string(), config.reverse.clone()),
+                ],
+            },
+        );
         let mut queue = EventQueue::with_capacity(1024);
         for (i, f) in config.flows.iter().enumerate().take(n) {
             let i = i as u32;
@@ -253,6 +267,7 @@ impl Simulation {
             sbd: None,
             sbd_actions: Vec::new(),
             hop_waits: std::collections::HashMap::new(),
+            link_metrics,
             config,
         }
     }
@@ -329,12 +344,15 @@ impl Simulation {
             summary.aggregate.sbd_regroups = Some(total);
             summary.sbd = Some(sbd.summary());
         }
+        let (links, link_series) = self.link_metrics.finish(end);
         if self.config.network.is_some() {
-            summary.aggregate.utilization = route_utilization(&self.topo, &summary);
+            summary.aggregate.utilization = route_utilization(&self.topo, &links);
         }
+        summary.links = links;
         RunResult {
             summary,
             series,
+            link_series,
             trace: self.trace,
             trace_hash: self.hasher.finish(),
             events,
@@ -532,6 +550,7 @@ impl Simulation {
 
     fn start_service(&mut self, now: Timestamp, link: LinkId, s: Started) {
         self.record(now, TraceKind::Serialize, link.0, &s.pkt);
+        self.link_metrics.on_start(now, link.index(), s.waited);
         if let Some(sbd) = self.sbd.as_mut() {
             sbd.on_queue_wait(link, s.waited);
         }
@@ -552,7 +571,11 @@ impl Simulation {
 
     /// `pkt` enters `link` at `now`: it starts serializing, waits, or is tail-dropped.
     fn offer(&mut self, now: Timestamp, link: LinkId, pkt: SimPacket) {
-        match self.topo.link_mut(link).offer(now, pkt) {
+        let offer = self.topo.link_mut(link).offer(now, pkt);
+        let queued = self.topo.link(link).queue().bytes();
+        self.link_metrics
+            .on_arrive(now, link.index(), offer == Offer::Dropped, queued);
+        match offer {
             Offer::Started(s) => self.start_service(now, link, s),
             Offer::Queued => {}
             Offer::Dropped => {
@@ -580,6 +603,8 @@ impl Simulation {
         };
         let pkt = fin.pkt;
         let f = pkt.flow as usize;
+        self.link_metrics
+            .on_finish(now, link.index(), pkt.size, fin.exit_at.is_none());
         match fin.exit_at {
             Some(exit) => {
                 self.record(exit, TraceKind::Exit, link.0, &pkt);
@@ -728,33 +753,22 @@ impl Simulation {
     }
 }
 
-/// Named links: the mean over the links some flow's data crosses of (the window
-/// throughput of the flows crossing it) / (its capacity over the window).
-fn route_utilization(topo: &Topology, summary: &Summary) -> f64 {
-    let [from, to] = summary.window_s;
-    let (from, to) = (
-        Timestamp::from_micros((from * 1e6).round() as u64),
-        Timestamp::from_micros((to * 1e6).round() as u64),
-    );
-    let secs = (to - from).as_secs_f64();
-    let mut carried = vec![0.0; topo.len()];
-    let mut used = vec![false; topo.len()];
-    for (f, fs) in summary.flows.iter().enumerate() {
+/// Named links: the mean utilization (crate::link_metrics) of the links some flow's
+/// data crosses.
+fn route_utilization(topo: &Topology, links: &[crate::metrics::LinkSummary]) -> f64 {
+    let mut used = vec![false; links.len()];
+    for f in 0..topo.flows() {
         for l in topo.data_links(f) {
-            carried[l.index()] += fs.throughput_mbps * 1e6 * secs;
-            used[l.index()] = true;
+            if let Some(u) = used.get_mut(l.index()) {
+                *u = true;
+            }
         }
     }
-    let utils: Vec<f64> = (0..topo.len())
-        .filter(|&k| used[k])
-        .map(|k| {
-            let cap = topo.link(LinkId(k as u8)).config().capacity_bits(from, to);
-            if cap > 0.0 {
-                carried[k] / cap
-            } else {
-                0.0
-            }
-        })
+    let utils: Vec<f64> = links
+        .iter()
+        .zip(&used)
+        .filter(|(_, &u)| u)
+        .map(|(l, _)| l.utilization)
         .collect();
     if utils.is_empty() {
         0.0

@@ -20,6 +20,7 @@ pub mod flow_kind;
 pub mod gcc_config;
 pub mod greedy;
 pub mod link;
+pub mod link_metrics;
 pub mod metrics;
 pub mod overrides;
 pub mod presets;

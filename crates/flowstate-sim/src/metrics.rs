@@ -373,6 +373,42 @@ pub struct AggregateSummary {
     pub sbd_regroups: Option<u64>,
 }
 
+/// One link's summary (summary.json `links[]`; measured by crate::link_metrics).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkSummary {
+    pub name: String,
+    /// Mean capacity over the window.
+    pub capacity_mbps: f64,
+    pub throughput_mbps: f64,
+    pub utilization: f64,
+    pub queuing_delay_ms: Stats,
+    /// The most bytes seen waiting at an arrival in the window.
+    pub max_queue_bytes: u64,
+    pub arrived_packets: u64,
+    pub dropped_packets: u64,
+    pub lost_packets: u64,
+    /// (Dropped + lost) / arrived packets in the window.
+    pub loss_ratio: f64,
+}
+
+impl LinkSummary {
+    /// Link `name` with nothing measured (numbers 0, statistics `null`).
+    pub fn empty(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            capacity_mbps: 0.0,
+            throughput_mbps: 0.0,
+            utilization: 0.0,
+            queuing_delay_ms: Histogram::new().stats(),
+            max_queue_bytes: 0,
+            arrived_packets: 0,
+            dropped_packets: 0,
+            lost_packets: 0,
+            loss_ratio: 0.0,
+        }
+    }
+}
+
 /// The summary.json contract of ARCHITECTURE.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -382,6 +418,10 @@ pub struct Summary {
     pub window_s: [f64; 2],
     pub flows: Vec<FlowSummary>,
     pub aggregate: AggregateSummary,
+    /// Per link (crate::link_metrics): the dumbbell's `link` and `reverse_link`, or the
+    /// named links in order.
+    #[serde(default)]
+    pub links: Vec<LinkSummary>,
     /// Events the engine processed (for performance tracking).
     pub events: u64,
     /// Shared bottleneck detection's verdicts over time (absent without SBD).
@@ -737,6 +777,7 @@ impl Metrics {
                 sbd_regroups: None,
             },
             flows,
+            links: Vec::new(),
             events,
             sbd: None,
         };
@@ -764,7 +805,13 @@ impl Summary {
             crate::queue::QueueLimit::Packets(0),
         );
         let metrics = Metrics::new(MetricsConfig::default(), meta, link);
-        metrics.finish(Timestamp::ZERO, "", 0, 0, |_| None).0
+        let mut summary = metrics.finish(Timestamp::ZERO, "", 0, 0, |_| None).0;
+        // The dumbbell's links (a run with named links has one entry per link).
+        summary.links = ["link", "reverse_link"]
+            .into_iter()
+            .map(LinkSummary::empty)
+            .collect();
+        summary
     }
 
     /// Pretty JSON (the summary.json file).

@@ -234,6 +234,11 @@ impl Topology {
             .map_or(TimeDelta::ZERO, |p| p.path_delay)
     }
 
+    /// How many flows have a path.
+    pub fn flows(&self) -> usize {
+        self.paths.len()
+    }
+
     /// How many links.
     pub fn len(&self) -> usize {
         self.links.len()

@@ -116,6 +116,26 @@ overrides = { rate = "4Mbps", packet_size = "1000B" }
         .collect();
     assert!(drops.len() > 100, "{} drops", drops.len());
     assert!(drops.iter().all(|&l| l == 1), "a drop at the fast link");
+    // The per-link metrics count them at the slow link, which is busy all the time.
+    let links = &r.summary.links;
+    assert_eq!(
+        (links[0].name.as_str(), links[0].dropped_packets),
+        ("fast", 0)
+    );
+    assert_eq!(links[1].dropped_packets as usize, drops.len());
+    assert!(links[1].utilization > 0.97, "{:?}", links[1]);
+    assert!((links[0].utilization - 0.4).abs() < 0.01, "{:?}", links[0]);
+    assert!(
+        links[1].queuing_delay_ms.mean > Some(30.0),
+        "{:?}",
+        links[1]
+    );
+    let slow_rows: Vec<_> = r.link_series.iter().filter(|x| x.link == "slow").collect();
+    assert_eq!(slow_rows.len(), 6, "a row per 500 ms bin");
+    assert_eq!(
+        slow_rows.iter().map(|x| x.dropped_packets).sum::<u64>() as usize,
+        drops.len()
+    );
     // The flow counts them as its losses: about 3/4 of what it sends.
     let f = &r.summary.flows[0];
     assert!((f.loss_ratio - 0.75).abs() < 0.05, "loss {}", f.loss_ratio);
@@ -145,6 +165,9 @@ hops = [1, 2]
     let t = r.summary.flows[0].throughput_mbps;
     assert!(t <= 1.5 + 1e-9, "above the route's minimum: {t}");
     assert!(t > 1.5 * 0.9, "far below the route's minimum: {t}");
+    // Hop 2 is the bottleneck: full; hop 1 half used; hop 3 carries nothing.
+    let u: Vec<f64> = r.summary.links.iter().map(|l| l.utilization).collect();
+    assert!(u[1] > 0.9 && u[0] < 0.55 && u[2] == 0.0, "{u:?}");
 }
 
 fn topologies() -> std::path::PathBuf {
@@ -177,6 +200,10 @@ fn parking_lot_long_flow_gets_less_than_each_short_flow() {
     for short in ["short1", "short2", "short3"] {
         assert!(long + tput(short) > 2.0 * 0.9, "hop of {short} underused");
     }
+    for l in &r.summary.links {
+        assert!(l.utilization > 0.95, "{l:?}");
+    }
+    assert!(r.summary.aggregate.utilization > 0.95);
 }
 
 /// The compact parking lot and the same topology written out as links and routes are
@@ -221,6 +248,7 @@ fn topology_runs_are_deterministic() {
     let b = run(&s, 5).expect("runs");
     assert_eq!(a.trace_hash, b.trace_hash);
     assert_eq!(a.summary, b.summary);
+    assert_eq!(a.link_series, b.link_series);
     assert_ne!(a.trace_hash, run(&s, 6).expect("runs").trace_hash);
 }
 

@@ -1185,6 +1185,8 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         run: RunResult {
             summary,
             series,
+            // The emulator's own per-packet records (`bottleneck`) describe its link.
+            link_series: Vec::new(),
             trace: None,
             trace_hash: 0,
             events,

@@ -243,11 +243,20 @@ def make_plan(
         flows.append(plan)
     if not flows:
         raise PlanError("flows: no flow to run")
-    link = doc.get("link") or {}
-    reverse = doc.get("reverse_link") or {}
-    if "delay" not in reverse and "capacity_trace" in link and "delay" not in link:
-        raise PlanError("link.capacity_trace: the reverse delay of a trace with per-segment rtt is not known here; give reverse_link.delay")
-    reverse_delay = _time(reverse.get("delay", link.get("delay", 0)), "reverse_link.delay")
+    if "links" in doc or "parking_lot" in doc:
+        # Named links: one bottleneck per direction, or a one-line error naming the field.
+        from flowstate import _native
+
+        try:
+            _, reverse_delay = _native.bottleneck_delays(text if text is not None else _toml(doc), file)
+        except _native.ScenarioError as e:
+            raise PlanError(str(e)) from None
+    else:
+        link = doc.get("link") or {}
+        reverse = doc.get("reverse_link") or {}
+        if "delay" not in reverse and "capacity_trace" in link and "delay" not in link:
+            raise PlanError("link.capacity_trace: the reverse delay of a trace with per-segment rtt is not known here; give reverse_link.delay")
+        reverse_delay = _time(reverse.get("delay", link.get("delay", 0)), "reverse_link.delay")
     return Plan(
         name=str(doc.get("name", "scenario")),
         duration_s=dur,

@@ -152,6 +152,17 @@ class Point:
     def flow_names(self) -> list[str]:
         return [str(f.get("name")) for f in self.scenario.get("flows", []) if isinstance(f, Mapping)]
 
+    def link_names(self) -> list[str]:
+        """The names of summary.json's ``links``: a parking lot's hops ``hop1`` .. and the
+        ``[[links]]`` names, else the dumbbell's ``link`` and ``reverse_link``."""
+        lot = self.scenario.get("parking_lot")
+        links = self.scenario.get("links")
+        if not lot and not links:
+            return ["link", "reverse_link"]
+        hops = int(lot.get("hops", 0)) if isinstance(lot, Mapping) else 0
+        named = [str(l.get("name")) for l in links or [] if isinstance(l, Mapping)]
+        return [f"hop{k}" for k in range(1, hops + 1)] + named
+
 
 @dataclass
 class Experiment:
@@ -499,8 +510,16 @@ def _check_metric(
                 raise ctx.fail(key, f"point {p.name!r} has no flow {parts[1]!r}")
         _check_summary_path(ctx, key, metric, points)
         return metric
+    if parts[0] == "links" and len(parts) >= 3 and all(parts[2:]):
+        for p in points:
+            if parts[1] not in p.link_names():
+                raise ctx.fail(key, f"point {p.name!r} has no link {parts[1]!r}")
+        _check_summary_path(ctx, key, metric, points)
+        return metric
     raise ctx.fail(
-        key, f"bad metric path {metric!r} (aggregate.<field>, flows.<flow>.<field>[.<sub>] or derived.<name>)"
+        key,
+        f"bad metric path {metric!r} (aggregate.<field>, flows.<flow>.<field>[.<sub>], "
+        "links.<link>.<field>[.<sub>] or derived.<name>)",
     )
 
 

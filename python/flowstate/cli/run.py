@@ -109,6 +109,46 @@ def aggregate_line(summary: dict[str, Any]) -> str:
     )
 
 
+def links_table(summary: dict[str, Any]) -> Any:
+    """The rich table of the per-link summary (``links`` of summary.json): one row per
+    link; None when the summary has none (the testbed, a browser run)."""
+    from rich.table import Table
+
+    links = summary.get("links") or []
+    if not links:
+        return None
+    several = summary.get("runs", 1) > 1
+    table = Table(title="links", title_justify="left")
+    for header in (
+        "link",
+        "capacity\nMbit/s",
+        "throughput\nMbit/s",
+        "utilization\n%",
+        "queuing mean\nms",
+        "queuing p95\nms",
+        "max queue\nkB",
+        "drops",
+        "lost",
+    ):
+        table.add_column(header, justify="left" if header == "link" else "right")
+    for link in links:
+        spread = link.get("spread", {}) if several else {}
+        qd = link.get("queuing_delay_ms") or {}
+        queue = link.get("max_queue_bytes")
+        table.add_row(
+            link["name"],
+            _num(link.get("capacity_mbps")),
+            _num(link.get("throughput_mbps"), spread.get("throughput_mbps")),
+            _pct(link.get("utilization"), spread.get("utilization")),
+            _num(qd.get("mean"), (spread.get("queuing_delay_ms") or {}).get("mean"), 1),
+            _num(qd.get("p95"), (spread.get("queuing_delay_ms") or {}).get("p95"), 1),
+            _num(queue / 1000 if queue is not None else None, None, 1),
+            _num(link.get("dropped_packets"), spread.get("dropped_packets"), 0),
+            _num(link.get("lost_packets"), spread.get("lost_packets"), 0),
+        )
+    return table
+
+
 def with_sets(scenario: str, sets: Sequence[str]) -> dict[str, Any]:
     """The scenario file as a dict with every ``--set PATH=VALUE`` applied in order; the
     sweep's parser (flowstate.sweep.spec.parse_set_flag) reads each flag, so paths and values
@@ -165,6 +205,9 @@ def main(
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
     console.print(summary_table(result.summary))
     console.print(aggregate_line(result.summary), highlight=False)
+    links = links_table(result.summary)
+    if links is not None:
+        console.print(links)
     console.print(f"wrote {summary_path} and {series_path}", highlight=False, soft_wrap=True)
     return result
 

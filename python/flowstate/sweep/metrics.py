@@ -1,7 +1,8 @@
 """Metric values of one sweep task: metric paths of a run's summary and derived metrics.
 
 Metric paths (docs/CATALOGUE.md): ``aggregate.<field>``, ``flows.<flow>.<field>``
-(nested fields with dots: ``flows.gcc.rtt_ms.p95``) and ``derived.<name>``.
+(nested fields with dots: ``flows.gcc.rtt_ms.p95``), ``links.<link>.<field>``
+(``links.hop2.utilization``) and ``derived.<name>``.
 
 Derived metrics are computed by the catalogue's module :mod:`flowstate.catalogue.derived`
 (``make_spec`` + ``compute``) on the run's time series (the pandas DataFrame of
@@ -30,15 +31,15 @@ def summary_value(summary: Mapping[str, Any], path: str) -> Any:
     if root == "aggregate":
         node: Any = summary.get("aggregate", {})
         fields = rest
-    elif root == "flows":
-        flows = summary.get("flows", [])
+    elif root in ("flows", "links"):
+        items = summary.get(root, [])
         match = max(
-            (f for f in flows if rest.startswith(str(f.get("name")) + ".")),
+            (f for f in items if rest.startswith(str(f.get("name")) + ".")),
             key=lambda f: len(str(f.get("name"))),
             default=None,
         )
         if match is None:
-            raise MetricError(f"{path}: no flow of the summary matches")
+            raise MetricError(f"{path}: no {root[:-1]} of the summary matches")
         node, fields = match, rest[len(str(match["name"])) + 1 :]
     else:
         raise MetricError(f"{path}: not a summary path")
@@ -70,7 +71,15 @@ def check_summary_path(path: str, flows: Sequence[str]) -> None:
     """Raises MetricError (one line naming the path, the field and the known fields)
     when ``path`` (``aggregate.<field>`` or ``flows.<flow>.<field>[.<sub>]``) addresses
     no number of a run's summary with flows named ``flows``."""
-    value = summary_value(summary_template(flows), path)
+    template = summary_template(flows)
+    if path.startswith("links."):
+        # Link names come from the scenario's links, which the template does not know:
+        # check the field against any link's fields.
+        field = path.split(".", 2)[2] if path.count(".") >= 2 else ""
+        link = dict(template["links"][0], name="_")
+        value = summary_value({"links": [link]}, f"links._.{field}")
+    else:
+        value = summary_value(template, path)
     if isinstance(value, (str, bool)):
         raise MetricError(f"{path}: not a number (a {type(value).__name__})")
 
