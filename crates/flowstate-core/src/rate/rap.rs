@@ -82,13 +82,16 @@ pub struct RapController {
     recovery_seq: Option<u64>,
     backoffs: u64,
     report_pending: bool,
+    /// [`RapController::loss_timeout`], recomputed when an RTT sample changes it (the
+    /// sender asks for it on every poll).
+    loss_timeout: TimeDelta,
 }
 
 impl RapController {
     pub fn new(cfg: RapConfig) -> Self {
         let rate = clamp_rate(cfg.initial_rate, &cfg);
         let rtt = RttEstimator::new(cfg.rtt);
-        RapController {
+        let mut c = RapController {
             cfg,
             rate,
             rtt,
@@ -96,7 +99,10 @@ impl RapController {
             recovery_seq: None,
             backoffs: 0,
             report_pending: true,
-        }
+            loss_timeout: TimeDelta::ZERO,
+        };
+        c.loss_timeout = c.compute_loss_timeout();
+        c
     }
 
     pub fn config(&self) -> &RapConfig {
@@ -132,6 +138,10 @@ impl RapController {
 
     /// The loss timeout: `srtt_factor * SRTT + max(rttvar_factor * RTTVAR, G)`.
     pub fn loss_timeout(&self) -> TimeDelta {
+        self.loss_timeout
+    }
+
+    fn compute_loss_timeout(&self) -> TimeDelta {
         let var = self
             .rtt
             .rttvar()
@@ -150,6 +160,7 @@ impl RapController {
     /// An RTT sample from an ack.
     pub fn on_rtt_sample(&mut self, sample: TimeDelta) {
         self.rtt.on_sample(sample);
+        self.loss_timeout = self.compute_loss_timeout();
     }
 
     /// Packets up to `max_lost_seq` were declared lost; `highest_sent` is the highest
@@ -313,6 +324,8 @@ mod tests {
                     2 => { c.on_first_send(t); c.on_timer(t); }
                     _ => c.set_rate(Bitrate::bps(b as f64 * 10.0)),
                 }
+                // The cached loss timeout is the formula's value after every event.
+                prop_assert_eq!(c.loss_timeout(), c.compute_loss_timeout());
                 let r = c.rate().as_bps();
                 prop_assert!(r.is_finite());
                 prop_assert!(r >= c.config().min_rate.as_bps());
