@@ -246,7 +246,19 @@ fn column<'py, R, T: IntoPyObject<'py> + Clone>(
 fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     column(&d, "time_s", rows, |r| r.time_s)?;
-    column(&d, "flow", rows, |r| r.flow.clone())?;
+    // One Python str per flow, shared by its rows (not one new str per row).
+    let mut names: std::collections::HashMap<&str, Bound<'py, PyString>> =
+        std::collections::HashMap::new();
+    let flows: Vec<Bound<'py, PyString>> = rows
+        .iter()
+        .map(|r| {
+            names
+                .entry(r.flow.as_str())
+                .or_insert_with(|| PyString::new(py, &r.flow))
+                .clone()
+        })
+        .collect();
+    d.set_item("flow", flows)?;
     column(&d, "send_rate_mbps", rows, |r| r.send_rate_mbps)?;
     column(&d, "throughput_mbps", rows, |r| r.throughput_mbps)?;
     column(&d, "goodput_mbps", rows, |r| r.goodput_mbps)?;

@@ -464,7 +464,10 @@ pub fn gcc_flow(
     let preset = crate::gcc_config::preset(spec.preset.as_deref())
         .map_err(|e| SimError::Build(e.under(&format!("flows[{index}]."))))?;
     let o: GccOverrides = parse_overrides(index, spec)?;
-    let gcc = gcc_config(preset, &o).map_err(|e| bad_override(index, e))?;
+    let mut gcc = gcc_config(preset, &o).map_err(|e| bad_override(index, e))?;
+    // The simulator never polls GCC's internal snapshots: queued, they would hold up
+    // to 10,000 per flow (memory growing with run length); `latest` is still kept.
+    gcc.observation_capacity = 0;
     let mut bounds = EncoderBounds::paper000();
     if let Some(r) = o.video_max_rate {
         bounds.max_rate = Bitrate::bps(r.0);
