@@ -82,3 +82,18 @@ def test_link_metric_paths() -> None:
     with pytest.raises(MetricError, match="no link of the summary matches"):
         summary_value(summary, "links.hop9.utilization")
     assert metric_stats({"summary": summary}, "links.hop2.utilization") == {"mean": 0.5, "std": 0.1, "min": 0.4, "max": 0.6}
+
+
+def test_paths_address_named_links_and_their_trace_files(tmp_path: Path) -> None:
+    from flowstate.overrides import PathError, resolve_trace_files, set_path
+
+    doc = load_toml(ROOT / "scenarios" / "topologies" / "parking-lot-links.toml")
+    set_path(doc, "links.hop2.capacity", "1Mbps")
+    assert doc["links"][1]["capacity"] == "1Mbps"
+    with pytest.raises(PathError, match="no link named 'hop9'"):
+        set_path(doc, "links.hop9.capacity", "1Mbps")
+    doc["links"][0]["capacity_trace"] = {"file": "x.csv", "format": "csv"}
+    doc["parking_lot"] = {"hops": 1, "link": {"capacity_trace": {"file": "y.csv", "format": "csv"}}}
+    resolve_trace_files(doc, tmp_path)
+    assert doc["links"][0]["capacity_trace"]["file"] == str(tmp_path / "x.csv")
+    assert doc["parking_lot"]["link"]["capacity_trace"]["file"] == str(tmp_path / "y.csv")

@@ -9,9 +9,10 @@
     set_path(scenario, "flows.sctp.priority", 0.5)      # the flow named "sctp"
     set_path(scenario, "flows[1].overrides.mtu", "1200B")
 
-A path is dotted keys, ``[i]`` for an element of an array of tables, and
-``flows.<name>`` for the flow with that name. Missing intermediate tables are created;
-a missing flow or an index past the end raises :class:`PathError` naming the path.
+A path is dotted keys, ``[i]`` for an element of an array of tables,
+``flows.<name>`` for the flow with that name and ``links.<name>`` for the named link
+(``[[links]]``) with that name. Missing intermediate tables are created; a missing flow
+or link or an index past the end raises :class:`PathError` naming the path.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def set_path(scenario: MutableMapping[str, Any], path: str, value: Any) -> None:
     i = 0
     while i < len(steps) - 1:
         step, nxt = steps[i], steps[i + 1]
-        if step == "flows" and isinstance(nxt, str) and isinstance(node, Mapping) and node is scenario:
-            node = _flow_by_name(scenario, nxt, path)
+        if step in ("flows", "links") and isinstance(nxt, str) and isinstance(node, Mapping) and node is scenario:
+            node = _flow_by_name(scenario, nxt, path, step)
             i += 2
             continue
         node = _child(node, step, path, create=not isinstance(nxt, int))
@@ -80,12 +81,14 @@ def with_overrides(scenario: Mapping[str, Any], overrides: Mapping[str, Any]) ->
 
 
 def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[str, Any]:
-    """``scenario`` with a relative ``capacity_trace.file`` of ``[link]`` and
-    ``[reverse_link]`` made absolute from ``folder`` (the scenario file's folder), as
+    """``scenario`` with a relative ``capacity_trace.file`` of ``[link]``,
+    ``[reverse_link]``, ``parking_lot.link`` and every ``[[links]]`` entry made absolute from ``folder`` (the scenario file's folder), as
     the simulator reads a scenario file: the dict can then be checked and run from
     anywhere (the catalogue, sweeps, ``run --set``). Changed in place and returned."""
-    for key in ("link", "reverse_link"):
-        link = scenario.get(key)
+    lot = scenario.get("parking_lot")
+    named = [l for l in scenario.get("links") or [] if isinstance(l, dict)]
+    lot_link = lot.get("link") if isinstance(lot, dict) else None
+    for link in [scenario.get("link"), scenario.get("reverse_link"), lot_link, *named]:
         trace = link.get("capacity_trace") if isinstance(link, dict) else None
         file = trace.get("file") if isinstance(trace, dict) else None
         if isinstance(file, str) and file.strip() and not os.path.isabs(file):
@@ -107,13 +110,14 @@ def load_toml(file: str | Path) -> dict[str, Any]:
         raise PathError(f"{file}: not UTF-8 text") from None
 
 
-def _flow_by_name(scenario: Mapping[str, Any], name: str, path: str) -> Any:
-    flows = scenario.get("flows")
-    if isinstance(flows, list):
-        for flow in flows:
-            if isinstance(flow, Mapping) and flow.get("name") == name:
-                return flow
-    raise PathError(f"{path}: no flow named {name!r}")
+def _flow_by_name(scenario: Mapping[str, Any], name: str, path: str, key: str = "flows") -> Any:
+    """The entry of the array of tables ``key`` (``flows`` or ``links``) named ``name``."""
+    items = scenario.get(key)
+    if isinstance(items, list):
+        for item in items:
+            if isinstance(item, Mapping) and item.get("name") == name:
+                return item
+    raise PathError(f"{path}: no {key[:-1]} named {name!r}")
 
 
 def _child(node: Any, step: str | int, path: str, create: bool) -> Any:

@@ -604,6 +604,8 @@ impl Scenario {
                 "at least one [[flows]] entry is required".into(),
             ));
         }
+        // Named links (none for the dumbbell), read once for every flow's route.
+        let link_names: Vec<String> = self.named_links().into_iter().map(|l| l.0).collect();
         for (i, f) in self.flows.iter().enumerate() {
             let field = |name: &str| format!("flows[{i}].{name}");
             if f.name.is_empty() || f.name.contains([',', '"', '\n', '\r']) {
@@ -765,7 +767,7 @@ impl Scenario {
             if f.group.as_deref().is_some_and(|g| g.is_empty()) {
                 return Err(err(&field("group"), "must not be empty".into()));
             }
-            self.validate_route(i, f, &err)?;
+            self.validate_route(i, f, &link_names, &err)?;
             validate_kind_fields(f).map_err(|e| e.under(&format!("flows[{i}].")).in_file(file))?;
             if f.kind == FlowKind::Cbr {
                 let o = cbr_overrides(f)

@@ -200,11 +200,13 @@ impl Scenario {
         Ok(())
     }
 
-    /// Check flow `i`'s topology fields against the links.
+    /// Check flow `i`'s topology fields against the links (`names`: the named links'
+    /// names, [`Scenario::named_links`] order).
     pub(crate) fn validate_route(
         &self,
         i: usize,
         f: &FlowSpec,
+        names: &[String],
         err: &impl Fn(&str, String) -> ScenarioError,
     ) -> Result<(), ScenarioError> {
         let field = |name: &str| format!("flows[{i}].{name}");
@@ -229,7 +231,6 @@ impl Scenario {
                 "a flow on named links goes where its route says: give route and return_route instead of direction = \"reverse\"".into(),
             ));
         }
-        let names: Vec<String> = self.named_links().into_iter().map(|l| l.0).collect();
         let list = || {
             let shown: Vec<&str> = names.iter().take(12).map(String::as_str).collect();
             let more = if names.len() > 12 { ", ..." } else { "" };
@@ -272,7 +273,7 @@ impl Scenario {
                 ),
             ));
         };
-        check_path(&route, key, &names, &field, err, &list)?;
+        check_path(&route, key, names, &field, err, &list)?;
         if let Some(r) = &f.return_route {
             if f.return_delay.is_some() {
                 return Err(err(
@@ -280,7 +281,7 @@ impl Scenario {
                     "give either return_route or return_delay, not both".into(),
                 ));
             }
-            check_path(r, "return_route", &names, &field, err, &list)?;
+            check_path(r, "return_route", names, &field, err, &list)?;
         }
         if let Some(Secs(d)) = f.return_delay {
             if d < 0.0 || d.is_nan() {
