@@ -324,7 +324,7 @@ impl Simulation {
         }
         let events = self.queue.processed();
         let flows = &self.flows;
-        let (mut summary, series) =
+        let (mut summary, mut series) =
             self.metrics
                 .finish(end, &self.config.name, self.config.seed, events, |i| {
                     flows.get(i).and_then(|f| f.goodput_bytes())
@@ -347,6 +347,7 @@ impl Simulation {
         let (links, link_series) = self.link_metrics.finish(end);
         if self.config.network.is_some() {
             summary.aggregate.utilization = route_utilization(&self.topo, &links);
+            route_capacities(&self.topo, &mut series, &link_series);
         }
         summary.links = links;
         RunResult {
@@ -774,5 +775,29 @@ fn route_utilization(topo: &Topology, links: &[crate::metrics::LinkSummary]) -> 
         0.0
     } else {
         utils.iter().sum::<f64>() / utils.len() as f64
+    }
+}
+
+/// Named links: each flow's time-series `capacity_mbps` is the smallest capacity of the
+/// links its data crosses in that bin (the dumbbell's rows keep the forward link's).
+/// The flows' and the links' rows share their bins: `bins x flows` and `bins x links`
+/// rows in bin order.
+fn route_capacities(topo: &Topology, series: &mut [SeriesRow], links: &[LinkSeriesRow]) {
+    let (n_flows, n_links) = (topo.flows(), topo.len());
+    if n_flows == 0 || n_links == 0 {
+        return;
+    }
+    for (rows, bin) in series.chunks_mut(n_flows).zip(links.chunks(n_links)) {
+        for (f, row) in rows.iter_mut().enumerate() {
+            let caps = topo
+                .data_links(f)
+                .iter()
+                .filter_map(|l| bin.get(l.index()))
+                .filter(|b| b.time_s == row.time_s)
+                .map(|b| b.capacity_mbps);
+            if let Some(c) = caps.reduce(f64::min) {
+                row.capacity_mbps = c;
+            }
+        }
     }
 }

@@ -168,6 +168,8 @@ hops = [1, 2]
     // Hop 2 is the bottleneck: full; hop 1 half used; hop 3 carries nothing.
     let u: Vec<f64> = r.summary.links.iter().map(|l| l.utilization).collect();
     assert!(u[1] > 0.9 && u[0] < 0.55 && u[2] == 0.0, "{u:?}");
+    // Its time series shows its route's capacity: min(3, 1.5) Mbit/s.
+    assert!(r.series.iter().all(|row| row.capacity_mbps == 1.5));
 }
 
 fn topologies() -> std::path::PathBuf {
@@ -442,4 +444,24 @@ fn topology_doc_examples_run() {
         n += 1;
     }
     assert_eq!(n, 2, "both examples checked");
+}
+
+/// Every scenario under scenarios/topologies/ loads and runs (its first 5 s).
+#[test]
+fn topology_scenario_files_run() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(topologies()).expect("scenarios/topologies") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let mut s = flowstate_sim::run::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            s.duration.0 = 5.0;
+            s.measure.start = None;
+            for f in &mut s.flows {
+                f.start = f.start.filter(|t| t.0 < 5.0);
+            }
+            assert!(run(&s, 1).expect("runs").events > 0, "{}", path.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 3, "{n} scenario files");
 }

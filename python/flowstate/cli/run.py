@@ -208,7 +208,11 @@ def main(
     links = links_table(result.summary)
     if links is not None:
         console.print(links)
-    console.print(f"wrote {summary_path} and {series_path}", highlight=False, soft_wrap=True)
+    from flowstate.output_files import LINKS_TIMESERIES_FILE
+
+    links_csv = folder / LINKS_TIMESERIES_FILE
+    links_note = f" (per link: {links_csv})" if links_csv.exists() else ""
+    console.print(f"wrote {summary_path} and {series_path}{links_note}", highlight=False, soft_wrap=True)
     return result
 
 
