@@ -97,3 +97,16 @@ def test_paths_address_named_links_and_their_trace_files(tmp_path: Path) -> None
     resolve_trace_files(doc, tmp_path)
     assert doc["links"][0]["capacity_trace"]["file"] == str(tmp_path / "x.csv")
     assert doc["parking_lot"]["link"]["capacity_trace"]["file"] == str(tmp_path / "y.csv")
+
+
+def test_catalogue_points_know_their_link_names() -> None:
+    from flowstate.catalogue.catalogue import Point
+
+    def point(scenario: dict) -> Point:
+        return Point(name="p", variant="v", label="", grid={}, dir="", scenario=scenario)
+
+    assert point({"link": {}}).link_names() == ["link", "reverse_link"]
+    lot = load_toml(PARKING_LOT)
+    assert point(lot).link_names() == ["hop1", "hop2", "hop3"]
+    named = load_toml(ROOT / "scenarios" / "topologies" / "moving-bottleneck.toml")
+    assert point(named).link_names() == ["access", "core", "edge", "uplink"]
