@@ -465,3 +465,46 @@ fn topology_scenario_files_run() {
     }
     assert!(n >= 3, "{n} scenario files");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    /// Any routes over any link names: the scenario is refused with one line naming a
+    /// field, or it runs; never a panic. A run's per-link counts are consistent: drops
+    /// and losses at a link are at most its arrivals, its utilization at most 1.
+    #[test]
+    fn random_routes_are_refused_in_one_line_or_run(
+        n_links in 1usize..4,
+        routes in prop::collection::vec(prop::collection::vec(0usize..5, 0..4), 1..4),
+        back in prop::collection::vec(prop::option::of(prop::collection::vec(0usize..5, 0..3)), 1..4),
+        seed in 0u64..100,
+    ) {
+        let name = |k: usize| format!("l{k}");
+        let mut text = String::from("name = \"r\"\nduration = \"2s\"\n");
+        for k in 0..n_links {
+            text.push_str(&format!(
+                "[[links]]\nname = \"{}\"\ncapacity = \"{}Mbps\"\ndelay = \"{}ms\"\nqueue = \"8pkt\"\n",
+                name(k), k + 1, 5 * k
+            ));
+        }
+        for (i, r) in routes.iter().enumerate() {
+            let list = |r: &[usize]| r.iter().map(|&k| format!("\"{}\"", name(k))).collect::<Vec<_>>().join(", ");
+            text.push_str(&format!("[[flows]]\nname = \"f{i}\"\nkind = \"tcp-newreno\"\nroute = [{}]\n", list(r)));
+            if let Some(Some(b)) = back.get(i) {
+                text.push_str(&format!("return_route = [{}]\n", list(b)));
+            }
+        }
+        match Scenario::from_toml(&text, "r.toml") {
+            Err(e) => {
+                let m = e.to_string();
+                prop_assert!(m.starts_with("r.toml: flows[") && !m.contains('\n'), "{}", m);
+            }
+            Ok(s) => {
+                let r = run(&s, seed).expect("a valid scenario runs");
+                for l in &r.summary.links {
+                    prop_assert!(l.dropped_packets + l.lost_packets <= l.arrived_packets, "{:?}", l);
+                    prop_assert!(l.utilization <= 1.0 + 1e-9, "{:?}", l);
+                }
+            }
+        }
+    }
+}
