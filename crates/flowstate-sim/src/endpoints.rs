@@ -481,6 +481,19 @@ pub fn gcc_flow(
     let mut cfg = MediaSenderConfig::new(gcc.clone());
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
+    if let Some(b) = o.pacer_burst_ms {
+        if !(b.is_finite() && (0.1..=1000.0).contains(&b)) {
+            return Err(bad_override(
+                index,
+                FieldError::new(
+                    ".pacer_burst_ms",
+                    format!("must be between 0.1 and 1000 ms, got {b}"),
+                ),
+            ));
+        }
+        cfg.pacer.burst_interval =
+            flowstate_core::TimeDelta::from_micros((b * 1000.0).round() as i64);
+    }
     cfg.target_includes_overhead = preset.target_includes_overhead();
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;

@@ -370,6 +370,14 @@ overrides! {
         /// 350 ms)).
         congestion_window: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.congestion_window.is_some().to_string()));
+        /// The pacer's burst interval: the budget it may accrue, as time at the pacing
+        /// rate (`gcc::pacer`; default 5 ms in every preset). Chromium since 2023 lets
+        /// the media debt reach `PacingController::kDefaultBurstInterval` = 40 ms
+        /// (`modules/pacing/pacing_controller.h`) before it waits, so a small frame
+        /// leaves back to back (docs/REPRODUCTION.md, issue 21's CUBIC cases). 0.1 to
+        /// 1000 ms.
+        pacer_burst_ms: Option<f64> => [Gcc], MS,
+            OverrideDefault::Value(|| ms(flowstate_core::gcc::pacer::PacerConfig::default().burst_interval));
     }
 }
 
