@@ -356,7 +356,7 @@ pub struct Scenario {
     pub measure: MeasureSpec,
 }
 
-/// `[parking_lot]`: `hops` identical links in series (RFC 8867 section 7's wish list:
+/// `[parking_lot]`: `hops` identical links in series (RFC 8867's "Wish List" section:
 /// "several bottlenecks in series"), named `hop1` .. `hop<hops>`, before any
 /// `[[links]]`. Flows cross one or more of them (`hops = [first, last]` or a `route`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
