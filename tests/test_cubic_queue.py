@@ -95,3 +95,16 @@ def test_pacer_burst_ms_out_of_range_is_one_line():
             flowstate.run(_gcc_alone({"pacer_burst_ms": bad}), seed=1, runs=1)
         msg = str(e.value)
         assert "flows[0].overrides.pacer_burst_ms" in msg and why in msg and "\n" not in msg
+
+
+def test_low_rate_fps_default_off_and_on_sends_fewer_larger_frames():
+    import flowstate
+
+    scen = _gcc_alone({"max_rate": "80kbps", "video_max_rate": "80kbps"})
+    base = flowstate.run(scen, seed=1, runs=1)
+    off = flowstate.run(_gcc_alone({"max_rate": "80kbps", "video_max_rate": "80kbps", "low_rate_fps": False}), seed=1, runs=1)
+    on = flowstate.run(_gcc_alone({"max_rate": "80kbps", "video_max_rate": "80kbps", "low_rate_fps": True}), seed=1, runs=1)
+    assert base.trace_hashes == off.trace_hashes
+    sent = lambda r: r.runs[0]["flows"][0]["sent_packets"]  # noqa: E731
+    # Under 100 kbit/s: 1 frame/s of several full packets instead of 30 small ones.
+    assert sent(on) < 0.5 * sent(base)

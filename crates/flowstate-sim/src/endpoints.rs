@@ -503,6 +503,10 @@ pub fn gcc_flow(
     } else {
         VideoSourceConfig::Statistics(StatisticsCodecConfig {
             bounds,
+            low_rate_fps: o
+                .low_rate_fps
+                .unwrap_or(false)
+                .then_some(&flowstate_core::source::statistics::CHROMIUM156_LOW_RATE_FPS[..]),
             ..StatisticsCodecConfig::default()
         })
     };

@@ -378,6 +378,11 @@ overrides! {
         /// 1000 ms.
         pacer_burst_ms: Option<f64> => [Gcc], MS,
             OverrideDefault::Value(|| ms(flowstate_core::gcc::pacer::PacerConfig::default().burst_interval));
+        /// `true`: the statistics codec's frame rate falls with its rate as real Chromium
+        /// 156's VP8 encoder's did (1 frame/s under 100 kbit/s, 4 under 200, 22.5 under
+        /// 400, measured: `source::statistics::CHROMIUM156_LOW_RATE_FPS`); default false
+        /// (always `fps`).
+        low_rate_fps: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

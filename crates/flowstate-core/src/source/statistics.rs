@@ -24,6 +24,28 @@ pub struct StatisticsCodecConfig {
     pub keyframe_change: f64,
     /// I-frame size in nominal frames (3).
     pub keyframe_factor: f64,
+    /// `Some(table)`: the frame rate falls with the encoder rate as real Chromium 156's
+    /// VP8 encoder's did (its frame dropper): below `table[i].0` kbit/s the codec runs
+    /// at `table[i].1` frames/s (the first entry that applies; never above
+    /// `bounds.fps`). `None` (default): always `bounds.fps`.
+    pub low_rate_fps: Option<&'static [(f64, f64)]>,
+}
+
+/// Real Chromium 156's frames per second against its encoder target, median of every
+/// getStats sample of the real runs of docs/REPRODUCTION.md (issue 21; VP8 320x180 and
+/// up, the noise clip, 10,581 samples): under 100 kbit/s 1 frame/s, 100-200 kbit/s 4,
+/// 200-400 kbit/s 22.5, from 400 kbit/s 29-30 (the configured rate). Measured, not
+/// from libvpx's rate control (not read).
+pub const CHROMIUM156_LOW_RATE_FPS: [(f64, f64); 3] = [(100.0, 1.0), (200.0, 4.0), (400.0, 22.5)];
+
+/// The frames per second at `rate` under `table` (see
+/// [`StatisticsCodecConfig::low_rate_fps`]), at most `fps`.
+pub fn low_rate_fps(table: &[(f64, f64)], rate: Bitrate, fps: f64) -> f64 {
+    let kbps = rate.as_kbps();
+    table
+        .iter()
+        .find(|(below, _)| kbps < *below)
+        .map_or(fps, |(_, f)| f.min(fps))
 }
 
 impl Default for StatisticsCodecConfig {
@@ -36,6 +58,7 @@ impl Default for StatisticsCodecConfig {
             max_step: 0.10,
             keyframe_change: 0.5,
             keyframe_factor: 3.0,
+            low_rate_fps: None,
         }
     }
 }
@@ -104,7 +127,14 @@ impl StatisticsCodec {
             return None;
         }
         self.adapt(now);
-        let interval = self.cfg.bounds.frame_interval();
+        let interval = match self.cfg.low_rate_fps {
+            None => self.cfg.bounds.frame_interval(),
+            Some(table) => {
+                let mut b = self.cfg.bounds.clone();
+                b.fps = low_rate_fps(table, self.rate, b.fps);
+                b.frame_interval()
+            }
+        };
         let nominal = (self.rate * interval).as_bytes() as f64;
         let c = self.cfg.noise_clamp.abs().min(0.99);
         let noise = self.rng.laplace(self.cfg.noise_scale.abs()).clamp(-c, c);
@@ -123,6 +153,47 @@ impl StatisticsCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn low_rate_fps_follows_the_measured_table() {
+        let t = &CHROMIUM156_LOW_RATE_FPS;
+        assert_eq!(low_rate_fps(t, Bitrate::kbps(60.0), 30.0), 1.0);
+        assert_eq!(low_rate_fps(t, Bitrate::kbps(150.0), 30.0), 4.0);
+        assert_eq!(low_rate_fps(t, Bitrate::kbps(399.0), 30.0), 22.5);
+        assert_eq!(low_rate_fps(t, Bitrate::kbps(400.0), 30.0), 30.0);
+        assert_eq!(
+            low_rate_fps(t, Bitrate::kbps(300.0), 15.0),
+            15.0,
+            "never above fps"
+        );
+    }
+
+    #[test]
+    fn low_rate_frames_are_fewer_and_larger() {
+        let cfg = StatisticsCodecConfig {
+            noise_scale: 0.0,
+            low_rate_fps: Some(&CHROMIUM156_LOW_RATE_FPS),
+            ..StatisticsCodecConfig::default()
+        };
+        let mut c = StatisticsCodec::new(cfg, Timestamp::ZERO, 1);
+        c.set_target_rate(Timestamp::ZERO, Bitrate::kbps(60.0));
+        let mut frames = Vec::new();
+        let mut now = Timestamp::ZERO;
+        while now < Timestamp::from_millis(10_000) {
+            if let Some(f) = c.poll_frame(now) {
+                frames.push(f);
+            }
+            now = c.next_frame_time();
+        }
+        // 1 frame/s at 60 kbit/s: about 10 frames of ~7.5 kB (not 300 of 250 B).
+        assert!((9..=11).contains(&frames.len()), "{} frames", frames.len());
+        let f = frames.last().unwrap();
+        assert!(
+            (f.size.as_bytes() as f64 - 7500.0).abs() < 100.0,
+            "{:?}",
+            f.size
+        );
+    }
 
     #[test]
     fn rate_follows_target_with_lag_and_steps() {
