@@ -25,7 +25,6 @@ import argparse
 import csv
 import statistics
 import sys
-import tomllib
 from pathlib import Path
 from typing import Optional
 
@@ -169,18 +168,12 @@ def main(argv: list[str]) -> int:
     if a.sim_runs < 1:
         print(f"cubic_queue: --sim-runs: must be at least 1, got {a.sim_runs}", file=sys.stderr)
         return 2
-    settings = []
-    for kv in a.sim_set:
-        if "=" not in kv:
-            print(f"cubic_queue: --sim-set {kv!r}: expected KEY=VALUE", file=sys.stderr)
-            return 2
-        k, v = kv.split("=", 1)
-        try:
-            value = tomllib.loads(f"v = {v}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = v
-        settings.append((k, value))
-    rvs.SIM = rvs.SimSide(preset=a.preset, sctp_preset="dcsctp", settings=tuple(settings))
+    try:
+        settings = rvs.parse_sim_settings(a.sim_set)
+    except ValueError as e:
+        print(f"cubic_queue: {e}", file=sys.stderr)
+        return 2
+    rvs.SIM = rvs.SimSide(preset=a.preset, sctp_preset="dcsctp", settings=settings)
     print(f"simulator: {a.preset} {dict(settings) or ''}, {a.sim_runs} runs (mean); real: median over the runs")
     for c in a.only:
         video = "media" if c == "rfc8867-5.6" else "gcc"

@@ -22,7 +22,6 @@ import argparse
 import csv
 import statistics
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
@@ -105,18 +104,12 @@ def main(argv: list[str]) -> int:
     if any(b <= 0 or b > 1 for b in a.bins):
         print("drop_reaction: --bins: each bin width must be in (0, 1] s", file=sys.stderr)
         return 2
-    settings = []
-    for kv in a.sim_set:
-        if "=" not in kv:
-            print(f"drop_reaction: --sim-set {kv!r}: expected KEY=VALUE", file=sys.stderr)
-            return 2
-        k, v = kv.split("=", 1)
-        try:
-            value = tomllib.loads(f"v = {v}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = v
-        settings.append((k, value))
-    rvs.SIM = rvs.SimSide(preset=a.preset, settings=tuple(settings))
+    try:
+        settings = rvs.parse_sim_settings(a.sim_set)
+    except ValueError as e:
+        print(f"drop_reaction: {e}", file=sys.stderr)
+        return 2
+    rvs.SIM = rvs.SimSide(preset=a.preset, settings=settings)
     flow = "media"
     print(f"rfc8867-5.1, the drop to 0.6 Mbit/s at 60 s; simulator: {a.preset} {dict(settings) or ''}, {a.sim_runs} runs")
     print("| bin (s) | real: first bin under 0.66 Mbit/s (s) | sim | real: time above it in 5 s (s) | sim |")

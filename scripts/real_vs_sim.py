@@ -402,6 +402,22 @@ def tables(results: dict) -> str:
     return "\n".join(lines)
 
 
+def parse_sim_settings(items: list[str]) -> tuple[tuple[str, object], ...]:
+    """`--sim-set KEY=VALUE ...` as (key, value) pairs, VALUE read as TOML (false, 1.5, "x")
+    and kept as text when it is not TOML; ValueError names an item without `=`."""
+    settings = []
+    for kv in items:
+        if "=" not in kv:
+            raise ValueError(f"--sim-set {kv!r}: expected KEY=VALUE")
+        k, v = kv.split("=", 1)
+        try:
+            value = tomllib.loads(f"v = {v}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = v
+        settings.append((k, value))
+    return tuple(settings)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -416,18 +432,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--sim-set", nargs="*", default=[], metavar="KEY=VALUE",
                     help="settings of the simulated scenario (VALUE as TOML: false, 1.5, \"x\")")
     args = ap.parse_args(argv)
-    settings = []
-    for kv in args.sim_set:
-        if "=" not in kv:
-            ap.error(f"--sim-set {kv!r}: expected KEY=VALUE")
-        k, v = kv.split("=", 1)
-        try:
-            value = tomllib.loads(f"v = {v}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = v
-        settings.append((k, value))
+    try:
+        settings = parse_sim_settings(args.sim_set)
+    except ValueError as e:
+        ap.error(str(e))
     global SIM
-    SIM = SimSide(args.preset, args.sctp_preset, tuple(settings))
+    SIM = SimSide(args.preset, args.sctp_preset, settings)
     cases = [c for c in CASES if not args.only or c.name in args.only]
     if not args.tables_only:
         chromium_jobs = [(c, "chromium") for c in cases if "chromium" in c.stacks]
