@@ -225,19 +225,32 @@ impl Histogram {
         }
         let q = if q.is_nan() { 0.5 } else { q.clamp(0.0, 1.0) };
         let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
-        let mut seen = 0;
-        for (i, c) in self.settled().counts() {
-            seen += c;
-            if seen >= rank {
-                let (lo, hi) = Self::bounds(i);
-                // The overflow bucket reports the largest sample.
-                let mid = if hi == u64::MAX {
-                    self.max_us as f64
-                } else {
-                    (lo + hi) as f64 / 2.0
-                };
-                let v = mid.clamp(self.min_us as f64, self.max_us as f64);
-                return Some(v / 1000.0);
+        let h = self.settled();
+        // Whole pages are skipped by their sum; only the page holding the rank is
+        // walked bucket by bucket.
+        let mut seen = 0u64;
+        for (k, &p) in h.page_of.iter().enumerate() {
+            let Some(page) = usize::from(p).checked_sub(1).and_then(|p| h.pages.get(p)) else {
+                continue;
+            };
+            let total: u64 = page.iter().map(|&c| u64::from(c)).sum();
+            if seen + total < rank {
+                seen += total;
+                continue;
+            }
+            for (j, &c) in page.iter().enumerate() {
+                seen += u64::from(c);
+                if seen >= rank {
+                    let (lo, hi) = Self::bounds(k * PAGE + j);
+                    // The overflow bucket reports the largest sample.
+                    let mid = if hi == u64::MAX {
+                        self.max_us as f64
+                    } else {
+                        (lo + hi) as f64 / 2.0
+                    };
+                    let v = mid.clamp(self.min_us as f64, self.max_us as f64);
+                    return Some(v / 1000.0);
+                }
             }
         }
         Some(self.max_us as f64 / 1000.0)
