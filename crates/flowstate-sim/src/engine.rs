@@ -152,6 +152,72 @@ pub struct Simulation {
     /// last link starts serializing it).
     hop_waits: std::collections::HashMap<u64, TimeDelta>,
     link_metrics: LinkMetrics,
+    lanes: EventLanes,
+}
+
+/// Which FIFO lane of the event queue (crate::scheduler, "FIFO lanes") each stream of
+/// in-order events uses: a link's serialization-done events; the packets leaving a
+/// link for the next link of their route; and the deliveries over one (last link,
+/// delay) pair, shared by every flow with that pair.
+#[derive(Debug, Clone, Default)]
+struct EventLanes {
+    /// Per link.
+    link_done: Vec<usize>,
+    /// Per link: packets entering the next link of their route as they leave this one.
+    arrive: Vec<usize>,
+    /// Per flow and direction (`None`: more distinct pairs than [`MAX_DELIVERY_LANES`];
+    /// the wheel takes them).
+    deliver: Vec<[Option<usize>; 2]>,
+}
+
+/// Bound on the delivery lanes (a pop compares every lane's head, so they must stay few).
+const MAX_DELIVERY_LANES: usize = 16;
+
+impl EventLanes {
+    fn new(queue: &mut EventQueue<Event>, topo: &Topology) -> Self {
+        let link_done = (0..topo.len()).map(|_| queue.add_lane()).collect();
+        let multi_hop = (0..topo.flows())
+            .any(|f| topo.is_multi_hop(f, Dir::Data) || topo.is_multi_hop(f, Dir::Feedback));
+        let arrive = if multi_hop {
+            (0..topo.len()).map(|_| queue.add_lane()).collect()
+        } else {
+            Vec::new()
+        };
+        let mut pairs: Vec<((u8, TimeDelta), usize)> = Vec::new();
+        let mut lane_of = |key: (u8, TimeDelta), queue: &mut EventQueue<Event>| {
+            if let Some(&(_, lane)) = pairs.iter().find(|p| p.0 == key) {
+                return Some(lane);
+            }
+            (pairs.len() < MAX_DELIVERY_LANES).then(|| {
+                let lane = queue.add_lane();
+                pairs.push((key, lane));
+                lane
+            })
+        };
+        let deliver = (0..topo.flows())
+            .map(|f| {
+                [Dir::Data, Dir::Feedback].map(|dir| {
+                    let key = match topo.first_hop(f, dir) {
+                        FirstHop::Link(_) => (topo.last_link(f, dir), topo.path_delay(f)),
+                        FirstHop::Delay(d) => (NO_LINK, d + topo.path_delay(f)),
+                    };
+                    lane_of(key, queue)
+                })
+            })
+            .collect();
+        Self {
+            link_done,
+            arrive,
+            deliver,
+        }
+    }
+
+    fn deliver(&self, flow: usize, dir: Dir) -> usize {
+        self.deliver
+            .get(flow)
+            .and_then(|d| d[dir as usize])
+            .unwrap_or(usize::MAX)
+    }
 }
 
 impl std::fmt::Debug for Simulation {
@@ -246,6 +312,7 @@ impl Simulation {
                 queue.schedule(Timestamp::ZERO + s.interval, Event::StatsPoll);
             }
         }
+        let lanes = EventLanes::new(&mut queue, &topo);
         let mut flows = flows;
         flows.truncate(n);
         let trace = config.metrics.trace.then(Vec::new);
@@ -268,6 +335,7 @@ impl Simulation {
             sbd_actions: Vec::new(),
             hop_waits: std::collections::HashMap::new(),
             link_metrics,
+            lanes,
             config,
         }
     }
@@ -310,13 +378,7 @@ impl Simulation {
     /// Run to the scenario's duration and collect the results.
     pub fn run(mut self) -> RunResult {
         let end = self.config.duration;
-        while let Some(t) = self.queue.peek_time() {
-            if t >= end {
-                break;
-            }
-            let Some((now, ev)) = self.queue.pop() else {
-                break;
-            };
+        while let Some((now, ev)) = self.queue.pop_before(end) {
             let flows = &self.flows;
             self.metrics
                 .advance(now, |i| flows.get(i).and_then(|f| f.goodput_bytes()));
@@ -567,7 +629,9 @@ impl Simulation {
         } else {
             self.metrics.on_queue_wait(now, f, s.pkt.dir, s.waited);
         }
-        self.queue.schedule(s.done_at, Event::LinkDone(link));
+        let lane = self.lanes.link_done.get(link.index()).copied();
+        self.queue
+            .schedule_in(lane.unwrap_or(usize::MAX), s.done_at, Event::LinkDone(link));
     }
 
     /// `pkt` enters `link` at `now`: it starts serializing, waits, or is tail-dropped.
@@ -611,10 +675,18 @@ impl Simulation {
                 self.record(exit, TraceKind::Exit, link.0, &pkt);
                 match self.topo.next_hop(f, pkt.dir, link) {
                     // It enters the next link of its route as it leaves this one.
-                    Some(next) => self.queue.schedule(exit, Event::Arrive(next, pkt)),
+                    Some(next) => {
+                        let lane = self.lanes.arrive.get(link.index()).copied();
+                        self.queue.schedule_in(
+                            lane.unwrap_or(usize::MAX),
+                            exit,
+                            Event::Arrive(next, pkt),
+                        );
+                    }
                     None => {
                         let at = exit + self.topo.path_delay(f);
-                        self.queue.schedule(at, Event::Deliver(pkt));
+                        let lane = self.lanes.deliver(f, pkt.dir);
+                        self.queue.schedule_in(lane, at, Event::Deliver(pkt));
                     }
                 }
             }
@@ -689,7 +761,8 @@ impl Simulation {
                     self.record(now, TraceKind::Send, NO_LINK, &pkt);
                     self.metrics.on_send(now, i, pkt.dir, pkt.size);
                     let at = now + d + self.topo.path_delay(i);
-                    self.queue.schedule(at, Event::Deliver(pkt));
+                    let lane = self.lanes.deliver(i, pkt.dir);
+                    self.queue.schedule_in(lane, at, Event::Deliver(pkt));
                 }
             }
         }

@@ -30,9 +30,23 @@
 //! the pops are exactly those of a `(time, seq)` priority queue: the property test
 //! `wheel_pops_like_a_sorted_reference` checks it against a sort.
 //!
-//! Each slot is a vector of `(time, event)` that keeps its capacity when emptied, so
-//! steady-state scheduling allocates nothing and a cascade streams through memory (no
-//! pointer chasing).
+//! Each slot is a vector of `(time, seq, event)` that keeps its capacity when emptied,
+//! so steady-state scheduling allocates nothing and a cascade streams through memory
+//! (no pointer chasing).
+//!
+//! # FIFO lanes beside the wheel
+//!
+//! Most of a packet simulation's events are scheduled in time order by nature: a
+//! link's next "serialization done" (one pending per link, later than the last), and
+//! the deliveries of the packets leaving one link over one path delay (a link sends in
+//! order, so exit + delay grows). Such a stream goes into a *lane*
+//! ([`EventQueue::add_lane`], [`EventQueue::schedule_in`]): a FIFO queue, O(1) in and
+//! out, never cascaded. A pop takes the smallest `(time, seq)` of the wheel's head and
+//! the lanes' heads, so the order is exactly the one without lanes (every event
+//! carries its sequence number for these comparisons). An event that would break its
+//! lane's order (earlier than the lane's last) goes to the wheel instead, so lanes are
+//! an optimisation only: the property test `lanes_pop_like_a_sorted_reference` checks
+//! the order against a sort with events scheduled in and out of order.
 
 use flowstate_core::Timestamp;
 use rand::SeedableRng;
@@ -44,13 +58,22 @@ const BITS: u32 = 6;
 const SLOTS: usize = 1 << BITS;
 /// Levels: 11 x 6 bits cover the 64-bit microsecond clock.
 pub const LEVELS: usize = 11;
+/// The head key of an empty lane (after every real one).
+const EMPTY_LANE: u128 = u128::MAX;
+
+/// `(time, seq)` as one number with the same order (one comparison instead of two).
+#[inline]
+fn key(time: u64, seq: u64) -> u128 {
+    (u128::from(time) << 64) | u128::from(seq)
+}
 
 /// A queue of future events ordered by `(time, sequence number)` (see the module
 /// documentation for the structure).
 #[derive(Debug, Clone)]
 pub struct EventQueue<E> {
-    /// Slot `i` of level `L` at `L * SLOTS + i`: its events in `(time, seq)` order.
-    slots: Vec<Vec<(u64, E)>>,
+    /// Slot `i` of level `L` at `L * SLOTS + i`: its `(time, seq, event)`s in
+    /// `(time, seq)` order.
+    slots: Vec<Vec<(u64, u64, E)>>,
     /// Level 0: index of the next event to pop in each slot.
     head0: [usize; SLOTS],
     /// Bit `i` of `occupied[L]`: slot `i` of level `L` is not empty.
@@ -60,7 +83,19 @@ pub struct EventQueue<E> {
     cursor: u64,
     /// Events scheduled after a `peek_time` moved the cursor past their time (before the
     /// next pop), sorted by `(time, seq)` descending: all of them precede the wheel's.
-    early: Vec<(u64, E)>,
+    early: Vec<(u64, u64, E)>,
+    /// FIFO lanes of events scheduled in `(time, seq)` order.
+    lanes: Vec<std::collections::VecDeque<(u64, u64, E)>>,
+    /// `(time, seq)` of each lane's head (`(u64::MAX, u64::MAX)` when empty), kept
+    /// beside the lanes so finding the smallest is one pass over a small array.
+    lane_heads: Vec<u128>,
+    /// The wheel's head key as [`EventQueue::wheel_head`] found it (`None`: to find
+    /// again; `Some(None)`: the wheel is empty).
+    wheel_next: Option<Option<u128>>,
+    /// The lane whose head is the smallest `(time, seq)` of all lanes' heads.
+    lane_min: Option<usize>,
+    /// Sequence number of the next event scheduled.
+    next_seq: u64,
     len: usize,
     now: Timestamp,
     processed: u64,
@@ -110,6 +145,11 @@ impl<E: Copy> EventQueue<E> {
             occupied: [0; LEVELS],
             cursor: 0,
             early: Vec::new(),
+            lanes: Vec::new(),
+            lane_heads: Vec::new(),
+            wheel_next: None,
+            lane_min: None,
+            next_seq: 0,
             len: 0,
             now: Timestamp::ZERO,
             processed: 0,
@@ -137,7 +177,61 @@ impl<E: Copy> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.len + self.early.len()
+        self.len + self.early.len() + self.lanes.iter().map(|l| l.len()).sum::<usize>()
+    }
+
+    /// A new FIFO lane (see the module documentation); returns its number.
+    pub fn add_lane(&mut self) -> usize {
+        self.lanes.push(std::collections::VecDeque::new());
+        self.lane_heads.push(EMPTY_LANE);
+        self.lanes.len() - 1
+    }
+
+    /// Schedule `event` at `time` (moved to `now` if in the past) in lane `lane`: at
+    /// the lane's back when no earlier than the lane's last event, in the wheel
+    /// otherwise (or when there is no such lane). Pops exactly as
+    /// [`EventQueue::schedule`] would.
+    #[inline]
+    pub fn schedule_in(&mut self, lane: usize, time: Timestamp, event: E) {
+        let time = time.max(self.now).as_micros();
+        let Some(fifo) = self.lanes.get_mut(lane) else {
+            return self.schedule_at(time, event);
+        };
+        if fifo.back().is_some_and(|b| b.0 > time) {
+            return self.schedule_at(time, event);
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let was_empty = fifo.is_empty();
+        fifo.push_back((time, seq, event));
+        if was_empty {
+            if let Some(h) = self.lane_heads.get_mut(lane) {
+                *h = key(time, seq);
+            }
+            // The new head: earlier than the current minimum lane head?
+            if self.lane_head().map_or(true, |m| key(time, seq) < m) {
+                self.lane_min = Some(lane);
+            }
+        }
+    }
+
+    /// The lane whose head is the smallest, after a lane's head changed.
+    fn update_lane_min(&mut self) {
+        let mut best = EMPTY_LANE;
+        let mut at = None;
+        for (i, &h) in self.lane_heads.iter().enumerate() {
+            if h < best {
+                best = h;
+                at = Some(i);
+            }
+        }
+        self.lane_min = at;
+    }
+
+    /// `(time, seq)` of the smallest lane head.
+    #[inline]
+    fn lane_head(&self) -> Option<u128> {
+        self.lane_heads.get(self.lane_min?).copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -147,25 +241,41 @@ impl<E: Copy> EventQueue<E> {
     /// Schedule `event` at `time`. A time in the past is moved to `now` (events never
     /// run backwards).
     pub fn schedule(&mut self, time: Timestamp, event: E) {
-        let time = time.max(self.now).as_micros();
+        self.schedule_at(time.max(self.now).as_micros(), event);
+    }
+
+    /// [`EventQueue::schedule`] in the wheel, `time >= now` in microseconds.
+    fn schedule_at(&mut self, time: u64, event: E) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        // A remembered head stays valid unless this event precedes it; then this
+        // event is the head, in the head's level-0 block or in `early`. An empty wheel
+        // gets its head found again (this event may need cascading down).
+        match self.wheel_next {
+            Some(Some(head)) if key(time, seq) < head => {
+                self.wheel_next = Some(Some(key(time, seq)));
+            }
+            Some(None) => self.wheel_next = None,
+            _ => {}
+        }
         if time < self.cursor {
             // Before every event in the wheel; after the early ones of the same time.
             let at = self.early.partition_point(|e| e.0 > time);
-            self.early.insert(at, (time, event));
+            self.early.insert(at, (time, seq, event));
             return;
         }
         self.len += 1;
-        self.link(time, event);
+        self.link(time, seq, event);
     }
 
     /// Append an event at `time >= cursor` to its slot.
     #[inline]
-    fn link(&mut self, time: u64, event: E) {
+    fn link(&mut self, time: u64, seq: u64, event: E) {
         let level = level_of(time, self.cursor);
         let slot = slot_of(time, level);
         self.occupied[level] |= 1 << slot;
         if let Some(list) = self.slots.get_mut(level * SLOTS + slot) {
-            list.push((time, event));
+            list.push((time, seq, event));
         }
     }
 
@@ -177,19 +287,39 @@ impl<E: Copy> EventQueue<E> {
         })
     }
 
-    /// The time of the next event, if any. Brings the next event down to level 0 (so
-    /// the [`EventQueue::pop`] that usually follows is a slot read).
+    /// The time of the next event, if any. Brings the wheel's next event down to level
+    /// 0 (so the [`EventQueue::pop`] that usually follows is a slot read).
     pub fn peek_time(&mut self) -> Option<Timestamp> {
-        if let Some(&(t, _)) = self.early.last() {
-            return Some(Timestamp::from_micros(t));
+        let wheel = self.wheel_head();
+        let next = match (wheel, self.lane_head()) {
+            (Some(w), Some(l)) => w.min(l),
+            (w, l) => w.or(l)?,
+        };
+        Some(Timestamp::from_micros((next >> 64) as u64))
+    }
+
+    /// `(time, seq)` of the wheel's next event as a [`key`] (cascading it down to
+    /// level 0), remembered until the wheel pops.
+    #[inline]
+    fn wheel_head(&mut self) -> Option<u128> {
+        if let Some(k) = self.wheel_next {
+            return k;
+        }
+        let k = self.find_wheel_head();
+        self.wheel_next = Some(k);
+        k
+    }
+
+    fn find_wheel_head(&mut self) -> Option<u128> {
+        if let Some(&(t, q, _)) = self.early.last() {
+            return Some(key(t, q));
         }
         loop {
             let bits = ahead(self.occupied[0], self.cursor, 0);
             if bits != 0 {
-                let slot = bits.trailing_zeros() as u64;
-                return Some(Timestamp::from_micros(
-                    (self.cursor & !(SLOTS as u64 - 1)) | slot,
-                ));
+                let slot = bits.trailing_zeros() as usize;
+                let &(t, q, _) = self.slots.get(slot)?.get(self.head0[slot])?;
+                return Some(key(t, q));
             }
             if !self.cascade() {
                 return None;
@@ -214,8 +344,8 @@ impl<E: Copy> EventQueue<E> {
         self.occupied[level] &= !(1 << slot);
         let index = level * SLOTS + slot;
         let mut list = std::mem::take(&mut self.slots[index]);
-        for &(time, event) in &list {
-            self.link(time, event);
+        for &(time, seq, event) in &list {
+            self.link(time, seq, event);
         }
         // Keep the emptied vector's capacity for the slot's next turn.
         list.clear();
@@ -223,33 +353,63 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
+    /// Pop the next event if it is before `end` (the one pass of a
+    /// [`EventQueue::peek_time`] and a [`EventQueue::pop`]).
+    #[inline]
+    pub fn pop_before(&mut self, end: Timestamp) -> Option<(Timestamp, E)> {
+        self.pop_if(|t| t < end.as_micros())
+    }
+
     /// Pop the next event, advancing the clock to its time.
     pub fn pop(&mut self) -> Option<(Timestamp, E)> {
-        if let Some((t, event)) = self.early.pop() {
-            return Some(self.popped(t, event));
-        }
-        loop {
-            let bits = ahead(self.occupied[0], self.cursor, 0);
-            if bits != 0 {
-                let slot = bits.trailing_zeros() as usize;
-                let list = &mut self.slots[slot];
-                let head = self.head0[slot];
-                let (time, event) = list[head];
-                if head + 1 == list.len() {
-                    list.clear();
-                    self.head0[slot] = 0;
-                    self.occupied[0] &= !(1 << slot);
-                } else {
-                    self.head0[slot] = head + 1;
+        self.pop_if(|_| true)
+    }
+
+    #[inline]
+    fn pop_if(&mut self, wanted: impl Fn(u64) -> bool) -> Option<(Timestamp, E)> {
+        let wheel = self.wheel_head();
+        if let Some(l) = self.lane_head() {
+            if wheel.map_or(true, |w| l < w) {
+                if !wanted((l >> 64) as u64) {
+                    return None;
                 }
-                self.len -= 1;
-                self.cursor = time;
+                let lane = self.lane_min?;
+                let fifo = self.lanes.get_mut(lane)?;
+                let (time, _, event) = fifo.pop_front()?;
+                let next = fifo.front().map_or(EMPTY_LANE, |&(t, q, _)| key(t, q));
+                if let Some(h) = self.lane_heads.get_mut(lane) {
+                    *h = next;
+                }
+                self.update_lane_min();
                 return Some(self.popped(time, event));
             }
-            if !self.cascade() {
-                return None;
-            }
         }
+        if !wanted((wheel? >> 64) as u64) {
+            return None;
+        }
+        self.wheel_next = None;
+        if let Some((t, _, event)) = self.early.pop() {
+            return Some(self.popped(t, event));
+        }
+        let bits = ahead(self.occupied[0], self.cursor, 0);
+        if bits == 0 {
+            return None;
+        }
+        // `wheel_head` brought the next event to this level-0 slot.
+        let slot = bits.trailing_zeros() as usize;
+        let list = &mut self.slots[slot];
+        let head = self.head0[slot];
+        let (time, _, event) = list[head];
+        if head + 1 == list.len() {
+            list.clear();
+            self.head0[slot] = 0;
+            self.occupied[0] &= !(1 << slot);
+        } else {
+            self.head0[slot] = head + 1;
+        }
+        self.len -= 1;
+        self.cursor = time;
+        Some(self.popped(time, event))
     }
 
     #[inline]
@@ -429,6 +589,70 @@ mod tests {
             }
             proptest::prop_assert_eq!(q.pop(), None);
         }
+    }
+
+    proptest::proptest! {
+        /// Events scheduled in lanes (in lane order or not) and in the wheel, with pops
+        /// and peeks interleaved, pop in exactly the `(time, seq)` order of a sort.
+        #[test]
+        fn lanes_pop_like_a_sorted_reference(
+            ops in proptest::collection::vec((0u8..6, 0u64..3, 0u32..40, 0usize..4), 1..400)
+        ) {
+            let mut q = EventQueue::new();
+            let lanes = [q.add_lane(), q.add_lane(), q.add_lane()];
+            let mut pending: Vec<(u64, u64, u32)> = Vec::new();
+            let mut seq = 0u64;
+            for (i, &(op, scale, offset, lane)) in ops.iter().enumerate() {
+                if op == 0 && !pending.is_empty() {
+                    pending.sort();
+                    let (t, _, e) = pending.remove(0);
+                    proptest::prop_assert_eq!(q.peek_time(), Some(Timestamp::from_micros(t)));
+                    proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
+                } else {
+                    if op == 1 {
+                        pending.sort();
+                        let first = pending.first().map(|p| Timestamp::from_micros(p.0));
+                        proptest::prop_assert_eq!(q.peek_time(), first);
+                    }
+                    let delta = match scale {
+                        0 => u64::from(offset % 3),
+                        1 => u64::from(offset) * 97,
+                        _ => u64::from(offset) * 1_234_567 + (1 << (6 * (offset % 9))),
+                    };
+                    let t = q.now().as_micros() + delta;
+                    // lane 3: the wheel; lanes 0-2 take the event when it keeps their
+                    // order and hand it to the wheel otherwise.
+                    match lanes.get(lane) {
+                        Some(&l) if op != 2 => q.schedule_in(l, Timestamp::from_micros(t), i as u32),
+                        _ => q.schedule(Timestamp::from_micros(t), i as u32),
+                    }
+                    pending.push((t, seq, i as u32));
+                    seq += 1;
+                }
+                proptest::prop_assert_eq!(q.len(), pending.len());
+            }
+            pending.sort();
+            for (t, _, e) in pending {
+                proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
+            }
+            proptest::prop_assert_eq!(q.pop(), None);
+        }
+    }
+
+    #[test]
+    fn a_lane_keeps_its_order_and_hands_earlier_events_to_the_wheel() {
+        let mut q = EventQueue::new();
+        let lane = q.add_lane();
+        q.schedule_in(lane, Timestamp::from_micros(10), 'a');
+        q.schedule_in(lane, Timestamp::from_micros(30), 'b');
+        // Earlier than the lane's last: goes to the wheel, still pops in time order.
+        q.schedule_in(lane, Timestamp::from_micros(20), 'c');
+        // Same time as a lane event, scheduled later: pops after it.
+        q.schedule(Timestamp::from_micros(10), 'd');
+        // An unknown lane is the wheel.
+        q.schedule_in(7, Timestamp::from_micros(5), 'e');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['e', 'a', 'd', 'c', 'b']);
     }
 
     #[test]
