@@ -248,14 +248,13 @@ impl<E: Copy> EventQueue<E> {
     fn schedule_at(&mut self, time: u64, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        // A remembered head stays valid unless this event precedes it; then this
-        // event is the head, in the head's level-0 block or in `early`. An empty wheel
-        // gets its head found again (this event may need cascading down).
+        // A remembered head stays valid unless this event precedes it (or the wheel
+        // was empty); then this event is the head.
         match self.wheel_next {
             Some(Some(head)) if key(time, seq) < head => {
                 self.wheel_next = Some(Some(key(time, seq)));
             }
-            Some(None) => self.wheel_next = None,
+            Some(None) => self.wheel_next = Some(Some(key(time, seq))),
             _ => {}
         }
         if time < self.cursor {
@@ -287,8 +286,7 @@ impl<E: Copy> EventQueue<E> {
         })
     }
 
-    /// The time of the next event, if any. Brings the wheel's next event down to level
-    /// 0 (so the [`EventQueue::pop`] that usually follows is a slot read).
+    /// The time of the next event, if any.
     pub fn peek_time(&mut self) -> Option<Timestamp> {
         let wheel = self.wheel_head();
         let next = match (wheel, self.lane_head()) {
@@ -298,8 +296,8 @@ impl<E: Copy> EventQueue<E> {
         Some(Timestamp::from_micros((next >> 64) as u64))
     }
 
-    /// `(time, seq)` of the wheel's next event as a [`key`] (cascading it down to
-    /// level 0), remembered until the wheel pops.
+    /// `(time, seq)` of the wheel's next event as a [`key`], remembered until the
+    /// wheel pops.
     #[inline]
     fn wheel_head(&mut self) -> Option<u128> {
         if let Some(k) = self.wheel_next {
@@ -310,21 +308,29 @@ impl<E: Copy> EventQueue<E> {
         k
     }
 
-    fn find_wheel_head(&mut self) -> Option<u128> {
+    /// The wheel's smallest `(time, seq)` without moving the cursor: the head of the
+    /// first occupied level-0 slot ahead, else the smallest entry of the first
+    /// occupied slot of the lowest level that has one (all later levels' events are
+    /// in later blocks). The cursor moves only when the wheel pops (to the popped
+    /// time), so it never passes `now` and nothing scheduled at or after `now` has to
+    /// go to `early` (which is sorted by insertion: a cursor moved ahead by a peek
+    /// while lanes pop earlier events made timers pile up there).
+    fn find_wheel_head(&self) -> Option<u128> {
         if let Some(&(t, q, _)) = self.early.last() {
             return Some(key(t, q));
         }
-        loop {
-            let bits = ahead(self.occupied[0], self.cursor, 0);
-            if bits != 0 {
-                let slot = bits.trailing_zeros() as usize;
-                let &(t, q, _) = self.slots.get(slot)?.get(self.head0[slot])?;
-                return Some(key(t, q));
-            }
-            if !self.cascade() {
-                return None;
-            }
+        let bits = ahead(self.occupied[0], self.cursor, 0);
+        if bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            let &(t, q, _) = self.slots.get(slot)?.get(self.head0[slot])?;
+            return Some(key(t, q));
         }
+        let (level, slot) = self.next_upper()?;
+        self.slots
+            .get(level * SLOTS + slot)?
+            .iter()
+            .map(|&(t, q, _)| key(t, q))
+            .min()
     }
 
     /// Level 0 is empty ahead of the cursor: move the cursor to the start of the next
@@ -391,11 +397,15 @@ impl<E: Copy> EventQueue<E> {
         if let Some((t, _, event)) = self.early.pop() {
             return Some(self.popped(t, event));
         }
-        let bits = ahead(self.occupied[0], self.cursor, 0);
-        if bits == 0 {
-            return None;
-        }
-        // `wheel_head` brought the next event to this level-0 slot.
+        let bits = loop {
+            let bits = ahead(self.occupied[0], self.cursor, 0);
+            if bits != 0 {
+                break bits;
+            }
+            if !self.cascade() {
+                return None;
+            }
+        };
         let slot = bits.trailing_zeros() as usize;
         let list = &mut self.slots[slot];
         let head = self.head0[slot];

@@ -277,6 +277,15 @@ fn unknown_kind() {
 fn duplicate_flow_name() {
     let m = err(&replaced("name = \"b\"", "name = \"a\""));
     assert_field(&m, "flows[1].name");
+    // A third flow named like both: the message names the first one.
+    let three = format!(
+        "{}\n[[flows]]\nname = \"a\"\nkind = \"cbr\"\noverrides = {{ rate = \"1Mbps\" }}\n",
+        replaced("name = \"b\"", "name = \"c\"")
+    );
+    assert_eq!(
+        err(&three),
+        "scenario.toml: flows[2].name: \"a\" is already used by flows[0]"
+    );
 }
 
 #[test]
