@@ -498,6 +498,16 @@ pub fn gcc_flow(
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;
     }
+    let vp8_drop = o.vp8_frame_drop.unwrap_or(false);
+    if vp8_drop && o.low_rate_fps.unwrap_or(false) {
+        return Err(bad_override(
+            index,
+            FieldError::new(
+                ".vp8_frame_drop",
+                "cannot be combined with low_rate_fps (both set the frame rate at low rates)",
+            ),
+        ));
+    }
     cfg.source = if o.perfect_codec.unwrap_or(false) {
         VideoSourceConfig::Perfect(bounds)
     } else {
@@ -507,6 +517,8 @@ pub fn gcc_flow(
                 .low_rate_fps
                 .unwrap_or(false)
                 .then_some(&flowstate_core::source::statistics::CHROMIUM156_LOW_RATE_FPS[..]),
+            vp8_drop: vp8_drop
+                .then(flowstate_core::source::vp8_frame_drop::Vp8DropConfig::chromium156),
             ..StatisticsCodecConfig::default()
         })
     };

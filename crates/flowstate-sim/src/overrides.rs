@@ -383,6 +383,12 @@ overrides! {
         /// 400, measured: `source::statistics::CHROMIUM156_LOW_RATE_FPS`); default false
         /// (always `fps`).
         low_rate_fps: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// `true`: the statistics codec drops frames as libvpx VP8's one-pass CBR buffer
+        /// does in Chromium (rc_dropframe_thresh 30, buffer 500 / 600 / 1000 ms, a frame
+        /// forced after 2 s), each encoded frame at least the measured clip's frame-size
+        /// floor for its distance to the previous one (`source::vp8_frame_drop`; issue 21,
+        /// docs/ALGORITHMS.md); default false. Not together with `low_rate_fps`.
+        vp8_frame_drop: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

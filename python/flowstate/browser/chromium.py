@@ -304,8 +304,15 @@ class ChromiumCall:
           payload), header_bytes_sent (headerBytesSent), packets_sent,
           retransmitted_bytes_sent, target_bitrate_bps (targetBitrate: the encoder's),
           frame_width, frame_height, frames_per_second, quality_limitation_reason,
-          rtt_s (remote-inbound-rtp roundTripTime for that SSRC, from RTCP), sending
-          (a track is on the sender).
+          the encoder's counters (frames_encoded, frames_sent, key_frames_encoded,
+          huge_frames_sent, frames_dropped (absent from outbound-rtp in Chromium 156:
+          None), qp_sum, total_encoded_bytes_target, total_encode_time_s,
+          quality_limitation_durations (a dict of seconds per reason),
+          quality_limitation_resolution_changes, encoder_implementation, nack_count,
+          pli_count, fir_count: outbound-rtp's fields of those names), the capturer's
+          (source_frames, source_frames_per_second, source_width, source_height: the
+          media-source stats of the track), rtt_s (remote-inbound-rtp roundTripTime
+          for that SSRC, from RTCP), sending (a track is on the sender).
         - kind "transport", flow "*": available_outgoing_bitrate_bps and current_rtt_s
           of the selected candidate pair (availableOutgoingBitrate: GCC's target;
           currentRoundTripTime: from STUN consent checks).

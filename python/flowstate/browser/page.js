@@ -236,6 +236,7 @@ function videoSamples(t, report) {
   const samples = [];
   state.videos.forEach((video, flow) => {
     const s = outbound.get(video.transceiver.mid) || {};
+    const source = (s.mediaSourceId && report.get(s.mediaSourceId)) || {};
     samples.push({
       t_unix_s: t, flow, kind: "video",
       ssrc: orNull(s.ssrc),
@@ -249,6 +250,26 @@ function videoSamples(t, report) {
       frame_height: orNull(s.frameHeight),
       frames_per_second: orNull(s.framesPerSecond),
       quality_limitation_reason: orNull(s.qualityLimitationReason),
+      // The encoder's frame counts and sizes (issue 21: which rule sets the frame rate).
+      frames_encoded: orNull(s.framesEncoded),
+      frames_sent: orNull(s.framesSent),
+      key_frames_encoded: orNull(s.keyFramesEncoded),
+      huge_frames_sent: orNull(s.hugeFramesSent),
+      frames_dropped: orNull(s.framesDropped),          // not in outbound-rtp today: null
+      qp_sum: orNull(s.qpSum),                          // VP8: the bitstream's q index, 0-127
+      total_encoded_bytes_target: orNull(s.totalEncodedBytesTarget),
+      total_encode_time_s: orNull(s.totalEncodeTime),
+      quality_limitation_durations: orNull(s.qualityLimitationDurations),
+      quality_limitation_resolution_changes: orNull(s.qualityLimitationResolutionChanges),
+      encoder_implementation: orNull(s.encoderImplementation),
+      nack_count: orNull(s.nackCount),
+      pli_count: orNull(s.pliCount),
+      fir_count: orNull(s.firCount),
+      // media-source: what the capturer delivered to the encoder (frames, rate, size).
+      source_frames: orNull(source.frames),
+      source_frames_per_second: orNull(source.framesPerSecond),
+      source_width: orNull(source.width),
+      source_height: orNull(source.height),
       rtt_s: s.ssrc === undefined ? null : orNull(remoteRtt.get(s.ssrc)),
       sending: video.track !== null,
     });

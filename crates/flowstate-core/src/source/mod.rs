@@ -6,6 +6,7 @@
 pub mod perfect;
 pub mod rng;
 pub mod statistics;
+pub mod vp8_frame_drop;
 
 pub use perfect::PerfectCodec;
 pub use statistics::{StatisticsCodec, StatisticsCodecConfig};
@@ -95,6 +96,12 @@ impl FrameClock {
     /// The id the next frame gets.
     pub fn next_id(&self) -> u64 {
         self.id
+    }
+
+    /// The next frame is not encoded (dropped by the encoder's rate control); the one
+    /// after it is captured `interval` later and gets the id this one would have had.
+    pub fn skip(&mut self, interval: TimeDelta) {
+        self.next += interval;
     }
 
     /// The next frame, of `size`; the one after it is captured `interval` later.

@@ -5,6 +5,7 @@
 //! I-frame (`keyframe_factor` times a nominal frame).
 
 use super::rng::XorShift64;
+use super::vp8_frame_drop::{Decision, Vp8DropConfig, Vp8FrameDropper};
 use super::{EncoderBounds, Frame, FrameClock};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
@@ -29,6 +30,11 @@ pub struct StatisticsCodecConfig {
     /// at `table[i].1` frames/s (the first entry that applies; never above
     /// `bounds.fps`). `None` (default): always `bounds.fps`.
     pub low_rate_fps: Option<&'static [(f64, f64)]>,
+    /// `Some`: frames are captured at `bounds.fps` and libvpx VP8's buffer model decides
+    /// which are encoded, each at least the frame-size floor for its distance to the
+    /// previous encoded frame (`source::vp8_frame_drop`; issue 21). `None` (default):
+    /// every frame is encoded at the nominal size.
+    pub vp8_drop: Option<Vp8DropConfig>,
 }
 
 /// Real Chromium 156's frames per second against its encoder target, median of every
@@ -59,6 +65,7 @@ impl Default for StatisticsCodecConfig {
             keyframe_change: 0.5,
             keyframe_factor: 3.0,
             low_rate_fps: None,
+            vp8_drop: None,
         }
     }
 }
@@ -72,12 +79,14 @@ pub struct StatisticsCodec {
     last_change: Option<Timestamp>,
     keyframe_pending: bool,
     clock: FrameClock,
+    dropper: Option<Vp8FrameDropper>,
 }
 
 impl StatisticsCodec {
     pub fn new(cfg: StatisticsCodecConfig, start: Timestamp, seed: u64) -> Self {
         let rate = cfg.bounds.min_rate;
         Self {
+            dropper: cfg.vp8_drop.map(|d| Vp8FrameDropper::new(d, rate)),
             cfg,
             rng: XorShift64::new(seed),
             target: rate,
@@ -123,6 +132,9 @@ impl StatisticsCodec {
     }
 
     pub fn poll_frame(&mut self, now: Timestamp) -> Option<Frame> {
+        if self.dropper.is_some() {
+            return self.poll_vp8(now);
+        }
         if !self.clock.due(now) {
             return None;
         }
@@ -136,17 +148,64 @@ impl StatisticsCodec {
             }
         };
         let nominal = (self.rate * interval).as_bytes() as f64;
+        let keyframe = std::mem::take(&mut self.keyframe_pending);
+        let size = self.noisy_size(nominal, keyframe, 0.0);
+        Some(self.clock.emit(interval, DataSize::bytes(size), keyframe))
+    }
+
+    /// `nominal` (x `keyframe_factor` for a key frame), at least `floor` bytes, with the
+    /// frame-size noise.
+    fn noisy_size(&mut self, nominal: f64, keyframe: bool, floor: f64) -> u64 {
         let c = self.cfg.noise_clamp.abs().min(0.99);
         let noise = self.rng.laplace(self.cfg.noise_scale.abs()).clamp(-c, c);
-        let keyframe = std::mem::take(&mut self.keyframe_pending);
         let factor = if keyframe {
             self.cfg.keyframe_factor.max(1.0)
         } else {
             1.0
         };
-        let size = (nominal * factor * (1.0 + noise)).round().max(1.0);
-        let size = if size.is_finite() { size as u64 } else { 1 };
-        Some(self.clock.emit(interval, DataSize::bytes(size), keyframe))
+        let size = ((nominal * factor).max(floor) * (1.0 + noise)).round().max(1.0);
+        if size.is_finite() {
+            size as u64
+        } else {
+            1
+        }
+    }
+
+    /// With `vp8_drop`: every capture instant is offered to the buffer model; a dropped
+    /// one is skipped (the next is looked at if also due), an encoded one is at least its
+    /// floor (a key frame at least the floor's intra-like `max`).
+    fn poll_vp8(&mut self, now: Timestamp) -> Option<Frame> {
+        while self.clock.due(now) {
+            self.adapt(now);
+            let interval = self.cfg.bounds.frame_interval();
+            let fps = 1.0 / interval.as_secs_f64();
+            let at = self.clock.next();
+            let keyframe = self.keyframe_pending;
+            let dropper = self.dropper.as_mut()?;
+            let (floor, scale) = match dropper.decide(at, self.rate, fps, keyframe) {
+                Decision::Drop => {
+                    self.clock.skip(interval);
+                    continue;
+                }
+                Decision::Encode {
+                    floor,
+                    target_scale,
+                } => (floor, target_scale),
+            };
+            let floor = if keyframe {
+                self.cfg.vp8_drop.map_or(floor, |d| d.floor.max.max(floor))
+            } else {
+                floor
+            };
+            self.keyframe_pending = false;
+            let nominal = (self.rate * interval).as_bytes() as f64 * scale;
+            let size = DataSize::bytes(self.noisy_size(nominal, keyframe, floor.as_bytes() as f64));
+            if let Some(d) = self.dropper.as_mut() {
+                d.on_encoded(at, self.rate, fps, size);
+            }
+            return Some(self.clock.emit(interval, size, keyframe));
+        }
+        None
     }
 }
 
@@ -193,6 +252,43 @@ mod tests {
             "{:?}",
             f.size
         );
+    }
+
+    /// With the VP8 buffer model the codec drops to a few large frames at 100 kbit/s
+    /// and keeps (nearly) every frame at 600 kbit/s; without it, 30 frames/s always.
+    #[test]
+    fn vp8_drop_sets_frame_rate_and_size_from_the_floor() {
+        use crate::source::vp8_frame_drop::Vp8DropConfig;
+        let run = |kbps: f64, drop: bool| {
+            let cfg = StatisticsCodecConfig {
+                vp8_drop: drop.then(Vp8DropConfig::chromium156),
+                ..StatisticsCodecConfig::default()
+            };
+            let mut c = StatisticsCodec::new(cfg, Timestamp::ZERO, 7);
+            let mut frames = Vec::new();
+            let mut now = Timestamp::ZERO;
+            while now < Timestamp::from_millis(60_000) {
+                c.set_target_rate(now, Bitrate::kbps(kbps));
+                while let Some(f) = c.poll_frame(now) {
+                    frames.push(f);
+                }
+                now = c.next_frame_time();
+            }
+            let late: Vec<_> = frames
+                .iter()
+                .filter(|f| f.capture_time >= Timestamp::from_millis(20_000))
+                .collect();
+            let bytes: u64 = late.iter().map(|f| f.size.as_bytes()).sum();
+            (late.len() as f64 / 40.0, bytes as f64 / late.len() as f64)
+        };
+        let (fps, size) = run(100.0, true);
+        assert!((0.8..=2.5).contains(&fps), "{fps} frames/s");
+        assert!(size > 5_000.0, "{size} B");
+        let (fps, _) = run(600.0, true);
+        assert!(fps > 27.0, "{fps} frames/s");
+        let (fps, size) = run(100.0, false);
+        assert_eq!(fps, 30.0);
+        assert!(size < 500.0, "{size} B");
     }
 
     #[test]
