@@ -292,14 +292,21 @@ GAP_BINS = ((1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65, 10
 def floor_fit(frames: list[dict], max_gap: int = 64) -> tuple[float, float, float, float]:
     """Least squares of min(max, base + per x (gap - 1)) to the frames' payload sizes
     (gap <= max_gap): (base, per, max, rms), grid search in 50-byte steps."""
+    import numpy as np
+
     pts = [(f["gap"], f["payload"]) for f in frames if f["gap"] <= max_gap]
+    g = np.array([p[0] for p in pts], dtype=float)
+    y = np.array([p[1] for p in pts], dtype=float)
+    tops = np.arange(500, 16001, 250, dtype=float)
     best = (0.0, 0.0, 0.0, float("inf"))
     for base in range(500, 4001, 50):
         for per in range(0, 1501, 25):
-            for top in range(base, 16001, 250):
-                err = sum((y - min(top, base + per * (g - 1))) ** 2 for g, y in pts)
-                if err < best[3]:
-                    best = (float(base), float(per), float(top), err)
+            line = base + per * (g - 1)
+            err = ((y[None, :] - np.minimum(tops[:, None], line[None, :])) ** 2).sum(axis=1)
+            err[tops < base] = np.inf
+            i = int(np.argmin(err))
+            if err[i] < best[3]:
+                best = (float(base), float(per), float(tops[i]), float(err[i]))
     return best[0], best[1], best[2], (best[3] / max(1, len(pts))) ** 0.5
 
 
