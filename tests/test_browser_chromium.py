@@ -141,7 +141,18 @@ def test_call_on_loopback_sends_video_and_data_then_stops_and_leaves_nothing(
     assert all(not _running(pid) for pid in pids.values()), {p: _running(p) for p in pids.values()}
 
     kinds = {(s["flow"], s["kind"]) for s in samples}
-    assert kinds == {("cam", "video"), ("*", "transport"), ("bulk", "data"), ("paced", "data")}
+    assert kinds == {("cam", "video"), ("*", "transport"), ("bulk", "data"), ("paced", "data"),
+                     ("*", "inbound-video")}
+    # The encoder's and the capturer's counters (issue 21) and the receiver's view.
+    # (the media-source stats exist while a track is on the sender)
+    last = [s for s in samples if s["kind"] == "video" and s["frames_encoded"] and s["source_frames"]][-1]
+    assert last["encoder_implementation"] == "libvpx"
+    assert 0 < last["frames_sent"] <= last["frames_encoded"] <= last["source_frames"]
+    assert last["qp_sum"] > 0 and last["key_frames_encoded"] >= 1
+    assert isinstance(last["quality_limitation_durations"], dict)
+    inbound = [s for s in samples if s["kind"] == "inbound-video"]
+    assert inbound[-1]["ssrc"] == ssrc and inbound[-1]["frames_decoded"] > 0
+    assert "fec_packets_received" in inbound[-1]  # null when Chromium reports no FEC
     end = t_stop + 2.5
     video = _series(samples, "cam", "bytes_sent")
     assert _mbps(video, t_start, t_stop) > 0.1, "video sends"

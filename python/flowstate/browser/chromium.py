@@ -322,14 +322,25 @@ class ChromiumCall:
           page's count of payload bytes delivered to its onmessage, as of
           received_t_unix_s, its latest sample not after t_unix_s (the two pages sample
           independently, at the same interval, on the same clock).
+        - kind "inbound-video", flow "*", from the receiver page: each inbound-rtp video
+          stream's bytes_received, header_bytes_received, packets_received,
+          packets_lost, fec_packets_received, fec_bytes_received,
+          fec_packets_discarded, retransmitted_packets_received,
+          retransmitted_bytes_received, frames_received, frames_decoded,
+          key_frames_decoded, frames_dropped, nack_count, pli_count (the W3C fields of
+          those names), with its ssrc and mid.
         """
         if "sender" in self._browsers:
             fresh = self._call("sender", "stats", "() => flowstate.takeSamples()")
             # Fetched after the sender's: every receiver sample up to the newest sender
             # sample's time is already there.
+            inbound = []
             for r in self._call("receiver", "stats", "() => flowstate.takeSamples()"):
-                self._received[r["flow"]].append((r["t_unix_s"], r["bytes_received"]))
-            self._samples += [self._merge_received(s) for s in fresh]
+                if r.get("kind") == "inbound-video":
+                    inbound.append(r)
+                else:
+                    self._received[r["flow"]].append((r["t_unix_s"], r["bytes_received"]))
+            self._samples += [self._merge_received(s) for s in fresh] + inbound
         return list(self._samples)
 
     def _merge_received(self, sample: dict) -> dict:

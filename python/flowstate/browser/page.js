@@ -322,11 +322,35 @@ async function sampleSender() {
   }
 }
 
-function sampleReceiver() {
+let receiving = false;
+async function sampleReceiver() {
   const t = Date.now() / 1000;
   state.channels.forEach((channel, flow) => {
     state.samples.push({ t_unix_s: t, flow, bytes_received: channel.received });
   });
+  // The video as received (inbound-rtp): FEC and retransmissions arrive here only
+  // (issue 21: how much of the video's bytes are ULPFEC). Skipped while the last is pending.
+  if (receiving || !state.pc) return;
+  receiving = true;
+  try {
+    (await state.pc.getStats()).forEach((s) => {
+      if (s.type !== "inbound-rtp" || s.kind !== "video") return;
+      state.samples.push({
+        t_unix_s: t, flow: "*", kind: "inbound-video", ssrc: orNull(s.ssrc), mid: orNull(s.mid),
+        bytes_received: orNull(s.bytesReceived), header_bytes_received: orNull(s.headerBytesReceived),
+        packets_received: orNull(s.packetsReceived), packets_lost: orNull(s.packetsLost),
+        fec_packets_received: orNull(s.fecPacketsReceived), fec_bytes_received: orNull(s.fecBytesReceived),
+        fec_packets_discarded: orNull(s.fecPacketsDiscarded),
+        retransmitted_packets_received: orNull(s.retransmittedPacketsReceived),
+        retransmitted_bytes_received: orNull(s.retransmittedBytesReceived),
+        frames_received: orNull(s.framesReceived), frames_decoded: orNull(s.framesDecoded),
+        key_frames_decoded: orNull(s.keyFramesDecoded), frames_dropped: orNull(s.framesDropped),
+        nack_count: orNull(s.nackCount), pli_count: orNull(s.pliCount),
+      });
+    });
+  } finally {
+    receiving = false;
+  }
 }
 
 // flow name -> outbound-rtp ssrc, for the video flows that have one.

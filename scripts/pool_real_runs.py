@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Pool the real runs of one case from several `flowstate browser --runs K` folders into
+one folder that `scripts/real_vs_sim.py --tables-only` reads (issue 21: the CUBIC cases
+were run 3 times by the real-Chromium issue and 3 more times with the extended getStats
+fields; docs/REPRODUCTION.md).
+
+    .venv/bin/python scripts/pool_real_runs.py OUT CASE SRC_ROOT [SRC_ROOT ...]
+
+takes SRC_ROOT/CASE/chromium/ (its summary.json's `per_run` and its timeseries.csv) of
+every SRC_ROOT and writes OUT/CASE/chromium/summary.json (per_run: all runs, in order)
+and timeseries.csv (run numbered 0.. across the sources), and copies
+SRC_ROOT/CASE/chromium.toml of the first. Nothing else of the summary is recomputed
+(`real_vs_sim.py` takes the median over `per_run`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+from pathlib import Path
+
+
+def pool(out: Path, case: str, sources: list[Path]) -> Path:
+    per_run: list[dict] = []
+    rows: list[dict] = []
+    fields: list[str] = []
+    first = None
+    for src in sources:
+        folder = src / case / "chromium"
+        summary = json.loads((folder / "summary.json").read_text())
+        first = first or summary
+        runs = summary.get("per_run", [summary])
+        offset = len(per_run)
+        per_run += runs
+        with open(folder / "timeseries.csv", newline="") as f:
+            reader = csv.DictReader(f)
+            fields = fields or list(reader.fieldnames or [])
+            for r in reader:
+                r["run"] = str(int(r["run"]) + offset)
+                rows.append(r)
+    assert first is not None
+    dest = out / case / "chromium"
+    dest.mkdir(parents=True, exist_ok=True)
+    merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run}
+    (dest / "summary.json").write_text(json.dumps(merged, indent=1))
+    with open(dest / "timeseries.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    toml = sources[0] / case / "chromium.toml"
+    if toml.exists():
+        shutil.copy(toml, out / case / "chromium.toml")
+    return dest
+
+
+def main() -> None:
+    if len(sys.argv) < 4:
+        raise SystemExit("usage: pool_real_runs.py OUT CASE SRC_ROOT [SRC_ROOT ...]")
+    out, case, sources = Path(sys.argv[1]), sys.argv[2], [Path(p) for p in sys.argv[3:]]
+    for s in sources:
+        if not (s / case / "chromium" / "summary.json").exists():
+            raise SystemExit(f"no {s / case / 'chromium' / 'summary.json'}")
+    print(pool(out, case, sources))
+
+
+if __name__ == "__main__":
+    main()
