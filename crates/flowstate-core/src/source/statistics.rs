@@ -79,14 +79,14 @@ pub struct StatisticsCodec {
     last_change: Option<Timestamp>,
     keyframe_pending: bool,
     clock: FrameClock,
-    dropper: Option<Vp8FrameDropper>,
+    dropper: Option<Box<Vp8FrameDropper>>,
 }
 
 impl StatisticsCodec {
     pub fn new(cfg: StatisticsCodecConfig, start: Timestamp, seed: u64) -> Self {
         let rate = cfg.bounds.min_rate;
         Self {
-            dropper: cfg.vp8_drop.map(|d| Vp8FrameDropper::new(d, rate)),
+            dropper: cfg.vp8_drop.map(|d| Box::new(Vp8FrameDropper::new(d, rate))),
             cfg,
             rng: XorShift64::new(seed),
             target: rate,
@@ -163,7 +163,9 @@ impl StatisticsCodec {
         } else {
             1.0
         };
-        let size = ((nominal * factor).max(floor) * (1.0 + noise)).round().max(1.0);
+        let size = ((nominal * factor).max(floor) * (1.0 + noise))
+            .round()
+            .max(1.0);
         if size.is_finite() {
             size as u64
         } else {

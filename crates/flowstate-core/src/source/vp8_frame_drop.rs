@@ -109,7 +109,10 @@ pub enum Decision {
     Drop,
     /// Encode it: at least `floor` in size; the codec's nominal frame is scaled by
     /// `target_scale` (the decimation's per-frame bandwidth boost, 1 without).
-    Encode { floor: DataSize, target_scale: f64 },
+    Encode {
+        floor: DataSize,
+        target_scale: f64,
+    },
 }
 
 /// The buffer model and its drop decisions (see the module doc).
@@ -164,7 +167,11 @@ impl Vp8FrameDropper {
         }
         if allowed && self.decimation_factor > 0 {
             // vp8_check_drop_buffer: per_frame_bandwidth x 3/2 (factor 1) or 5/4.
-            target_scale = if self.decimation_factor == 1 { 1.5 } else { 1.25 };
+            target_scale = if self.decimation_factor == 1 {
+                1.5
+            } else {
+                1.25
+            };
             if keyframe {
                 self.decimation_count = self.decimation_factor;
             } else if self.decimation_count > 0 {
@@ -189,7 +196,8 @@ impl Vp8FrameDropper {
     /// The frame decided at `now` was encoded with `size` bytes.
     pub fn on_encoded(&mut self, now: Timestamp, rate: Bitrate, fps: f64, size: DataSize) {
         let max = bits(rate, self.cfg.buffer_size);
-        self.level_bits = (self.level_bits + per_frame_bits(rate, fps) - size.as_bits_f64()).min(max);
+        self.level_bits =
+            (self.level_bits + per_frame_bits(rate, fps) - size.as_bits_f64()).min(max);
         self.gap = 1;
         self.last_output = Some(now);
     }
@@ -228,7 +236,11 @@ fn bits(rate: Bitrate, span: TimeDelta) -> f64 {
 
 /// `av_per_frame_bandwidth` = target / frame rate, in bits.
 fn per_frame_bits(rate: Bitrate, fps: f64) -> f64 {
-    let fps = if fps.is_finite() && fps > 0.0 { fps } else { 30.0 };
+    let fps = if fps.is_finite() && fps > 0.0 {
+        fps
+    } else {
+        30.0
+    };
     rate.as_bps() / fps
 }
 
@@ -347,13 +359,19 @@ mod tests {
         let mut d = Vp8FrameDropper::new(cfg(), rate);
         let t = Timestamp::ZERO;
         // 500 ms at 240 kbit/s = 120000 bits; a 20000-byte frame leaves -32000.
-        assert!(matches!(d.decide(t, rate, FPS, false), Decision::Encode { .. }));
+        assert!(matches!(
+            d.decide(t, rate, FPS, false),
+            Decision::Encode { .. }
+        ));
         d.on_encoded(t, rate, FPS, DataSize::bytes(20_000));
         assert_eq!(d.level_bits(), 120_000.0 + 8_000.0 - 160_000.0);
         assert_eq!(d.decide(t, rate, FPS, false), Decision::Drop);
         assert_eq!(d.level_bits(), -32_000.0 + 8_000.0);
         // A key frame goes through the underrun.
-        assert!(matches!(d.decide(t, rate, FPS, true), Decision::Encode { .. }));
+        assert!(matches!(
+            d.decide(t, rate, FPS, true),
+            Decision::Encode { .. }
+        ));
     }
 
     #[test]
