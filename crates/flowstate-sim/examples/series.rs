@@ -16,7 +16,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<flowstate_sim::metrics::FlowName> = Vec::new();
     for row in &r.series {
         if !names.contains(&row.flow) {
             names.push(row.flow.clone());

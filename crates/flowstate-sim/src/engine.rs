@@ -268,7 +268,8 @@ impl Simulation {
                 .map_or_else(|| config.forward.clone(), |l| l.1.clone()),
             None => config.forward.clone(),
         };
-        let metrics = Metrics::new(config.metrics.clone(), metas, reference);
+        let mut metrics = Metrics::new(config.metrics.clone(), metas, reference);
+        metrics.reserve_series(config.duration);
         let link_metrics = LinkMetrics::new(
             &config.metrics,
             match &config.network {

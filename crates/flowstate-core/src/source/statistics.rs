@@ -86,7 +86,9 @@ impl StatisticsCodec {
     pub fn new(cfg: StatisticsCodecConfig, start: Timestamp, seed: u64) -> Self {
         let rate = cfg.bounds.min_rate;
         Self {
-            dropper: cfg.vp8_drop.map(|d| Box::new(Vp8FrameDropper::new(d, rate))),
+            dropper: cfg
+                .vp8_drop
+                .map(|d| Box::new(Vp8FrameDropper::new(d, rate))),
             cfg,
             rng: XorShift64::new(seed),
             target: rate,
