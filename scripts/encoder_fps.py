@@ -334,6 +334,43 @@ def frame_sizes(folders: list[Path], fps_in: float, fit: bool) -> None:
               f"+{per:.0f} B per skipped frame, max {top:.0f} B (rms {rms:.0f} B)")
 
 
+def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: list[float], runs: int) -> None:
+    """The video's packet spacing at the bottleneck: the fraction of its packets that
+    arrive < 1 ms after its previous one, and its packets per second, from START on;
+    real: every run's bottleneck-forward.csv under REAL_ROOT/CASE/chromium; simulator:
+    the case of real_vs_sim.py on `chromium-m156` + `dcsctp` with `vp8_frame_drop` and
+    each `pacer_burst_ms`, in 1 ms bins (the packets beyond the first in a bin)."""
+    import csv
+
+    import flowstate
+    import real_vs_sim as rvs
+
+    print("| side | back-to-back (< 1 ms) | packets/s | throughput Mbit/s |")
+    print("|---|---|---|---|")
+    for rd in sorted((real_root / case_name / "chromium").glob("run-*")):
+        arr = []
+        with open(rd / "bottleneck-forward.csv") as f:
+            for row in csv.DictReader(f):
+                if row["flow"] == video and int(row["arrival_us"]) / 1e6 >= start:
+                    arr.append(int(row["arrival_us"]) / 1e6)
+        gaps = [b - a for a, b in zip(arr, arr[1:])]
+        print(f"| real {rd.name} | {sum(g < 0.001 for g in gaps) / len(gaps):.3f} | "
+              f"{len(arr) / (arr[-1] - arr[0]):.1f} | - |")
+    case = next(c for c in rvs.CASES if c.name == case_name)
+    for burst in bursts:
+        side = rvs.SimSide(preset="chromium-m156", sctp_preset="dcsctp", settings=(
+            (f"flows.{video}.overrides.vp8_frame_drop", True), (f"flows.{video}.overrides.pacer_burst_ms", burst)))
+        doc = rvs.scenario_doc(case, chromium_preset=True, side=side)
+        doc.setdefault("measure", {})["bin"] = "1ms"
+        ts = flowstate.run(doc, seed=1, runs=runs).timeseries
+        v = ts[(ts["flow"] == video) & (ts["time_s"] >= start)]
+        n = v["sent_packets"].sum()
+        extra = (v["sent_packets"] - 1).clip(lower=0).sum()
+        secs = runs * (v["time_s"].max() - start)
+        print(f"| sim, pacer_burst_ms {burst:g} ({runs} runs) | {extra / n:.3f} | {n / secs:.1f} | "
+              f"{v['throughput_mbps'].mean():.3f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -351,7 +388,18 @@ def main() -> None:
     f.add_argument("--out", type=Path, default=ROOT / "out" / "encoder-fps")
     f.add_argument("--fps", type=float, default=30.0, help="the capturer's frame rate (30)")
     f.add_argument("--fit", action="store_true", help="fit the frame-size floor to the pooled frames")
+    sp = sub.add_parser("spacing", help="the video's packet spacing at the bottleneck, real against simulated")
+    sp.add_argument("case", help="a real_vs_sim.py case, e.g. p002-fig11")
+    sp.add_argument("video", help="the video flow's name (gcc or media)")
+    sp.add_argument("start", type=float, help="from this scenario time on (s)")
+    sp.add_argument("--real", type=Path, default=ROOT / "out" / "real-m156fps", help="real runs' root")
+    sp.add_argument("--bursts", default="5,20", help="pacer_burst_ms values (comma-separated)")
+    sp.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
+    if args.cmd == "spacing":
+        sys.path.insert(0, str(ROOT / "scripts"))
+        spacing(args.case, args.video, args.start, args.real, [float(b) for b in args.bursts.split(",")], args.runs)
+        return
     if args.cmd == "run":
         run(args.out, args.rates, args.duration, args.runs)
     else:
