@@ -555,97 +555,75 @@ mod tests {
         v.into_iter().map(|(t, _, e)| (t, e)).collect()
     }
 
-    proptest::proptest! {
-        /// Interleaved schedules and pops (times from 0 to far beyond a level) pop in
-        /// exactly the `(time, seq)` order of a sorted reference.
-        #[test]
-        fn wheel_pops_like_a_sorted_reference(
-            ops in proptest::collection::vec((0u8..5, 0u64..3, 0u32..40), 1..400)
-        ) {
-            let mut q = EventQueue::new();
-            // The reference: pending events with their sequence numbers.
-            let mut pending: Vec<(u64, u64, u32)> = Vec::new();
-            let mut seq = 0u64;
-            for (i, &(op, scale, offset)) in ops.iter().enumerate() {
-                if op == 0 && !pending.is_empty() {
-                    pending.sort();
-                    let (t, _, e) = pending.remove(0);
-                    proptest::prop_assert_eq!(q.peek_time(), Some(Timestamp::from_micros(t)));
-                    proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
-                } else {
-                    if op == 1 {
-                        // A peek may move the cursor ahead of `now`; what is scheduled
-                        // next must still pop first.
-                        pending.sort();
-                        let first = pending.first().map(|p| Timestamp::from_micros(p.0));
-                        proptest::prop_assert_eq!(q.peek_time(), first);
-                    }
-                    // Same instant, near, and far (several levels up) horizons.
-                    let delta = match scale {
-                        0 => u64::from(offset % 3),
-                        1 => u64::from(offset) * 97,
-                        _ => u64::from(offset) * 1_234_567 + (1 << (6 * (offset % 9))),
-                    };
-                    let t = q.now().as_micros() + delta;
-                    q.schedule(Timestamp::from_micros(t), i as u32);
-                    pending.push((t, seq, i as u32));
-                    seq += 1;
-                }
-                proptest::prop_assert_eq!(q.len(), pending.len());
-            }
-            pending.sort();
-            for (t, _, e) in pending {
+    /// Runs `ops` on a queue with `lanes` lanes and checks every pop and peek against a
+    /// sorted reference. An op is `(kind, scale, offset, lane)`: kind 0 pops (when
+    /// something is pending), 1 peeks then schedules, 2 schedules in the wheel, others
+    /// schedule in lane `lane` (the wheel when there is no such lane); the event's time
+    /// is `now` plus a delta at the same instant, near, or far (several levels up).
+    fn pops_like_a_sort(
+        ops: &[(u8, u64, u32, usize)],
+        lanes: usize,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut q = EventQueue::new();
+        let lanes: Vec<usize> = (0..lanes).map(|_| q.add_lane()).collect();
+        // The reference: pending events with their sequence numbers.
+        let mut pending: Vec<(u64, u64, u32)> = Vec::new();
+        let mut seq = 0u64;
+        for (i, &(op, scale, offset, lane)) in ops.iter().enumerate() {
+            if op == 0 && !pending.is_empty() {
+                pending.sort();
+                let (t, _, e) = pending.remove(0);
+                proptest::prop_assert_eq!(q.peek_time(), Some(Timestamp::from_micros(t)));
                 proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
+            } else {
+                if op == 1 {
+                    // A peek must not change what pops next, even for events scheduled
+                    // after it.
+                    pending.sort();
+                    let first = pending.first().map(|p| Timestamp::from_micros(p.0));
+                    proptest::prop_assert_eq!(q.peek_time(), first);
+                }
+                let delta = match scale {
+                    0 => u64::from(offset % 3),
+                    1 => u64::from(offset) * 97,
+                    _ => u64::from(offset) * 1_234_567 + (1 << (6 * (offset % 9))),
+                };
+                let t = Timestamp::from_micros(q.now().as_micros() + delta);
+                // A lane takes the event when it keeps the lane's order and hands it to
+                // the wheel otherwise.
+                match lanes.get(lane) {
+                    Some(&l) if op != 2 => q.schedule_in(l, t, i as u32),
+                    _ => q.schedule(t, i as u32),
+                }
+                pending.push((t.as_micros(), seq, i as u32));
+                seq += 1;
             }
-            proptest::prop_assert_eq!(q.pop(), None);
+            proptest::prop_assert_eq!(q.len(), pending.len());
         }
+        pending.sort();
+        for (t, _, e) in pending {
+            proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
+        }
+        proptest::prop_assert_eq!(q.pop(), None);
+        Ok(())
     }
 
     proptest::proptest! {
-        /// Events scheduled in lanes (in lane order or not) and in the wheel, with pops
-        /// and peeks interleaved, pop in exactly the `(time, seq)` order of a sort.
+        /// The wheel alone: interleaved schedules, peeks and pops (times from 0 to far
+        /// beyond a level) pop in exactly the `(time, seq)` order of a sorted reference.
+        #[test]
+        fn wheel_pops_like_a_sorted_reference(
+            ops in proptest::collection::vec((0u8..5, 0u64..3, 0u32..40, 0usize..1), 1..400)
+        ) {
+            pops_like_a_sort(&ops, 0)?;
+        }
+
+        /// Three lanes beside the wheel, events scheduled in lane order or not.
         #[test]
         fn lanes_pop_like_a_sorted_reference(
             ops in proptest::collection::vec((0u8..6, 0u64..3, 0u32..40, 0usize..4), 1..400)
         ) {
-            let mut q = EventQueue::new();
-            let lanes = [q.add_lane(), q.add_lane(), q.add_lane()];
-            let mut pending: Vec<(u64, u64, u32)> = Vec::new();
-            let mut seq = 0u64;
-            for (i, &(op, scale, offset, lane)) in ops.iter().enumerate() {
-                if op == 0 && !pending.is_empty() {
-                    pending.sort();
-                    let (t, _, e) = pending.remove(0);
-                    proptest::prop_assert_eq!(q.peek_time(), Some(Timestamp::from_micros(t)));
-                    proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
-                } else {
-                    if op == 1 {
-                        pending.sort();
-                        let first = pending.first().map(|p| Timestamp::from_micros(p.0));
-                        proptest::prop_assert_eq!(q.peek_time(), first);
-                    }
-                    let delta = match scale {
-                        0 => u64::from(offset % 3),
-                        1 => u64::from(offset) * 97,
-                        _ => u64::from(offset) * 1_234_567 + (1 << (6 * (offset % 9))),
-                    };
-                    let t = q.now().as_micros() + delta;
-                    // lane 3: the wheel; lanes 0-2 take the event when it keeps their
-                    // order and hand it to the wheel otherwise.
-                    match lanes.get(lane) {
-                        Some(&l) if op != 2 => q.schedule_in(l, Timestamp::from_micros(t), i as u32),
-                        _ => q.schedule(Timestamp::from_micros(t), i as u32),
-                    }
-                    pending.push((t, seq, i as u32));
-                    seq += 1;
-                }
-                proptest::prop_assert_eq!(q.len(), pending.len());
-            }
-            pending.sort();
-            for (t, _, e) in pending {
-                proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
-            }
-            proptest::prop_assert_eq!(q.pop(), None);
+            pops_like_a_sort(&ops, 3)?;
         }
     }
 
