@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""GCC's target against what the video sends, real Chromium 156 against the simulator
+(issue 21; docs/REPRODUCTION.md, "Why `vp8_frame_drop` cuts p000-fig3").
+
+    .venv/bin/python scripts/gcc_share.py real RUNS_ROOT FLOW FROM TO
+    .venv/bin/python scripts/gcc_share.py toml CASE OUT.toml [KEY=VALUE ...]
+    .venv/bin/python scripts/gcc_share.py sim FROM TO TRACE ...
+
+`real`: per stored real run (RUNS_ROOT/run-*/: getstats.json every 0.2 s, browser.json,
+bottleneck-forward.pcap, timeseries.csv) over [FROM, TO) s: GCC's target decreases (the
+transport's `availableOutgoingBitrate` falling by more than 5 % from one 0.2 s sample to
+the next; count and mean ratio), GCC's mean target, the encoder's `targetBitrate`, the
+video's RTP payload rate and frames per second from the pcap (frames by RTP timestamp,
+scripts/encoder_fps.py), and target / payload.
+
+`toml`: the simulator's side of a real_vs_sim.py case (`chromium-m156` + `dcsctp`, the
+KEY=VALUE settings as `--sim-set` takes them) written to OUT.toml, for the traced build.
+
+`sim`: the same figures from simulator traces. The simulator does not put GCC's target
+in its series; the traces come from a build with scripts/patches/issue21-trace-target.patch
+applied (a few `eprintln!` in `MediaSender`, on with FS_TRACE=1; FS_ENC_SCALE=x gives the
+encoder x times its usual rate), in a scratch worktree, never landed:
+
+    git worktree add /tmp/trace-wt HEAD && cd /tmp/trace-wt
+    git apply scripts/patches/issue21-trace-target.patch
+    nice -n 10 cargo build --release -p flowstate-sim --example series
+    FS_TRACE=1 target/release/examples/series OUT.toml 10 SEED 2> SEED.trace
+
+Trace lines: `T us target_bps encoder_bps delay_based_bps loss_based_bps n_dd cwnd
+codec_rate_bps` at every target update, `F us bytes keyframe codec_rate_bps` per encoded
+frame, `C us bytes` per frame the congestion-window pushback dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DROP = 0.95  # a sample under 95 % of the previous one counts as a decrease
+GRID_S = 0.2  # the real runs' getStats interval
+
+
+def decreases(values: list[float]) -> tuple[int, float]:
+    """(count, mean ratio) of steps to under DROP x the previous value."""
+    r = [b / a for a, b in zip(values, values[1:]) if a and b and b < DROP * a]
+    return len(r), (sum(r) / len(r) if r else 0.0)
+
+
+def real(root: Path, flow: str, t0: float, t1: float) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import encoder_fps as ef
+    import pandas as pd
+
+    print("| run | target decreases (mean ratio) | mean target kbit/s | targetBitrate kbit/s | "
+          "payload kbit/s | target / payload | frames/s | payload B per frame |")
+    print("|---|---|---|---|---|---|---|---|")
+    for rd in sorted(root.glob("run-*")):
+        gs = json.loads((rd / "getstats.json").read_text())
+        start = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        tr = sorted((s["t_unix_s"] - start, s.get("available_outgoing_bitrate_bps")) for s in gs
+                    if s.get("kind") == "transport")
+        inside = [a for t, a in tr if t0 <= t < t1]
+        n, ratio = decreases(inside)
+        mean_target = sum(a for a in inside if a) / max(1, sum(1 for a in inside if a)) / 1e3
+        enc = [s["target_bitrate_bps"] for s in gs if s.get("kind") == "video" and s.get("flow") == flow
+               and t0 <= s["t_unix_s"] - start < t1 and s.get("target_bitrate_bps")]
+        frames = ef.pcap_frames(rd)
+        ts = pd.read_csv(rd / "timeseries.csv")
+        ts = ts[ts["flow"] == flow]
+        # The first frame's RTP timestamp is placed at the video's first bin with packets.
+        first = float(ts[ts["sent_packets"] > 0]["time_s"].min())
+        r0 = frames[0]["rtp_ts"]
+        inw = [f for f in frames if t0 <= first + ((f["rtp_ts"] - r0) % 2**32) / 90000 < t1]
+        payload = sum(f["payload"] for f in inw) * 8 / (t1 - t0) / 1e3
+        print(f"| {rd.name} | {n} ({ratio:.2f}) | {mean_target:.0f} | {sum(enc) / max(1, len(enc)) / 1e3:.0f} | "
+              f"{payload:.0f} | {mean_target / payload:.2f} | {len(inw) / (t1 - t0):.1f} | "
+              f"{sum(f['payload'] for f in inw) / max(1, len(inw)):.0f} |")
+
+
+def toml(case_name: str, out: Path, items: list[str]) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import real_vs_sim as rvs
+    from flowstate import _native
+
+    settings = rvs.parse_sim_settings(items)
+    case = next((c for c in rvs.CASES if c.name == case_name), None)
+    if case is None:
+        raise SystemExit(f"unknown case {case_name!r} (one of {', '.join(c.name for c in rvs.CASES)})")
+    side = rvs.SimSide(preset="chromium-m156", sctp_preset="dcsctp", settings=settings)
+    out.write_text(_native.scenario_toml(rvs.scenario_doc(case, chromium_preset=True, side=side)))
+
+
+def sim(paths: list[Path], t0: float, t1: float) -> None:
+    print("| trace | target decreases (mean ratio) | n_dd | mean target kbit/s | payload kbit/s | "
+          "target / payload | frames/s |")
+    print("|---|---|---|---|---|---|---|")
+    for path in paths:
+        targets: list[tuple[float, float, int]] = []
+        frames: list[tuple[float, int]] = []
+        for k, line in enumerate(path.read_text().splitlines(), 1):
+            p = line.split()
+            try:
+                if p and p[0] == "T":
+                    targets.append((int(p[1]) / 1e6, float(p[2]), int(p[6])))
+                elif p and p[0] == "F":
+                    frames.append((int(p[1]) / 1e6, int(p[2])))
+            except (IndexError, ValueError):
+                raise SystemExit(f"{path}:{k}: not a trace line of the patch: {line[:60]!r}")
+        if not targets:
+            print(f"| {path} | no trace lines (built without the patch, or FS_TRACE unset?) | | | | | |")
+            continue
+        times = [t for t, _, _ in targets]
+
+        def at(t: float) -> float:
+            i = bisect.bisect_right(times, t) - 1
+            return targets[i][1] if i >= 0 else 0.0
+
+        grid = [at(t0 + GRID_S * k) for k in range(int((t1 - t0) / GRID_S) + 1)]
+        n, ratio = decreases(grid)
+        ndd = [d for t, _, d in targets if t0 <= t < t1]
+        mean_target = sum(grid) / len(grid) / 1e3
+        inw = [b for t, b in frames if t0 <= t < t1]
+        payload = sum(inw) * 8 / (t1 - t0) / 1e3
+        print(f"| {path.name} | {n} ({ratio:.2f}) | {(ndd[-1] - ndd[0]) if ndd else 0} | {mean_target:.0f} | "
+              f"{payload:.0f} | {mean_target / payload if payload else float('nan'):.2f} | "
+              f"{len(inw) / (t1 - t0):.1f} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("real", help="per real run: GCC's target against the video's payload")
+    r.add_argument("root", type=Path, help="a folder of run-*/ (e.g. out/real/p000-fig3/chromium)")
+    r.add_argument("flow", help="the video flow's name (gcc or media)")
+    r.add_argument("start", type=float)
+    r.add_argument("end", type=float)
+    t = sub.add_parser("toml", help="the simulator's scenario of a real_vs_sim.py case")
+    t.add_argument("case")
+    t.add_argument("out", type=Path)
+    t.add_argument("settings", nargs="*", metavar="KEY=VALUE")
+    s = sub.add_parser("sim", help="the same figures from traces of the patched build")
+    s.add_argument("start", type=float)
+    s.add_argument("end", type=float)
+    s.add_argument("traces", type=Path, nargs="+")
+    a = ap.parse_args()
+    if a.cmd == "real":
+        if not sorted(a.root.glob("run-*")):
+            raise SystemExit(f"no run-* folders in {a.root}")
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        real(a.root, a.flow, a.start, a.end)
+    elif a.cmd == "toml":
+        try:
+            toml(a.case, a.out, a.settings)
+        except ValueError as e:
+            raise SystemExit(str(e))
+    else:
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        missing = [str(p) for p in a.traces if not p.is_file()]
+        if missing:
+            raise SystemExit(f"no such trace file: {', '.join(missing)}")
+        sim(a.traces, a.start, a.end)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Issue 21: scripts/gcc_share.py (GCC's target against the video's payload, real runs and
+traces of the patched simulator build)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "gcc_share.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("gcc_share", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_decreases_count_falls_of_more_than_five_percent():
+    m = _module()
+    # 100 -> 96 (-4 %, not counted) -> 80 (counted, 0.833) -> 80 -> 40 (counted, 0.5)
+    n, ratio = m.decreases([100.0, 96.0, 80.0, 80.0, 40.0])
+    assert n == 2
+    assert abs(ratio - (80 / 96 + 0.5) / 2) < 1e-12
+    assert m.decreases([100.0, 110.0]) == (0, 0.0)
+
+
+def test_sim_reads_the_trace_lines(tmp_path, capsys):
+    m = _module()
+    # Target 300 kbit/s, one fall to 240 at 1.0 s (n_dd 0 -> 1); one 1000-byte frame per 0.1 s.
+    lines = ["T 0 300000 280000 300000 300000 0 None 280000",
+             "T 1000000 240000 220000 240000 300000 1 None 220000"]
+    lines += [f"F {k * 100_000} 1000 0 280000" for k in range(20)]
+    trace = tmp_path / "1.trace"
+    trace.write_text("\n".join(lines) + "\n")
+    m.sim([trace], 0.0, 2.0)
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "1 (0.80)"
+    assert cells[2] == "1"
+    assert cells[4] == "80"  # 20 frames x 8000 bits / 2 s
+    assert cells[6] == "10.0"
+
+
+def test_bad_input_is_one_line(tmp_path):
+    p = subprocess.run([sys.executable, str(SCRIPT), "real", str(tmp_path), "gcc", "0", "10"],
+                       capture_output=True, text=True)
+    assert p.returncode != 0
+    assert p.stderr.strip() == f"no run-* folders in {tmp_path}"
+    p = subprocess.run([sys.executable, str(SCRIPT), "sim", "5", "1", str(tmp_path / "x")],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "start < end" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, str(SCRIPT), "sim", "0", "1", str(tmp_path / "x")],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and p.stderr.strip() == f"no such trace file: {tmp_path / 'x'}"
+    bad = tmp_path / "bad.trace"
+    bad.write_text("T 12 notanumber\n")
+    p = subprocess.run([sys.executable, str(SCRIPT), "sim", "0", "1", str(bad)], capture_output=True, text=True)
+    assert p.returncode != 0 and "bad.trace:1: not a trace line" in p.stderr and "Traceback" not in p.stderr
