@@ -73,6 +73,27 @@ def test_reproduce_is_deterministic_whatever_the_jobs(tiny, tmp_path):
     assert a["points"][0]["summary"]["seeds"] == [7, 8]
 
 
+def test_runs_started_ahead_on_a_shared_pool_give_the_same_results(tmp_path):
+    """`flowstate reproduce` with several entries submits an entry's runs while the
+    entry before it is written: the same results as each entry on its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = make_catalogue(tmp_path / "cat")
+    make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "tiny2"'), name="tiny2")
+    entries = [catalogue.load_id(root, i) for i in ("tiny", "tiny2")]
+    alone = [reproduce.reproduce(e, out=tmp_path / "alone" / e.id, runs=2, seed=3, jobs=2) for e in entries]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ahead = [reproduce.start(e, pool, runs=2, seed=3) for e in entries]
+        shared = [
+            reproduce.reproduce(e, out=tmp_path / "shared" / e.id, runs=2, seed=3, pending=p)
+            for e, p in zip(entries, ahead)
+        ]
+    assert [_strip_elapsed(d) for d in shared] == [_strip_elapsed(d) for d in alone]
+    for e in entries:
+        csv_text = lambda side: (tmp_path / side / e.id / "plain/timeseries.csv").read_text()  # noqa: E731
+        assert csv_text("shared") == csv_text("alone")
+
+
 def test_short_applies_the_short_runs_and_set(tiny, tmp_path):
     results = reproduce.reproduce(tiny, out=tmp_path, short=True)
     assert results["short"] is True and results["runs"] == 2

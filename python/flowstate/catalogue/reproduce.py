@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
@@ -69,6 +69,58 @@ def _cost(scenario: Mapping[str, Any]) -> float:
     return duration * max(capacity, 0.1) * (1 + len(scenario.get("flows") or []))
 
 
+class PendingRuns:
+    """An entry's runs submitted to a pool (:func:`submit_points`); :meth:`collect`
+    waits for them. Lets ``flowstate reproduce`` with several entries start an entry's
+    simulations while the previous entry's results are still being written (the
+    writing is Python, one core; the simulations release the GIL)."""
+
+    def __init__(self, futures: dict[Future[Any], tuple[int, int]], points: int, runs: int):
+        self._futures = futures
+        self._points = points
+        self._runs = runs
+
+    def cancel(self) -> None:
+        """Cancel the runs that have not started."""
+        for f in self._futures:
+            f.cancel()
+
+    def collect(self, progress: Optional[Progress] = None) -> list[RunResult]:
+        """One RunResult per point, runs in seed order. Raises the first failed run's
+        error (ScenarioError for a point that cannot run), cancelling the others."""
+        raws: list[list[Any]] = [[None] * self._runs for _ in range(self._points)]
+        total, done = len(self._futures), 0
+        pending = set(self._futures)
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    i, k = self._futures[f]
+                    raws[i][k] = f.result()[0]  # raises the run's error
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+        except BaseException:
+            self.cancel()
+            raise
+        return [RunResult(r) for r in raws]
+
+
+def submit_points(exp: Experiment, points: list[Point], runs: int, seed: int, pool: Executor) -> PendingRuns:
+    """Submits every point for the seeds ``seed .. seed + runs - 1`` to ``pool``, the
+    longest runs first."""
+    texts = [_native.scenario_toml(p.scenario) for p in points]
+    files = [f"{exp.file}: point {p.name}" for p in points]
+    work = sorted(
+        ((i, k) for i in range(len(points)) for k in range(runs)),
+        key=lambda ik: (-_cost(points[ik[0]].scenario), ik),
+    )
+    futures: dict[Future[Any], tuple[int, int]] = {
+        pool.submit(_native.simulate, texts[i], files[i], seed=seed + k, runs=1, threads=1): (i, k) for i, k in work
+    }
+    return PendingRuns(futures, len(points), runs)
+
+
 def run_points(
     exp: Experiment,
     points: list[Point],
@@ -77,37 +129,17 @@ def run_points(
     jobs: Optional[int] = None,
     progress: Optional[Progress] = None,
 ) -> list[RunResult]:
-    """Simulates every point for the seeds ``seed .. seed + runs - 1``; one RunResult
-    per point, runs in seed order. Raises ScenarioError for a point that cannot run."""
-    texts = [_native.scenario_toml(p.scenario) for p in points]
-    files = [f"{exp.file}: point {p.name}" for p in points]
-    work = sorted(
-        ((i, k) for i in range(len(points)) for k in range(runs)),
-        key=lambda ik: (-_cost(points[ik[0]].scenario), ik),
-    )
-    raws: list[list[Any]] = [[None] * runs for _ in points]
-    total, done = len(work), 0
-    workers = max(1, min(jobs or os.cpu_count() or 1, total))
+    """Simulates every point for the seeds ``seed .. seed + runs - 1`` on a pool of
+    ``jobs`` threads; one RunResult per point, runs in seed order. Raises ScenarioError
+    for a point that cannot run."""
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(points) * runs))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
-        futures: dict[Future[Any], tuple[int, int]] = {
-            pool.submit(_native.simulate, texts[i], files[i], seed=seed + k, runs=1, threads=1): (i, k)
-            for i, k in work
-        }
-        pending = set(futures)
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    i, k = futures[f]
-                    raws[i][k] = f.result()[0]  # raises the run's error
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            raise
-    return [RunResult(r) for r in raws]
+        return submit_points(exp, points, runs, seed, pool).collect(progress)
+
+
+def entry_runs(exp: Experiment, runs: Optional[int], short: bool) -> int:
+    """The runs per point of a reproduction (``runs`` or the entry's own)."""
+    return runs if runs is not None else exp.run_count(short)
 
 
 metric_stats = metric_paths.metric_stats
@@ -169,17 +201,25 @@ def reproduce(
     out: Optional[str | os.PathLike[str]] = None,
     jobs: Optional[int] = None,
     progress: Optional[Progress] = None,
+    pool: Optional[Executor] = None,
+    pending: Optional[PendingRuns] = None,
 ) -> dict[str, Any]:
     """Runs ``exp`` and writes OUT/<point dir>/{summary.json,timeseries.csv} and
-    OUT/results.json (OUT default out/<id>). Returns the results.json document."""
+    OUT/results.json (OUT default out/<id>). Returns the results.json document.
+
+    ``pending``: the entry's runs already submitted with :func:`start` (the same
+    ``runs``, ``seed`` and ``short``); otherwise they run now, on ``pool`` if given, else
+    on a pool of ``jobs`` threads."""
     started = time.perf_counter()
-    runs = runs if runs is not None else exp.run_count(short)
-    seed = seed if seed is not None else DEFAULT_SEED
-    if runs < 1 or seed < 0 or seed + runs - 1 > MAX_SEED:
-        raise FlowstateError(f"seeds {seed} .. {seed} + {runs} runs - 1 must be in [0, 2^64 - 1]")
+    runs, seed = _checked_seeds(exp, runs, seed, short)
     folder = Path(out) if out is not None else default_out(exp.id)
     points = exp.points(short=short)
-    results = run_points(exp, points, runs, seed, jobs=jobs, progress=progress)
+    if pending is not None:
+        results = pending.collect(progress)
+    elif pool is not None:
+        results = submit_points(exp, points, runs, seed, pool).collect(progress)
+    else:
+        results = run_points(exp, points, runs, seed, jobs=jobs, progress=progress)
     entries = []
     for point, result in zip(points, results):
         result.write(folder / point.dir)
@@ -204,6 +244,23 @@ def reproduce(
     }
     write_results(folder, document)
     return document
+
+
+def _checked_seeds(exp: Experiment, runs: Optional[int], seed: Optional[int], short: bool) -> tuple[int, int]:
+    runs = entry_runs(exp, runs, short)
+    seed = seed if seed is not None else DEFAULT_SEED
+    if runs < 1 or seed < 0 or seed + runs - 1 > MAX_SEED:
+        raise FlowstateError(f"seeds {seed} .. {seed} + {runs} runs - 1 must be in [0, 2^64 - 1]")
+    return runs, seed
+
+
+def start(
+    exp: Experiment, pool: Executor, *, runs: Optional[int] = None, seed: Optional[int] = None, short: bool = False
+) -> PendingRuns:
+    """Submits ``exp``'s runs to ``pool`` now; pass the result to :func:`reproduce` as
+    ``pending`` (with the same ``runs``, ``seed`` and ``short``)."""
+    runs, seed = _checked_seeds(exp, runs, seed, short)
+    return submit_points(exp, exp.points(short=short), runs, seed, pool)
 
 
 def write_results(folder: Path, document: Mapping[str, Any]) -> Path:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
@@ -199,39 +201,52 @@ def main(
     failed = False
     # Several experiments: an overall row on the bar; one line per finished experiment.
     overall = Overall(plan(experiments, runs, short)) if several else None
-    for i, exp in enumerate(experiments):
-        folder = out_root / exp.id if (all_ or several or out is None) else out_root
-        k = runs if runs is not None else exp.run_count(short)
-        total = len(exp.point_names()) * k
-        if overall is not None:
-            overall.begin(i)
-        results = _with_progress(
-            f"{exp.id}",
-            total,
-            lambda progress, exp=exp, folder=folder: reproduce.reproduce(
-                exp, runs=runs, seed=seed, short=short, out=folder, jobs=jobs, progress=progress
-            ),
-            stderr,
-            overall,
-        )
-        report, note = (None, "--no-report") if no_report else reproduce.build_report(folder)
-        print_results(results, report, None if no_report else note, folder, stdout)
-        if overall is not None:
-            print(file=stdout)
-            stdout.flush()
-            print(f"flowstate: {overall.finish()}", file=stderr, flush=True)
-        failed = failed or any(c["status"] == "fails" for c in results["claims"])
-        index.append(
-            {
-                "id": exp.id,
-                "title": exp.title,
-                "out": str(folder),
-                "report": None if report is None else str(report),
-                "runs": results["runs"],
-                "elapsed_s": results["elapsed_s"],
-                "claims": [{"text": c["text"], "status": c["status"]} for c in results["claims"]],
-            }
-        )
+    # One pool for every entry; each entry's runs are submitted when the entry before it
+    # starts, so they simulate while that entry's results are written (Python, one core).
+    workers = max(1, jobs or os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
+        ahead = [reproduce.start(experiments[0], pool, runs=runs, seed=seed, short=short)]
+        try:
+            for i, exp in enumerate(experiments):
+                if i + 1 < len(experiments):
+                    ahead.append(reproduce.start(experiments[i + 1], pool, runs=runs, seed=seed, short=short))
+                pending = ahead.pop(0)
+                folder = out_root / exp.id if (all_ or several or out is None) else out_root
+                total = len(exp.point_names()) * reproduce.entry_runs(exp, runs, short)
+                if overall is not None:
+                    overall.begin(i)
+                results = _with_progress(
+                    f"{exp.id}",
+                    total,
+                    lambda progress, exp=exp, folder=folder, pending=pending: reproduce.reproduce(
+                        exp, runs=runs, seed=seed, short=short, out=folder, pending=pending, progress=progress
+                    ),
+                    stderr,
+                    overall,
+                )
+                report, note = (None, "--no-report") if no_report else reproduce.build_report(folder)
+                print_results(results, report, None if no_report else note, folder, stdout)
+                if overall is not None:
+                    print(file=stdout)
+                    stdout.flush()
+                    print(f"flowstate: {overall.finish()}", file=stderr, flush=True)
+                failed = failed or any(c["status"] == "fails" for c in results["claims"])
+                index.append(
+                    {
+                        "id": exp.id,
+                        "title": exp.title,
+                        "out": str(folder),
+                        "report": None if report is None else str(report),
+                        "runs": results["runs"],
+                        "elapsed_s": results["elapsed_s"],
+                        "claims": [{"text": c["text"], "status": c["status"]} for c in results["claims"]],
+                    }
+                )
+        except BaseException:
+            # Nothing queued may run after an error or Ctrl-C.
+            for p in ahead:
+                p.cancel()
+            raise
     if all_ or several:
         path = out_root / CATALOGUE_INDEX_FILE
         document = {"short": short, "elapsed_s": round(time.perf_counter() - started, 3), "experiments": index}
