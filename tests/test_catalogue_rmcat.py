@@ -9,12 +9,12 @@ controller (a scenario test)."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import io
 from pathlib import Path
 from typing import Any
 
 import pytest
+from script_support import load_script
 
 from flowstate.catalogue import catalogue, reproduce
 from flowstate.overrides import load_toml
@@ -130,11 +130,7 @@ def test_the_rfc8868_table_has_a_row_per_controller(case_5_1, tmp_path):
 
     (tmp_path / "rfc8867-5.1").mkdir()
     (tmp_path / "rfc8867-5.1" / "results.json").write_text(json.dumps(case_5_1))
-    spec = importlib.util.spec_from_file_location("rmcat_table", ROOT / "scripts" / "rmcat_table.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    text = module.table(tmp_path)
+    text = load_script("rmcat_table").table(tmp_path)
     rows = [line for line in text.splitlines() if line.startswith("| 5.1 |")]
     assert [r.split(" | ")[1] for r in rows] == ["GCC (chromium)", "NADA", "SCReAM"]
     # Every RFC 8868 column has a value (one-way delay and jitter included).

@@ -3,21 +3,14 @@ run's per-packet record) and the `pacer_burst_ms` override of gcc flows."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
+from script_support import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _module():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location("cubic_queue", ROOT / "scripts" / "cubic_queue.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("cubic_queue")
 
 
 def test_episodes_join_drops_at_most_0_3_s_apart():

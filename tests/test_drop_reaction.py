@@ -3,19 +3,14 @@ per-packet record, and its one-line errors."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from script_support import load_script
+
 
 
 def _module():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location("drop_reaction", ROOT / "scripts" / "drop_reaction.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("drop_reaction")
 
 
 def _fake_run(folder: Path, fall_at_s: float) -> None:

@@ -3,23 +3,17 @@ frame sizes from the bottleneck's pcap) and the `vp8_frame_drop` override of gcc
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import struct
 import sys
-from pathlib import Path
 
 import pytest
+from script_support import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _module():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location("encoder_fps", ROOT / "scripts" / "encoder_fps.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("encoder_fps")
 
 
 def _sample(t, frames, nbytes, qp):

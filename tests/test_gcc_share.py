@@ -3,20 +3,18 @@ traces of the patched simulator build)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from script_support import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gcc_share.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("gcc_share", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("gcc_share")
 
 
 def test_decreases_count_falls_of_more_than_five_percent():
