@@ -379,21 +379,20 @@ mod tests {
         let rate = Bitrate::kbps(300.0);
         // drop mark = 30 % x 600 ms x 300 kbit/s = 54000 bits; 2/3 = 36000; 1/4 = 13500.
         let mut d = Vp8FrameDropper::new(cfg(), rate);
-        d.level_bits = 30_000.0;
-        d.update_decimation_factor(rate);
-        assert_eq!(d.decimation_factor, 1);
-        d.level_bits = 10_000.0;
-        d.update_decimation_factor(rate);
-        assert_eq!(d.decimation_factor, 2);
-        d.level_bits = 5_000.0;
-        d.update_decimation_factor(rate);
-        assert_eq!(d.decimation_factor, 3);
-        d.level_bits = 60_000.0;
-        d.update_decimation_factor(rate);
-        assert_eq!(d.decimation_factor, 1);
-        d.level_bits = 40_000.0;
-        d.update_decimation_factor(rate);
-        assert_eq!(d.decimation_factor, 1);
+        // (buffer level, the factor after the update), applied in this order: the
+        // factor climbs to 1, 2, 3 as the level falls below 2/3, 1/4 and 1/8 of the
+        // drop mark, and is back to 1 above 2/3 of it.
+        for (level_bits, factor) in [
+            (30_000.0, 1),
+            (10_000.0, 2),
+            (5_000.0, 3),
+            (60_000.0, 1),
+            (40_000.0, 1),
+        ] {
+            d.level_bits = level_bits;
+            d.update_decimation_factor(rate);
+            assert_eq!(d.decimation_factor, factor, "level {level_bits}");
+        }
     }
 
     #[test]
