@@ -121,7 +121,8 @@ def test_set_changes_the_scenario_before_the_run(scenario_file, tmp_path):
     assert changed["flows"][1]["priority"] == 0.5 and plain["flows"][1]["priority"] == 3
     assert changed["flows"][0]["send_rate_mbps"] < 0.65 < plain["flows"][0]["send_rate_mbps"]
     series = (tmp_path / "b" / "timeseries.csv").read_text().splitlines()
-    assert series[1].split(",")[-1] == "1.0"  # capacity_mbps
+    capacity = series[0].split(",").index("capacity_mbps")
+    assert series[1].split(",")[capacity] == "1.0"
 
 
 def test_set_errors_name_the_file_and_the_field(scenario_file):

@@ -267,6 +267,7 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
     column(&d, "sent_packets", rows, |r| r.sent_packets)?;
     column(&d, "lost_packets", rows, |r| r.lost_packets)?;
     column(&d, "capacity_mbps", rows, |r| r.capacity_mbps)?;
+    column(&d, "target_mbps", rows, |r| r.target_mbps)?;
     Ok(d)
 }
 

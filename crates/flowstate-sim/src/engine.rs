@@ -380,18 +380,24 @@ impl Simulation {
     pub fn run(mut self) -> RunResult {
         let end = self.config.duration;
         while let Some((now, ev)) = self.queue.pop_before(end) {
-            let flows = &self.flows;
-            self.metrics
-                .advance(now, |i| flows.get(i).and_then(|f| f.goodput_bytes()));
+            let (flows, states) = (&self.flows, &self.states);
+            self.metrics.advance(
+                now,
+                |i| flows.get(i).and_then(|f| f.goodput_bytes()),
+                |i| controller_rate(flows, states, i),
+            );
             self.handle(now, ev);
         }
         let events = self.queue.processed();
-        let flows = &self.flows;
-        let (mut summary, mut series) =
-            self.metrics
-                .finish(end, &self.config.name, self.config.seed, events, |i| {
-                    flows.get(i).and_then(|f| f.goodput_bytes())
-                });
+        let (flows, states) = (&self.flows, &self.states);
+        let (mut summary, mut series) = self.metrics.finish(
+            end,
+            &self.config.name,
+            self.config.seed,
+            events,
+            |i| flows.get(i).and_then(|f| f.goodput_bytes()),
+            |i| controller_rate(flows, states, i),
+        );
         for (fs, flow) in summary.flows.iter_mut().zip(self.flows.iter()) {
             fs.n_dd = flow.delay_based_decreases();
         }
@@ -825,6 +831,18 @@ impl Simulation {
     /// Events processed so far.
     pub fn events(&self) -> u64 {
         self.queue.processed()
+    }
+}
+
+/// Flow `i`'s rate controller's value as it reports it to a coupling manager (the
+/// series' `target_mbps`), while the flow runs; `None` for window and fixed-rate flows.
+fn controller_rate(flows: &[Box<dyn SimFlow>], states: &[FlowState], i: usize) -> Option<Bitrate> {
+    if !matches!(states.get(i), Some(FlowState::Active)) {
+        return None;
+    }
+    match flows.get(i)?.cc_snapshot()? {
+        flowstate_core::coupling::FlowReport::Rate { rate, .. } => Some(rate),
+        flowstate_core::coupling::FlowReport::Window { .. } => None,
     }
 }
 

@@ -27,7 +27,7 @@
 
 use crate::flow::Dir;
 use crate::link::LinkConfig;
-use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 
@@ -390,6 +390,12 @@ pub struct SeriesRow {
     pub lost_packets: u64,
     /// Forward link capacity at the start of the bin.
     pub capacity_mbps: f64,
+    /// The flow's rate controller's value when the bin closes, as the controller
+    /// reports it to a coupling manager: GCC's target rate, NADA's reference rate
+    /// r_ref, SCReAM's target bitrate, RAP's and TFRC's sending rate (`None`: a window
+    /// flow, a fixed-rate flow, or a flow that is not running).
+    #[serde(default)]
+    pub target_mbps: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -668,9 +674,14 @@ impl Metrics {
     /// Time moves to `now`: close every bin that ended. `goodput(i)` reads flow `i`'s
     /// cumulative goodput counter.
     #[inline]
-    pub fn advance(&mut self, now: Timestamp, goodput: impl Fn(usize) -> Option<u64>) {
+    pub fn advance(
+        &mut self,
+        now: Timestamp,
+        goodput: impl Fn(usize) -> Option<u64>,
+        target: impl Fn(usize) -> Option<Bitrate>,
+    ) {
         while now >= self.bin_end() {
-            self.close_bin(&goodput);
+            self.close_bin(&goodput, &target);
         }
         if !self.window_started && now >= self.config.window_start {
             self.window_started = true;
@@ -680,7 +691,13 @@ impl Metrics {
         }
     }
 
-    fn close_bin(&mut self, goodput: &impl Fn(usize) -> Option<u64>) {
+    /// Close the open bin; `goodput(i)` and `target(i)` read flow `i`'s cumulative
+    /// goodput and its controller's rate at the bin's end.
+    fn close_bin(
+        &mut self,
+        goodput: &impl Fn(usize) -> Option<u64>,
+        target: &impl Fn(usize) -> Option<Bitrate>,
+    ) {
         let end = self.bin_end();
         let secs = (end - self.bin_start).as_secs_f64();
         let capacity = if self.forward.trace.is_some() {
@@ -705,6 +722,7 @@ impl Metrics {
                 sent_packets: b.sent_pkts,
                 lost_packets: b.lost_pkts,
                 capacity_mbps: capacity,
+                target_mbps: target(i).map(|r| r.as_mbps()),
             });
             *b = BinAcc {
                 goodput_at_start: g.unwrap_or(0),
@@ -827,6 +845,7 @@ impl Metrics {
         seed: u64,
         events: u64,
         goodput: impl Fn(usize) -> Option<u64>,
+        target: impl Fn(usize) -> Option<Bitrate>,
     ) -> (Summary, Vec<SeriesRow>) {
         // Close the bins up to `end` (the last, partial one included).
         while self.bin_start < end {
@@ -835,7 +854,7 @@ impl Metrics {
                 // Shorten the last bin so its rates are not diluted.
                 self.config.bin = end - self.bin_start;
             }
-            self.close_bin(&goodput);
+            self.close_bin(&goodput, &target);
         }
         let w_start = self.config.window_start.min(end);
         let w_end = self.config.window_end.min(end);
@@ -972,7 +991,9 @@ impl Summary {
             crate::queue::QueueLimit::Packets(0),
         );
         let metrics = Metrics::new(MetricsConfig::default(), meta, link);
-        let mut summary = metrics.finish(Timestamp::ZERO, "", 0, 0, |_| None).0;
+        let mut summary = metrics
+            .finish(Timestamp::ZERO, "", 0, 0, |_| None, |_| None)
+            .0;
         // The dumbbell's links (a run with named links has one entry per link).
         summary.links = ["link", "reverse_link"]
             .into_iter()
@@ -991,14 +1012,15 @@ impl Summary {
 pub fn write_series_csv<W: Write>(rows: &[SeriesRow], mut out: W) -> std::io::Result<()> {
     writeln!(
         out,
-        "time_s,flow,send_rate_mbps,throughput_mbps,goodput_mbps,queuing_delay_ms,rtt_ms,sent_packets,lost_packets,capacity_mbps"
+        "time_s,flow,send_rate_mbps,throughput_mbps,goodput_mbps,queuing_delay_ms,rtt_ms,sent_packets,lost_packets,capacity_mbps,target_mbps"
     )?;
     let opt = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let rate = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
     for r in rows {
         // Flow names are validated to be free of commas and quotes.
         writeln!(
             out,
-            "{:.3},{},{:.6},{:.6},{:.6},{},{},{},{},{:.6}",
+            "{:.3},{},{:.6},{:.6},{:.6},{},{},{},{},{:.6},{}",
             r.time_s,
             r.flow,
             r.send_rate_mbps,
@@ -1008,7 +1030,8 @@ pub fn write_series_csv<W: Write>(rows: &[SeriesRow], mut out: W) -> std::io::Re
             opt(r.rtt_ms),
             r.sent_packets,
             r.lost_packets,
-            r.capacity_mbps
+            r.capacity_mbps,
+            rate(r.target_mbps)
         )?;
     }
     Ok(())
@@ -1159,10 +1182,10 @@ mod tests {
         for k in 0..400u64 {
             let sent = Timestamp::from_millis(k * 10);
             let now = sent + TimeDelta::millis(if k % 2 == 0 { 40 } else { 60 });
-            m.advance(now, |_| None);
+            m.advance(now, |_| None, |_| None);
             m.on_deliver(now, 0, Dir::Data, 1000, sent);
         }
-        let (sum, _) = m.finish(Timestamp::from_secs(5), "t", 1, 0, |_| None);
+        let (sum, _) = m.finish(Timestamp::from_secs(5), "t", 1, 0, |_| None, |_| None);
         let f = &sum.flows[0];
         assert!(
             (f.one_way_delay_ms.mean.unwrap_or(0.0) - 50.0).abs() < 1e-9,
@@ -1212,12 +1235,12 @@ mod tests {
         for s in 0..4u64 {
             for k in 0..125u64 {
                 let t = Timestamp::from_millis(s * 1000 + k * 8);
-                m.advance(t, |_| None);
+                m.advance(t, |_| None, |_| None);
                 m.on_send(t, 0, Dir::Data, 1000);
                 m.on_deliver(t, 0, Dir::Data, 1000, t);
             }
         }
-        let (sum, rows) = m.finish(Timestamp::from_secs(4), "t", 1, 0, |_| None);
+        let (sum, rows) = m.finish(Timestamp::from_secs(4), "t", 1, 0, |_| None, |_| None);
         assert_eq!(rows.len(), 4);
         for r in &rows {
             assert!((r.throughput_mbps - 1.0).abs() < 1e-9, "{r:?}");

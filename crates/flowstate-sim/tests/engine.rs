@@ -533,3 +533,59 @@ fn coupling_hook_receives_reports_and_its_allowances_are_applied() {
         ]
     );
 }
+
+/// The series' `target_mbps`: a rate flow's controller value while it runs (GCC's
+/// target here), nothing for a window flow, nothing before a flow starts; the CSV's
+/// last column.
+#[test]
+fn series_target_is_the_rate_controllers_value() {
+    let text = r#"
+name = "target"
+duration = "6s"
+[link]
+capacity = "2Mbps"
+delay = "20ms"
+queue = "100ms"
+[[flows]]
+name = "video"
+kind = "gcc"
+start = "1s"
+[[flows]]
+name = "data"
+kind = "tcp-newreno"
+"#;
+    let r = run_toml(text, "target.toml", Some(1)).expect("runs");
+    let rows = |flow: &str| -> Vec<(f64, Option<f64>)> {
+        r.series
+            .iter()
+            .filter(|row| row.flow == flow)
+            .map(|row| (row.time_s, row.target_mbps))
+            .collect()
+    };
+    let video = rows("video");
+    // Bins of 500 ms: the bins closing before the start at 1 s have none; then GCC's
+    // target, within the chromium preset's bounds.
+    assert!(
+        video.iter().filter(|r| r.0 < 0.5).all(|r| r.1.is_none()),
+        "{video:?}"
+    );
+    let running: Vec<f64> = video
+        .iter()
+        .filter(|r| r.0 >= 1.0)
+        .filter_map(|r| r.1)
+        .collect();
+    assert_eq!(
+        running.len(),
+        video.iter().filter(|r| r.0 >= 1.0).count(),
+        "{video:?}"
+    );
+    assert!(running.iter().all(|&t| t > 0.0 && t <= 2.5), "{running:?}");
+    assert!(rows("data").iter().all(|r| r.1.is_none()));
+    let mut buf = Vec::new();
+    write_series_csv(&r.series, &mut buf).expect("csv");
+    let text = String::from_utf8(buf).expect("utf8");
+    assert!(text
+        .lines()
+        .next()
+        .is_some_and(|h| h.ends_with(",capacity_mbps,target_mbps")));
+}

@@ -30,7 +30,7 @@ use flowstate_core::endpoint::rfc8888::CcfbReceiver;
 use flowstate_core::endpoint::scream::ScreamSender;
 use flowstate_core::endpoint::sctp::{SctpReceiver, SctpSender};
 use flowstate_core::endpoint::Endpoint;
-use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 use flowstate_emu::{Emulator, EmulatorConfig, EmulatorReport, PathConfig, Route};
 use flowstate_sim::coupling::{CouplingFactory, CouplingHook, DefaultCouplingFactory, FlowInfo};
 use flowstate_sim::endpoints::{
@@ -154,12 +154,23 @@ impl Clock {
 }
 
 const NO_GOODPUT: u64 = u64::MAX;
+/// No controller rate (window flows, flows not running): the series' empty cell.
+const NO_TARGET: u64 = u64::MAX;
+
+/// A rate the sender loop published ([`NO_TARGET`]: none).
+fn published_rate(slot: &AtomicU64) -> Option<Bitrate> {
+    let t = slot.load(Ordering::Relaxed);
+    (t != NO_TARGET).then(|| Bitrate::bps(f64::from_bits(t)))
+}
 
 /// What both loops share.
 struct Shared {
     clock: Clock,
     metrics: Mutex<Metrics>,
     goodput: Vec<AtomicU64>,
+    /// Per flow: its rate controller's value in bit/s as `f64` bits (the series'
+    /// `target_mbps`), published by the sender loop; [`NO_TARGET`] when none.
+    target: Vec<AtomicU64>,
     /// The measured run's end in microseconds (`u64::MAX` while it runs): events after
     /// it (the SCTP shutdown, packets still in flight) are not measured.
     end_us: AtomicU64,
@@ -170,6 +181,9 @@ impl Shared {
         let g = self.goodput.get(i)?.load(Ordering::Relaxed);
         (g != NO_GOODPUT).then_some(g)
     }
+    fn target(&self, i: usize) -> Option<Bitrate> {
+        published_rate(self.target.get(i)?)
+    }
     /// Record into the metrics at the current time.
     fn record(&self, f: impl FnOnce(&mut Metrics, Timestamp)) {
         if let Ok(mut m) = self.metrics.lock() {
@@ -177,7 +191,7 @@ impl Shared {
             if now.as_micros() >= self.end_us.load(Ordering::Relaxed) {
                 return;
             }
-            m.advance(now, |i| self.goodput(i));
+            m.advance(now, |i| self.goodput(i), |i| self.target(i));
             f(&mut m, now);
         }
     }
@@ -522,6 +536,26 @@ impl SenderLoop {
             self.allowances.clear();
             self.coupling.on_report(now, i, &r, &mut self.allowances);
             self.apply(now);
+        }
+        self.publish_target(i);
+    }
+
+    /// Publish flow `i`'s controller rate for the series (as the simulator reports it:
+    /// a rate flow's value while it runs, nothing for a window flow).
+    fn publish_target(&self, i: usize) {
+        let rate =
+            self.flows
+                .get(i)
+                .filter(|f| f.runs())
+                .and_then(|f| match f.kind.cc_snapshot()? {
+                    FlowReport::Rate { rate, .. } => Some(rate),
+                    FlowReport::Window { .. } => None,
+                });
+        if let Some(slot) = self.shared.target.get(i) {
+            slot.store(
+                rate.map_or(NO_TARGET, |r| r.as_bps().to_bits()),
+                Ordering::Relaxed,
+            );
         }
     }
 
@@ -1096,6 +1130,11 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
                 })
             })
             .collect(),
+        target: scenario
+            .flows
+            .iter()
+            .map(|_| AtomicU64::new(NO_TARGET))
+            .collect(),
         end_us: AtomicU64::new(u64::MAX),
     });
     let mk_io = |sock, peer| Io {
@@ -1151,9 +1190,15 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         })
         .collect();
     let events = s_io.stats.sent + s_io.stats.received + r_io.stats.sent + r_io.stats.received;
-    let (mut summary, series) = metrics.finish(end, &config.name, seed, events, |i| {
-        goodput.get(i).copied().flatten()
-    });
+    let target: Vec<Option<Bitrate>> = shared.target.iter().map(published_rate).collect();
+    let (mut summary, series) = metrics.finish(
+        end,
+        &config.name,
+        seed,
+        events,
+        |i| goodput.get(i).copied().flatten(),
+        |i| target.get(i).copied().flatten(),
+    );
     let mut sctp = Vec::new();
     for (i, ((fs, t), r)) in summary
         .flows
