@@ -334,12 +334,15 @@ def frame_sizes(folders: list[Path], fps_in: float, fit: bool) -> None:
               f"+{per:.0f} B per skipped frame, max {top:.0f} B (rms {rms:.0f} B)")
 
 
-def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: list[float], runs: int) -> None:
+def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: list[float], runs: int,
+            chromium_pacer: bool = False) -> None:
     """The video's packet spacing at the bottleneck: the fraction of its packets that
     arrive < 1 ms after its previous one, and its packets per second, from START on;
     real: every run's bottleneck-forward.csv under REAL_ROOT/CASE/chromium; simulator:
     the case of real_vs_sim.py on `chromium-m156` + `dcsctp` with `vp8_frame_drop` and
-    each `pacer_burst_ms`, in 1 ms bins (the packets beyond the first in a bin)."""
+    each `pacer_burst_ms`, in 1 ms bins (the packets beyond the first in a bin); with
+    `chromium_pacer`, the pacer on Chromium's media-debt rule (`pacer_burst_ms` is then
+    its burst interval)."""
     import csv
 
     import flowstate
@@ -358,8 +361,11 @@ def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: l
               f"{len(arr) / (arr[-1] - arr[0]):.1f} | - |")
     case = next(c for c in rvs.CASES if c.name == case_name)
     for burst in bursts:
-        side = rvs.SimSide(preset="chromium-m156", sctp_preset="dcsctp", settings=(
-            (f"flows.{video}.overrides.vp8_frame_drop", True), (f"flows.{video}.overrides.pacer_burst_ms", burst)))
+        settings = ((f"flows.{video}.overrides.vp8_frame_drop", True),
+                    (f"flows.{video}.overrides.pacer_burst_ms", burst))
+        if chromium_pacer:
+            settings += ((f"flows.{video}.overrides.chromium_pacer", True),)
+        side = rvs.SimSide(preset="chromium-m156", sctp_preset="dcsctp", settings=settings)
         doc = rvs.scenario_doc(case, chromium_preset=True, side=side)
         doc.setdefault("measure", {})["bin"] = "1ms"
         ts = flowstate.run(doc, seed=1, runs=runs).timeseries
@@ -367,7 +373,8 @@ def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: l
         n = v["sent_packets"].sum()
         extra = (v["sent_packets"] - 1).clip(lower=0).sum()
         secs = runs * (v["time_s"].max() - start)
-        print(f"| sim, pacer_burst_ms {burst:g} ({runs} runs) | {extra / n:.3f} | {n / secs:.1f} | "
+        rule = "chromium_pacer, " if chromium_pacer else ""
+        print(f"| sim, {rule}pacer_burst_ms {burst:g} ({runs} runs) | {extra / n:.3f} | {n / secs:.1f} | "
               f"{v['throughput_mbps'].mean():.3f} |")
 
 
@@ -395,10 +402,13 @@ def main() -> None:
     sp.add_argument("--real", type=Path, default=ROOT / "out" / "real-m156fps", help="real runs' root")
     sp.add_argument("--bursts", default="5,20", help="pacer_burst_ms values (comma-separated)")
     sp.add_argument("--runs", type=int, default=10)
+    sp.add_argument("--chromium-pacer", action="store_true",
+                    help="the pacer on Chromium's media-debt rule (chromium_pacer = true)")
     args = ap.parse_args()
     if args.cmd == "spacing":
         sys.path.insert(0, str(ROOT / "scripts"))
-        spacing(args.case, args.video, args.start, args.real, [float(b) for b in args.bursts.split(",")], args.runs)
+        spacing(args.case, args.video, args.start, args.real, [float(b) for b in args.bursts.split(",")], args.runs,
+                args.chromium_pacer)
         return
     if args.cmd == "run":
         run(args.out, args.rates, args.duration, args.runs)

@@ -5,6 +5,7 @@
     .venv/bin/python scripts/gcc_share.py real RUNS_ROOT FLOW FROM TO
     .venv/bin/python scripts/gcc_share.py toml CASE OUT.toml [KEY=VALUE ...]
     .venv/bin/python scripts/gcc_share.py sim FROM TO TRACE ...
+    .venv/bin/python scripts/gcc_share.py series FLOW FROM TO TIMESERIES_CSV ...
 
 `real`: per stored real run (RUNS_ROOT/run-*/: getstats.json every 0.2 s, browser.json,
 bottleneck-forward.pcap, timeseries.csv) over [FROM, TO) s: GCC's target decreases (the
@@ -15,6 +16,11 @@ scripts/encoder_fps.py), and target / payload.
 
 `toml`: the simulator's side of a real_vs_sim.py case (`chromium-m156` + `dcsctp`, the
 KEY=VALUE settings as `--sim-set` takes them) written to OUT.toml, for the traced build.
+
+`series`: GCC's target (`target_mbps`) against the video's throughput from
+timeseries.csv files, real (`CASE/chromium/timeseries.csv`: `availableOutgoingBitrate`)
+or simulated (`CASE/sim-*/timeseries.csv` of real_vs_sim.py: GCC's target at each bin's
+end); no patched build needed.
 
 `sim`: the same figures from simulator traces. The simulator does not put GCC's target
 in its series; the traces come from a build with scripts/patches/issue21-trace-target.patch
@@ -131,6 +137,38 @@ def sim(paths: list[Path], t0: float, t1: float) -> None:
               f"{len(inw) / (t1 - t0):.1f} |")
 
 
+def series(paths: list[Path], flow: str, t0: float, t1: float) -> None:
+    """Per timeseries.csv (a real_vs_sim.py side: `CASE/chromium` of real runs with
+    `availableOutgoingBitrate` as `target_mbps`, or `CASE/sim-*` of simulator runs with
+    GCC's target at each bin's end): the video's mean target and throughput over
+    [t0, t1) per run, their ratio, and the target's decreases (a bin under 95 % of the
+    previous one), as medians (min-max) over the runs."""
+    import pandas as pd
+
+    def med(xs: list[float]) -> str:
+        xs = sorted(xs)
+        m = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+        return f"{m:.3f} ({xs[0]:.3f}-{xs[-1]:.3f})"
+
+    print("| series | runs | GCC target Mbit/s | throughput Mbit/s | throughput / target | target falls per minute |")
+    print("|---|---|---|---|---|---|")
+    for path in paths:
+        ts = pd.read_csv(path)
+        v = ts[(ts["flow"] == flow) & (ts["time_s"] >= t0) & (ts["time_s"] < t1)]
+        if v.empty or v["target_mbps"].isna().all():
+            raise SystemExit(f"{path}: no target_mbps of flow {flow!r} in {t0} .. {t1} s")
+        tg, th, ra, falls = [], [], [], []
+        for _, g in v.groupby("run"):
+            g = g.sort_values("time_s")
+            tgt = g["target_mbps"].dropna()
+            tg.append(float(tgt.mean()))
+            th.append(float(g["throughput_mbps"].mean()))
+            ra.append(th[-1] / tg[-1])
+            n, _ = decreases(list(tgt))
+            falls.append(n * 60.0 / (t1 - t0))
+        print(f"| {path.parent.name} | {len(tg)} | {med(tg)} | {med(th)} | {med(ra)} | {med(falls)} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -147,8 +185,20 @@ def main() -> None:
     s.add_argument("start", type=float)
     s.add_argument("end", type=float)
     s.add_argument("traces", type=Path, nargs="+")
+    e = sub.add_parser("series", help="target and throughput from timeseries.csv files (real or simulated)")
+    e.add_argument("flow", help="the video flow's name (gcc or media)")
+    e.add_argument("start", type=float)
+    e.add_argument("end", type=float)
+    e.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
     a = ap.parse_args()
-    if a.cmd == "real":
+    if a.cmd == "series":
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        missing = [str(p) for p in a.series if not p.is_file()]
+        if missing:
+            raise SystemExit(f"no such timeseries file: {', '.join(missing)}")
+        series(a.series, a.flow, a.start, a.end)
+    elif a.cmd == "real":
         if not sorted(a.root.glob("run-*")):
             raise SystemExit(f"no run-* folders in {a.root}")
         if not a.start < a.end:

@@ -90,6 +90,30 @@ def test_pacer_burst_ms_out_of_range_is_one_line():
         assert "flows[0].overrides.pacer_burst_ms" in msg and why in msg and "\n" not in msg
 
 
+def test_chromium_pacer_default_off_and_on_changes_the_run():
+    import flowstate
+
+    base = flowstate.run(_gcc_alone({}), seed=1, runs=1)
+    off = flowstate.run(_gcc_alone({"chromium_pacer": False}), seed=1, runs=1)
+    on = flowstate.run(_gcc_alone({"chromium_pacer": True}), seed=1, runs=1)
+    # pacer_burst_ms is the media-debt rule's interval when both are given.
+    on40 = flowstate.run(_gcc_alone({"chromium_pacer": True, "pacer_burst_ms": 40}), seed=1, runs=1)
+    on10 = flowstate.run(_gcc_alone({"chromium_pacer": True, "pacer_burst_ms": 10}), seed=1, runs=1)
+    assert base.trace_hashes == off.trace_hashes
+    assert base.trace_hashes != on.trace_hashes
+    assert on.trace_hashes == on40.trace_hashes
+    assert on.trace_hashes != on10.trace_hashes
+
+
+def test_chromium_pacer_not_a_bool_is_one_line():
+    import flowstate
+
+    with pytest.raises(Exception) as e:
+        flowstate.run(_gcc_alone({"chromium_pacer": "yes"}), seed=1, runs=1)
+    msg = str(e.value)
+    assert "flows[0].overrides.chromium_pacer" in msg and "\n" not in msg
+
+
 def test_low_rate_fps_default_off_and_on_sends_fewer_larger_frames():
     import flowstate
 

@@ -58,3 +58,33 @@ def test_bad_input_is_one_line(tmp_path):
     bad.write_text("T 12 notanumber\n")
     p = subprocess.run([sys.executable, str(SCRIPT), "sim", "0", "1", str(bad)], capture_output=True, text=True)
     assert p.returncode != 0 and "bad.trace:1: not a trace line" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_series_reads_target_and_throughput(tmp_path, capsys):
+    m = _module()
+    # Two runs of 4 bins: target 1.0, 1.0, 0.5 (a fall), 0.5; throughput 0.75 throughout.
+    rows = ["run,seed,time_s,flow,throughput_mbps,target_mbps"]
+    for run in (0, 1):
+        for k, tgt in enumerate((1.0, 1.0, 0.5, 0.5)):
+            rows.append(f"{run},{run + 1},{k * 15.0},gcc,0.75,{tgt}")
+        rows.append(f"{run},{run + 1},0.0,sctp,3.0,")
+    path = tmp_path / "sim-x" / "timeseries.csv"
+    path.parent.mkdir()
+    path.write_text("\n".join(rows) + "\n")
+    m.series([path], "gcc", 0.0, 60.0)
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "sim-x" and cells[1] == "2"
+    assert cells[2] == "0.750 (0.750-0.750)"  # mean target
+    assert cells[4] == "1.000 (1.000-1.000)"  # throughput / target
+    assert cells[5] == "1.000 (1.000-1.000)"  # one fall in 60 s
+
+
+def test_series_bad_input_is_one_line(tmp_path):
+    p = subprocess.run([sys.executable, str(SCRIPT), "series", "gcc", "0", "10", str(tmp_path / "none.csv")],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and p.stderr.strip() == f"no such timeseries file: {tmp_path / 'none.csv'}"
+    f = tmp_path / "t.csv"
+    f.write_text("run,time_s,flow,throughput_mbps,target_mbps\n0,1.0,gcc,0.1,\n")
+    p = subprocess.run([sys.executable, str(SCRIPT), "series", "gcc", "0", "10", str(f)], capture_output=True, text=True)
+    assert p.returncode != 0 and "no target_mbps of flow 'gcc'" in p.stderr and "Traceback" not in p.stderr

@@ -494,6 +494,13 @@ pub fn gcc_flow(
         cfg.pacer.burst_interval =
             flowstate_core::TimeDelta::from_micros((b * 1000.0).round() as i64);
     }
+    if o.chromium_pacer.unwrap_or(false) {
+        let mut md = flowstate_core::gcc::media_debt::MediaDebtConfig::default();
+        if o.pacer_burst_ms.is_some() {
+            md.burst_interval = cfg.pacer.burst_interval;
+        }
+        cfg.pacer.media_debt = Some(md);
+    }
     cfg.target_includes_overhead = preset.target_includes_overhead();
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;

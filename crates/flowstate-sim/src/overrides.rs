@@ -378,6 +378,14 @@ overrides! {
         /// 1000 ms.
         pacer_burst_ms: Option<f64> => [Gcc], MS,
             OverrideDefault::Value(|| ms(flowstate_core::gcc::pacer::PacerConfig::default().burst_interval));
+        /// `true`: the pacer follows today's Chromium `PacingController`
+        /// (`gcc::media_debt`, WebRTC M150 sources): a media debt instead of a budget; a
+        /// queued packet goes while the debt drains within the burst interval
+        /// (`pacer_burst_ms`, here default `PacerConfig::kDefaultTimeInterval` = 40 ms,
+        /// at most `kMaxBurstSize` 63 kB at the pacing rate), else once the debt is paid
+        /// off; the debt capped at 500 ms (`kMaxDebtInTime`). Default false (the budget,
+        /// every preset; issue 21, docs/REPRODUCTION.md).
+        chromium_pacer: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
         /// `true`: the statistics codec's frame rate falls with its rate as real Chromium
         /// 156's VP8 encoder's did (1 frame/s under 100 kbit/s, 4 under 200, 22.5 under
         /// 400, measured: `source::statistics::CHROMIUM156_LOW_RATE_FPS`); default false

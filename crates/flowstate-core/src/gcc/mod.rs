@@ -35,6 +35,7 @@ pub mod link_capacity;
 pub mod loss_based;
 pub mod loss_based_v2;
 pub mod m156;
+pub mod media_debt;
 pub mod observation;
 pub mod pacer;
 pub mod probe_controller;

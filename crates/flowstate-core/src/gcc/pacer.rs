@@ -7,7 +7,12 @@
 //! libwebrtc: none followed for the budget (M100's `modules/pacing/pacing_controller.cc`
 //! and `interval_budget.cc` keep a 500 ms budget); the chromium factor 1.1 is
 //! `kStrictPacingMultiplier` in `video/video_send_stream_impl.cc` (M100).
+//!
+//! With [`PacerConfig::media_debt`] set the pacer follows today's `PacingController`
+//! instead ([`super::media_debt`]): a debt instead of the budget, a packet going while
+//! the debt drains within the burst interval, else once the debt is paid off.
 
+use super::media_debt::MediaDebtConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;
 
@@ -18,6 +23,9 @@ pub struct PacerConfig {
     pub burst_interval: TimeDelta,
     /// Packets beyond this are dropped at enqueue (10 000).
     pub max_queue_packets: usize,
+    /// `Some`: Chromium's media-debt rule ([`super::media_debt`]; `burst_interval` is
+    /// then unused, the rule has its own); `None`: the budget (the default).
+    pub media_debt: Option<MediaDebtConfig>,
 }
 
 impl Default for PacerConfig {
@@ -25,6 +33,7 @@ impl Default for PacerConfig {
         Self {
             burst_interval: TimeDelta::millis(5),
             max_queue_packets: 10_000,
+            media_debt: None,
         }
     }
 }
@@ -37,6 +46,10 @@ pub struct Pacer<P> {
     queued: DataSize,
     rate: Bitrate,
     budget: i64,
+    /// The media debt (media-debt rule only).
+    debt: DataSize,
+    /// A packet went into an empty queue since the last poll (media-debt rule).
+    fast_forward: bool,
     last: Option<Timestamp>,
     dropped: u64,
 }
@@ -49,6 +62,8 @@ impl<P> Pacer<P> {
             queued: DataSize::ZERO,
             rate,
             budget: 0,
+            debt: DataSize::ZERO,
+            fast_forward: false,
             last: None,
             dropped: 0,
         }
@@ -59,7 +74,24 @@ impl<P> Pacer<P> {
         i64::try_from(b).unwrap_or(i64::MAX)
     }
 
+    /// Media-debt rule: `UpdateTimeAndGetElapsed(now)` + `UpdateBudgetWithElapsedTime`:
+    /// the debt paid off up to `now` at the current rate.
+    fn pay_to(&mut self, md: MediaDebtConfig, now: Timestamp) {
+        match self.last {
+            Some(last) if now > last => {
+                self.debt = md.pay(self.debt, self.rate, now.saturating_since(last));
+                self.last = Some(now);
+            }
+            Some(_) => {}
+            None => self.last = Some(now),
+        }
+    }
+
     fn refill(&mut self, now: Timestamp) {
+        if let Some(md) = self.cfg.media_debt {
+            self.pay_to(md, now);
+            return;
+        }
         let Some(last) = self.last else {
             self.last = Some(now);
             self.budget = self.max_budget();
@@ -75,7 +107,14 @@ impl<P> Pacer<P> {
     }
 
     /// Change the pacing rate (accrued budget is kept).
+    ///
+    /// Media-debt rule: `SetPacerConfig` neither pays the debt nor moves the last
+    /// processing time, so the time since is paid at the new rate.
     pub fn set_rate(&mut self, now: Timestamp, rate: Bitrate) {
+        if self.cfg.media_debt.is_some() {
+            self.rate = rate;
+            return;
+        }
         self.refill(now);
         self.rate = rate;
         self.budget = self.budget.min(self.max_budget());
@@ -90,6 +129,10 @@ impl<P> Pacer<P> {
             self.dropped = self.dropped.saturating_add(1);
             return false;
         }
+        // `EnqueuePacket` into an empty queue fast-forwards the last processing time
+        // (the debt paid up to the enqueue), done at the next poll, which the caller
+        // makes at the enqueue time.
+        self.fast_forward |= self.queue.is_empty();
         self.queued += size;
         self.queue.push_back((packet, size));
         true
@@ -102,6 +145,11 @@ impl<P> Pacer<P> {
         self.refill(now);
         let (p, size) = self.queue.pop_front()?;
         self.queued -= size;
+        if let Some(md) = self.cfg.media_debt {
+            // `OnPacketSent` -> `UpdateBudgetWithSentData`, capped at `kMaxDebtInTime`.
+            self.debt = md.charge(self.debt, size, self.rate);
+            return Some((p, size));
+        }
         let floor = -i64::try_from((self.rate * max_debt).as_bytes()).unwrap_or(i64::MAX);
         self.budget = self
             .budget
@@ -112,6 +160,26 @@ impl<P> Pacer<P> {
 
     /// The next packet allowed at `now`.
     pub fn poll(&mut self, now: Timestamp) -> Option<(P, DataSize)> {
+        if let Some(md) = self.cfg.media_debt {
+            // `ProcessPackets`, entered only when `NextSendTime() <= now`: the debt paid
+            // up to that target time, one packet sent and charged.
+            if self.queue.is_empty() {
+                return None;
+            }
+            if std::mem::take(&mut self.fast_forward) {
+                self.pay_to(md, now);
+            }
+            let last = *self.last.get_or_insert(now);
+            let due = last + md.wait(self.debt, self.rate)?;
+            if now < due {
+                return None;
+            }
+            self.pay_to(md, due);
+            let (p, size) = self.queue.pop_front()?;
+            self.queued -= size;
+            self.debt = md.charge(self.debt, size, self.rate);
+            return Some((p, size));
+        }
         self.refill(now);
         if self.budget <= 0 {
             return None;
@@ -133,6 +201,14 @@ impl<P> Pacer<P> {
         let Some(last) = self.last else {
             return Some(Timestamp::ZERO);
         };
+        if let Some(md) = self.cfg.media_debt {
+            if self.fast_forward {
+                // Decided at the poll that follows the enqueue.
+                return Some(last);
+            }
+            // `NextSendTime`: `last_process_time_ + (interval > drain ? 0 : drain)`.
+            return md.wait(self.debt, self.rate).map(|w| last + w);
+        }
         if self.budget > 0 {
             return Some(last);
         }
@@ -149,6 +225,10 @@ impl<P> Pacer<P> {
     }
     pub fn queued_bytes(&self) -> DataSize {
         self.queued
+    }
+    /// The media debt (zero unless the media-debt rule is on).
+    pub fn media_debt(&self) -> DataSize {
+        self.debt
     }
     /// Packets dropped because the queue was full.
     pub fn dropped(&self) -> u64 {
@@ -205,5 +285,85 @@ mod tests {
         assert!(!p.enqueue(3, DataSize::bytes(10)));
         assert_eq!(p.dropped(), 1);
         assert_eq!(p.queued_bytes(), DataSize::bytes(20));
+    }
+
+    fn debt_pacer(kbps: f64) -> Pacer<u32> {
+        Pacer::new(
+            PacerConfig {
+                media_debt: Some(MediaDebtConfig::default()),
+                ..Default::default()
+            },
+            Bitrate::kbps(kbps),
+        )
+    }
+
+    #[test]
+    fn media_debt_sends_a_small_frame_back_to_back() {
+        // 800 kbit/s = 100 B/ms: 40 ms = 4000 B. A 4 x 1000 B frame: the first three
+        // leave with debt 0 / 1000 / 2000 / 3000 (all under 4000), so all four at once.
+        let mut p = debt_pacer(800.0);
+        for i in 0..4 {
+            p.enqueue(i, DataSize::bytes(1000));
+        }
+        let t0 = Timestamp::from_millis(100);
+        assert_eq!(p.next_send_time(), Some(Timestamp::ZERO));
+        let mut n = 0;
+        while p.poll(t0).is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 4);
+        assert_eq!(p.media_debt(), DataSize::bytes(4000));
+    }
+
+    #[test]
+    fn media_debt_backlog_waits_until_paid_off() {
+        // Ten 1000 B packets at 100 B/ms: 4 at once (debt 4000 = 40 ms, not under the
+        // interval), then nothing until the debt is paid (40 ms later), then 4 more.
+        let mut p = debt_pacer(800.0);
+        for i in 0..10 {
+            p.enqueue(i, DataSize::bytes(1000));
+        }
+        let t0 = Timestamp::from_millis(100);
+        let mut times = Vec::new();
+        let mut now = t0;
+        while let Some(t) = p.next_send_time() {
+            now = now.max(t);
+            while p.poll(now).is_some() {
+                times.push(now.as_micros() / 1000);
+            }
+        }
+        assert_eq!(
+            times,
+            vec![100, 100, 100, 100, 140, 140, 140, 140, 180, 180]
+        );
+        // Halfway through a wait nothing goes.
+        let mut q = debt_pacer(800.0);
+        for i in 0..5 {
+            q.enqueue(i, DataSize::bytes(1000));
+        }
+        while q.poll(t0).is_some() {}
+        assert!(q.poll(t0 + TimeDelta::millis(20)).is_none());
+        assert_eq!(q.next_send_time(), Some(t0 + TimeDelta::millis(40)));
+    }
+
+    #[test]
+    fn budget_rule_paces_one_packet_per_refill() {
+        // The default budget rule for contrast: after the 5 ms budget (500 B) the same
+        // backlog leaves one packet per 10 ms, never four at once.
+        let mut p: Pacer<u32> = Pacer::new(PacerConfig::default(), Bitrate::kbps(800.0));
+        for i in 0..10 {
+            p.enqueue(i, DataSize::bytes(1000));
+        }
+        let mut now = Timestamp::from_millis(100);
+        let mut max_at_once = 0;
+        while let Some(t) = p.next_send_time() {
+            now = now.max(t);
+            let mut k = 0;
+            while p.poll(now).is_some() {
+                k += 1;
+            }
+            max_at_once = max_at_once.max(k);
+        }
+        assert_eq!(max_at_once, 1);
     }
 }
