@@ -17,7 +17,9 @@ use crate::gcc::remb::RembScheduler;
 use crate::gcc::{DelayBasedBwe, EstimationSide, Gcc, GccConfig, GccObservation, PacketTiming};
 use crate::source::{VideoSource, VideoSourceConfig};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+
+use super::seq_map::SeqMap;
 
 /// Chromium `PacingController::kMaxDebtInTime` (pacing_controller.cc): the media debt a
 /// probe's media packets may run up.
@@ -168,7 +170,7 @@ pub struct MediaSender {
     desired: Option<Bitrate>,
     next_seq: u64,
     next_transport_seq: u64,
-    history: BTreeMap<u64, (Timestamp, DataSize, Option<ProbeTag>)>,
+    history: SeqMap<(Timestamp, DataSize, Option<ProbeTag>)>,
     /// The pacer's probe sender (`chromium-m156` with probing).
     prober: Option<BitrateProber>,
     /// The highest transport sequence number transport feedback has covered
@@ -207,7 +209,7 @@ impl MediaSender {
             desired: None,
             next_seq: 0,
             next_transport_seq: 0,
-            history: BTreeMap::new(),
+            history: SeqMap::new(),
             report: None,
             last_reported: None,
             bytes_sent: 0,
@@ -527,7 +529,7 @@ impl Endpoint for MediaSender {
                     .iter()
                     .filter_map(|a| {
                         self.history
-                            .get(&a.transport_seq)
+                            .get(a.transport_seq)
                             .map(|&(send_time, size, tag)| {
                                 probes.push(tag);
                                 PacketTiming {
@@ -582,9 +584,9 @@ impl Endpoint for MediaSender {
         self.history.insert(p.transport_seq, (now, size, tag));
         self.gcc.on_packet_sent(now, size);
         let horizon = now - self.cfg.history;
-        while let Some((&k, &(t, _, _))) = self.history.iter().next() {
+        while let Some((_, &(t, _, _))) = self.history.first() {
             if t < horizon {
-                self.history.remove(&k);
+                self.history.pop_first();
             } else {
                 break;
             }

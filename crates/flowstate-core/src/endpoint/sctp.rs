@@ -892,9 +892,23 @@ impl Endpoint for SctpReceiver {
             self.sack_now = true;
             return;
         }
-        self.ooo_bytes += chunk.payload_len as u64;
-        self.ooo.insert(chunk.tsn, chunk);
-        while let Some(next) = self.ooo.remove(&(self.cum_tsn + 1)) {
+        if chunk.tsn == self.cum_tsn + 1 {
+            // In order (the common case): delivered at once, not through the map.
+            self.cum_tsn += 1;
+            self.deliver_in_order(now, chunk);
+        } else {
+            self.ooo_bytes += chunk.payload_len as u64;
+            self.ooo.insert(chunk.tsn, chunk);
+        }
+        // Every buffered TSN is above the cumulative one, so only the lowest can be next.
+        while self
+            .ooo
+            .first_key_value()
+            .is_some_and(|(&tsn, _)| tsn == self.cum_tsn + 1)
+        {
+            let Some((_, next)) = self.ooo.pop_first() else {
+                break;
+            };
             self.ooo_bytes -= next.payload_len as u64;
             self.cum_tsn += 1;
             self.deliver_in_order(now, next);

@@ -1,6 +1,7 @@
 //! A map from sequence numbers to per-packet records, for a sender's outstanding data:
-//! the TCP sender's sent segments (keyed by byte sequence number) and SCTP's
-//! outstanding chunks (keyed by TSN).
+//! the TCP sender's sent segments (keyed by byte sequence number), SCTP's
+//! outstanding chunks (keyed by TSN) and the media sender's send history (keyed by
+//! transport-wide sequence number).
 //!
 //! A sender inserts at the highest sequence number so far and removes from the lowest
 //! (the cumulative ack), so the records sit in one ring buffer ([`VecDeque`]) in key
@@ -43,12 +44,30 @@ impl<V> SeqMap<V> {
 
     /// The position of the first key `>= key`.
     fn lower_bound(&self, key: u64) -> usize {
-        // Fast path: the ring's back (the sender's insertion point).
-        match self.entries.back() {
-            None => 0,
-            Some(&(last, _)) if last < key => self.entries.len(),
-            _ => self.entries.partition_point(|&(k, _)| k < key),
+        let (Some(&(first, _)), Some(&(last, _))) = (self.entries.front(), self.entries.back())
+        else {
+            return 0;
+        };
+        // Fast paths: the ring's back (the sender's insertion point), its front (the
+        // cumulative ack), and dense keys (SCTP's TSNs are consecutive: key `first + i`
+        // sits at position `i`; the keys are strictly increasing, so finding it there
+        // is proof).
+        if last < key {
+            return self.entries.len();
         }
+        if key <= first {
+            return 0;
+        }
+        let guess = key - first;
+        if let Some(&(k, _)) = usize::try_from(guess)
+            .ok()
+            .and_then(|i| self.entries.get(i))
+        {
+            if k == key {
+                return guess as usize;
+            }
+        }
+        self.entries.partition_point(|&(k, _)| k < key)
     }
 
     fn position(&self, key: u64) -> Option<usize> {
@@ -71,6 +90,11 @@ impl<V> SeqMap<V> {
                 None
             }
         }
+    }
+
+    pub(crate) fn get(&self, key: u64) -> Option<&V> {
+        let i = self.position(key)?;
+        self.entries.get(i).map(|e| &e.1)
     }
 
     pub(crate) fn get_mut(&mut self, key: u64) -> Option<&mut V> {
@@ -114,6 +138,15 @@ impl<V> SeqMap<V> {
         (lo, hi.max(lo))
     }
 
+    /// The records with keys in `range`, in key order.
+    pub(crate) fn range(
+        &self,
+        range: impl RangeBounds<u64>,
+    ) -> impl DoubleEndedIterator<Item = (u64, &V)> {
+        let (lo, hi) = self.bounds(range);
+        self.entries.range(lo..hi).map(|(k, v)| (*k, v))
+    }
+
     /// The records with keys in `range`, in key order, mutable.
     pub(crate) fn range_mut(
         &mut self,
@@ -153,6 +186,7 @@ mod tests {
                     3 => prop_assert_eq!(m.insert(x, v), b.insert(x, v)),
                     4 | 7 => prop_assert_eq!(m.pop_first(), b.pop_first()),
                     5 => {
+                        prop_assert_eq!(m.get(x).copied(), b.get(&x).copied());
                         prop_assert_eq!(m.get_mut(x).map(|a| *a), b.get(&x).copied());
                         if let (Some(a), Some(c)) = (m.get_mut(x), b.get_mut(&x)) {
                             *a = a.wrapping_add(v);
@@ -175,6 +209,8 @@ mod tests {
                             prop_assert_eq!(keys(&mut m, r), b.range(r).map(|(k, _)| *k).collect::<Vec<_>>());
                         }
                         prop_assert!(m.range_mut(..hi).rev().map(|(k, _)| k).eq(b.range(..hi).rev().map(|(k, _)| *k)));
+                        prop_assert!(m.range(lo..=hi).eq(b.range(lo..=hi).map(|(k, v)| (*k, v))));
+                        prop_assert!(m.range(lo..).eq(b.range(lo..).map(|(k, v)| (*k, v))));
                     }
                     _ => {
                         for (_, a) in m.iter_mut() {

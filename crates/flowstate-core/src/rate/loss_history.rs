@@ -247,8 +247,15 @@ impl LossHistory {
         if seq < next || self.pending.contains_key(&seq) {
             return upd; // duplicate, or a late packet already counted lost
         }
-        self.pending.insert(seq, now);
         self.highest_seq = Some(self.highest_seq.map_or(seq, |h| h.max(seq)));
+        if seq == next && self.pending.is_empty() {
+            // The next packet with nothing held above it (the common case): classified
+            // received at once, as `classify` would after a trip through `pending`.
+            self.before = Some((seq, now));
+            self.next_check = seq.checked_add(1);
+            return upd;
+        }
+        self.pending.insert(seq, now);
         self.classify(rtt, &mut upd);
         upd
     }
@@ -507,7 +514,60 @@ mod tests {
         assert!(disc < plain, "discounted {disc} vs plain {plain}");
     }
 
+    /// `on_packet` without its in-order fast path: every packet goes through
+    /// `pending` and `classify` (the code before the fast path).
+    fn on_packet_via_pending(
+        h: &mut LossHistory,
+        seq: u64,
+        now: Timestamp,
+        rtt: TimeDelta,
+    ) -> LossUpdate {
+        let mut upd = LossUpdate::default();
+        let next = *h.next_check.get_or_insert(seq);
+        if seq < next || h.pending.contains_key(&seq) {
+            return upd;
+        }
+        h.pending.insert(seq, now);
+        h.highest_seq = Some(h.highest_seq.map_or(seq, |x| x.max(seq)));
+        h.classify(rtt, &mut upd);
+        upd
+    }
+
     proptest! {
+        /// The in-order fast path changes nothing: the same updates, losses, events,
+        /// intervals and loss event rate as classifying every packet through `pending`,
+        /// on arrivals that are mostly in order with losses, reordering and duplicates.
+        #[test]
+        fn fast_path_is_the_pending_path(
+            steps in proptest::collection::vec((0u8..10, 1u64..30), 0..400),
+            rtt_ms in 1i64..300,
+        ) {
+            let mut fast = LossHistory::new(LossHistoryConfig::default());
+            let mut slow = LossHistory::new(LossHistoryConfig::default());
+            let (mut seq, mut now) = (0u64, 0u64);
+            for (kind, gap) in steps {
+                now += gap;
+                let s = match kind {
+                    0 => { seq += 1 + gap % 4; seq }          // a loss (or several)
+                    1 => seq.saturating_sub(gap % 5),         // late or duplicate
+                    _ => { seq += 1; seq }                    // in order
+                };
+                let (t, r) = (Timestamp::from_millis(now), TimeDelta::millis(rtt_ms));
+                let a = fast.on_packet(s, t, r);
+                let b = on_packet_via_pending(&mut slow, s, t, r);
+                prop_assert_eq!(a, b);
+                if a.first_loss_event {
+                    fast.seed_first_interval(8.0);
+                    slow.seed_first_interval(8.0);
+                }
+                prop_assert_eq!(fast.lost_packets(), slow.lost_packets());
+                prop_assert_eq!(fast.loss_events(), slow.loss_events());
+                prop_assert_eq!(fast.highest_seq(), slow.highest_seq());
+                prop_assert_eq!(fast.loss_event_rate().to_bits(), slow.loss_event_rate().to_bits());
+                prop_assert!(fast.closed_intervals().eq(slow.closed_intervals()));
+            }
+        }
+
         #[test]
         fn random_arrivals_give_valid_p(
             seqs in proptest::collection::vec(0u64..500, 0..300),
