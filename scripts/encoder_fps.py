@@ -335,14 +335,15 @@ def frame_sizes(folders: list[Path], fps_in: float, fit: bool) -> None:
 
 
 def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: list[float], runs: int,
-            chromium_pacer: bool = False) -> None:
+            chromium_pacer: bool = False, pacing_factor: float | None = None) -> None:
     """The video's packet spacing at the bottleneck: the fraction of its packets that
     arrive < 1 ms after its previous one, and its packets per second, from START on;
     real: every run's bottleneck-forward.csv under REAL_ROOT/CASE/chromium; simulator:
     the case of real_vs_sim.py on `chromium-m156` + `dcsctp` with `vp8_frame_drop` and
     each `pacer_burst_ms`, in 1 ms bins (the packets beyond the first in a bin); with
     `chromium_pacer`, the pacer on Chromium's media-debt rule (`pacer_burst_ms` is then
-    its burst interval)."""
+    its burst interval); with `pacing_factor`, that pacing multiplier (`pacing_factor`
+    override)."""
     import csv
 
     import flowstate
@@ -365,6 +366,8 @@ def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: l
                     (f"flows.{video}.overrides.pacer_burst_ms", burst))
         if chromium_pacer:
             settings += ((f"flows.{video}.overrides.chromium_pacer", True),)
+        if pacing_factor is not None:
+            settings += ((f"flows.{video}.overrides.pacing_factor", pacing_factor),)
         side = rvs.SimSide(preset="chromium-m156", sctp_preset="dcsctp", settings=settings)
         doc = rvs.scenario_doc(case, chromium_preset=True, side=side)
         doc.setdefault("measure", {})["bin"] = "1ms"
@@ -373,7 +376,8 @@ def spacing(case_name: str, video: str, start: float, real_root: Path, bursts: l
         n = v["sent_packets"].sum()
         extra = (v["sent_packets"] - 1).clip(lower=0).sum()
         secs = runs * (v["time_s"].max() - start)
-        rule = "chromium_pacer, " if chromium_pacer else ""
+        rule = ("chromium_pacer, " if chromium_pacer else "") + (
+            f"pacing_factor {pacing_factor:g}, " if pacing_factor is not None else "")
         print(f"| sim, {rule}pacer_burst_ms {burst:g} ({runs} runs) | {extra / n:.3f} | {n / secs:.1f} | "
               f"{v['throughput_mbps'].mean():.3f} |")
 
@@ -404,11 +408,13 @@ def main() -> None:
     sp.add_argument("--runs", type=int, default=10)
     sp.add_argument("--chromium-pacer", action="store_true",
                     help="the pacer on Chromium's media-debt rule (chromium_pacer = true)")
+    sp.add_argument("--pacing-factor", type=float, default=None,
+                    help="the pacing multiplier (pacing_factor; Chromium's video stream: 1.1)")
     args = ap.parse_args()
     if args.cmd == "spacing":
         sys.path.insert(0, str(ROOT / "scripts"))
         spacing(args.case, args.video, args.start, args.real, [float(b) for b in args.bursts.split(",")], args.runs,
-                args.chromium_pacer)
+                args.chromium_pacer, args.pacing_factor)
         return
     if args.cmd == "run":
         run(args.out, args.rates, args.duration, args.runs)

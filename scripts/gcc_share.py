@@ -6,6 +6,7 @@
     .venv/bin/python scripts/gcc_share.py toml CASE OUT.toml [KEY=VALUE ...]
     .venv/bin/python scripts/gcc_share.py sim FROM TO TRACE ...
     .venv/bin/python scripts/gcc_share.py series FLOW FROM TO TIMESERIES_CSV ...
+    .venv/bin/python scripts/gcc_share.py fec RUNS_ROOT FROM TO
 
 `real`: per stored real run (RUNS_ROOT/run-*/: getstats.json every 0.2 s, browser.json,
 bottleneck-forward.pcap, timeseries.csv) over [FROM, TO) s: GCC's target decreases (the
@@ -21,6 +22,9 @@ KEY=VALUE settings as `--sim-set` takes them) written to OUT.toml, for the trace
 timeseries.csv files, real (`CASE/chromium/timeseries.csv`: `availableOutgoingBitrate`)
 or simulated (`CASE/sim-*/timeseries.csv` of real_vs_sim.py: GCC's target at each bin's
 end); no patched build needed.
+
+`fec`: per stored real run, the chain from GCC's target to the wire: the encoder's
+`targetBitrate`, and the video's media, ULPFEC and RTX rates from the pcap.
 
 `sim`: the same figures from simulator traces. The simulator does not put GCC's target
 in its series; the traces come from a build with scripts/patches/issue21-trace-target.patch
@@ -169,6 +173,76 @@ def series(paths: list[Path], flow: str, t0: float, t1: float) -> None:
         print(f"| {path.parent.name} | {len(tg)} | {med(tg)} | {med(th)} | {med(ra)} | {med(falls)} |")
 
 
+def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
+    """One real run over [t0, t1): GCC's mean target (`availableOutgoingBitrate`), the
+    encoder's mean `targetBitrate` (getstats.json) and the video's wire rates (IP bytes,
+    kbit/s) from bottleneck-forward.pcap split into media (a frame's packets up to its
+    marker bit, by sequence number), ULPFEC (the packets after the marker with the same
+    SSRC and RTP timestamp: RED/ULPFEC puts the FEC packets of a frame behind its last
+    media packet, RFC 5109) and RTX (the rtx SSRC of getStats). The pcap's first record
+    is bottleneck-forward.csv's first row (its `arrival_us`)."""
+    import csv
+    import struct
+
+    info = json.loads((run_dir / "browser.json").read_text())
+    start = info["t0_unix_s"]
+    ssrcs = {int(k) for k in info.get("ssrcs", {})}
+    gs = json.loads((run_dir / "getstats.json").read_text())
+    inside = [s for s in gs if t0 <= s["t_unix_s"] - start < t1]
+    avail = [s["available_outgoing_bitrate_bps"] for s in inside
+             if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps")]
+    enc = [s["target_bitrate_bps"] for s in inside if s.get("kind") == "video" and s.get("target_bitrate_bps")]
+    rtx = {s["rtx_ssrc"] for s in gs if s.get("kind") == "video" and s.get("rtx_ssrc")}
+    with open(run_dir / "bottleneck-forward.csv") as f:
+        first_us = int(next(csv.DictReader(f))["arrival_us"])
+    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
+    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off, origin, rtx_bytes = 24, None, 0
+    frames: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    while off + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
+        pkt = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        t = sec + frac / 1e6
+        origin = t if origin is None else origin
+        if not t0 <= t - origin + first_us / 1e6 < t1:
+            continue
+        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
+            continue
+        rtp = pkt[(pkt[0] & 15) * 4 + 8:]
+        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
+            continue
+        seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
+        if ssrc in rtx:
+            rtx_bytes += orig
+        elif ssrc in ssrcs:
+            frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, orig))
+    media = fec = 0
+    for pkts in frames.values():
+        # Sequence order within the frame, across a 16-bit wrap.
+        base = pkts[0][0]
+        pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
+        marks = [i for i, p in enumerate(pkts) if p[1]]
+        k = marks[0] + 1 if marks else len(pkts)
+        media += sum(p[2] for p in pkts[:k])
+        fec += sum(p[2] for p in pkts[k:])
+    kbps = 8 / (t1 - t0) / 1e3
+    return {"target": sum(avail) / max(1, len(avail)) / 1e3, "encoder": sum(enc) / max(1, len(enc)) / 1e3,
+            "media": media * kbps, "fec": fec * kbps, "rtx": rtx_bytes * kbps}
+
+
+def fec(root: Path, t0: float, t1: float) -> None:
+    print("| run | GCC target kbit/s | targetBitrate (/ target) | media kbit/s (/ targetBitrate) | "
+          "ULPFEC kbit/s (/ media) | RTX kbit/s | total (/ target) | (ULPFEC + RTX) / total |")
+    print("|---|---|---|---|---|---|---|---|")
+    for rd in sorted(root.glob("run-*")):
+        r = fec_split(rd, t0, t1)
+        total = r["media"] + r["fec"] + r["rtx"]
+        print(f"| {rd.name} | {r['target']:.0f} | {r['encoder']:.0f} ({r['encoder'] / r['target']:.2f}) | "
+              f"{r['media']:.0f} ({r['media'] / r['encoder']:.2f}) | {r['fec']:.0f} ({r['fec'] / r['media']:.2f}) | "
+              f"{r['rtx']:.0f} | {total:.0f} ({total / r['target']:.2f}) | {(r['fec'] + r['rtx']) / total:.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -185,13 +259,23 @@ def main() -> None:
     s.add_argument("start", type=float)
     s.add_argument("end", type=float)
     s.add_argument("traces", type=Path, nargs="+")
+    fp = sub.add_parser("fec", help="per real run: GCC's target, the encoder's, and the wire's media / ULPFEC / RTX")
+    fp.add_argument("root", type=Path, help="a folder of run-*/ (e.g. out/real/p000-fig3/chromium)")
+    fp.add_argument("start", type=float)
+    fp.add_argument("end", type=float)
     e = sub.add_parser("series", help="target and throughput from timeseries.csv files (real or simulated)")
     e.add_argument("flow", help="the video flow's name (gcc or media)")
     e.add_argument("start", type=float)
     e.add_argument("end", type=float)
     e.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
     a = ap.parse_args()
-    if a.cmd == "series":
+    if a.cmd == "fec":
+        if not sorted(a.root.glob("run-*")):
+            raise SystemExit(f"no run-* folders in {a.root}")
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        fec(a.root, a.start, a.end)
+    elif a.cmd == "series":
         if not a.start < a.end:
             raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
         missing = [str(p) for p in a.series if not p.is_file()]

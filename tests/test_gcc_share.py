@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from script_support import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,3 +89,38 @@ def test_series_bad_input_is_one_line(tmp_path):
     f.write_text("run,time_s,flow,throughput_mbps,target_mbps\n0,1.0,gcc,0.1,\n")
     p = subprocess.run([sys.executable, str(SCRIPT), "series", "gcc", "0", "10", str(f)], capture_output=True, text=True)
     assert p.returncode != 0 and "no target_mbps of flow 'gcc'" in p.stderr and "Traceback" not in p.stderr
+
+
+def _rtp(seq, ts, ssrc, size, marker=False):
+    import struct
+
+    head = bytes([0x80, (0x80 if marker else 0) | 118]) + struct.pack(">HII", seq, ts, ssrc)
+    body = head + b"\0" * (size - 20 - 8 - 12)
+    udp = struct.pack(">HHHH", 5000, 5001, 8 + len(body), 0) + body
+    return bytes([0x45, 0]) + struct.pack(">H", 20 + len(udp)) + b"\0" * 5 + bytes([17]) + b"\0" * 10 + udp
+
+
+def test_fec_split_media_ulpfec_and_rtx(tmp_path):
+    import json
+    import struct
+
+    m = _module()
+    # One second (t 0..1 s): frame A = 2 media packets (marker on the 2nd, sequence wrapping
+    # 65535 -> 0) + 1 FEC packet behind it; frame B = 1 media packet; 1 RTX packet.
+    pkts = [(0.1, _rtp(65535, 0, 7, 1000)), (0.1, _rtp(1, 0, 7, 500)), (0.1, _rtp(0, 0, 7, 1000, marker=True)),
+            (0.5, _rtp(2, 3000, 7, 800, marker=True)), (0.6, _rtp(9, 3000, 8, 700))]
+    data = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101)
+    for t, p in pkts:
+        data += struct.pack("<IIII", int(t), int(round((t % 1) * 1e6)), len(p), len(p)) + p
+    (tmp_path / "bottleneck-forward.pcap").write_bytes(data)
+    (tmp_path / "bottleneck-forward.csv").write_text("arrival_us,size,flow\n100000,1000,v\n")
+    (tmp_path / "browser.json").write_text(json.dumps({"t0_unix_s": 1000.0, "ssrcs": {"7": "v"}}))
+    (tmp_path / "getstats.json").write_text(json.dumps([
+        {"t_unix_s": 1000.2, "kind": "transport", "available_outgoing_bitrate_bps": 40000},
+        {"t_unix_s": 1000.2, "kind": "video", "flow": "v", "ssrc": 7, "rtx_ssrc": 8, "target_bitrate_bps": 20000},
+    ]))
+    r = m.fec_split(tmp_path, 0.0, 1.0)
+    assert r["target"] == 40 and r["encoder"] == 20
+    assert r["media"] == pytest.approx((1000 + 1000 + 800) * 8 / 1e3)
+    assert r["fec"] == pytest.approx(500 * 8 / 1e3)
+    assert r["rtx"] == pytest.approx(700 * 8 / 1e3)
