@@ -100,7 +100,7 @@ def _float_or_none(v: Any) -> Optional[float]:
     return None if math.isnan(x) else x
 
 
-@dataclass
+@dataclass(slots=True)
 class Bin:
     time_s: float
     throughput_mbps: float
@@ -116,23 +116,60 @@ class Series:
 
     def __init__(self, data: Any, summary: Optional[Mapping[str, Any]] = None) -> None:
         self.summary: Mapping[str, Any] = summary or {}
-        rows = _rows(data)
         self.flows: dict[str, list[Bin]] = {}
-        for row in rows:
-            b = Bin(
-                float(row["time_s"]),
-                _float_or_none(row.get("throughput_mbps")) or 0.0,
-                _float_or_none(row.get("queuing_delay_ms")),
-                _float_or_none(row.get("rtt_ms")),
-                _float_or_none(row.get("capacity_mbps")),
-                _float_or_none(row.get("send_rate_mbps")),
-            )
-            self.flows.setdefault(str(row["flow"]), []).append(b)
+        if isinstance(data, Mapping):
+            self._add_columns(data)
+        else:
+            for row in _rows(data):
+                self._add(
+                    row["time_s"],
+                    row["flow"],
+                    row.get("throughput_mbps"),
+                    row.get("queuing_delay_ms"),
+                    row.get("rtt_ms"),
+                    row.get("capacity_mbps"),
+                    row.get("send_rate_mbps"),
+                )
         for bins in self.flows.values():
             bins.sort(key=lambda b: b.time_s)
         times = sorted({b.time_s for bins in self.flows.values() for b in bins})
         steps = [b - a for a, b in zip(times, times[1:]) if b > a]
         self.bin_s = min(steps) if steps else 0.0
+
+    def _add(self, time_s: Any, flow: Any, throughput: Any, queuing: Any, rtt: Any, capacity: Any, send: Any) -> None:
+        b = Bin(
+            float(time_s),
+            _float_or_none(throughput) or 0.0,
+            _float_or_none(queuing),
+            _float_or_none(rtt),
+            _float_or_none(capacity),
+            _float_or_none(send),
+        )
+        self.flows.setdefault(str(flow), []).append(b)
+
+    def _add_columns(self, data: Mapping[str, Any]) -> None:
+        """A dict of columns (what the simulator returns): walked column-wise, without
+        a dict per row; the same bins as the rows would give."""
+        n = len(data["time_s"]) if "time_s" in data else 0
+        if n == 0:
+            return
+        missing = [None] * n
+
+        def col(name: str) -> Sequence[Any]:
+            c = data.get(name)
+            return missing if c is None else c
+
+        add = self._add
+        for row in zip(
+            data["time_s"],
+            data["flow"],
+            col("throughput_mbps"),
+            col("queuing_delay_ms"),
+            col("rtt_ms"),
+            col("capacity_mbps"),
+            col("send_rate_mbps"),
+        ):
+            add(*row)
 
     def window(self, flow: str, start: float, end: Optional[float]) -> list[Bin]:
         """The bins of ``flow`` starting in ``[start, end)``; an unknown flow has none."""
