@@ -163,3 +163,22 @@ def test_aggregate_over_runs():
     assert a == {"mean": 2.0, "std": pytest.approx(math.sqrt(2)), "min": 1.0, "max": 3.0, "values": [1.0, 3.0, None]}
     assert derived.aggregate([None])["mean"] is None
     assert derived.aggregate([5.0])["std"] == 0.0
+
+
+def test_columns_and_rows_give_the_same_bins():
+    """The column-wise reading (the simulator's dict of columns) and the row-wise one
+    (a list of row dicts, e.g. a CSV) build the same bins, NaN and missing cells as None."""
+    cols = series(
+        {"a": [1.0, float("nan"), 3.0], "b": [0.5, 0.5, 0.5]},
+        qd={"a": [1.0, None, float("nan")]},
+        rtt={"b": [10, 20, 30]},
+    )
+    cols["capacity_mbps"] = [2.0] * 6
+    rows = [{k: v[i] for k, v in cols.items()} for i in range(len(cols["time_s"]))]
+    by_cols, by_rows = derived.Series(cols), derived.Series(rows)
+    assert by_cols.flows == by_rows.flows
+    assert by_cols.bin_s == by_rows.bin_s == 1.0
+    assert by_cols.flows["a"][1].throughput_mbps == 0.0  # NaN throughput reads as 0
+    assert by_cols.flows["a"][2].queuing_delay_ms is None
+    assert by_cols.flows["b"][2].rtt_ms == 30.0
+    assert by_cols.flows["a"][0].send_rate_mbps is None  # a column the run lacks
