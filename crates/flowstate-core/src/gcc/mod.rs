@@ -14,7 +14,7 @@
 //! [`probe_estimator`], [`bitrate_prober`] (the pacer's probe sender), [`alr_detector`],
 //! [`chromium_pacing`], [`loss_based_v2`], [`robust_throughput`] (the acknowledged
 //! throughput), [`congestion_window`] (the pushback's frame dropping), wired together in
-//! [`m156`].
+//! [`m156`]; [`media_debt`] (the pacer's burst rule of WebRTC M150, option `chromium_pacer`).
 //!
 //! [`Gcc`] is the sender-side facade: it owns the loss-based controller and, for the
 //! Chromium preset, the delay-based estimator (fed by transport-wide feedback); for the
