@@ -851,10 +851,7 @@ impl Endpoint for MediaReceiver {
         } else {
             None
         };
-        [self.next_feedback, self.next_report, remb]
-            .into_iter()
-            .flatten()
-            .min()
+        super::earliest([self.next_feedback, self.next_report, remb])
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {

@@ -26,6 +26,47 @@ pub struct Transmit<M> {
     pub message: M,
 }
 
+/// The earliest of several optional deadlines (`None` when there is none): what a
+/// `poll_timeout` with several timers returns. A plain loop: the same result as
+/// `times.into_iter().flatten().min()`, which the compiler did not turn into straight
+/// code (2 % of a RAP run's instructions, in the iterator adapters).
+#[inline]
+pub(crate) fn earliest<const N: usize>(times: [Option<Timestamp>; N]) -> Option<Timestamp> {
+    let mut best: Option<Timestamp> = None;
+    for t in times {
+        best = match (best, t) {
+            (Some(b), Some(t)) => Some(b.min(t)),
+            (b, t) => b.or(t),
+        };
+    }
+    best
+}
+
+#[cfg(test)]
+mod earliest_tests {
+    use super::earliest;
+    use crate::units::Timestamp;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn earliest_is_the_min_of_the_present(ts in proptest::collection::vec(proptest::option::of(0u64..1_000_000), 4)) {
+            let times: Vec<Option<Timestamp>> = ts.iter().map(|t| t.map(Timestamp::from_micros)).collect();
+            let arr = [times[0], times[1], times[2], times[3]];
+            prop_assert_eq!(earliest(arr), times.iter().flatten().min().copied());
+        }
+    }
+
+    #[test]
+    fn earliest_of_nothing_is_none() {
+        assert_eq!(earliest::<3>([None, None, None]), None);
+        assert_eq!(
+            earliest([Some(Timestamp::from_micros(5)), None]),
+            Some(Timestamp::from_micros(5))
+        );
+    }
+}
+
 /// A sans-I/O endpoint: one side of a flow.
 pub trait Endpoint {
     /// Messages this endpoint sends.

@@ -103,10 +103,7 @@ impl Endpoint for RapSender {
     fn poll_timeout(&self) -> Option<Timestamp> {
         let send = self.sending.next_send(self.size(), self.ctl.rate());
         let loss = self.history.next_timeout(self.ctl.loss_timeout());
-        [send, self.ctl.next_step(), loss]
-            .into_iter()
-            .flatten()
-            .min()
+        super::earliest([send, self.ctl.next_step(), loss])
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {

@@ -78,10 +78,7 @@ impl Endpoint for TfrcSender {
 
     fn poll_timeout(&self) -> Option<Timestamp> {
         let send = self.sending.next_send(self.size(), self.ctl.rate());
-        [send, self.ctl.nofeedback_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        super::earliest([send, self.ctl.nofeedback_deadline()])
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {
