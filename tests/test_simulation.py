@@ -107,6 +107,19 @@ def test_timeseries_and_flows_frames():
     assert row["queuing_delay_p95_ms"] == first["queuing_delay_ms"]["p95"]
 
 
+def test_without_the_series_only_the_summary_is_kept(tmp_path):
+    """``[measure] series = false``: the same summary, an empty time series with its
+    columns (timeseries.csv: the header only), so a long run's memory stays flat."""
+    base = scenario(cbr("a", "1Mbps"), cbr("b", "0.5Mbps"))
+    full = flowstate.run(base)
+    bare = flowstate.run({**base, "measure": {"series": False}})
+    assert bare.summary == full.summary and bare.trace_hashes == full.trace_hashes
+    assert len(full.timeseries) == 40
+    assert len(bare.timeseries) == 0 and list(bare.timeseries.columns)[:4] == ["run", "seed", "time_s", "flow"]
+    bare.write(tmp_path)
+    assert (tmp_path / "timeseries.csv").read_text().count("\n") == 1
+
+
 def test_overloaded_link_is_full():
     # Two 1.5 Mbit/s flows on 2 Mbit/s: once the queue is full (well before 2 s), the
     # link runs full and 1 - 2 / 3 = 1/3 of the packets are dropped. (How the drops

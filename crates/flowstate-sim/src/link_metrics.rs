@@ -81,6 +81,8 @@ pub struct LinkMetrics {
     links: Vec<LinkAcc>,
     bin_start: Timestamp,
     rows: Vec<LinkSeriesRow>,
+    /// Keep the rows ([`MetricsConfig::series`]).
+    series: bool,
 }
 
 impl LinkMetrics {
@@ -101,6 +103,7 @@ impl LinkMetrics {
                 .collect(),
             bin_start: Timestamp::ZERO,
             rows: Vec::new(),
+            series: config.series,
         }
     }
 
@@ -121,6 +124,9 @@ impl LinkMetrics {
         let secs = (end - self.bin_start).as_secs_f64().max(1e-9);
         for l in &mut self.links {
             let b = std::mem::take(&mut l.bin);
+            if !self.series {
+                continue;
+            }
             let cap = l.config.capacity_bits(self.bin_start, end);
             self.rows.push(LinkSeriesRow {
                 time_s: self.bin_start.as_secs_f64(),
@@ -269,6 +275,7 @@ mod tests {
             window_start: Timestamp::from_secs(window.0),
             window_end: Timestamp::from_secs(window.1),
             trace: false,
+            series: true,
         }
     }
 

@@ -293,6 +293,9 @@ pub struct MetricsConfig {
     pub window_end: Timestamp,
     /// Keep the full packet trace in memory.
     pub trace: bool,
+    /// Keep the time series (one row per flow and link per bin). Without it a run's
+    /// memory is flat in its length: the summary only.
+    pub series: bool,
 }
 
 impl Default for MetricsConfig {
@@ -302,6 +305,7 @@ impl Default for MetricsConfig {
             window_start: Timestamp::ZERO,
             window_end: Timestamp::MAX,
             trace: false,
+            series: true,
         }
     }
 }
@@ -650,6 +654,9 @@ impl Metrics {
     /// to [`MAX_RESERVED_ROWS`]): no growth by doubling, so neither its copies nor up
     /// to half the vector as unused room.
     pub fn reserve_series(&mut self, duration: Timestamp) {
+        if !self.config.series {
+            return;
+        }
         let bin = self
             .config
             .bin
@@ -706,24 +713,27 @@ impl Metrics {
         } else {
             self.forward.rate_at(self.bin_start).as_mbps()
         };
+        let keep = self.config.series;
         for (i, b) in self.acc.iter_mut().map(|a| &mut a.bin).enumerate() {
             let g = goodput(i);
             let gp = g.map_or(b.recv_bytes, |g| g.saturating_sub(b.goodput_at_start));
-            let name = self.names.get(i).cloned().unwrap_or_default();
-            self.rows.push(SeriesRow {
-                time_s: self.bin_start.as_secs_f64(),
-                flow: name,
-                send_rate_mbps: b.sent_bytes as f64 * 8.0 / secs / 1e6,
-                throughput_mbps: b.recv_bytes as f64 * 8.0 / secs / 1e6,
-                goodput_mbps: gp as f64 * 8.0 / secs / 1e6,
-                queuing_delay_ms: (b.qdelay_n > 0)
-                    .then(|| b.qdelay_sum_us / b.qdelay_n as f64 / 1000.0),
-                rtt_ms: (b.rtt_n > 0).then(|| b.rtt_sum_us / b.rtt_n as f64 / 1000.0),
-                sent_packets: b.sent_pkts,
-                lost_packets: b.lost_pkts,
-                capacity_mbps: capacity,
-                target_mbps: target(i).map(|r| r.as_mbps()),
-            });
+            if keep {
+                let name = self.names.get(i).cloned().unwrap_or_default();
+                self.rows.push(SeriesRow {
+                    time_s: self.bin_start.as_secs_f64(),
+                    flow: name,
+                    send_rate_mbps: b.sent_bytes as f64 * 8.0 / secs / 1e6,
+                    throughput_mbps: b.recv_bytes as f64 * 8.0 / secs / 1e6,
+                    goodput_mbps: gp as f64 * 8.0 / secs / 1e6,
+                    queuing_delay_ms: (b.qdelay_n > 0)
+                        .then(|| b.qdelay_sum_us / b.qdelay_n as f64 / 1000.0),
+                    rtt_ms: (b.rtt_n > 0).then(|| b.rtt_sum_us / b.rtt_n as f64 / 1000.0),
+                    sent_packets: b.sent_pkts,
+                    lost_packets: b.lost_pkts,
+                    capacity_mbps: capacity,
+                    target_mbps: target(i).map(|r| r.as_mbps()),
+                });
+            }
             *b = BinAcc {
                 goodput_at_start: g.unwrap_or(0),
                 ..BinAcc::default()
@@ -1223,6 +1233,7 @@ mod tests {
             window_start: Timestamp::from_secs(1),
             window_end: Timestamp::from_secs(3),
             trace: false,
+            series: true,
         };
         let meta = vec![FlowMeta {
             name: "a".into(),

@@ -206,6 +206,7 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
             window_start: secs(m.start.map_or(0.0, |s| s.0)),
             window_end: m.end.map_or(duration, |s| secs(s.0)),
             trace: m.trace.unwrap_or(false),
+            series: m.series.unwrap_or(true),
         },
     }
 }

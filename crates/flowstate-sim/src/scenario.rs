@@ -328,6 +328,9 @@ pub struct MeasureSpec {
     pub bin: Option<Secs>,
     /// Keep the full packet trace.
     pub trace: Option<bool>,
+    /// Keep the time series (default true); false: the summary only, memory flat in
+    /// the run's length.
+    pub series: Option<bool>,
 }
 
 /// A whole scenario, validated.

@@ -303,6 +303,24 @@ fn trace_hash_covers_the_trace() {
     assert!(b.trace.is_some_and(|t| t.len() > 1000));
 }
 
+#[test]
+fn without_the_series_the_run_is_the_same_and_keeps_no_rows() {
+    // `[measure] series = false`: the same run (trace hash, summary), no time series
+    // (flow or link rows), so the run's memory does not grow with its length.
+    let text = jittery("");
+    let a = run_toml(&text, "det.toml", Some(3)).expect("runs");
+    let b = run_toml(
+        &format!("{text}[measure]\nseries = false\n"),
+        "det.toml",
+        Some(3),
+    )
+    .expect("runs");
+    assert_eq!(a.trace_hash, b.trace_hash);
+    assert_eq!(a.summary.to_json(), b.summary.to_json());
+    assert!(!a.series.is_empty() && !a.link_series.is_empty());
+    assert!(b.series.is_empty() && b.link_series.is_empty());
+}
+
 fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
     FlowSetup {
         info: FlowInfo {
