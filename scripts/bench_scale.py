@@ -76,11 +76,13 @@ print(json.dumps({
 """
 
 
-def scenario(mix: str, n: int, duration: float) -> str:
+def scenario(mix: str, n: int, duration: float, series: bool = True) -> str:
     head = (
         f'name = "{mix}-{n}"\nduration = "{duration:g}s"\nseed = 1\n'
         f'[link]\ncapacity = "{n}Mbps"\ndelay = "20ms"\nqueue = "100ms"\n'
     )
+    if not series:
+        head += "[measure]\nseries = false\n"
     if mix == "tcp":
         return head + f'[[flows]]\nname = "tcp"\nkind = "tcp-newreno"\ncount = {n}\n'
     if mix == "gcc-sctp":
@@ -146,6 +148,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cli", action="store_true", help="also time `flowstate run` end to end")
     ap.add_argument("--json", type=Path, help="write every measurement here")
+    ap.add_argument(
+        "--no-series", action="store_true", help="runs keep no time series ([measure] series = false): the summary only"
+    )
     args = ap.parse_args(argv)
     if not ENGINE.exists():
         ap.error(f"{ENGINE} is missing: cargo build --release -p flowstate-sim --example run_scenario")
@@ -164,7 +169,7 @@ def main(argv: list[str]) -> int:
         for mix in mixes:
             for n in flows:
                 path = work / f"{mix}-{n}.toml"
-                path.write_text(scenario(mix, n, args.duration))
+                path.write_text(scenario(mix, n, args.duration, series=not args.no_series))
                 eng = [run_engine(path) for _ in range(args.repeat)]
                 py = [run_python(path) for _ in range(args.repeat)]
                 cli = [run_cli(path, work) for _ in range(args.repeat)] if args.cli else []
