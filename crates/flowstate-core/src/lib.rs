@@ -19,6 +19,7 @@ pub mod units;
 pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
 pub mod coupling;
 pub mod endpoint;
+pub mod fec;
 pub mod gcc;
 pub mod nada;
 pub mod rate;

@@ -71,6 +71,9 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         };
         gcc = gcc.with_rates(start, min, max);
     }
+    if o.chromium_fec.unwrap_or(false) {
+        gcc.fec = Some(flowstate_core::fec::FecConfig::default());
+    }
     if let Some(p) = o.pacing_factor {
         gcc.pacing_factor = p;
         if let Some(c) = gcc.m156.as_mut().and_then(|m| m.pacing.as_mut()) {

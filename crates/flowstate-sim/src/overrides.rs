@@ -397,6 +397,15 @@ overrides! {
         /// floor for its distance to the previous one (`source::vp8_frame_drop`; issue 21,
         /// docs/ALGORITHMS.md); default false. Not together with `low_rate_fps`.
         vp8_frame_drop: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// `true`: Chromium's encoder-side protection (`flowstate_core::fec`, WebRTC M150
+        /// sources; issue 21, docs/ALGORITHMS.md "Chromium's protection"): the loss
+        /// fraction of the receiver reports, max-filtered over 10 s, sets the hybrid
+        /// NACK/FEC protection factors (`media_opt_util.cc`, `kFecRateTable`); the
+        /// encoder gets the payload rate less the FEC share of the last second's sent
+        /// bytes (at most half, `FecControllerDefault`), and ULPFEC packets (count and
+        /// size as `UlpfecGenerator` makes them) are sent behind the media. Default
+        /// false (every preset).
+        chromium_fec: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

@@ -9,6 +9,8 @@
 
 use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::fec::controller::FecController;
+use crate::fec::ulpfec::ProtectedPacket;
 use crate::gcc::bitrate_prober::BitrateProber;
 use crate::gcc::congestion_window;
 use crate::gcc::pacer::{Pacer, PacerConfig};
@@ -24,8 +26,16 @@ use super::seq_map::SeqMap;
 /// Chromium `PacingController::kMaxDebtInTime` (pacing_controller.cc): the media debt a
 /// probe's media packets may run up.
 const MAX_DEBT_IN_TIME: TimeDelta = TimeDelta::millis(500);
+/// IPv4 (20 B) + UDP (8 B): a packet's wire size less these is its RTP size, what
+/// `RtpSenderEgress`'s send statistics count (`chromium_fec`).
+const IP_UDP_HEADER: DataSize = DataSize::bytes(28);
+/// The fixed RTP header (RFC 3550 5.1): a ULPFEC packet XORs what follows it
+/// (`kRtpHeaderSize`, forward_error_correction.cc).
+const RTP_FIXED_HEADER: DataSize = DataSize::bytes(12);
 
-/// An RTP packet's header fields (what the receiver and the estimator need).
+/// An RTP packet's header fields (what the receiver and the estimator need). A packet
+/// with `frame_packet_count` 0 carries no media: padding (`frame_id` `u64::MAX`) or,
+/// with `chromium_fec`, a ULPFEC packet of frame `frame_id` ([`RtpPacket::is_fec`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RtpPacket {
     pub ssrc: u32,
@@ -43,6 +53,13 @@ pub struct RtpPacket {
     pub frame_packet_index: u32,
     pub frame_packet_count: u32,
     pub keyframe: bool,
+}
+
+impl RtpPacket {
+    /// A ULPFEC packet (`chromium_fec`): no media, a frame's id.
+    pub fn is_fec(&self) -> bool {
+        self.frame_packet_count == 0 && self.frame_id != u64::MAX
+    }
 }
 
 /// The echo of the newest received packet, for the sender's RTT computation.
@@ -186,6 +203,8 @@ pub struct MediaSender {
     /// (`cwnd_frame_drop_interval_`) and the frame counter (`cwnd_frame_counter_`).
     cwnd_drop_interval: Option<u32>,
     cwnd_frame_counter: u64,
+    /// `chromium_fec`: the protection chain (`crate::fec`).
+    fec: Option<FecController>,
 }
 
 impl MediaSender {
@@ -216,6 +235,7 @@ impl MediaSender {
             packets_sent: 0,
             cwnd_drop_interval: None,
             cwnd_frame_counter: 0,
+            fec: cfg.gcc.fec.clone().map(|c| FecController::new(c, now)),
             cfg,
         };
         if s.cfg.gcc.m156.is_some() {
@@ -275,6 +295,11 @@ impl MediaSender {
     fn apply_target(&mut self, now: Timestamp) {
         let target = self.gcc.target_rate();
         let mut payload = self.encoder_target(target);
+        // `chromium_fec`: `FecControllerDefault::UpdateFecRates` takes the protection
+        // overhead off (`RtpVideoSender::OnBitrateUpdated`).
+        if let Some(f) = self.fec.as_mut() {
+            payload = f.update_fec_rates(now, payload, self.gcc.rtt());
+        }
         // `VideoStreamEncoder::UpdateTargetBitrate`: with every N-th frame dropped the
         // encoder runs at target - target / N.
         if let Some(n) = self.cwnd_drop_interval {
@@ -352,6 +377,9 @@ impl MediaSender {
                 if drop {
                     continue;
                 }
+            }
+            if let Some(f) = self.fec.as_mut() {
+                f.on_encoded_frame(now, frame.size, frame.keyframe);
             }
             let n = frame
                 .size
@@ -436,6 +464,60 @@ impl MediaSender {
         };
         self.next_seq += 1;
         (p, wire)
+    }
+
+    /// `chromium_fec`: a packet left the pacer. A media packet goes to the ULPFEC
+    /// generator, and the FEC packets it completes are queued behind what is queued
+    /// (`PacingController::ProcessPackets`: `EnqueuePacket(FetchFec())`); a FEC packet
+    /// is counted in the send statistics.
+    fn on_sent_for_fec(&mut self, now: Timestamp, p: &RtpPacket, size: DataSize) {
+        let Some(f) = self.fec.as_mut() else { return };
+        let rtp = size.saturating_sub(IP_UDP_HEADER);
+        if p.is_fec() {
+            f.on_fec_sent(now, rtp);
+            return;
+        }
+        if p.frame_packet_count == 0 {
+            return;
+        }
+        let fec = f.on_media_sent(
+            now,
+            rtp,
+            ProtectedPacket {
+                protected_len: rtp.saturating_sub(RTP_FIXED_HEADER),
+                marker: p.frame_packet_index + 1 == p.frame_packet_count,
+                keyframe: p.keyframe,
+            },
+        );
+        if fec.is_empty() {
+            return;
+        }
+        for payload in fec {
+            let q = RtpPacket {
+                ssrc: self.cfg.ssrc,
+                sequence_number: self.next_seq,
+                transport_seq: 0,
+                send_time: now,
+                payload_size: payload,
+                frame_id: p.frame_id,
+                frame_capture_time: p.frame_capture_time,
+                frame_packet_index: 0,
+                frame_packet_count: 0,
+                keyframe: false,
+            };
+            self.next_seq += 1;
+            self.pacer.enqueue(q, payload + self.cfg.wire.rtp_overhead);
+        }
+        if self
+            .cfg
+            .gcc
+            .m156
+            .as_ref()
+            .is_some_and(|m| m.pacing.is_some())
+        {
+            let rate = self.pacing_rate();
+            self.pacer.set_rate(now, rate);
+        }
     }
 
     /// A probe packet due at `now`: media from the queue, else padding.
@@ -555,11 +637,22 @@ impl Endpoint for MediaSender {
             }
             MediaFeedback::ReceiverReport {
                 fraction_lost,
+                cumulative_lost,
+                highest_seq,
                 echo,
                 ..
             } => {
                 self.on_echo(now, echo);
                 self.gcc.on_loss_report(now, fraction_lost);
+                // `chromium_fec`: a new loss fraction triggers a target update in
+                // Chromium (`MaybeTriggerOnNetworkChanged`), so the FEC rates follow.
+                if self
+                    .fec
+                    .as_mut()
+                    .is_some_and(|f| f.on_receiver_report(cumulative_lost, highest_seq))
+                {
+                    self.apply_target(now);
+                }
             }
         }
         self.after_gcc(now);
@@ -593,6 +686,7 @@ impl Endpoint for MediaSender {
         }
         self.bytes_sent += size.as_bytes();
         self.packets_sent += 1;
+        self.on_sent_for_fec(now, &p, size);
         self.update_cwnd_pushback(now);
         Some(Transmit { size, message: p })
     }

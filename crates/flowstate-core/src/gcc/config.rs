@@ -228,6 +228,10 @@ pub struct GccConfig {
     pub observation_capacity: usize,
     /// Today's Chromium's additional components (`None` for the paper-era presets).
     pub m156: Option<M156Config>,
+    /// Chromium's encoder-side protection (`crate::fec`, option `chromium_fec`): the
+    /// media sender cuts the encoder's rate by the protection overhead and sends ULPFEC
+    /// packets; `None` (every preset): neither.
+    pub fec: Option<crate::fec::FecConfig>,
 }
 
 impl GccConfig {
@@ -243,6 +247,7 @@ impl GccConfig {
             default_rtt: TimeDelta::millis(200),
             observation_capacity: 10_000,
             m156: None,
+            fec: None,
         }
     }
 
