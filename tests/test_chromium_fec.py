@@ -1,0 +1,43 @@
+"""Issue 21: the `chromium_fec` override of gcc flows (Chromium's encoder-side protection,
+flowstate_core::fec): off by default, on it sends ULPFEC packets once the receiver
+reports loss, and a bad value is a one-line error."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
+    return {
+        "name": "fec",
+        "duration": "20s",
+        "link": {"capacity": "1Mbps", "delay": "25ms", "queue": "300ms", "loss": loss},
+        "flows": [{"name": "gcc", "kind": "gcc", "preset": "chromium-m156", "overrides": overrides}],
+    }
+
+
+def test_chromium_fec_default_off_and_on_changes_a_lossy_run():
+    import flowstate
+
+    base = flowstate.run(_gcc_lossy({}), seed=1, runs=1)
+    off = flowstate.run(_gcc_lossy({"chromium_fec": False}), seed=1, runs=1)
+    on = flowstate.run(_gcc_lossy({"chromium_fec": True}), seed=1, runs=1)
+    assert base.trace_hashes == off.trace_hashes
+    assert base.trace_hashes != on.trace_hashes
+
+
+def test_chromium_fec_without_loss_sends_no_fec():
+    import flowstate
+
+    off = flowstate.run(_gcc_lossy({}, loss=0.0), seed=1, runs=1)
+    on = flowstate.run(_gcc_lossy({"chromium_fec": True}, loss=0.0), seed=1, runs=1)
+    assert off.trace_hashes == on.trace_hashes
+
+
+def test_chromium_fec_not_a_bool_is_one_line():
+    import flowstate
+
+    with pytest.raises(Exception) as e:
+        flowstate.run(_gcc_lossy({"chromium_fec": "yes"}), seed=1, runs=1)
+    msg = str(e.value)
+    assert "flows[0].overrides.chromium_fec" in msg and "\n" not in msg
