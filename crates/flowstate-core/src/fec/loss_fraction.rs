@@ -6,8 +6,11 @@
 //! `send_side_bandwidth_estimation.cc` (`UpdatePacketsLost`: reports are accumulated
 //! until they cover `kLimitNumPackets` = 20 expected packets, then
 //! `last_fraction_loss_` = min(lost x 256 / expected, 255)); the target update carries
-//! it as `loss_rate_ratio` = fraction / 255 and `RtpVideoSender::OnBitrateUpdated`
-//! hands the FEC controller `saturated_cast<uint8_t>(loss_rate_ratio * 256)` (WebRTC
+//! it as `loss_rate_ratio` = fraction / 255.0f, `BitrateAllocator::
+//! OnNetworkEstimateChanged` turns it back into `int(loss_rate_ratio * 255)` and hands
+//! the stream `packet_loss_ratio` = that / 256.0, and `RtpVideoSender::OnBitrateUpdated`
+//! gives the FEC controller `saturated_cast<uint8_t>(packet_loss_ratio * 256)`: the
+//! fraction itself (in `float`, q / 255 x 255 truncates back to q for every q) (WebRTC
 //! M150, signalapp/webrtc bd635df).
 
 /// `kLimitNumPackets` (send_side_bandwidth_estimation.cc).
@@ -62,10 +65,11 @@ impl LossFraction {
         self.fraction_q8
     }
 
-    /// What `UpdateFecRates` receives: `saturated_cast<uint8_t>(fraction / 255 * 256)`.
+    /// What `UpdateFecRates` receives: the fraction through `loss_rate_ratio` (float)
+    /// and `BitrateAllocator`'s `int(ratio * 255)`; the / 256 and x 256 after it cancel.
     pub fn for_fec(&self) -> u8 {
-        let ratio = (f32::from(self.fraction_q8) / 255.0f32) as f64;
-        (ratio * 256.0) as u8
+        let ratio = f32::from(self.fraction_q8) / 255.0f32;
+        (ratio * 255.0f32).clamp(0.0, 255.0) as u8
     }
 }
 
@@ -95,12 +99,20 @@ mod tests {
     }
 
     #[test]
-    fn the_fec_controller_gets_256ths() {
+    fn the_fec_controller_gets_the_fraction_back() {
         let mut l = LossFraction::new();
         l.update_packets_lost(5, 100); // 1280 / 100 = 12
         assert_eq!(l.fraction_q8(), 12);
-        assert_eq!(l.for_fec(), 12); // 12 / 255 * 256 = 12.05
+        assert_eq!(l.for_fec(), 12);
         l.update_packets_lost(100, 100);
-        assert_eq!(l.for_fec(), 255); // 256 saturates
+        assert_eq!(l.for_fec(), 255);
+        // Every fraction survives the float round trip.
+        for q in 0..=255u8 {
+            let l = LossFraction {
+                fraction_q8: q,
+                ..LossFraction::default()
+            };
+            assert_eq!(l.for_fec(), q);
+        }
     }
 }
