@@ -7,6 +7,7 @@
     .venv/bin/python scripts/gcc_share.py sim FROM TO TRACE ...
     .venv/bin/python scripts/gcc_share.py series FLOW FROM TO TIMESERIES_CSV ...
     .venv/bin/python scripts/gcc_share.py fec RUNS_ROOT FROM TO
+    .venv/bin/python scripts/gcc_share.py chain RUNS_ROOT FROM TO [--overhead 0.06]
 
 `real`: per stored real run (RUNS_ROOT/run-*/: getstats.json every 0.2 s, browser.json,
 bottleneck-forward.pcap, timeseries.csv) over [FROM, TO) s: GCC's target decreases (the
@@ -25,6 +26,10 @@ end); no patched build needed.
 
 `fec`: per stored real run, the chain from GCC's target to the wire: the encoder's
 `targetBitrate`, and the video's media, ULPFEC and RTX rates from the pcap.
+
+`chain`: per stored real run and getStats sample, the encoder's `targetBitrate` against
+`FecControllerDefault`'s chain evaluated on the wire (GCC's target less the per-packet
+overhead, times 1 - min(the last second's (ULPFEC + RTX) share, 0.5)).
 
 `sim`: the same figures from simulator traces. The simulator does not put GCC's target
 in its series; the traces come from a build with scripts/patches/issue21-trace-target.patch
@@ -231,6 +236,93 @@ def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
             "media": media * kbps, "fec": fec * kbps, "rtx": rtx_bytes * kbps}
 
 
+def wire_events(run_dir: Path) -> list[tuple[float, str, int]]:
+    """One real run's video packets at the bottleneck as (time s, kind, IP bytes), kind
+    `m` media, `f` ULPFEC, `r` RTX, classified as `fec_split` does."""
+    import csv
+    import struct
+
+    info = json.loads((run_dir / "browser.json").read_text())
+    ssrcs = {int(k) for k in info.get("ssrcs", {})}
+    gs = json.loads((run_dir / "getstats.json").read_text())
+    rtx = {s["rtx_ssrc"] for s in gs if s.get("kind") == "video" and s.get("rtx_ssrc")}
+    with open(run_dir / "bottleneck-forward.csv") as f:
+        first_us = int(next(csv.DictReader(f))["arrival_us"])
+    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
+    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off, origin = 24, None
+    frames: dict[tuple[int, int], list[tuple[int, int, int, float]]] = {}
+    events: list[tuple[float, str, int]] = []
+    while off + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
+        pkt = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        t = sec + frac / 1e6
+        origin = t if origin is None else origin
+        t = t - origin + first_us / 1e6
+        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
+            continue
+        rtp = pkt[(pkt[0] & 15) * 4 + 8:]
+        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
+            continue
+        seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
+        if ssrc in rtx:
+            events.append((t, "r", orig))
+        elif ssrc in ssrcs:
+            frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, orig, t))
+    for pkts in frames.values():
+        base = pkts[0][0]
+        pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
+        marks = [i for i, p in enumerate(pkts) if p[1]]
+        k = marks[0] + 1 if marks else len(pkts)
+        events += [(p[3], "m", p[2]) for p in pkts[:k]] + [(p[3], "f", p[2]) for p in pkts[k:]]
+    events.sort()
+    return events
+
+
+def chain(root: Path, t0: float, t1: float, overhead: float) -> None:
+    """Per real run, sample by sample (getStats, 0.2 s): the encoder's `targetBitrate`
+    against what `FecControllerDefault`'s chain gives from the wire, GCC's target x
+    (1 - per-packet overhead) x (1 - min(protection share of the last second, 0.5)),
+    the protection share = (ULPFEC + RTX) / all video bytes at the bottleneck in
+    [t - 1 s, t); percentiles over the samples in [t0, t1)."""
+    import bisect
+
+    def pct(xs: list[float], p: float) -> float:
+        xs = sorted(xs)
+        return xs[int(p * (len(xs) - 1))]
+
+    print("| run | samples | targetBitrate / chain p10 / p50 / p90 | protection share p50 / p90 | share >= 0.5 | targetBitrate / GCC target p50 |")
+    print("|---|---|---|---|---|---|")
+    for rd in sorted(root.glob("run-*")):
+        start = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        ev = wire_events(rd)
+        times = [e[0] for e in ev]
+        av: dict[float, float] = {}
+        enc: dict[float, float] = {}
+        for s in json.loads((rd / "getstats.json").read_text()):
+            t = round(s["t_unix_s"] - start, 1)
+            if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"):
+                av[t] = s["available_outgoing_bitrate_bps"]
+            if s.get("kind") == "video" and s.get("target_bitrate_bps"):
+                enc[t] = s["target_bitrate_bps"]
+        ratio, shares, own = [], [], []
+        for t in sorted(enc):
+            if not t0 <= t < t1 or t not in av:
+                continue
+            window = ev[bisect.bisect_left(times, t - 1.0):bisect.bisect_left(times, t)]
+            total = sum(e[2] for e in window)
+            share = sum(e[2] for e in window if e[1] != "m") / total if total else 0.0
+            shares.append(share)
+            ratio.append(enc[t] / (av[t] * (1 - overhead) * (1 - min(share, 0.5))))
+            own.append(enc[t] / av[t])
+        if not ratio:
+            raise SystemExit(f"{rd}: no getStats samples with both rates in {t0} .. {t1} s")
+        print(f"| {rd.name} | {len(ratio)} | {pct(ratio, .1):.2f} / {pct(ratio, .5):.2f} / {pct(ratio, .9):.2f} | "
+              f"{pct(shares, .5):.2f} / {pct(shares, .9):.2f} | {sum(x >= 0.5 for x in shares) / len(shares):.0%} | "
+              f"{pct(own, .5):.2f} |")
+
+
 def fec(root: Path, t0: float, t1: float) -> None:
     print("| run | GCC target kbit/s | targetBitrate (/ target) | media kbit/s (/ targetBitrate) | "
           "ULPFEC kbit/s (/ media) | RTX kbit/s | total (/ target) | (ULPFEC + RTX) / total |")
@@ -263,13 +355,26 @@ def main() -> None:
     fp.add_argument("root", type=Path, help="a folder of run-*/ (e.g. out/real/p000-fig3/chromium)")
     fp.add_argument("start", type=float)
     fp.add_argument("end", type=float)
+    c = sub.add_parser("chain", help="per real run and getStats sample: targetBitrate against FecControllerDefault's chain from the wire")
+    c.add_argument("root", type=Path, help="a folder of run-*/ (e.g. out/real/p000-fig3/chromium)")
+    c.add_argument("start", type=float)
+    c.add_argument("end", type=float)
+    c.add_argument("--overhead", type=float, default=0.06, help="per-packet overhead share of the target (default 0.06)")
     e = sub.add_parser("series", help="target and throughput from timeseries.csv files (real or simulated)")
     e.add_argument("flow", help="the video flow's name (gcc or media)")
     e.add_argument("start", type=float)
     e.add_argument("end", type=float)
     e.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
     a = ap.parse_args()
-    if a.cmd == "fec":
+    if a.cmd == "chain":
+        if not sorted(a.root.glob("run-*")):
+            raise SystemExit(f"no run-* folders in {a.root}")
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        if not 0 <= a.overhead < 1:
+            raise SystemExit(f"--overhead must be in [0, 1), got {a.overhead}")
+        chain(a.root, a.start, a.end, a.overhead)
+    elif a.cmd == "fec":
         if not sorted(a.root.glob("run-*")):
             raise SystemExit(f"no run-* folders in {a.root}")
         if not a.start < a.end:

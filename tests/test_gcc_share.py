@@ -124,3 +124,41 @@ def test_fec_split_media_ulpfec_and_rtx(tmp_path):
     assert r["media"] == pytest.approx((1000 + 1000 + 800) * 8 / 1e3)
     assert r["fec"] == pytest.approx(500 * 8 / 1e3)
     assert r["rtx"] == pytest.approx(700 * 8 / 1e3)
+
+
+def test_chain_compares_target_bitrate_with_the_wire_share(tmp_path, capsys):
+    import json
+    import struct
+
+    m = _module()
+    run = tmp_path / "run-1"
+    run.mkdir()
+    # The same second as above: media 2800 B, ULPFEC 500 B, RTX 700 B.
+    pkts = [(0.1, _rtp(65535, 0, 7, 1000)), (0.1, _rtp(1, 0, 7, 500)), (0.1, _rtp(0, 0, 7, 1000, marker=True)),
+            (0.5, _rtp(2, 3000, 7, 800, marker=True)), (0.6, _rtp(9, 3000, 8, 700))]
+    data = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101)
+    for t, p in pkts:
+        data += struct.pack("<IIII", int(t), int(round((t % 1) * 1e6)), len(p), len(p)) + p
+    (run / "bottleneck-forward.pcap").write_bytes(data)
+    (run / "bottleneck-forward.csv").write_text("arrival_us,size,flow\n100000,1000,v\n")
+    (run / "browser.json").write_text(json.dumps({"t0_unix_s": 1000.0, "ssrcs": {"7": "v"}}))
+    (run / "getstats.json").write_text(json.dumps([
+        {"t_unix_s": 1000.7, "kind": "transport", "available_outgoing_bitrate_bps": 40000},
+        {"t_unix_s": 1000.7, "kind": "video", "flow": "v", "ssrc": 7, "rtx_ssrc": 8, "target_bitrate_bps": 20000},
+    ]))
+    kinds = [k for _, k, _ in m.wire_events(run)]
+    assert sorted(kinds) == ["f", "m", "m", "m", "r"]
+    m.chain(tmp_path, 0.0, 1.0, 0.06)
+    out = capsys.readouterr().out
+    # Protection share (500 + 700) / 4000 = 0.30; chain 40000 x 0.94 x 0.70 = 26320.
+    ratio = 20000 / 26320
+    assert f"{ratio:.2f} / {ratio:.2f} / {ratio:.2f}" in out and "0.30 / 0.30" in out and "| 0.50 |" in out
+
+
+def test_chain_bad_input_is_one_line(tmp_path):
+    (tmp_path / "run-1").mkdir()
+    for args, why in ((["5", "1"], "start < end"), (["0", "1", "--overhead", "1.5"], "--overhead")):
+        r = subprocess.run([sys.executable, str(SCRIPT), "chain", str(tmp_path), *args], capture_output=True, text=True)
+        assert r.returncode != 0 and why in r.stderr and r.stderr.strip().count("\n") == 0
+    r = subprocess.run([sys.executable, str(SCRIPT), "chain", str(tmp_path / "none"), "0", "1"], capture_output=True, text=True)
+    assert r.returncode != 0 and "no run-* folders" in r.stderr
