@@ -74,6 +74,10 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
     if o.chromium_fec.unwrap_or(false) {
         gcc.fec = Some(flowstate_core::fec::FecConfig::default());
     }
+    if o.chromium_adjuster.unwrap_or(false) {
+        gcc.encoder_adjuster =
+            Some(flowstate_core::endpoint::encoder_adjuster::EncoderAdjusterConfig::default());
+    }
     if let Some(p) = o.pacing_factor {
         gcc.pacing_factor = p;
         if let Some(c) = gcc.m156.as_mut().and_then(|m| m.pacing.as_mut()) {

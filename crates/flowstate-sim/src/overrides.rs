@@ -406,6 +406,15 @@ overrides! {
         /// size as `UlpfecGenerator` makes them) are sent behind the media. Default
         /// false (every preset).
         chromium_fec: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// `true`: Chromium's encoder bitrate adjuster (`flowstate_core::endpoint::
+        /// encoder_adjuster`, WebRTC M150 `encoder_bitrate_adjuster.cc` and
+        /// `encoder_overshoot_detector.cc`; issue 21, docs/ALGORITHMS.md "Chromium's
+        /// encoder bitrate adjuster"): the encoder's rate is divided by its mean overshoot
+        /// over 3 s (a buffer draining at that rate, each frame's leftover counted in
+        /// frames of the input frame rate; factor 1-2, 1.2 for the first 30 frames), at
+        /// least 30 kbit/s; re-adjusted at each target update and every second. Default
+        /// false (every preset).
+        chromium_adjuster: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

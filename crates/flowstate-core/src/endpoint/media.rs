@@ -9,6 +9,7 @@
 
 use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::endpoint::encoder_adjuster::EncoderBitrateAdjuster;
 use crate::fec::controller::FecController;
 use crate::fec::ulpfec::ProtectedPacket;
 use crate::gcc::bitrate_prober::BitrateProber;
@@ -205,6 +206,10 @@ pub struct MediaSender {
     cwnd_frame_counter: u64,
     /// `chromium_fec`: the protection chain (`crate::fec`).
     fec: Option<FecController>,
+    /// `chromium_adjuster`: `EncoderBitrateAdjuster`, and the rate before it (kept for
+    /// its periodic re-adjustment).
+    adjuster: Option<EncoderBitrateAdjuster>,
+    unadjusted: Bitrate,
 }
 
 impl MediaSender {
@@ -236,6 +241,8 @@ impl MediaSender {
             cwnd_drop_interval: None,
             cwnd_frame_counter: 0,
             fec: cfg.gcc.fec.clone().map(|c| FecController::new(c, now)),
+            adjuster: cfg.gcc.encoder_adjuster.map(EncoderBitrateAdjuster::new),
+            unadjusted: Bitrate::ZERO,
             cfg,
         };
         if s.cfg.gcc.m156.is_some() {
@@ -309,9 +316,22 @@ impl MediaSender {
             Some(d) => payload.min(d),
             None => payload,
         };
+        self.unadjusted = enc;
+        let enc = self.adjusted(now, enc);
         self.source.set_target_rate(now, enc);
         let rate = self.pacing_rate();
         self.pacer.set_rate(now, rate);
+    }
+
+    /// `chromium_adjuster`: the encoder's rate after `EncoderBitrateAdjuster`
+    /// (`VideoStreamEncoder::UpdateBitrateAllocation`, input frame rate = the capture
+    /// rate); without it `rate` itself.
+    fn adjusted(&mut self, now: Timestamp, rate: Bitrate) -> Bitrate {
+        let interval = self.bounds().frame_interval();
+        match self.adjuster.as_mut() {
+            Some(a) => a.adjust(now, rate, 1.0 / interval.as_secs_f64()),
+            None => rate,
+        }
     }
 
     /// Bytes sent and not yet covered by transport feedback (`data_in_flight`).
@@ -369,6 +389,14 @@ impl MediaSender {
             .max_packet
             .saturating_sub(self.cfg.wire.rtp_overhead)
             .max(DataSize::bytes(1));
+        // `chromium_adjuster`: the allocation is re-adjusted every second at a captured
+        // frame (`kParameterUpdateIntervalMs`).
+        if self.source.next_frame_time() <= now
+            && self.adjuster.as_ref().is_some_and(|a| a.update_due(now))
+        {
+            let enc = self.adjusted(now, self.unadjusted);
+            self.source.set_target_rate(now, enc);
+        }
         while let Some(frame) = self.source.poll_frame(now) {
             // `cwnd_frame_drop`: every N-th frame is not encoded.
             if let Some(n) = self.cwnd_drop_interval {
@@ -380,6 +408,9 @@ impl MediaSender {
             }
             if let Some(f) = self.fec.as_mut() {
                 f.on_encoded_frame(now, frame.size, frame.keyframe);
+            }
+            if let Some(a) = self.adjuster.as_mut() {
+                a.on_encoded_frame(now, frame.size);
             }
             let n = frame
                 .size

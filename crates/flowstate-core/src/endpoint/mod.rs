@@ -92,6 +92,7 @@ pub trait Endpoint {
 
 pub mod app_pacing;
 pub mod data_source;
+pub mod encoder_adjuster;
 pub mod ledbat;
 pub mod nada;
 pub mod rap;

@@ -232,6 +232,10 @@ pub struct GccConfig {
     /// media sender cuts the encoder's rate by the protection overhead and sends ULPFEC
     /// packets; `None` (every preset): neither.
     pub fec: Option<crate::fec::FecConfig>,
+    /// Chromium's encoder bitrate adjuster (`crate::endpoint::encoder_adjuster`, option
+    /// `chromium_adjuster`): the encoder's rate divided by its recent overshoot against
+    /// the input frame rate; `None` (every preset): the rate as it is.
+    pub encoder_adjuster: Option<crate::endpoint::encoder_adjuster::EncoderAdjusterConfig>,
 }
 
 impl GccConfig {
@@ -248,6 +252,7 @@ impl GccConfig {
             observation_capacity: 10_000,
             m156: None,
             fec: None,
+            encoder_adjuster: None,
         }
     }
 

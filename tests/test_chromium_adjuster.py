@@ -1,0 +1,35 @@
+"""Issue 21: the `chromium_adjuster` override of gcc flows (Chromium's encoder bitrate
+adjuster, flowstate_core::endpoint::encoder_adjuster): off by default, on it changes a
+run, and a bad value is a one-line error."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _gcc(overrides: dict) -> dict:
+    return {
+        "name": "adjuster",
+        "duration": "20s",
+        "link": {"capacity": "300kbps", "delay": "25ms", "queue": "300ms"},
+        "flows": [{"name": "gcc", "kind": "gcc", "preset": "chromium-m156", "overrides": overrides}],
+    }
+
+
+def test_chromium_adjuster_default_off_and_on_changes_a_run():
+    import flowstate
+
+    base = flowstate.run(_gcc({}), seed=1, runs=1)
+    off = flowstate.run(_gcc({"chromium_adjuster": False}), seed=1, runs=1)
+    on = flowstate.run(_gcc({"chromium_adjuster": True}), seed=1, runs=1)
+    assert base.trace_hashes == off.trace_hashes
+    assert base.trace_hashes != on.trace_hashes
+
+
+def test_chromium_adjuster_not_a_bool_is_one_line():
+    import flowstate
+
+    with pytest.raises(Exception) as e:
+        flowstate.run(_gcc({"chromium_adjuster": "yes"}), seed=1, runs=1)
+    msg = str(e.value)
+    assert "flows[0].overrides.chromium_adjuster" in msg and "\n" not in msg
