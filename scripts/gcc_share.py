@@ -323,6 +323,155 @@ def chain(root: Path, t0: float, t1: float, overhead: float) -> None:
               f"{pct(own, .5):.2f} |")
 
 
+# EncoderBitrateAdjuster / EncoderOvershootDetector (video/encoder_bitrate_adjuster.{h,cc},
+# video/encoder_overshoot_detector.cc, WebRTC M150 = signalapp/webrtc bd635df).
+ADJ_WINDOW_S = 3.0  # EncoderBitrateAdjuster::kWindowSize
+ADJ_MAX_FACTOR = 2.0  # "Don't reduce encoder target below 50%"
+VP8_MIN_BPS = 30_000  # the codec's minBitrate, the adjuster's floor (min_bitrates_bps_)
+# Per media packet, what is not the encoder's output: SRTP auth tag (10 B,
+# AES_CM_128_HMAC_SHA1_80), RED header (1 B), VP8 payload descriptor (X, I, 15-bit
+# picture ID: 4 B); the RTP header and its extensions are parsed.
+PKT_NON_PAYLOAD_B = 10 + 1 + 4
+
+
+def encoded_frames(run_dir: Path) -> list[tuple[float, int]]:
+    """One real run's encoded frames as (time s of the frame's first media packet at the
+    bottleneck, encoder output bytes): per (SSRC, RTP timestamp) the media packets up to
+    the marker bit (as `fec_split`), each packet's UDP payload less its RTP header
+    (CSRCs, header extension) and PKT_NON_PAYLOAD_B."""
+    import csv
+    import struct
+
+    info = json.loads((run_dir / "browser.json").read_text())
+    ssrcs = {int(k) for k in info.get("ssrcs", {})}
+    with open(run_dir / "bottleneck-forward.csv") as f:
+        first_us = int(next(csv.DictReader(f))["arrival_us"])
+    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
+    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off, origin = 24, None
+    frames: dict[tuple[int, int], list[tuple[int, int, int, float]]] = {}
+    while off + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
+        pkt = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        t = sec + frac / 1e6
+        origin = t if origin is None else origin
+        t = t - origin + first_us / 1e6
+        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
+            continue
+        ihl = (pkt[0] & 15) * 4
+        rtp = pkt[ihl + 8:]
+        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
+            continue
+        seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
+        if ssrc not in ssrcs:
+            continue
+        hdr = 12 + 4 * (rtp[0] & 15)
+        if rtp[0] & 0x10 and len(rtp) >= hdr + 4:
+            hdr += 4 + 4 * struct.unpack(">H", rtp[hdr + 2:hdr + 4])[0]
+        udp_payload = orig - ihl - 8
+        frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, max(0, udp_payload - hdr - PKT_NON_PAYLOAD_B), t))
+    out = []
+    for pkts in frames.values():
+        base = pkts[0][0]
+        pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
+        marks = [i for i, p in enumerate(pkts) if p[1]]
+        k = marks[0] + 1 if marks else len(pkts)
+        out.append((min(p[3] for p in pkts[:k]), sum(p[2] for p in pkts[:k])))
+    out.sort()
+    return out
+
+
+def overshoot_factors(frames: list[tuple[float, int]], rate_at, fps: float) -> list[tuple[float, float]]:
+    """EncoderOvershootDetector's network utilization factor per frame (time s, factor):
+    a virtual buffer leaking at the (adjusted) target rate, floored at 0 (`LeakBits`);
+    each frame adds its bits, and the part of the buffer left over beyond one ideal frame
+    (target / input fps, `IdealFrameSizeBits`) counts as overshoot: factor = 1 +
+    min(buffer, buffer + frame - ideal) / ideal; the first frame max(1, frame / ideal)
+    (`HandleEncodedFrame`)."""
+    out: list[tuple[float, float]] = []
+    level = 0.0
+    last = None
+    for t, size in frames:
+        rate = rate_at(t)
+        if rate is None or rate <= 0:
+            continue
+        if last is not None:
+            level = max(0.0, level - rate * (t - last))
+        last = t
+        bits = size * 8
+        ideal = int((rate + fps / 2) / fps)
+        if not out:
+            f = max(1.0, bits / ideal)
+            over = 0.0
+        else:
+            bitsum = bits + level
+            over = min(level, bitsum - ideal) if bitsum > ideal else 0.0
+            f = 1.0 + over / ideal
+        level = level - over + bits
+        out.append((t, f))
+    return out
+
+
+def adjuster(root: Path, t0: float, t1: float, overhead: float, fps: float) -> None:
+    """Per real run and getStats sample: the encoder's `targetBitrate` (the allocation
+    after `EncoderBitrateAdjuster`, video_stream_encoder.cc `SetEncoderRates` reports
+    `rate_control.bitrate`) against the chain of `chain` divided by the adjuster's
+    factor: the mean of the detector's per-frame network utilization factors over the
+    last 3 s, clamped to [1, 2], the result floored at VP8's 30 kbit/s; the detector
+    fed with the run's frames at the reported (adjusted) targetBitrate and the input
+    frame rate."""
+    def pct(xs: list[float], p: float) -> float:
+        xs = sorted(xs)
+        return xs[int(p * (len(xs) - 1))]
+
+    print("| run | samples | targetBitrate / chain p50 | factor p50 / p90 | targetBitrate / (chain / factor) p10 / p50 / p90 | within 10 % | sent fps p50 |")
+    print("|---|---|---|---|---|---|---|")
+    for rd in sorted(root.glob("run-*")):
+        start = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        ev = wire_events(rd)
+        times = [e[0] for e in ev]
+        av: dict[float, float] = {}
+        enc: dict[float, float] = {}
+        for s in json.loads((rd / "getstats.json").read_text()):
+            t = round(s["t_unix_s"] - start, 1)
+            if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"):
+                av[t] = s["available_outgoing_bitrate_bps"]
+            if s.get("kind") == "video" and s.get("target_bitrate_bps"):
+                enc[t] = s["target_bitrate_bps"]
+        et = sorted(enc)
+        ev_rates = [enc[t] for t in et]
+
+        def rate_at(t: float, et=et, ev_rates=ev_rates):
+            i = bisect.bisect_right(et, t) - 1
+            return ev_rates[i] if i >= 0 else None
+
+        frames = encoded_frames(rd)
+        facs = overshoot_factors(frames, rate_at, fps)
+        ft = [f[0] for f in facs]
+        frame_t = [f[0] for f in frames]
+        plain, adj, factors, fpss = [], [], [], []
+        for t in et:
+            if not t0 <= t < t1 or t not in av:
+                continue
+            window = ev[bisect.bisect_left(times, t - 1.0):bisect.bisect_left(times, t)]
+            total = sum(e[2] for e in window)
+            share = sum(e[2] for e in window if e[1] != "m") / total if total else 0.0
+            ch = av[t] * (1 - overhead) * (1 - min(share, 0.5))
+            w = facs[bisect.bisect_left(ft, t - ADJ_WINDOW_S):bisect.bisect_left(ft, t)]
+            factor = min(ADJ_MAX_FACTOR, max(1.0, sum(f[1] for f in w) / len(w))) if w else 1.0
+            pred = min(ch, max(VP8_MIN_BPS, ch / factor))
+            plain.append(enc[t] / ch)
+            adj.append(enc[t] / pred)
+            factors.append(factor)
+            fpss.append(bisect.bisect_left(frame_t, t) - bisect.bisect_left(frame_t, t - 1.0))
+        if not adj:
+            raise SystemExit(f"{rd}: no getStats samples with both rates in {t0} .. {t1} s")
+        print(f"| {rd.name} | {len(adj)} | {pct(plain, .5):.2f} | {pct(factors, .5):.2f} / {pct(factors, .9):.2f} | "
+              f"{pct(adj, .1):.2f} / {pct(adj, .5):.2f} / {pct(adj, .9):.2f} | "
+              f"{sum(abs(x - 1) <= 0.1 for x in adj) / len(adj):.0%} | {pct(fpss, .5)} |")
+
+
 def fec(root: Path, t0: float, t1: float) -> None:
     print("| run | GCC target kbit/s | targetBitrate (/ target) | media kbit/s (/ targetBitrate) | "
           "ULPFEC kbit/s (/ media) | RTX kbit/s | total (/ target) | (ULPFEC + RTX) / total |")
@@ -360,13 +509,29 @@ def main() -> None:
     c.add_argument("start", type=float)
     c.add_argument("end", type=float)
     c.add_argument("--overhead", type=float, default=0.06, help="per-packet overhead share of the target (default 0.06)")
+    d = sub.add_parser("adjuster", help="per real run and getStats sample: targetBitrate against the chain divided by EncoderBitrateAdjuster's factor")
+    d.add_argument("root", type=Path, help="a folder of run-*/ (e.g. out/real/p000-fig3/chromium)")
+    d.add_argument("start", type=float)
+    d.add_argument("end", type=float)
+    d.add_argument("--overhead", type=float, default=0.06, help="per-packet overhead share of the target (default 0.06)")
+    d.add_argument("--fps", type=float, default=30.0, help="the encoder's input frame rate (default 30, the clip's)")
     e = sub.add_parser("series", help="target and throughput from timeseries.csv files (real or simulated)")
     e.add_argument("flow", help="the video flow's name (gcc or media)")
     e.add_argument("start", type=float)
     e.add_argument("end", type=float)
     e.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
     a = ap.parse_args()
-    if a.cmd == "chain":
+    if a.cmd == "adjuster":
+        if not sorted(a.root.glob("run-*")):
+            raise SystemExit(f"no run-* folders in {a.root}")
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        if not 0 <= a.overhead < 1:
+            raise SystemExit(f"--overhead must be in [0, 1), got {a.overhead}")
+        if not a.fps > 0:
+            raise SystemExit(f"--fps must be > 0, got {a.fps}")
+        adjuster(a.root, a.start, a.end, a.overhead, a.fps)
+    elif a.cmd == "chain":
         if not sorted(a.root.glob("run-*")):
             raise SystemExit(f"no run-* folders in {a.root}")
         if not a.start < a.end:

@@ -162,3 +162,16 @@ def test_chain_bad_input_is_one_line(tmp_path):
         assert r.returncode != 0 and why in r.stderr and r.stderr.strip().count("\n") == 0
     r = subprocess.run([sys.executable, str(SCRIPT), "chain", str(tmp_path / "none"), "0", "1"], capture_output=True, text=True)
     assert r.returncode != 0 and "no run-* folders" in r.stderr
+
+
+def test_overshoot_factors_count_leftover_in_input_frames():
+    gs = _module()
+    # 100 kbit/s, 30 frames/s input: ideal 3333 bits. Frames of 110 kbit once a second
+    # leave 10 kbit at the next frame: 1 + 10000 / 3333; frames of 100 kbit leave none.
+    big = gs.overshoot_factors([(0.0, 13_750), (1.0, 13_750)], lambda t: 100_000, 30.0)
+    assert abs(big[0][1] - 110_000 / 3333) < 1e-9
+    assert abs(big[1][1] - (1 + 10_000 / 3333)) < 1e-9
+    exact = gs.overshoot_factors([(0.0, 12_500), (1.0, 12_500)], lambda t: 100_000, 30.0)
+    assert exact[1][1] == 1.0
+    # No rate yet: the frame is skipped.
+    assert gs.overshoot_factors([(0.0, 100)], lambda t: None, 30.0) == []
