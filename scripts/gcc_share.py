@@ -8,6 +8,7 @@
     .venv/bin/python scripts/gcc_share.py series FLOW FROM TO TIMESERIES_CSV ...
     .venv/bin/python scripts/gcc_share.py fec RUNS_ROOT FROM TO
     .venv/bin/python scripts/gcc_share.py chain RUNS_ROOT FROM TO [--overhead 0.06]
+    .venv/bin/python scripts/gcc_share.py adjuster RUNS_ROOT FROM TO [--overhead 0.06] [--fps 30]
 
 `real`: per stored real run (RUNS_ROOT/run-*/: getstats.json every 0.2 s, browser.json,
 bottleneck-forward.pcap, timeseries.csv) over [FROM, TO) s: GCC's target decreases (the
@@ -30,6 +31,11 @@ end); no patched build needed.
 `chain`: per stored real run and getStats sample, the encoder's `targetBitrate` against
 `FecControllerDefault`'s chain evaluated on the wire (GCC's target less the per-packet
 overhead, times 1 - min(the last second's (ULPFEC + RTX) share, 0.5)).
+
+`adjuster`: `chain` divided by `EncoderBitrateAdjuster`'s factor, the overshoot detector
+fed with each run's encoded frames (from the pcap) at the reported `targetBitrate` (which
+is the adjusted rate) and the input frame rate (docs/REPRODUCTION.md, "Where the missing
+third goes").
 
 `sim`: the same figures from simulator traces. The simulator does not put GCC's target
 in its series; the traces come from a build with scripts/patches/issue21-trace-target.patch
