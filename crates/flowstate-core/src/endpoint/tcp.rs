@@ -5,7 +5,7 @@
 //! loss recovery (RFC 2018 blocks, RFC 6675 scoreboard and pipe), RTT samples from the
 //! timestamps option (RFC 7323) and Linux's RTO ([`RtoConfig::linux`]).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use super::data_source::{DataSource, SourceKind};
 use super::seq_map::SeqMap;
@@ -711,7 +711,10 @@ pub struct TcpReceiverStats {
 pub struct TcpReceiver {
     config: TcpReceiverConfig,
     rcv_nxt: u64,
-    ooo: BTreeMap<u64, u32>,
+    /// Out-of-order segments (start, length) above `rcv_nxt`: after a loss they
+    /// arrive in increasing order, so a ring in key order (appended at the back,
+    /// drained from the front) instead of a B-tree.
+    ooo: SeqMap<u32>,
     ooo_bytes: u64,
     unacked: u32,
     ack_deadline: Option<Timestamp>,
@@ -726,7 +729,7 @@ impl TcpReceiver {
         TcpReceiver {
             config,
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: SeqMap::new(),
             ooo_bytes: 0,
             unacked: 0,
             ack_deadline: None,
@@ -744,7 +747,7 @@ impl TcpReceiver {
             return out;
         }
         let mut runs: Vec<(u64, u64)> = Vec::new();
-        for (&s, &l) in &self.ooo {
+        for (s, &l) in self.ooo.iter() {
             let e = s + l as u64;
             match runs.last_mut() {
                 Some(r) if s <= r.1 => r.1 = r.1.max(e),
@@ -786,7 +789,7 @@ impl Endpoint for TcpReceiver {
     fn handle_input(&mut self, now: Timestamp, seg: Segment) {
         self.stats.segments_received += 1;
         let end = seg.seq + seg.len as u64;
-        if end <= self.rcv_nxt || self.ooo.contains_key(&seg.seq) {
+        if end <= self.rcv_nxt || self.ooo.get(seg.seq).is_some() {
             // RFC 5681 4.2: out-of-order (here: duplicate) data is acked at once.
             self.stats.duplicate_segments += 1;
             self.ack_now = true;
@@ -804,11 +807,11 @@ impl Endpoint for TcpReceiver {
         let filled_hole = !self.ooo.is_empty();
         let before = self.rcv_nxt;
         self.rcv_nxt = end;
-        while let Some((&s, &l)) = self.ooo.iter().next() {
+        while let Some((s, &l)) = self.ooo.first() {
             if s > self.rcv_nxt {
                 break;
             }
-            self.ooo.remove(&s);
+            self.ooo.pop_first();
             self.ooo_bytes -= l as u64;
             self.rcv_nxt = self.rcv_nxt.max(s + l as u64);
         }
