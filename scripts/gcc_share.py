@@ -184,6 +184,51 @@ def series(paths: list[Path], flow: str, t0: float, t1: float) -> None:
         print(f"| {path.parent.name} | {len(tg)} | {med(tg)} | {med(th)} | {med(ra)} | {med(falls)} |")
 
 
+def falls(paths: list[Path], flow: str, t0: float, t1: float) -> None:
+    """Per timeseries.csv: the target's falls in [t0, t1) (a 0.5 s bin under 95 % of the
+    previous one): per minute, the fall ratio (new / previous target), the throughput
+    over the 1 s before the fall against the previous target, how many falls have a
+    lost packet in that second or the fall's bin, and the video's loss rate; medians
+    over the runs (falls pooled). Issue 21, "GCC's target against Chromium's"."""
+    import pandas as pd
+
+    def q(xs: list[float]) -> str:
+        xs = sorted(xs)
+        if not xs:
+            return "-"
+        return f"{xs[len(xs) // 2]:.2f} (p25 {xs[len(xs) // 4]:.2f})"
+
+    print("| series | runs | falls per minute | fall ratio p50 (p25) | throughput / target in the 1 s before | falls near a loss | loss % |")
+    print("|---|---|---|---|---|---|---|")
+    for path in paths:
+        ts = pd.read_csv(path)
+        v = ts[ts["flow"] == flow]
+        if v.empty or v["target_mbps"].isna().all():
+            raise SystemExit(f"{path}: no target_mbps of flow {flow!r}")
+        per_min, ratio, share, near, loss = [], [], [], [], []
+        for _, g in v.groupby("run"):
+            g = g.sort_values("time_s")
+            t = list(g["time_s"])
+            tg = list(g["target_mbps"])
+            th = list(g["throughput_mbps"])
+            lost = list(g["lost_packets"].fillna(0))
+            sent = list(g["sent_packets"].fillna(0))
+            n = 0
+            for i in range(2, len(g)):
+                if not t0 <= t[i] < t1 or not tg[i - 1] or tg[i] != tg[i] or tg[i - 1] != tg[i - 1]:
+                    continue
+                if tg[i] < DROP * tg[i - 1]:
+                    n += 1
+                    ratio.append(tg[i] / tg[i - 1])
+                    share.append((th[i - 2] + th[i - 1]) / 2 / tg[i - 1])
+                    near.append(float(sum(lost[i - 2 : i + 1]) > 0))
+            per_min.append(n * 60.0 / (t1 - t0))
+            w = [(lo, se) for tt, lo, se in zip(t, lost, sent) if t0 <= tt < t1]
+            loss.append(100.0 * sum(lo for lo, _ in w) / max(1.0, sum(se for _, se in w)))
+        near_share = f"{sum(near) / len(near):.2f}" if near else "-"
+        print(f"| {path.parent.name} | {len(per_min)} | {q(per_min).split()[0]} | {q(ratio)} | {q(share)} | {near_share} | {q(loss).split()[0]} |")
+
+
 def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
     """One real run over [t0, t1): GCC's mean target (`availableOutgoingBitrate`), the
     encoder's mean `targetBitrate` (getstats.json) and the video's wire rates (IP bytes,
@@ -526,8 +571,20 @@ def main() -> None:
     e.add_argument("start", type=float)
     e.add_argument("end", type=float)
     e.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
+    fl = sub.add_parser("falls", help="the target's falls (how often, how deep) from timeseries.csv files")
+    fl.add_argument("flow", help="the video flow's name (gcc or media)")
+    fl.add_argument("start", type=float)
+    fl.add_argument("end", type=float)
+    fl.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
     a = ap.parse_args()
-    if a.cmd == "adjuster":
+    if a.cmd == "falls":
+        if not a.start < a.end:
+            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+        missing = [str(p) for p in a.series if not p.is_file()]
+        if missing:
+            raise SystemExit(f"no such timeseries file: {', '.join(missing)}")
+        falls(a.series, a.flow, a.start, a.end)
+    elif a.cmd == "adjuster":
         if not sorted(a.root.glob("run-*")):
             raise SystemExit(f"no run-* folders in {a.root}")
         if not a.start < a.end:
