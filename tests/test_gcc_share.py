@@ -175,3 +175,44 @@ def test_overshoot_factors_count_leftover_in_input_frames():
     assert exact[1][1] == 1.0
     # No rate yet: the frame is skipped.
     assert gs.overshoot_factors([(0.0, 100)], lambda t: None, 30.0) == []
+
+
+def test_falls_counts_depth_share_and_loss(tmp_path, capsys):
+    m = _module()
+    # One run, 0.5 s bins: target 1.0 for 2 s, then a fall to 0.7 (with a loss in the bin
+    # before) and 0.68 (-3 %, not a fall); throughput 0.8 before the fall.
+    rows = ["run,time_s,flow,throughput_mbps,target_mbps,lost_packets,sent_packets"]
+    targets = [1.0, 1.0, 1.0, 1.0, 0.7, 0.68]
+    for k, t in enumerate(targets):
+        rows.append(f"0,{k * 0.5},gcc,0.8,{t},{1 if k == 3 else 0},100")
+    path = tmp_path / "c" / "timeseries.csv"
+    path.parent.mkdir()
+    path.write_text("\n".join(rows) + "\n")
+    m.falls([path], "gcc", 0.0, 3.0)
+    cells = [c.strip() for c in capsys.readouterr().out.strip().splitlines()[-1].strip("|").split("|")]
+    assert cells[1] == "1"
+    assert cells[2] == "20.00"  # one fall in 3 s
+    assert cells[3].startswith("0.70")
+    assert cells[4].startswith("0.80")
+    assert cells[5] == "1.00"
+
+
+def test_target_falls_robust_rate_leaves_out_the_largest_gap():
+    m = load_script("gcc_target_falls")
+    # 12 packets of 1000 B sent every 12 ms, received every 10 ms, the last after a 510 ms
+    # gap: receive rate = 11 x 1000 B / (610 ms - 510 ms + 10 ms) = 0.8 Mbit/s (without the
+    # gap rule 0.14), send rate = 11 x 1000 B / 132 ms = 0.67: the estimate is the send rate.
+    win = [(k * 12_000, k * 10_000, 1000) for k in range(11)] + [(132_000, 610_000, 1000)]
+    r = m.robust_rate(win)
+    send = 11 * 1000 * 8 / 132_000
+    recv = 11 * 1000 * 8 / (610_000 - 510_000 + 10_000)
+    assert recv > send
+    assert abs(r - min(send, recv)) < 1e-12
+    assert m.robust_rate(win[:9]) is None
+
+
+def test_target_falls_bad_input_is_one_line(tmp_path):
+    script = ROOT / "scripts" / "gcc_target_falls.py"
+    r = subprocess.run([sys.executable, str(script), "trace", "0", "10", str(tmp_path / "none")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and r.stderr.strip().splitlines() == [f"no such trace: {tmp_path / 'none'}"]
