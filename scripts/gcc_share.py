@@ -331,6 +331,37 @@ def wire_events(run_dir: Path) -> list[tuple[float, str, int]]:
     return events
 
 
+def pct(xs: list[float], p: float) -> float:
+    """The ``p`` quantile of ``xs`` (the sample at rank p x (n - 1), no interpolation)."""
+    xs = sorted(xs)
+    return xs[int(p * (len(xs) - 1))]
+
+
+def sampled_rates(run_dir: Path) -> tuple[dict[float, float], dict[float, float]]:
+    """A real run's getStats samples by time from the run's start (0.1 s): the transport's
+    ``availableOutgoingBitrate`` (GCC's target) and the video's ``targetBitrate``."""
+    start = json.loads((run_dir / "browser.json").read_text())["t0_unix_s"]
+    av: dict[float, float] = {}
+    enc: dict[float, float] = {}
+    for s in json.loads((run_dir / "getstats.json").read_text()):
+        t = round(s["t_unix_s"] - start, 1)
+        if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"):
+            av[t] = s["available_outgoing_bitrate_bps"]
+        if s.get("kind") == "video" and s.get("target_bitrate_bps"):
+            enc[t] = s["target_bitrate_bps"]
+    return av, enc
+
+
+def protection_share(ev: list[tuple[float, str, int]], times: list[float], t: float) -> float:
+    """The protection (ULPFEC + RTX) share of the video bytes on the wire in [t - 1 s, t)
+    (``ev``: :func:`wire_events`, ``times`` their times)."""
+    import bisect
+
+    window = ev[bisect.bisect_left(times, t - 1.0):bisect.bisect_left(times, t)]
+    total = sum(e[2] for e in window)
+    return sum(e[2] for e in window if e[1] != "m") / total if total else 0.0
+
+
 def chain(root: Path, t0: float, t1: float, overhead: float) -> None:
     """Per real run, sample by sample (getStats, 0.2 s): the encoder's `targetBitrate`
     against what `FecControllerDefault`'s chain gives from the wire, GCC's target x
@@ -339,31 +370,17 @@ def chain(root: Path, t0: float, t1: float, overhead: float) -> None:
     [t - 1 s, t); percentiles over the samples in [t0, t1)."""
     import bisect
 
-    def pct(xs: list[float], p: float) -> float:
-        xs = sorted(xs)
-        return xs[int(p * (len(xs) - 1))]
-
     print("| run | samples | targetBitrate / chain p10 / p50 / p90 | protection share p50 / p90 | share >= 0.5 | targetBitrate / GCC target p50 |")
     print("|---|---|---|---|---|---|")
     for rd in sorted(root.glob("run-*")):
-        start = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        av, enc = sampled_rates(rd)
         ev = wire_events(rd)
         times = [e[0] for e in ev]
-        av: dict[float, float] = {}
-        enc: dict[float, float] = {}
-        for s in json.loads((rd / "getstats.json").read_text()):
-            t = round(s["t_unix_s"] - start, 1)
-            if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"):
-                av[t] = s["available_outgoing_bitrate_bps"]
-            if s.get("kind") == "video" and s.get("target_bitrate_bps"):
-                enc[t] = s["target_bitrate_bps"]
         ratio, shares, own = [], [], []
         for t in sorted(enc):
             if not t0 <= t < t1 or t not in av:
                 continue
-            window = ev[bisect.bisect_left(times, t - 1.0):bisect.bisect_left(times, t)]
-            total = sum(e[2] for e in window)
-            share = sum(e[2] for e in window if e[1] != "m") / total if total else 0.0
+            share = protection_share(ev, times, t)
             shares.append(share)
             ratio.append(enc[t] / (av[t] * (1 - overhead) * (1 - min(share, 0.5))))
             own.append(enc[t] / av[t])
@@ -472,24 +489,12 @@ def adjuster(root: Path, t0: float, t1: float, overhead: float, fps: float) -> N
     last 3 s, clamped to [1, 2], the result floored at VP8's 30 kbit/s; the detector
     fed with the run's frames at the reported (adjusted) targetBitrate and the input
     frame rate."""
-    def pct(xs: list[float], p: float) -> float:
-        xs = sorted(xs)
-        return xs[int(p * (len(xs) - 1))]
-
     print("| run | samples | targetBitrate / chain p50 | factor p50 / p90 | targetBitrate / (chain / factor) p10 / p50 / p90 | within 10 % | sent fps p50 |")
     print("|---|---|---|---|---|---|---|")
     for rd in sorted(root.glob("run-*")):
-        start = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        av, enc = sampled_rates(rd)
         ev = wire_events(rd)
         times = [e[0] for e in ev]
-        av: dict[float, float] = {}
-        enc: dict[float, float] = {}
-        for s in json.loads((rd / "getstats.json").read_text()):
-            t = round(s["t_unix_s"] - start, 1)
-            if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"):
-                av[t] = s["available_outgoing_bitrate_bps"]
-            if s.get("kind") == "video" and s.get("target_bitrate_bps"):
-                enc[t] = s["target_bitrate_bps"]
         et = sorted(enc)
         ev_rates = [enc[t] for t in et]
 
@@ -505,9 +510,7 @@ def adjuster(root: Path, t0: float, t1: float, overhead: float, fps: float) -> N
         for t in et:
             if not t0 <= t < t1 or t not in av:
                 continue
-            window = ev[bisect.bisect_left(times, t - 1.0):bisect.bisect_left(times, t)]
-            total = sum(e[2] for e in window)
-            share = sum(e[2] for e in window if e[1] != "m") / total if total else 0.0
+            share = protection_share(ev, times, t)
             ch = av[t] * (1 - overhead) * (1 - min(share, 0.5))
             w = facs[bisect.bisect_left(ft, t - ADJ_WINDOW_S):bisect.bisect_left(ft, t)]
             factor = min(ADJ_MAX_FACTOR, max(1.0, sum(f[1] for f in w) / len(w))) if w else 1.0

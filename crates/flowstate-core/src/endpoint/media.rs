@@ -437,17 +437,7 @@ impl MediaSender {
                 self.next_seq += 1;
                 self.pacer.enqueue(p, payload + self.cfg.wire.rtp_overhead);
             }
-            // Chromium drains a large pacer queue within 2 s (`chromium-m156`).
-            if self
-                .cfg
-                .gcc
-                .m156
-                .as_ref()
-                .is_some_and(|m| m.pacing.is_some())
-            {
-                let rate = self.pacing_rate();
-                self.pacer.set_rate(now, rate);
-            }
+            self.refresh_chromium_pacing(now);
         }
     }
 
@@ -539,6 +529,12 @@ impl MediaSender {
             self.next_seq += 1;
             self.pacer.enqueue(q, payload + self.cfg.wire.rtp_overhead);
         }
+        self.refresh_chromium_pacing(now);
+    }
+
+    /// `chromium-m156`'s pacing: the rate follows the queue (Chromium drains a large
+    /// pacer queue within 2 s), so it is set again whenever packets are queued.
+    fn refresh_chromium_pacing(&mut self, now: Timestamp) {
         if self
             .cfg
             .gcc
