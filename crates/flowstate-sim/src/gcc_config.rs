@@ -113,6 +113,17 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
             _ => {}
         }
     }
+    if o.loss_v2_m150.unwrap_or(false) {
+        match gcc.m156.as_mut().map(|m| &mut m.loss_v2) {
+            Some(Some(l)) => *l = flowstate_core::gcc::loss_based_v2::LossBasedBweV2Config::m150(),
+            _ => {
+                return Err(FieldError::new(
+                    ".loss_v2_m150",
+                    format!("preset {preset} has no loss-based BWE v2 (use chromium-m156 with loss_based_v2 on)"),
+                ));
+            }
+        }
+    }
     let err = |k: &str, m: String| Err(FieldError::new(format!(".{k}"), m));
     // Paper 002 eq. 15: the Kalman filter's state noise Q.
     if let Some(q) = o.kalman_q {

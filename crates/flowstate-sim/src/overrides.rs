@@ -415,6 +415,14 @@ overrides! {
         /// least 30 kbit/s; re-adjusted at each target update and every second. Default
         /// false (every preset).
         chromium_adjuster: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// `chromium-m156` only: `true` runs loss-based BWE v2 with WebRTC M150's defaults
+        /// (libwebrtc `068e6ba696`, 2025-05-20: window 15, bandwidth balances 100 kbit/s,
+        /// preference threshold 0.2, ramp-up bound 1.5 x the acknowledged rate (1.2 in
+        /// HOLD), the acknowledged rate as lower bound, HOLD after a loss-limited decrease
+        /// (300 ms doubling to 60 s), byte loss rate, the padding state for 2 s (its
+        /// padding not sent), bound best candidate) instead of M125's; issue 21,
+        /// docs/ALGORITHMS.md "loss-based BWE v2". Default false.
+        loss_v2_m150: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

@@ -241,7 +241,10 @@ impl M156State {
             (BandwidthUsage::Overusing | BandwidthUsage::Underusing, _) => {
                 BandwidthLimitedCause::DelayBasedLimitedDelayIncreased
             }
-            (_, Some(LossBasedState::Decreasing)) => BandwidthLimitedCause::LossLimited,
+            // M150: no probes while increasing with padding either (`GetBandwidthLimitedCause`).
+            (_, Some(LossBasedState::Decreasing | LossBasedState::IncreaseUsingPadding)) => {
+                BandwidthLimitedCause::LossLimited
+            }
             (_, Some(LossBasedState::Increasing)) => BandwidthLimitedCause::LossLimitedIncreasing,
             _ => BandwidthLimitedCause::DelayBasedLimited,
         };

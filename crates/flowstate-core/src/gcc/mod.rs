@@ -233,6 +233,7 @@ impl Gcc {
         let summary = loss_based_v2::FeedbackSummary {
             num_packets: (packets.len() + lost.len()) as u64,
             num_lost: lost.len() as u64,
+            lost_size: lost.iter().fold(DataSize::ZERO, |a, l| a + l.1),
             total_size: size.fold(DataSize::ZERO, |a, b| a + b),
             first_send: first,
             last_send: last,
