@@ -580,49 +580,18 @@ def main() -> None:
     fl.add_argument("end", type=float)
     fl.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
     a = ap.parse_args()
+    check_args(a)
     if a.cmd == "falls":
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
-        missing = [str(p) for p in a.series if not p.is_file()]
-        if missing:
-            raise SystemExit(f"no such timeseries file: {', '.join(missing)}")
         falls(a.series, a.flow, a.start, a.end)
     elif a.cmd == "adjuster":
-        if not sorted(a.root.glob("run-*")):
-            raise SystemExit(f"no run-* folders in {a.root}")
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
-        if not 0 <= a.overhead < 1:
-            raise SystemExit(f"--overhead must be in [0, 1), got {a.overhead}")
-        if not a.fps > 0:
-            raise SystemExit(f"--fps must be > 0, got {a.fps}")
         adjuster(a.root, a.start, a.end, a.overhead, a.fps)
     elif a.cmd == "chain":
-        if not sorted(a.root.glob("run-*")):
-            raise SystemExit(f"no run-* folders in {a.root}")
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
-        if not 0 <= a.overhead < 1:
-            raise SystemExit(f"--overhead must be in [0, 1), got {a.overhead}")
         chain(a.root, a.start, a.end, a.overhead)
     elif a.cmd == "fec":
-        if not sorted(a.root.glob("run-*")):
-            raise SystemExit(f"no run-* folders in {a.root}")
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
         fec(a.root, a.start, a.end)
     elif a.cmd == "series":
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
-        missing = [str(p) for p in a.series if not p.is_file()]
-        if missing:
-            raise SystemExit(f"no such timeseries file: {', '.join(missing)}")
         series(a.series, a.flow, a.start, a.end)
     elif a.cmd == "real":
-        if not sorted(a.root.glob("run-*")):
-            raise SystemExit(f"no run-* folders in {a.root}")
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
         real(a.root, a.flow, a.start, a.end)
     elif a.cmd == "toml":
         try:
@@ -630,13 +599,25 @@ def main() -> None:
         except ValueError as e:
             raise SystemExit(str(e))
     else:
-        if not a.start < a.end:
-            raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
-        missing = [str(p) for p in a.traces if not p.is_file()]
-        if missing:
-            raise SystemExit(f"no such trace file: {', '.join(missing)}")
         sim(a.traces, a.start, a.end)
 
+
+def check_args(a: argparse.Namespace) -> None:
+    """One-line errors for the arguments every subcommand shares: a window with start <
+    end, a folder of real runs, existing timeseries or trace files, an overhead share in
+    [0, 1), a positive frame rate."""
+    if getattr(a, "root", None) is not None and not sorted(a.root.glob("run-*")):
+        raise SystemExit(f"no run-* folders in {a.root}")
+    if hasattr(a, "start") and not a.start < a.end:
+        raise SystemExit(f"the window must have start < end, got {a.start} .. {a.end}")
+    for attr, what in (("series", "timeseries"), ("traces", "trace")):
+        missing = [str(p) for p in getattr(a, attr, None) or [] if not p.is_file()]
+        if missing:
+            raise SystemExit(f"no such {what} file: {', '.join(missing)}")
+    if hasattr(a, "overhead") and not 0 <= a.overhead < 1:
+        raise SystemExit(f"--overhead must be in [0, 1), got {a.overhead}")
+    if hasattr(a, "fps") and not a.fps > 0:
+        raise SystemExit(f"--fps must be > 0, got {a.fps}")
 
 if __name__ == "__main__":
     main()
