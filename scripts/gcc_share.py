@@ -237,7 +237,6 @@ def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
     SSRC and RTP timestamp: RED/ULPFEC puts the FEC packets of a frame behind its last
     media packet, RFC 5109) and RTX (the rtx SSRC of getStats). The pcap's first record
     is bottleneck-forward.csv's first row (its `arrival_us`)."""
-    import csv
     import struct
 
     info = json.loads((run_dir / "browser.json").read_text())
@@ -249,24 +248,10 @@ def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
              if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps")]
     enc = [s["target_bitrate_bps"] for s in inside if s.get("kind") == "video" and s.get("target_bitrate_bps")]
     rtx = {s["rtx_ssrc"] for s in gs if s.get("kind") == "video" and s.get("rtx_ssrc")}
-    with open(run_dir / "bottleneck-forward.csv") as f:
-        first_us = int(next(csv.DictReader(f))["arrival_us"])
-    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
-    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    off, origin, rtx_bytes = 24, None, 0
+    rtx_bytes = 0
     frames: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-    while off + 16 <= len(data):
-        sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        t = sec + frac / 1e6
-        origin = t if origin is None else origin
-        if not t0 <= t - origin + first_us / 1e6 < t1:
-            continue
-        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
-            continue
-        rtp = pkt[(pkt[0] & 15) * 4 + 8:]
-        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
+    for t, orig, _ihl, rtp in rtp_packets(run_dir):
+        if not t0 <= t < t1:
             continue
         seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
         if ssrc in rtx:
@@ -275,13 +260,9 @@ def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
             frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, orig))
     media = fec = 0
     for pkts in frames.values():
-        # Sequence order within the frame, across a 16-bit wrap.
-        base = pkts[0][0]
-        pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
-        marks = [i for i, p in enumerate(pkts) if p[1]]
-        k = marks[0] + 1 if marks else len(pkts)
-        media += sum(p[2] for p in pkts[:k])
-        fec += sum(p[2] for p in pkts[k:])
+        m, f = split_frame(pkts)
+        media += sum(p[2] for p in m)
+        fec += sum(p[2] for p in f)
     kbps = 8 / (t1 - t0) / 1e3
     return {"target": sum(avail) / max(1, len(avail)) / 1e3, "encoder": sum(enc) / max(1, len(enc)) / 1e3,
             "media": media * kbps, "fec": fec * kbps, "rtx": rtx_bytes * kbps}
@@ -290,20 +271,38 @@ def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
 def wire_events(run_dir: Path) -> list[tuple[float, str, int]]:
     """One real run's video packets at the bottleneck as (time s, kind, IP bytes), kind
     `m` media, `f` ULPFEC, `r` RTX, classified as `fec_split` does."""
-    import csv
     import struct
 
     info = json.loads((run_dir / "browser.json").read_text())
     ssrcs = {int(k) for k in info.get("ssrcs", {})}
     gs = json.loads((run_dir / "getstats.json").read_text())
     rtx = {s["rtx_ssrc"] for s in gs if s.get("kind") == "video" and s.get("rtx_ssrc")}
+    frames: dict[tuple[int, int], list[tuple[int, int, int, float]]] = {}
+    events: list[tuple[float, str, int]] = []
+    for t, orig, _ihl, rtp in rtp_packets(run_dir):
+        seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
+        if ssrc in rtx:
+            events.append((t, "r", orig))
+        elif ssrc in ssrcs:
+            frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, orig, t))
+    for pkts in frames.values():
+        media, fec = split_frame(pkts)
+        events += [(p[3], "m", p[2]) for p in media] + [(p[3], "f", p[2]) for p in fec]
+    events.sort()
+    return events
+
+
+def rtp_packets(run_dir: Path):
+    """One real run's RTP packets at the bottleneck (bottleneck-forward.pcap, RTCP left
+    out) as (time s on the run's clock, IP bytes, IP header bytes, the RTP packet)."""
+    import csv
+    import struct
+
     with open(run_dir / "bottleneck-forward.csv") as f:
         first_us = int(next(csv.DictReader(f))["arrival_us"])
     data = (run_dir / "bottleneck-forward.pcap").read_bytes()
     endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
     off, origin = 24, None
-    frames: dict[tuple[int, int], list[tuple[int, int, int, float]]] = {}
-    events: list[tuple[float, str, int]] = []
     while off + 16 <= len(data):
         sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
         pkt = data[off + 16:off + 16 + incl]
@@ -313,22 +312,22 @@ def wire_events(run_dir: Path) -> list[tuple[float, str, int]]:
         t = t - origin + first_us / 1e6
         if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
             continue
-        rtp = pkt[(pkt[0] & 15) * 4 + 8:]
+        ihl = (pkt[0] & 15) * 4
+        rtp = pkt[ihl + 8:]
         if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
             continue
-        seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
-        if ssrc in rtx:
-            events.append((t, "r", orig))
-        elif ssrc in ssrcs:
-            frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, orig, t))
-    for pkts in frames.values():
-        base = pkts[0][0]
-        pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
-        marks = [i for i, p in enumerate(pkts) if p[1]]
-        k = marks[0] + 1 if marks else len(pkts)
-        events += [(p[3], "m", p[2]) for p in pkts[:k]] + [(p[3], "f", p[2]) for p in pkts[k:]]
-    events.sort()
-    return events
+        yield t, orig, ihl, rtp
+
+
+def split_frame(pkts: list[tuple]) -> tuple[list[tuple], list[tuple]]:
+    """One frame's packets (sequence number, marker bit, ...) in sequence order (across
+    the 16-bit wrap), split after the first marker: the media packets, then the ULPFEC
+    ones (as `fec_split`). Sorts ``pkts`` in place."""
+    base = pkts[0][0]
+    pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
+    marks = [i for i, p in enumerate(pkts) if p[1]]
+    k = marks[0] + 1 if marks else len(pkts)
+    return pkts[:k], pkts[k:]
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -407,30 +406,12 @@ def encoded_frames(run_dir: Path) -> list[tuple[float, int]]:
     bottleneck, encoder output bytes): per (SSRC, RTP timestamp) the media packets up to
     the marker bit (as `fec_split`), each packet's UDP payload less its RTP header
     (CSRCs, header extension) and PKT_NON_PAYLOAD_B."""
-    import csv
     import struct
 
     info = json.loads((run_dir / "browser.json").read_text())
     ssrcs = {int(k) for k in info.get("ssrcs", {})}
-    with open(run_dir / "bottleneck-forward.csv") as f:
-        first_us = int(next(csv.DictReader(f))["arrival_us"])
-    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
-    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    off, origin = 24, None
     frames: dict[tuple[int, int], list[tuple[int, int, int, float]]] = {}
-    while off + 16 <= len(data):
-        sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        t = sec + frac / 1e6
-        origin = t if origin is None else origin
-        t = t - origin + first_us / 1e6
-        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
-            continue
-        ihl = (pkt[0] & 15) * 4
-        rtp = pkt[ihl + 8:]
-        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
-            continue
+    for t, orig, ihl, rtp in rtp_packets(run_dir):
         seq, ts, ssrc = struct.unpack(">HII", rtp[2:12])
         if ssrc not in ssrcs:
             continue
@@ -441,11 +422,8 @@ def encoded_frames(run_dir: Path) -> list[tuple[float, int]]:
         frames.setdefault((ssrc, ts), []).append((seq, rtp[1] >> 7, max(0, udp_payload - hdr - PKT_NON_PAYLOAD_B), t))
     out = []
     for pkts in frames.values():
-        base = pkts[0][0]
-        pkts.sort(key=lambda p: (p[0] - base + 32768) % 65536)
-        marks = [i for i, p in enumerate(pkts) if p[1]]
-        k = marks[0] + 1 if marks else len(pkts)
-        out.append((min(p[3] for p in pkts[:k]), sum(p[2] for p in pkts[:k])))
+        media, _fec = split_frame(pkts)
+        out.append((min(p[3] for p in media), sum(p[2] for p in media)))
     out.sort()
     return out
 
