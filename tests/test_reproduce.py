@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 
 import pytest
-from catalogue_support import EXPERIMENT, make_catalogue
+from catalogue_support import BASE, EXPERIMENT, make_catalogue
 
 from flowstate.catalogue import catalogue
 from flowstate.catalogue import reproduce
@@ -92,6 +93,51 @@ def test_runs_started_ahead_on_a_shared_pool_give_the_same_results(tmp_path):
     for e in entries:
         csv_text = lambda side: (tmp_path / side / e.id / "plain/timeseries.csv").read_text()  # noqa: E731
         assert csv_text("shared") == csv_text("alone")
+
+
+def test_entries_with_the_same_scenarios_but_their_names_share_the_runs(tmp_path, monkeypatch):
+    """Two entries whose points differ only in the scenario's name: each run key is
+    simulated once, and each entry's results (the summary's scenario name included) are
+    those of the entry reproduced on its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = make_catalogue(tmp_path / "cat")
+    other = BASE.replace('name = "tiny"', 'name = "twin"')
+    make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "twin"'), base=other, name="twin")
+    entries = [catalogue.load_id(root, i) for i in ("tiny", "twin")]
+    alone = [reproduce.reproduce(e, out=tmp_path / "alone" / e.id, runs=2, seed=3, jobs=2) for e in entries]
+    calls = []
+    simulate = reproduce._native.simulate
+    monkeypatch.setattr(reproduce._native, "simulate", lambda *a, **k: calls.append(k["seed"]) or simulate(*a, **k))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        shared_runs = reproduce.SharedRuns.counting(pool, entries, runs=2, seed=3, short=False)
+        ahead = [reproduce.start(e, pool, runs=2, seed=3, shared=shared_runs) for e in entries]
+        shared = [
+            reproduce.reproduce(e, out=tmp_path / "shared" / e.id, runs=2, seed=3, pending=p)
+            for e, p in zip(entries, ahead)
+        ]
+    assert sorted(calls) == [3, 3, 4, 4]  # 2 points x 2 seeds, not 2 entries x 2 x 2
+    assert [p["summary"]["scenario"] for d in shared for p in d["points"]] == ["tiny"] * 2 + ["twin"] * 2
+    assert [_strip_elapsed(d) for d in shared] == [_strip_elapsed(d) for d in alone]
+    for e in entries:
+        for point in ("plain", "heavy"):
+            for f in ("summary.json", "timeseries.csv"):
+                text = lambda side: (tmp_path / side / e.id / point / f).read_text()  # noqa: E731
+                assert text("shared") == text("alone")
+    assert shared_runs._runs == {}  # every result let go once its last user had it
+
+
+def test_the_command_shares_runs_between_entries(tmp_path, monkeypatch):
+    root = make_catalogue(tmp_path / "cat")
+    make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "twin"'), name="twin")
+    calls = []
+    simulate = reproduce._native.simulate
+    monkeypatch.setattr(reproduce._native, "simulate", lambda *a, **k: calls.append(k["seed"]) or simulate(*a, **k))
+    reproduce_command.main(
+        [], all_=True, runs=1, catalogue_dir=str(root), out=str(tmp_path / "out"), no_report=True, jobs=2,
+        stdout=io.StringIO(), stderr=io.StringIO(),
+    )  # fmt: skip
+    assert calls == [1, 1]  # plain and heavy once each, for both entries
 
 
 def test_short_applies_the_short_runs_and_set(tiny, tmp_path):

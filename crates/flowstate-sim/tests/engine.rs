@@ -321,6 +321,29 @@ fn without_the_series_the_run_is_the_same_and_keeps_no_rows() {
     assert!(b.series.is_empty() && b.link_series.is_empty());
 }
 
+#[test]
+fn the_scenario_name_labels_the_summary_and_nothing_else() {
+    // The catalogue runner simulates points that differ only in their scenario's name
+    // once (python/flowstate/catalogue/reproduce.py, SharedRuns): it relies on this.
+    let text = jittery("");
+    let a = run_toml(&text, "det.toml", Some(5)).expect("runs");
+    let b = run_toml(
+        &text.replacen("name = \"det\"", "name = \"twin\"", 1),
+        "det.toml",
+        Some(5),
+    )
+    .expect("runs");
+    assert_eq!(a.trace_hash, b.trace_hash);
+    assert_eq!(a.summary.scenario, "det");
+    assert_eq!(b.summary.scenario, "twin");
+    let relabelled =
+        a.summary
+            .to_json()
+            .replacen("\"scenario\": \"det\"", "\"scenario\": \"twin\"", 1);
+    assert_eq!(relabelled, b.summary.to_json());
+    assert_eq!(a.series, b.series);
+}
+
 fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
     FlowSetup {
         info: FlowInfo {

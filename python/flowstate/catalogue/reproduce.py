@@ -15,6 +15,13 @@ pool of ``jobs`` threads, the longest runs first. Point ``p`` runs the seeds
 ``seed .. seed + runs - 1`` (``seed`` default 1), the same for every point, so that
 the results are a pure function of (entry, runs, seed, short): two reproductions give
 the same results.json except ``elapsed_s``.
+
+Points whose scenarios differ only in their ``name`` (several entries measure the same
+simulations differently: paper 004's loss, queue and utilization figures; the paper-000
+entries and their ``-webapi`` twins) are simulated once per seed (:class:`SharedRuns`):
+a scenario's name labels its summary and nothing else, so the other points take the run
+with their own name in the summary (``tests/test_reproduce.py`` checks that the results
+are those of each point simulated on its own).
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from flowstate import _native
 from flowstate.catalogue import claims as claims_mod
@@ -69,16 +77,80 @@ def _cost(scenario: Mapping[str, Any]) -> float:
     return duration * max(capacity, 0.1) * (1 + len(scenario.get("flows") or []))
 
 
+RunKey = tuple[str, bool, int]
+
+
+def run_key(scenario: Mapping[str, Any], seed: int) -> RunKey:
+    """What a run's outcome depends on: the scenario but for its ``name`` (which only
+    labels the summary, flowstate-sim's run.rs), whether it has one, and the seed."""
+    unnamed = {k: v for k, v in scenario.items() if k != "name"}
+    return _native.scenario_toml(unnamed), "name" in scenario, seed
+
+
+class SharedRuns:
+    """The simulations of one reproduction, each run key (:func:`run_key`) simulated
+    once on ``pool`` however many points ask for it.
+
+    ``uses``: how many times each key will be asked for (:meth:`counting`); a run's
+    result is let go once its last user has it, so a whole-catalogue reproduction does
+    not hold every run in memory. Without it, every result is kept while this object
+    lives (one entry's reproduction)."""
+
+    def __init__(self, pool: Executor, uses: Optional[Counter[RunKey]] = None):
+        self.pool = pool
+        self._uses = uses
+        self._runs: dict[RunKey, tuple[Future[Any], Optional[str]]] = {}
+
+    @classmethod
+    def counting(
+        cls, pool: Executor, experiments: Iterable[Experiment], *, runs: Optional[int], seed: Optional[int], short: bool
+    ) -> "SharedRuns":
+        """Shared runs for reproducing ``experiments`` one after the other with these
+        ``runs``, ``seed`` and ``short``."""
+        uses: Counter[RunKey] = Counter()
+        for exp in experiments:
+            n, first = _checked_seeds(exp, runs, seed, short)
+            for point in exp.points(short=short):
+                base = run_key(point.scenario, 0)[:2]
+                uses.update((*base, first + k) for k in range(n))
+        return cls(pool, uses)
+
+    def submit(self, key: RunKey, text: str, file: str, name: Optional[str]) -> tuple[Future[Any], Optional[str]]:
+        """The run of ``key`` (simulating ``text``, whose scenario is named ``name``, if
+        nobody asked for it before), and the name it runs under."""
+        if key not in self._runs:
+            future = self.pool.submit(_native.simulate, text, file, seed=key[2], runs=1, threads=1)
+            self._runs[key] = (future, name)
+        return self._runs[key]
+
+    def take(self, key: RunKey, future: Future[Any], ran_as: Optional[str], name: Optional[str]) -> dict[str, Any]:
+        """The finished run of ``key`` (simulated under the name ``ran_as``) as the point
+        named ``name`` would have had it (its summary's ``scenario`` is that name);
+        raises the run's error."""
+        raw = future.result()[0]
+        if self._uses is not None:
+            self._uses[key] -= 1
+            if self._uses[key] <= 0:
+                self._runs.pop(key, None)
+        if ran_as == name:
+            return raw
+        summary = json.loads(raw["summary_json"])
+        summary["scenario"] = name
+        return {**raw, "summary_json": json.dumps(summary)}
+
+
 class PendingRuns:
     """An entry's runs submitted to a pool (:func:`submit_points`); :meth:`collect`
     waits for them. Lets ``flowstate reproduce`` with several entries start an entry's
     simulations while the previous entry's results are still being written (the
     writing is Python, one core; the simulations release the GIL)."""
 
-    def __init__(self, futures: dict[Future[Any], tuple[int, int]], points: int, runs: int):
+    def __init__(self, futures: dict[Future[Any], list[tuple[int, int]]], points: int, runs: int, shared: "SharedRuns", keys: dict[tuple[int, int], tuple[RunKey, Optional[str], Optional[str]]]):
         self._futures = futures
         self._points = points
         self._runs = runs
+        self._shared = shared
+        self._keys = keys
 
     def cancel(self) -> None:
         """Cancel the runs that have not started."""
@@ -89,36 +161,47 @@ class PendingRuns:
         """One RunResult per point, runs in seed order. Raises the first failed run's
         error (ScenarioError for a point that cannot run), cancelling the others."""
         raws: list[list[Any]] = [[None] * self._runs for _ in range(self._points)]
-        total, done = len(self._futures), 0
+        total, done = self._points * self._runs, 0
         pending = set(self._futures)
         try:
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in finished:
-                    i, k = self._futures[f]
-                    raws[i][k] = f.result()[0]  # raises the run's error
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
+                    for i, k in self._futures[f]:
+                        key, ran_as, name = self._keys[(i, k)]
+                        raws[i][k] = self._shared.take(key, f, ran_as, name)  # raises the run's error
+                        done += 1
+                        if progress is not None:
+                            progress(done, total)
         except BaseException:
             self.cancel()
             raise
         return [RunResult(r) for r in raws]
 
 
-def submit_points(exp: Experiment, points: list[Point], runs: int, seed: int, pool: Executor) -> PendingRuns:
-    """Submits every point for the seeds ``seed .. seed + runs - 1`` to ``pool``, the
+def submit_points(
+    exp: Experiment, points: list[Point], runs: int, seed: int, pool: Executor, shared: Optional[SharedRuns] = None
+) -> PendingRuns:
+    """Submits every point for the seeds ``seed .. seed + runs - 1`` to ``pool`` (through
+    ``shared``, which simulates each run key once; a private one if not given), the
     longest runs first."""
+    shared = shared if shared is not None else SharedRuns(pool)
     texts = [_native.scenario_toml(p.scenario) for p in points]
+    bases = [run_key(p.scenario, 0)[:2] for p in points]
+    names = [p.scenario.get("name") for p in points]
     files = [f"{exp.file}: point {p.name}" for p in points]
     work = sorted(
         ((i, k) for i in range(len(points)) for k in range(runs)),
         key=lambda ik: (-_cost(points[ik[0]].scenario), ik),
     )
-    futures: dict[Future[Any], tuple[int, int]] = {
-        pool.submit(_native.simulate, texts[i], files[i], seed=seed + k, runs=1, threads=1): (i, k) for i, k in work
-    }
-    return PendingRuns(futures, len(points), runs)
+    futures: dict[Future[Any], list[tuple[int, int]]] = {}
+    keys: dict[tuple[int, int], tuple[RunKey, Optional[str], Optional[str]]] = {}
+    for i, k in work:
+        key = (*bases[i], seed + k)
+        future, ran_as = shared.submit(key, texts[i], files[i], names[i])
+        keys[(i, k)] = (key, ran_as, names[i])
+        futures.setdefault(future, []).append((i, k))
+    return PendingRuns(futures, len(points), runs, shared, keys)
 
 
 def run_points(
@@ -255,12 +338,19 @@ def _checked_seeds(exp: Experiment, runs: Optional[int], seed: Optional[int], sh
 
 
 def start(
-    exp: Experiment, pool: Executor, *, runs: Optional[int] = None, seed: Optional[int] = None, short: bool = False
+    exp: Experiment,
+    pool: Executor,
+    *,
+    runs: Optional[int] = None,
+    seed: Optional[int] = None,
+    short: bool = False,
+    shared: Optional[SharedRuns] = None,
 ) -> PendingRuns:
     """Submits ``exp``'s runs to ``pool`` now; pass the result to :func:`reproduce` as
-    ``pending`` (with the same ``runs``, ``seed`` and ``short``)."""
+    ``pending`` (with the same ``runs``, ``seed`` and ``short``). ``shared``: the runs
+    several entries share (:meth:`SharedRuns.counting`), on the same pool."""
     runs, seed = _checked_seeds(exp, runs, seed, short)
-    return submit_points(exp, exp.points(short=short), runs, seed, pool)
+    return submit_points(exp, exp.points(short=short), runs, seed, pool, shared)
 
 
 def write_results(folder: Path, document: Mapping[str, Any]) -> Path:

@@ -205,11 +205,15 @@ def main(
     # starts, so they simulate while that entry's results are written (Python, one core).
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
-        ahead = [reproduce.start(experiments[0], pool, runs=runs, seed=seed, short=short)]
+        # Entries that simulate the same scenarios (but for their names) share the runs.
+        shared = reproduce.SharedRuns.counting(pool, experiments, runs=runs, seed=seed, short=short)
+        ahead = [reproduce.start(experiments[0], pool, runs=runs, seed=seed, short=short, shared=shared)]
         try:
             for i, exp in enumerate(experiments):
                 if i + 1 < len(experiments):
-                    ahead.append(reproduce.start(experiments[i + 1], pool, runs=runs, seed=seed, short=short))
+                    ahead.append(
+                        reproduce.start(experiments[i + 1], pool, runs=runs, seed=seed, short=short, shared=shared)
+                    )
                 pending = ahead.pop(0)
                 folder = out_root / exp.id if (all_ or several or out is None) else out_root
                 total = len(exp.point_names()) * reproduce.entry_runs(exp, runs, short)
