@@ -188,13 +188,15 @@ def write_toml(doc: dict, path: Path) -> Path:
     return path
 
 
-def real(case: Case, stack: str, out: Path, runs: int, prefix: str) -> Path:
+def real(case: Case, stack: str, out: Path, runs: int, prefix: str, event_log: bool = False) -> Path:
     folder = out / case.name / stack
     if (folder / "summary.json").exists():
         return folder  # resumable: a finished case is not run again
     scen = write_toml(scenario_doc(case, chromium_preset=False), out / case.name / f"{stack}.toml")
     cmd = [sys.executable, "-m", "flowstate", "browser", str(scen), "--runs", str(runs), "--out", str(folder),
            "--stack", stack, "--prefix", prefix, "--no-report"]
+    if event_log and stack == "chromium":
+        cmd.append("--rtc-event-log")
     print(f"[{case.name}/{stack}] {' '.join(cmd[3:])}", flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True)
     (out / case.name / f"{stack}.log").write_text(p.stdout + p.stderr)
@@ -426,6 +428,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", nargs="*", help="case names (default: all)")
     ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
     ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
+    ap.add_argument("--rtc-event-log", action="store_true",
+                    help="the real Chromium runs keep their RTC event logs (flowstate browser --rtc-event-log)")
     ap.add_argument("--figures", type=Path, metavar="DIR", help="also draw one figure per case into DIR")
     ap.add_argument("--preset", default="chromium", help="the simulator's GCC preset for the Chromium cases")
     ap.add_argument("--sctp-preset", choices=("usrsctp", "dcsctp"), help="the simulator's SCTP preset")
@@ -445,7 +449,7 @@ def main(argv: list[str]) -> int:
 
         def lane(jobs: list, prefix: str) -> None:
             for c, stack in jobs:
-                real(c, stack, args.out, args.runs, prefix)
+                real(c, stack, args.out, args.runs, prefix, args.rtc_event_log)
 
         if args.lanes == 2:
             with ThreadPoolExecutor(2) as ex:

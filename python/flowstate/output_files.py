@@ -34,6 +34,12 @@ GETSTATS_FILE = "getstats.json"
 TCP_LOG_FILE = "tcp.json"
 
 
+def rtc_event_log(role: str, k: int = 1) -> str:
+    """The ``role`` browser's ("sender", "receiver") RTC event log of its peer
+    connection ``k`` (from 1; a call has one) (`flowstate browser --rtc-event-log`)."""
+    return f"rtc-event-log-{role}.log" if k == 1 else f"rtc-event-log-{role}-{k}.log"
+
+
 def run_dir(k: int) -> str:
     """The folder of run ``k`` (from 1) of a batch that keeps each run's files
     (`flowstate browser --runs K`)."""

@@ -59,6 +59,28 @@ CHROMIUM_SWITCHES = (
     "--disable-quic",
 )
 
+#: Chromium's local WebRTC event logging (content_switches.cc kWebRtcLocalEventLogging):
+#: every peer connection's RTC event log goes to a file in the given directory, as with
+#: chrome://webrtc-internals' "create diagnostic event log" (checked headless, Chromium
+#: 156: libwebrtc's new format, rtc_event_log2.proto; the log is complete once the page
+#: closes its peer connection, which `ChromiumCall.close` does first).
+EVENT_LOG_SWITCH = "--webrtc-event-logging"
+
+
+def event_log_dir(workdir: Path, role: str) -> Path:
+    """Where the ``role`` browser ("sender", "receiver") writes its RTC event logs."""
+    return Path(workdir) / f"{role}-event-log"
+
+
+def event_logs(workdir: Path, role: str) -> list[Path]:
+    """The RTC event log files the ``role`` browser wrote, oldest first (one per peer
+    connection; none when logging was off or the browser did not start)."""
+    folder = event_log_dir(workdir, role)
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if p.is_file()), key=lambda p: (p.stat().st_mtime, p.name))
+
+
 #: Longest page call (connect's own waits are bounded inside the page, below this).
 CALL_TIMEOUT_S = 60.0
 #: How long a graceful Playwright close may take before the process group is killed.
@@ -112,7 +134,9 @@ class ChromiumCall:
 
     ``workdir`` receives the call page (call.html), and per role ("sender",
     "receiver") the launch wrapper (ROLE-chromium.sh), the browser's process id
-    (ROLE.pid) and a fresh profile (ROLE-profile/)."""
+    (ROLE.pid) and a fresh profile (ROLE-profile/); with ``event_log``, also the
+    browser's WebRTC event log (libwebrtc's RTC event log, protobuf; one file per peer
+    connection) in ROLE-event-log/ (`event_log_dir`), complete once `close` returns."""
 
     def __init__(
         self,
@@ -126,6 +150,7 @@ class ChromiumCall:
         chromium: str = "/usr/bin/chromium",
         stats_interval_s: float = 0.2,
         coupling: Optional[dict[str, Any]] = None,
+        event_log: bool = False,
     ):
         names = [f.name for f in videos] + [f.name for f in datas]
         for i, name in enumerate(names):
@@ -141,6 +166,8 @@ class ChromiumCall:
         self.stats_interval_s = stats_interval_s
         #: ``{"intervalMs", "config"}``: the sender page runs js/flowstate-coupling.
         self.coupling = coupling
+        #: Each browser writes its RTC event log into `event_log_dir` (workdir, role).
+        self.event_log = event_log
         self._playwright: Any = None
         self._browsers: dict[str, _Browser] = {}
         self._pids: dict[str, int] = {}
@@ -222,6 +249,11 @@ class ChromiumCall:
         wrapper = _write_wrapper(self.workdir / f"{role}-chromium.sh", self.chromium,
                                  self.netns[role], pidfile)
         args = [*CHROMIUM_SWITCHES, f"--use-file-for-fake-video-capture={self.clip.resolve()}"]
+        if self.event_log:
+            logs = event_log_dir(self.workdir, role)
+            shutil.rmtree(logs, ignore_errors=True)
+            logs.mkdir(parents=True)
+            args.append(f"{EVENT_LOG_SWITCH}={logs.resolve()}")
         try:
             context = self._playwright.chromium.launch_persistent_context(
                 str(profile), executable_path=str(wrapper), headless=True, args=args,

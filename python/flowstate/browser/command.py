@@ -79,6 +79,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="P",
         help=f"namespace name prefix (default {DEFAULT_PREFIX}: {DEFAULT_PREFIX}-snd, -rtr, -rcv)",
     )
+    p.add_argument(
+        "--rtc-event-log",
+        action="store_true",
+        help="keep each Chromium's WebRTC event log (libwebrtc's RTC event log: BWE updates, probes, ALR, RTP "
+        "headers) in the run folder as rtc-event-log-sender.log / -receiver.log (scripts/rtc_event_log.py reads it)",
+    )
     p.add_argument("--no-report", action="store_true", help="do not build the report")
     return p
 
@@ -125,6 +131,11 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
         plan, text, file, doc = load(args.scenario, args.duration, getattr(args, "coupling", None))
         if plan.coupling is not None and args.stack != "chromium":
             raise PlanError("--coupling web-api: the Web-API rule runs in the browser page; use --stack chromium")
+        if getattr(args, "rtc_event_log", False):
+            if args.stack != "chromium":
+                raise PlanError("--rtc-event-log: the event log is Chromium's; use --stack chromium")
+            if not (plan.videos or plan.datas):
+                raise PlanError("--rtc-event-log: the scenario has no gcc or sctp flow, so no browser runs")
     except PlanError as e:
         print(f"flowstate: error: {args.scenario}: {e}", file=stderr)
         return ExitStatus.BAD_INPUT
@@ -147,7 +158,8 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
             say(f"flowstate browser: run {k + 1} of {args.runs}")
         try:
             r = run_real(
-                plan, text, file, seed=seed0 + k, stack=args.stack, prefix=args.prefix, chromium=args.chromium, say=say
+                plan, text, file, seed=seed0 + k, stack=args.stack, prefix=args.prefix, chromium=args.chromium, say=say,
+                event_log=getattr(args, "rtc_event_log", False),
             )
         except TopologyError as e:
             print(f"flowstate: error: {e}", file=stderr)

@@ -23,7 +23,14 @@ from flowstate import _native
 from flowstate.browser.kernel_tcp import KernelTcp
 from flowstate.browser.measure import Samples, summarize
 from flowstate.browser.plan import STACKS, Plan
-from flowstate.output_files import BROWSER_FILE, GETSTATS_FILE, TCP_LOG_FILE, bottleneck_pcap, bottleneck_records
+from flowstate.output_files import (
+    BROWSER_FILE,
+    GETSTATS_FILE,
+    TCP_LOG_FILE,
+    bottleneck_pcap,
+    bottleneck_records,
+    rtc_event_log,
+)
 from flowstate.browser.topology import (
     RECEIVER_IP,
     SENDER_IP,
@@ -52,6 +59,8 @@ class RealRun:
     tcp: dict[str, Any] = field(default_factory=dict)
     setup: dict[str, Any] = field(default_factory=dict)
     interrupted: Optional[str] = None
+    #: Per browser role, its RTC event logs (one per peer connection), when asked for.
+    event_logs: dict[str, list[bytes]] = field(default_factory=dict)
 
     def raw(self) -> dict[str, Any]:
         """The run as :class:`flowstate.simulation.RunResult` takes it."""
@@ -68,8 +77,8 @@ class RealRun:
         }
 
     def write_extras(self, folder: Path) -> list[Path]:
-        """The bottleneck's records (CSV) and captures, getStats samples, TCP logs and
-        the set-up (browser.json) into ``folder``."""
+        """The bottleneck's records (CSV) and captures, getStats samples, TCP logs,
+        the set-up (browser.json) and the browsers' RTC event logs into ``folder``."""
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for direction in ("forward", "reverse"):
@@ -79,6 +88,11 @@ class RealRun:
             csv = folder / bottleneck_records(direction)
             _write_records(csv, d["records"], d.get("flow"))
             paths += [pcap, csv]
+        for role, logs in self.event_logs.items():
+            for k, log in enumerate(logs, start=1):
+                path = folder / rtc_event_log(role, k)
+                path.write_bytes(log)
+                paths.append(path)
         extra = {
             GETSTATS_FILE: self.getstats,
             BROWSER_FILE: {**self.setup, "interrupted": self.interrupted},
@@ -122,21 +136,27 @@ def run_real(
     chromium: str = "/usr/bin/chromium",
     workdir: Optional[Path] = None,
     say: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+    event_log: bool = False,
 ) -> RealRun:
-    """Run ``plan`` (made from the scenario ``text``) once in real time."""
+    """Run ``plan`` (made from the scenario ``text``) once in real time. With
+    ``event_log`` (Chromium only) each browser's RTC event log is kept
+    (`RealRun.event_logs`)."""
     if stack not in STACKS:
         raise ValueError(f"--stack: one of {', '.join(STACKS)}, got {stack!r}")
     own_tmp = workdir is None
     work = Path(tempfile.mkdtemp(prefix="flowstate-browser-")) if own_tmp else workdir
     assert work is not None
     try:
-        return _run(plan, text, file, seed=seed, stack=stack, prefix=prefix, chromium=chromium, work=work, say=say)
+        return _run(
+            plan, text, file, seed=seed, stack=stack, prefix=prefix, chromium=chromium, work=work, say=say,
+            event_log=event_log,
+        )
     finally:
         if own_tmp:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealRun:  # noqa: ANN001, C901
+def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_log=False) -> RealRun:  # noqa: ANN001, C901
     samples = Samples()
     getstats: list[dict[str, Any]] = []
     ssrcs: dict[int, str] = {}
@@ -161,7 +181,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
         # The call is set up (ICE, DTLS, SCTP) over the router's plain forwarding; the
         # bottleneck starts only then, so that its clock (capacity schedules, traces,
         # records) and the scenario's start at the same moment: t0.
-        media = _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say)
+        media = _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say, event_log)
         emu = _native.IpBottleneck(
             text, file, seed=seed, netns=n.router, forward_device=n.forward_tun, reverse_device=n.reverse_tun
         )
@@ -207,7 +227,14 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
         setup["ssrcs"] = {str(k): v for k, v in ssrcs.items()}
         if media.testbed is not None:
             setup["testbed_summary"] = media.testbed_summary()
-    # Outside the ExitStack: every namespace, browser and socket is gone.
+    # Outside the ExitStack: every namespace, browser and socket is gone, and every
+    # browser has closed its peer connection, so its event log is complete.
+    logs: dict[str, list[bytes]] = {}
+    if event_log and media.call is not None:
+        from flowstate.browser.chromium import event_logs
+
+        logs = {role: [p.read_bytes() for p in event_logs(work, role)] for role in ("sender", "receiver")}
+        setup["rtc_event_logs"] = {role: len(v) for role, v in logs.items()}
     _samples_from_getstats(getstats, t0, samples)
     # Retransmissions and probing padding use each video flow's RTX SSRC.
     ssrcs.update({int(s["rtx_ssrc"]): s["flow"] for s in getstats if s.get("kind") == "video" and s.get("rtx_ssrc")})
@@ -243,7 +270,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say) -> RealR
         for f in summary["flows"]:
             if f["rtt_ms"] is None and own_rtt.get(f["name"]):
                 f["rtt_ms"] = own_rtt[f["name"]]
-    return RealRun(summary, series, emu_report, getstats, tcp_logs, setup, interrupted)
+    return RealRun(summary, series, emu_report, getstats, tcp_logs, setup, interrupted, logs)
 
 
 @dataclass
@@ -266,7 +293,7 @@ class _Media:
         return self.testbed.ssrcs(records) if self.testbed is not None else {}
 
 
-def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say) -> _Media:  # noqa: ANN001
+def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup, say, event_log=False) -> _Media:  # noqa: ANN001
     if not (plan.videos or plan.datas):
         return _Media()
     if stack == "flowstate":
@@ -291,6 +318,7 @@ def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup
         chromium=chromium,
         stats_interval_s=STATS_INTERVAL_S,
         coupling=plan.coupling,
+        event_log=event_log,
     )
     stack_.enter_context(call)
     call.connect()
