@@ -184,13 +184,30 @@ def series(paths: list[Path], flow: str, t0: float, t1: float) -> None:
         print(f"| {path.parent.name} | {len(tg)} | {med(tg)} | {med(th)} | {med(ra)} | {med(falls)} |")
 
 
-def falls(paths: list[Path], flow: str, t0: float, t1: float) -> None:
+def falls(paths: list[Path], flow: str, t0: float, t1: float, close_runs: list[Path] | None = None) -> None:
     """Per timeseries.csv: the target's falls in [t0, t1) (a 0.5 s bin under 95 % of the
     previous one): per minute, the fall ratio (new / previous target), the throughput
     over the 1 s before the fall against the previous target, how many falls have a
     lost packet in that second or the fall's bin, and the video's loss rate; medians
-    over the runs (falls pooled). Issue 21, "GCC's target against Chromium's"."""
+    over the runs (falls pooled). Issue 21, "GCC's target against Chromium's".
+    ``close_runs``: one more row, of these real run folders, with each bin's target the
+    last getStats sample before the bin closes (the simulator's definition) instead of
+    the mean of the bin's samples (gcc_target_falls.py `target_at_close`)."""
     import pandas as pd
+
+    tables = [(path.parent.name, pd.read_csv(path)) for path in paths]
+    if close_runs:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from gcc_target_falls import target_at_close
+
+        parts = []
+        for k, rd in enumerate(close_runs):
+            ts = pd.read_csv(rd / "timeseries.csv")
+            ts["run"] = k
+            v = ts["flow"] == flow
+            ts.loc[v, "target_mbps"] = target_at_close(rd, list(ts.loc[v, "time_s"]))
+            parts.append(ts)
+        tables.append(("real runs, target at bin close", pd.concat(parts)))
 
     def q(xs: list[float]) -> str:
         xs = sorted(xs)
@@ -200,11 +217,10 @@ def falls(paths: list[Path], flow: str, t0: float, t1: float) -> None:
 
     print("| series | runs | falls per minute | fall ratio p50 (p25) | throughput / target in the 1 s before | falls near a loss | loss % |")
     print("|---|---|---|---|---|---|---|")
-    for path in paths:
-        ts = pd.read_csv(path)
+    for name, ts in tables:
         v = ts[ts["flow"] == flow]
         if v.empty or v["target_mbps"].isna().all():
-            raise SystemExit(f"{path}: no target_mbps of flow {flow!r}")
+            raise SystemExit(f"{name}: no target_mbps of flow {flow!r}")
         per_min, ratio, share, near, loss = [], [], [], [], []
         for _, g in v.groupby("run"):
             g = g.sort_values("time_s")
@@ -226,7 +242,7 @@ def falls(paths: list[Path], flow: str, t0: float, t1: float) -> None:
             w = [(lo, se) for tt, lo, se in zip(t, lost, sent) if t0 <= tt < t1]
             loss.append(100.0 * sum(lo for lo, _ in w) / max(1.0, sum(se for _, se in w)))
         near_share = f"{sum(near) / len(near):.2f}" if near else "-"
-        print(f"| {path.parent.name} | {len(per_min)} | {q(per_min).split()[0]} | {q(ratio)} | {q(share)} | {near_share} | {q(loss).split()[0]} |")
+        print(f"| {name} | {len(per_min)} | {q(per_min).split()[0]} | {q(ratio)} | {q(share)} | {near_share} | {q(loss).split()[0]} |")
 
 
 def fec_split(run_dir: Path, t0: float, t1: float) -> dict[str, float]:
@@ -557,10 +573,13 @@ def main() -> None:
     fl.add_argument("start", type=float)
     fl.add_argument("end", type=float)
     fl.add_argument("series", type=Path, nargs="+", metavar="TIMESERIES_CSV")
+    fl.add_argument("--close-runs", type=Path, nargs="+", metavar="RUN_DIR",
+                    help="one more row: these real runs (run-N folders) with each bin's target the last getStats "
+                    "sample before the bin closes, as the simulator's series (default rows: the mean of the bin's samples)")
     a = ap.parse_args()
     check_args(a)
     if a.cmd == "falls":
-        falls(a.series, a.flow, a.start, a.end)
+        falls(a.series, a.flow, a.start, a.end, a.close_runs)
     elif a.cmd == "adjuster":
         adjuster(a.root, a.start, a.end, a.overhead, a.fps)
     elif a.cmd == "chain":
@@ -592,6 +611,10 @@ def check_args(a: argparse.Namespace) -> None:
         missing = [str(p) for p in getattr(a, attr, None) or [] if not p.is_file()]
         if missing:
             raise SystemExit(f"no such {what} file: {', '.join(missing)}")
+    need = ("timeseries.csv", "getstats.json", "browser.json")
+    missing = [str(d) for d in getattr(a, "close_runs", None) or [] if not all((d / n).is_file() for n in need)]
+    if missing:
+        raise SystemExit(f"--close-runs: no {', '.join(need)} in: {', '.join(missing)}")
     if hasattr(a, "overhead") and not 0 <= a.overhead < 1:
         raise SystemExit(f"--overhead must be in [0, 1), got {a.overhead}")
     if hasattr(a, "fps") and not a.fps > 0:

@@ -32,6 +32,7 @@ from collections import deque
 from pathlib import Path
 
 DROP = 0.95
+BIN = 0.5  # timeseries.csv's bin (python/flowstate/browser/measure.py BIN_S)
 
 
 def robust_rate(win: list[tuple[int, int, int]]) -> float | None:
@@ -55,44 +56,78 @@ def q(xs: list[float]) -> str:
     return f"{xs[len(xs) // 2]:.2f} (p25 {xs[len(xs) // 4]:.2f}, p75 {xs[3 * len(xs) // 4]:.2f})"
 
 
-def real(flow: str, t0: float, t1: float, runs: list[Path]) -> None:
+def acknowledged_rates(rd: Path, flow: str, from_first_record: bool = True) -> list[tuple[float, float | None]]:
+    """(seconds from the bottleneck's first record, or with ``from_first_record`` False
+    from the bottleneck's start (the run's t0); Mbit/s or None) every 50 ms: the
+    acknowledged rate `robust_rate` gives on the flow's packets at the bottleneck of
+    the run in ``rd`` (send time = arrival, receive time = departure)."""
+    rows = list(csv.DictReader(open(rd / "bottleneck-forward.csv")))
+    if not rows:
+        raise SystemExit(f"{rd}: empty bottleneck-forward.csv")
+    base = int(rows[0]["arrival_us"]) if from_first_record else 0
+    pk = sorted(
+        ((int(r["arrival_us"]), int(r["departure_us"]), int(r["size"]))
+         for r in rows if r["flow"] == flow and r["departure_us"]),
+        key=lambda p: p[1])
+    if not pk:
+        raise SystemExit(f"{rd}: no delivered packets of flow {flow!r}")
+    win: deque = deque()
+    j, t, ests = 0, pk[0][1], []
+    while t < pk[-1][1]:
+        while j < len(pk) and pk[j][1] <= t:
+            win.append(pk[j])
+            j += 1
+            while len(win) > 500 or win[-1][1] - win[0][1] > 5e6 or (
+                    len(win) > 20 and win[-1][1] - win[0][1] > 1e6):
+                win.popleft()
+        ests.append(((t - base) / 1e6, robust_rate(list(win))))
+        t += 50_000
+    return ests
+
+
+def target_at_close(rd: Path, times: list[float]) -> list[float]:
+    """GCC's target (Mbit/s) as the simulator's series has it: the value when each 0.5 s
+    bin starting at ``times`` closes (metrics.rs `target_mbps`: "the flow's rate
+    controller's value when the bin closes"), here the run's last getStats
+    availableOutgoingBitrate sample before the bin's end (NaN before the first)."""
+    import json
+
+    setup = json.loads((rd / "browser.json").read_text())
+    got = sorted((s["t_unix_s"] - setup["t0_unix_s"], s["available_outgoing_bitrate_bps"] / 1e6)
+                 for s in json.loads((rd / "getstats.json").read_text())
+                 if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"))
+    ts = [x[0] for x in got]
+    out = []
+    for t in times:
+        k = bisect.bisect_left(ts, t + BIN) - 1
+        out.append(got[k][1] if k >= 0 else float("nan"))
+    return out
+
+
+def real(flow: str, t0: float, t1: float, runs: list[Path], at_close: bool = False) -> None:
     import pandas as pd
 
     ratios, falls = [], []
     for rd in runs:
         rows = list(csv.DictReader(open(rd / "bottleneck-forward.csv")))
-        if not rows:
-            raise SystemExit(f"{rd}: empty bottleneck-forward.csv")
+        pk = [(int(r["departure_us"]), int(r["size"])) for r in rows if r["flow"] == flow and r["departure_us"]]
         base = int(rows[0]["arrival_us"])
-        pk = sorted(
-            ((int(r["arrival_us"]), int(r["departure_us"]), int(r["size"]))
-             for r in rows if r["flow"] == flow and r["departure_us"]),
-            key=lambda p: p[1])
-        if not pk:
-            raise SystemExit(f"{rd}: no delivered packets of flow {flow!r}")
-        dep = [p[1] for p in pk]
-        win: deque = deque()
-        j, t, ests = 0, pk[0][1], []
-        while t < pk[-1][1]:
-            while j < len(pk) and pk[j][1] <= t:
-                win.append(pk[j])
-                j += 1
-                while len(win) > 500 or win[-1][1] - win[0][1] > 5e6 or (
-                        len(win) > 20 and win[-1][1] - win[0][1] > 1e6):
-                    win.popleft()
-            e = robust_rate(list(win))
-            ts = (t - base) / 1e6
-            ests.append((ts, e))
+        pk.sort()
+        dep = [p[0] for p in pk]
+        ests = acknowledged_rates(rd, flow)
+        for ts, e in ests:
             if e and t0 <= ts < t1:
+                t = ts * 1e6 + base
                 a, b = bisect.bisect_left(dep, t - 1e6), bisect.bisect_left(dep, t)
-                thr = sum(p[2] for p in pk[a:b]) * 8 / 1e6
+                thr = sum(p[1] for p in pk[a:b]) * 8 / 1e6
                 if thr > 0:
                     ratios.append(e / thr)
-            t += 50_000
         et = [x[0] for x in ests]
         g = pd.read_csv(rd / "timeseries.csv")
         g = g[g["flow"] == flow].sort_values("time_s")
         tt, tg = list(g["time_s"]), list(g["target_mbps"])
+        if at_close:
+            tg = target_at_close(rd, tt)
         lp = list(g["lost_packets"].fillna(0))
         for i in range(1, len(tt)):
             if not (t0 <= tt[i] < t1) or tg[i] != tg[i] or tg[i - 1] != tg[i - 1]:
@@ -105,11 +140,157 @@ def real(flow: str, t0: float, t1: float, runs: list[Path]) -> None:
     print(f"acknowledged rate / throughput over the second before: {q(ratios)}")
     aimd = [f for f in falls if f[0] <= 1.1]
     other = [f for f in falls if f[0] > 1.1]
-    print(f"falls: {len(falls)}; within 10 % of (or under) an AIMD decrease: {len(aimd)} "
+    print(f"falls: {len(falls)} ({len(falls) * 60 / (len(runs) * (t1 - t0)):.1f} a minute); within 10 % of (or under) an AIMD decrease: {len(aimd)} "
           f"(fall ratio {q([f[1] for f in aimd])}); more than 10 % above every one: {len(other)} "
           f"(fall ratio {q([f[1] for f in other])})")
     print(f"a loss in the 2 s before the fall: AIMD-like {sum(f[2] for f in aimd) / max(1, len(aimd)):.2f}, "
           f"the others {sum(f[2] for f in other) / max(1, len(other)):.2f}")
+
+
+# Two events of one feedback report are logged in the same millisecond (the delay-based
+# update, then SendSideBandwidthEstimation's target: goog_cc_network_control.cc
+# OnTransportPacketsFeedback); a little slack for the log's rounding.
+SAME_REPORT_MS = 2
+# aimd_rate_control.cc: kDefaultBackoffFactor 0.85 (beta), the 5 kbit/s subtracted
+# (subtract_additional_backoff_term).
+BETA, BACKOFF_MBPS = 0.85, 0.005
+
+
+def step_causes(log, t_ref: float) -> list[dict]:
+    """Every decrease of the target in an RTC event log (SendSideBandwidthEstimation's
+    target, the `loss_based` updates: what getStats' availableOutgoingBitrate reports),
+    with its cause: "delay-based AIMD" (the delay-based estimate fell in the same report
+    with the detector overusing: AimdRateControl's decrease), "probe result" (it fell with
+    a probe result in the same report: DelayBasedBwe::MaybeUpdateEstimate's SetEstimate),
+    "delay-based other" (it fell, detector not overusing, no probe result), or
+    "loss-based" (the delay-based estimate did not fall: the target went under it, loss-
+    based BWE v2 or the loss-based bounds). Times in seconds from ``t_ref`` (Unix s)."""
+    delay = log.delay_based
+    dms = [u.t_ms for u in delay]
+    probes = [p.t_ms for p in log.probe_success]
+    alr = [(a.t_ms, a.in_alr) for a in log.alr]
+    steps = []
+    for prev, cur in zip(log.loss_based, log.loss_based[1:]):
+        if cur.bitrate_bps >= prev.bitrate_bps:
+            continue
+        i = bisect.bisect_right(dms, cur.t_ms + SAME_REPORT_MS) - 1
+        d_new = delay[i] if i >= 0 and cur.t_ms - dms[i] <= SAME_REPORT_MS else None
+        d_prev = delay[i - 1] if d_new is not None and i >= 1 else None
+        k = bisect.bisect_left(probes, cur.t_ms - SAME_REPORT_MS)
+        probe = k < len(probes) and probes[k] <= cur.t_ms + SAME_REPORT_MS
+        if d_new is not None and d_prev is not None and d_new.bitrate_bps < d_prev.bitrate_bps:
+            cause = "probe result" if probe else (
+                "delay-based AIMD" if d_new.state == "overusing" else "delay-based other")
+        else:
+            cause = "loss-based"
+        j = bisect.bisect_right([a[0] for a in alr], cur.t_ms) - 1
+        steps.append({
+            "t": cur.unix_s - t_ref, "prev": prev.bitrate_bps / 1e6, "new": cur.bitrate_bps / 1e6, "cause": cause,
+            "delay_new": d_new.bitrate_bps / 1e6 if d_new else None, "loss": cur.fraction_loss,
+            "alr": bool(j >= 0 and alr[j][1]),
+        })
+    return steps
+
+
+def evlog(flow: str, t0: float, t1: float, runs: list[Path], verbose: bool = False, at_close: bool = False) -> None:
+    """Each fall of the target (timeseries.csv's 0.5 s bins, as `real` and gcc_share.py
+    falls count them) attributed with the sender's RTC event log: the target's
+    decreases between the first getStats sample of the bin before and the last of the
+    fall's bin, each with its cause (`step_causes`); the fall's cause is the one with
+    the largest part of the fall (in log ratio); "split" when that decrease came before
+    the fall's bin (the previous bin's mean took part of it). Beside it the classification
+    of `real` (the new target within 10 % of 0.85 x the replayed acknowledged rate - 5
+    kbit/s, or not: "shallow"). ``at_close``: a bin's target is the last sample before
+    it closes (`target_at_close`, the simulator's definition); the decreases of a fall
+    are then those between the two bins' closing samples."""
+    import json
+    import math
+
+    import pandas as pd
+
+    import rtc_event_log  # scripts/, this script's folder (on sys.path when run as a script)
+
+    falls, all_steps, minutes = [], [], 0.0
+    for rd in runs:
+        setup = json.loads((rd / "browser.json").read_text())
+        t_ref = setup["t0_unix_s"]
+        log = rtc_event_log.read(rd / "rtc-event-log-sender.log")
+        steps = step_causes(log, t_ref)
+        ests = acknowledged_rates(rd, flow, from_first_record=False)
+        et = [x[0] for x in ests]
+        for s in steps:
+            k = bisect.bisect_right(et, s["t"]) - 1
+            ack = ests[k][1] if k >= 0 else None
+            s["ack_ratio"] = s["new"] / (BETA * ack - BACKOFF_MBPS) if ack and BETA * ack > BACKOFF_MBPS else None
+        all_steps += [s for s in steps if t0 <= s["t"] < t1]
+        minutes += (t1 - t0) / 60
+        samples = sorted(s["t_unix_s"] - t_ref for s in json.loads((rd / "getstats.json").read_text())
+                         if s.get("kind") == "transport" and s.get("available_outgoing_bitrate_bps"))
+        g = pd.read_csv(rd / "timeseries.csv")
+        g = g[g["flow"] == flow].sort_values("time_s")
+        tt, tg = list(g["time_s"]), list(g["target_mbps"])
+        if at_close:
+            tg = target_at_close(rd, tt)
+        st_t = [s["t"] for s in steps]
+        for i in range(1, len(tt)):
+            if not (t0 <= tt[i] < t1) or tg[i] != tg[i] or tg[i - 1] != tg[i - 1] or not tg[i] < DROP * tg[i - 1]:
+                continue
+            if at_close:  # from the previous bin's closing sample to this one's
+                a = bisect.bisect_left(samples, tt[i - 1] + BIN) - 1
+            else:  # from the previous bin's first sample to this one's last
+                a = bisect.bisect_left(samples, tt[i - 1])
+            b = bisect.bisect_left(samples, tt[i] + BIN) - 1
+            first_of_bin = samples[bisect.bisect_left(samples, tt[i])]
+            inside = [s for s in steps[bisect.bisect_right(st_t, samples[a]):bisect.bisect_right(st_t, samples[b])]]
+            ea, eb = bisect.bisect_left(et, tt[i - 1] - 0.5), bisect.bisect_left(et, tt[i] + 0.5)
+            cand = [BETA * e - BACKOFF_MBPS for _, e in ests[ea:eb] if e]
+            shallow = bool(cand) and tg[i] / max(cand) > 1.1
+            if not inside:
+                falls.append({"cause": "no decrease in the log", "ratio": tg[i] / tg[i - 1], "shallow": shallow,
+                              "split": False, "run": rd, "t": tt[i]})
+                continue
+            by = {}
+            for s in inside:
+                by[s["cause"]] = by.get(s["cause"], 0.0) + math.log(s["prev"] / s["new"])
+            cause = max(by, key=by.get)
+            main = max((s for s in inside if s["cause"] == cause), key=lambda s: s["prev"] / s["new"])
+            falls.append({
+                "cause": cause, "ratio": tg[i] / tg[i - 1], "shallow": shallow,
+                "split": main["t"] < first_of_bin and not at_close,
+                "step_ratio": main["new"] / main["prev"], "ack_ratio": main["ack_ratio"],
+                "implied_ack": (main["new"] + BACKOFF_MBPS) / BETA / main["prev"], "alr": main["alr"],
+                "n_steps": len(inside), "run": rd, "t": tt[i],
+            })
+    causes = sorted({f["cause"] for f in falls})
+    print(f"runs {len(runs)}; bin falls {len(falls)} ({len(falls) / minutes:.1f} a minute); "
+          f"target decreases in the log (any size) {len(all_steps)} ({len(all_steps) / minutes:.1f} a minute), "
+          f"of 5 % or more {sum(s['new'] < DROP * s['prev'] for s in all_steps)}")
+    print("| cause | bin falls | of them 'shallow' (real's classification) | split (decrease in the bin before) | "
+          "fall ratio p50 (p25, p75) | the decrease's own ratio p50 | new / (0.85 x replayed ack - 5 kbit/s) p50 |")
+    print("|---|---|---|---|---|---|---|")
+    for c in causes:
+        fs = [f for f in falls if f["cause"] == c]
+        print(f"| {c} | {len(fs)} | {sum(f['shallow'] for f in fs)} | {sum(f['split'] for f in fs)} | "
+              f"{q([f['ratio'] for f in fs])} | {q([f['step_ratio'] for f in fs if 'step_ratio' in f])} | "
+              f"{q([f['ack_ratio'] for f in fs if f.get('ack_ratio')])} |")
+    sh = [f for f in falls if f["shallow"]]
+    print(f"'shallow' falls: {len(sh)}; split {sum(f['split'] for f in sh)}; fall ratio {q([f['ratio'] for f in sh])}; "
+          f"by cause " + ", ".join(f"{c} {sum(f['cause'] == c for f in sh)}" for c in causes))
+    nsh = [f for f in falls if not f["shallow"]]
+    print(f"AIMD-like falls (real's classification): {len(nsh)}; split {sum(f['split'] for f in nsh)}; "
+          f"by cause " + ", ".join(f"{c} {sum(f['cause'] == c for f in nsh)}" for c in causes))
+    print("| the target's decreases in the log, by cause | all | per minute | of 5 % or more | their ratio p50 (p25, p75) | "
+          "their new / (0.85 x replayed ack - 5 kbit/s) p50 (p25, p75) | in ALR |")
+    print("|---|---|---|---|---|---|---|")
+    for c in sorted({s["cause"] for s in all_steps}):
+        xs = [s for s in all_steps if s["cause"] == c]
+        big = [s for s in xs if s["new"] < DROP * s["prev"]]
+        print(f"| {c} | {len(xs)} | {len(xs) / minutes:.1f} | {len(big)} ({len(big) / minutes:.1f} a minute) | "
+              f"{q([s['new'] / s['prev'] for s in big])} | {q([s['ack_ratio'] for s in big if s['ack_ratio']])} | "
+              f"{sum(s['alr'] for s in big)} |")
+    if verbose:
+        for f in falls:
+            print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in f.items()})
 
 
 def trace(t0: float, t1: float, paths: list[Path]) -> None:
@@ -155,6 +336,16 @@ def main() -> None:
     r.add_argument("start", type=float)
     r.add_argument("end", type=float)
     r.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR")
+    r.add_argument("--target-at-close", action="store_true",
+                   help="the target of a bin: the last getStats sample before it closes, as the simulator's series "
+                   "(default: timeseries.csv's, the mean of the bin's samples)")
+    e = sub.add_parser("evlog", help="real runs with --rtc-event-log: each fall of the target and its cause")
+    e.add_argument("flow")
+    e.add_argument("start", type=float)
+    e.add_argument("end", type=float)
+    e.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR")
+    e.add_argument("--verbose", action="store_true", help="also print every fall")
+    e.add_argument("--target-at-close", action="store_true", help="as for real")
     t = sub.add_parser("trace", help="simulator traces of the patched build")
     t.add_argument("start", type=float)
     t.add_argument("end", type=float)
@@ -166,7 +357,13 @@ def main() -> None:
         missing = [str(d) for d in a.runs if not (d / "bottleneck-forward.csv").is_file() or not (d / "timeseries.csv").is_file()]
         if missing:
             raise SystemExit(f"no bottleneck-forward.csv and timeseries.csv in: {', '.join(missing)}")
-        real(a.flow, a.start, a.end, a.runs)
+        real(a.flow, a.start, a.end, a.runs, a.target_at_close)
+    elif a.cmd == "evlog":
+        need = ("bottleneck-forward.csv", "timeseries.csv", "getstats.json", "browser.json", "rtc-event-log-sender.log")
+        missing = [str(d) for d in a.runs if not all((d / n).is_file() for n in need)]
+        if missing:
+            raise SystemExit(f"no {', '.join(need)} in: {', '.join(missing)} (run with --rtc-event-log)")
+        evlog(a.flow, a.start, a.end, a.runs, a.verbose, a.target_at_close)
     else:
         missing = [str(p) for p in a.traces if not p.is_file()]
         if missing:

@@ -216,3 +216,28 @@ def test_target_falls_bad_input_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, str(script), "trace", "0", "10", str(tmp_path / "none")],
                        capture_output=True, text=True)
     assert r.returncode != 0 and r.stderr.strip().splitlines() == [f"no such trace: {tmp_path / 'none'}"]
+
+
+def test_step_causes_attributes_each_decrease_of_the_target():
+    """scripts/gcc_target_falls.py step_causes on a hand-made event log: a decrease
+    with the delay-based estimate falling while overusing is AIMD's, with a probe
+    result in the same report a probe's, with the delay-based estimate not falling
+    the loss-based side's; rises are not decreases."""
+    m = load_script("gcc_target_falls")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import rtc_event_log as rel
+
+    log = rel.EventLog(begin_t_ms=0, begin_unix_s=100.0)
+    d = lambda t, b, s: rel.DelayBasedUpdate(t, log.unix_s(t), b, s)  # noqa: E731
+    lb = lambda t, b: rel.LossBasedUpdate(t, log.unix_s(t), b, 0.0, 0)  # noqa: E731
+    log.delay_based = [d(0, 1_000_000, "normal"), d(1000, 850_000, "overusing"), d(2000, 900_000, "normal"),
+                       d(3001, 700_000, "normal"), d(4000, 950_000, "normal")]
+    log.loss_based = [lb(0, 1_000_000), lb(1001, 850_000), lb(2000, 900_000), lb(3000, 700_000),
+                      lb(4000, 950_000), lb(5000, 800_000)]
+    log.probe_success = [rel.ProbeSuccess(3000, log.unix_s(3000), 1, 700_000)]
+    steps = m.step_causes(log, 100.0)
+    assert [(round(s["t"], 6), s["prev"], s["new"], s["cause"]) for s in steps] == [
+        (1.001, 1.0, 0.85, "delay-based AIMD"),
+        (3.0, 0.9, 0.7, "probe result"),
+        (5.0, 0.95, 0.8, "loss-based"),
+    ]
