@@ -127,6 +127,25 @@ def test_entries_with_the_same_scenarios_but_their_names_share_the_runs(tmp_path
     assert shared_runs._runs == {}  # every result let go once its last user had it
 
 
+def test_a_reproduction_simulates_without_the_trace_hash(tiny, tmp_path, monkeypatch):
+    """Nothing a reproduction writes uses the fingerprint, so its runs skip it; the
+    results are those of runs with it (the summaries and series do not depend on it)."""
+    raws = []
+    simulate = reproduce._native.simulate
+    monkeypatch.setattr(reproduce._native, "simulate", lambda *a, **k: raws.extend(simulate(*a, **k)) or raws[-1:])
+    monkeypatch.setattr(reproduce, "_without_trace_hash", dict)  # the runs as they were
+    with_hash = reproduce.reproduce(tiny, out=tmp_path / "a", runs=1)
+    assert all(isinstance(r["trace_hash"], int) for r in raws) and len(raws) == 2
+    monkeypatch.undo()
+    monkeypatch.setattr(reproduce._native, "simulate", lambda *a, **k: raws.extend(simulate(*a, **k)) or raws[-1:])
+    without = reproduce.reproduce(tiny, out=tmp_path / "b", runs=1)
+    assert [r["trace_hash"] for r in raws[2:]] == [None, None]
+    assert _strip_elapsed(with_hash) == _strip_elapsed(without)
+    for point in ("plain", "heavy"):
+        for f in ("summary.json", "timeseries.csv"):
+            assert (tmp_path / "a" / point / f).read_text() == (tmp_path / "b" / point / f).read_text()
+
+
 def test_the_command_shares_runs_between_entries(tmp_path, monkeypatch):
     root = make_catalogue(tmp_path / "cat")
     make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "twin"'), name="twin")

@@ -49,7 +49,7 @@ class RawRun(TypedDict):
     summary_json: str
     series: SeriesColumns
     link_series: LinkSeriesColumns
-    trace_hash: int
+    trace_hash: int | None
     events: int
 
 class OptionDefinition(TypedDict):

@@ -232,12 +232,13 @@ class RunResult:
     """The outcome of :func:`run`: ``summary`` (dict, the summary.json contract),
     ``runs`` (per-run summaries in seed order), ``seeds``, ``timeseries`` and ``flows``
     (pandas DataFrames with ``run`` and ``seed`` columns) and ``trace_hashes`` (one
-    fingerprint of every packet event per run)."""
+    fingerprint of every packet event per run; None where the scenario's ``[measure]
+    trace_hash = false`` turned it off)."""
 
     def __init__(self, raw: list[dict[str, Any]]) -> None:
         self.runs: list[dict[str, Any]] = [json.loads(r["summary_json"]) for r in raw]
         self.seeds: list[int] = [r["seed"] for r in raw]
-        self.trace_hashes: list[int] = [r["trace_hash"] for r in raw]
+        self.trace_hashes: list[Optional[int]] = [r["trace_hash"] for r in raw]
         self._series: list[dict[str, list[Any]]] = [r["series"] for r in raw]
         self._link_series: list[dict[str, list[Any]]] = [r.get("link_series") or {} for r in raw]
         self.summary: dict[str, Any] = combine_summaries(self.runs)

@@ -314,7 +314,7 @@ pub(crate) fn run_dict<'py>(
 /// Returns one dict per run, in seed order: `seed`, `summary_json` (summary.json
 /// text), `series` (time series as a dict of equal-length column lists),
 /// `link_series` (the per-link time series, the same way), `trace_hash` (fingerprint
-/// of every packet event) and `events`.
+/// of every packet event; None with `[measure] trace_hash = false`) and `events`.
 #[pyfunction]
 #[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None))]
 fn simulate<'py>(

@@ -35,11 +35,13 @@ fn main() {
     match flowstate_sim::run(&scenario, seed) {
         Ok(r) => {
             let wall = t0.elapsed().as_secs_f64();
+            let hash = r
+                .trace_hash
+                .map_or_else(|| "off".to_string(), |h| format!("{h:016x}"));
             eprintln!(
-                "wall {wall:.3} s, {} events, {:.2} M events/s, trace hash {:016x}",
+                "wall {wall:.3} s, {} events, {:.2} M events/s, trace hash {hash}",
                 r.events,
                 r.events as f64 / wall / 1e6,
-                r.trace_hash
             );
             println!("{}", r.summary.to_json());
         }

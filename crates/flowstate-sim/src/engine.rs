@@ -90,8 +90,9 @@ pub struct RunResult {
     pub link_series: Vec<LinkSeriesRow>,
     /// The full trace, when `MetricsConfig::trace` asked for it.
     pub trace: Option<Vec<TraceRecord>>,
-    /// FNV-1a fingerprint of every trace record (always computed).
-    pub trace_hash: u64,
+    /// FNV-1a fingerprint of every trace record (`None` when
+    /// `MetricsConfig::trace_hash` turned it off).
+    pub trace_hash: Option<u64>,
     /// Events processed.
     pub events: u64,
 }
@@ -137,6 +138,8 @@ pub struct Simulation {
     coupling: Box<dyn CouplingHook>,
     next_packet: u64,
     hasher: Fnv64,
+    /// `MetricsConfig::trace_hash`.
+    hash_trace: bool,
     trace: Option<Vec<TraceRecord>>,
     allowances: Vec<(usize, Allowance)>,
     work: Vec<usize>,
@@ -327,6 +330,7 @@ impl Simulation {
             coupling,
             next_packet: 0,
             hasher: Fnv64::new(),
+            hash_trace: config.metrics.trace_hash,
             trace,
             allowances: Vec::new(),
             work: Vec::new(),
@@ -424,7 +428,7 @@ impl Simulation {
             series,
             link_series,
             trace: self.trace,
-            trace_hash: self.hasher.finish(),
+            trace_hash: self.hash_trace.then(|| self.hasher.finish()),
             events,
         }
     }
@@ -443,14 +447,16 @@ impl Simulation {
         // The 27 little-endian bytes of the record; `write_le` skips the chain through
         // the zero high bytes of times below ~71 min, flow numbers below 65,536, sizes
         // below 64 kB and packet numbers below 2^32 (the same hash).
-        let h = &mut self.hasher;
-        h.write_le::<8, 4>(rec.time_us);
-        h.write_u8(rec.kind as u8);
-        h.write_u8(rec.link);
-        h.write_le::<4, 2>(u64::from(rec.flow));
-        h.write_u8(rec.dir);
-        h.write_le::<4, 2>(u64::from(rec.size));
-        h.write_le::<8, 4>(rec.packet);
+        if self.hash_trace {
+            let h = &mut self.hasher;
+            h.write_le::<8, 4>(rec.time_us);
+            h.write_u8(rec.kind as u8);
+            h.write_u8(rec.link);
+            h.write_le::<4, 2>(u64::from(rec.flow));
+            h.write_u8(rec.dir);
+            h.write_le::<4, 2>(u64::from(rec.size));
+            h.write_le::<8, 4>(rec.packet);
+        }
         if let Some(t) = self.trace.as_mut() {
             t.push(rec);
         }

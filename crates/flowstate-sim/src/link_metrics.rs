@@ -276,6 +276,7 @@ mod tests {
             window_end: Timestamp::from_secs(window.1),
             trace: false,
             series: true,
+            trace_hash: true,
         }
     }
 

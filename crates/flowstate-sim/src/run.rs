@@ -207,6 +207,7 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
             window_end: m.end.map_or(duration, |s| secs(s.0)),
             trace: m.trace.unwrap_or(false),
             series: m.series.unwrap_or(true),
+            trace_hash: m.trace_hash.unwrap_or(true),
         },
     }
 }

@@ -331,6 +331,8 @@ pub struct MeasureSpec {
     /// Keep the time series (default true); false: the summary only, memory flat in
     /// the run's length.
     pub series: Option<bool>,
+    /// Compute the run's trace hash (default true); false: no fingerprint, less work.
+    pub trace_hash: Option<bool>,
 }
 
 /// A whole scenario, validated.

@@ -322,6 +322,20 @@ fn without_the_series_the_run_is_the_same_and_keeps_no_rows() {
 }
 
 #[test]
+fn without_the_trace_hash_the_run_is_the_same_and_has_no_hash() {
+    // `[measure] trace_hash = false`: the same summary, series and trace, no fingerprint.
+    let text = format!("{}[measure]\ntrace = true\n", jittery(""));
+    let a = run_toml(&text, "det.toml", Some(4)).expect("runs");
+    let b = run_toml(&format!("{text}trace_hash = false\n"), "det.toml", Some(4)).expect("runs");
+    assert!(a.trace_hash.is_some());
+    assert_eq!(b.trace_hash, None);
+    assert_eq!(a.summary.to_json(), b.summary.to_json());
+    assert_eq!(a.series, b.series);
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.events, b.events);
+}
+
+#[test]
 fn the_scenario_name_labels_the_summary_and_nothing_else() {
     // The catalogue runner simulates points that differ only in their scenario's name
     // once (python/flowstate/catalogue/reproduce.py, SharedRuns): it relies on this.

@@ -1233,7 +1233,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             // The emulator's own per-packet records (`bottleneck`) describe its link.
             link_series: Vec::new(),
             trace: None,
-            trace_hash: 0,
+            trace_hash: None, // a real run has no simulated trace
             events,
         },
         sender: s_io.stats,

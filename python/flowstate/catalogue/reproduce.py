@@ -11,7 +11,8 @@ results.json (docs/CATALOGUE.md).
     results["claims"]      # [{"text", "check", "status", "values"}, ...]
 
 Each run is one call of the native simulator (``threads=1``; it releases the GIL), on a
-pool of ``jobs`` threads, the longest runs first. Point ``p`` runs the seeds
+pool of ``jobs`` threads, the longest runs first, without the trace hash (``[measure]
+trace_hash = false``: nothing a reproduction writes uses it). Point ``p`` runs the seeds
 ``seed .. seed + runs - 1`` (``seed`` default 1), the same for every point, so that
 the results are a pure function of (entry, runs, seed, short): two reproductions give
 the same results.json except ``elapsed_s``.
@@ -186,7 +187,7 @@ def submit_points(
     ``shared``, which simulates each run key once; a private one if not given), the
     longest runs first."""
     shared = shared if shared is not None else SharedRuns(pool)
-    texts = [_native.scenario_toml(p.scenario) for p in points]
+    texts = [_native.scenario_toml(_without_trace_hash(p.scenario)) for p in points]
     bases = [run_key(p.scenario, 0)[:2] for p in points]
     names = [p.scenario.get("name") for p in points]
     files = [f"{exp.file}: point {p.name}" for p in points]
@@ -202,6 +203,16 @@ def submit_points(
         keys[(i, k)] = (key, ran_as, names[i])
         futures.setdefault(future, []).append((i, k))
     return PendingRuns(futures, len(points), runs, shared, keys)
+
+
+def _without_trace_hash(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """``scenario`` with ``[measure] trace_hash = false``: a reproduction's outputs are
+    the summaries and series, which are the same without the fingerprint, and the
+    fingerprint is 10-25 % of a run's work (docs/BENCHMARKS.md). The trace hashes of the
+    catalogue's points are scripts/catalogue_hashes.py's job."""
+    measure = dict(scenario.get("measure") or {})
+    measure["trace_hash"] = False
+    return {**scenario, "measure": measure}
 
 
 def run_points(
