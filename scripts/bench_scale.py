@@ -76,13 +76,17 @@ print(json.dumps({
 """
 
 
-def scenario(mix: str, n: int, duration: float, series: bool = True) -> str:
+def scenario(mix: str, n: int, duration: float, series: bool = True, trace_hash: bool = True) -> str:
     head = (
         f'name = "{mix}-{n}"\nduration = "{duration:g}s"\nseed = 1\n'
         f'[link]\ncapacity = "{n}Mbps"\ndelay = "20ms"\nqueue = "100ms"\n'
     )
+    if not series or not trace_hash:
+        head += "[measure]\n"
     if not series:
-        head += "[measure]\nseries = false\n"
+        head += "series = false\n"
+    if not trace_hash:
+        head += "trace_hash = false\n"
     if mix == "tcp":
         return head + f'[[flows]]\nname = "tcp"\nkind = "tcp-newreno"\ncount = {n}\n'
     if mix == "gcc-sctp":
@@ -151,6 +155,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--no-series", action="store_true", help="runs keep no time series ([measure] series = false): the summary only"
     )
+    ap.add_argument(
+        "--no-trace-hash", action="store_true", help="runs compute no trace hash ([measure] trace_hash = false)"
+    )
     args = ap.parse_args(argv)
     if not ENGINE.exists():
         ap.error(f"{ENGINE} is missing: cargo build --release -p flowstate-sim --example run_scenario")
@@ -169,7 +176,7 @@ def main(argv: list[str]) -> int:
         for mix in mixes:
             for n in flows:
                 path = work / f"{mix}-{n}.toml"
-                path.write_text(scenario(mix, n, args.duration, series=not args.no_series))
+                path.write_text(scenario(mix, n, args.duration, series=not args.no_series, trace_hash=not args.no_trace_hash))
                 eng = [run_engine(path) for _ in range(args.repeat)]
                 py = [run_python(path) for _ in range(args.repeat)]
                 cli = [run_cli(path, work) for _ in range(args.repeat)] if args.cli else []

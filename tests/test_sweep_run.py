@@ -348,3 +348,20 @@ def test_a_bug_in_a_task_is_not_reported_as_bad_input(sweep_path, tmp_path, monk
     assert not isinstance(info.value, SweepError)
     monkeypatch.undo()
     assert set(run_task({}, 1, [])) == {"error"}  # bad input (a ScenarioError): no "bug"
+
+
+def test_a_task_runs_without_the_trace_hash_and_gives_the_same_summary(monkeypatch):
+    """A sweep task returns the summary and derived metrics only, so its run skips the
+    fingerprint ([measure] trace_hash = false); the summary is the run's with it."""
+    import tomllib
+
+    from flowstate import simulation
+
+    scenario = tomllib.loads(SCENARIO)
+    hashes = []
+    real_run = simulation.run
+    monkeypatch.setattr(simulation, "run", lambda *a, **k: (r := real_run(*a, **k), hashes.extend(r.trace_hashes))[0])
+    task = run_task(scenario, 3, [])
+    assert hashes == [None]
+    assert task["summary"] == real_run(scenario, seed=3).runs[0]
+    assert isinstance(real_run(scenario, seed=3).trace_hashes[0], int)

@@ -228,6 +228,15 @@ def _numeric_nulls_to_nan(frame: "pandas.DataFrame") -> "pandas.DataFrame":
     return frame
 
 
+def without_trace_hash(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """``scenario`` (a dict) with ``[measure] trace_hash = false``: the same run without
+    its fingerprint, which is 10-25 % of a run's work (docs/BENCHMARKS.md), for runs
+    whose outputs are their summaries and series (the catalogue's, a sweep's)."""
+    measure = dict(scenario.get("measure") or {})
+    measure["trace_hash"] = False
+    return {**scenario, "measure": measure}
+
+
 class RunResult:
     """The outcome of :func:`run`: ``summary`` (dict, the summary.json contract),
     ``runs`` (per-run summaries in seed order), ``seeds``, ``timeseries`` and ``flows``

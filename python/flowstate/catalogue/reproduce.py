@@ -42,7 +42,7 @@ from flowstate import metric_paths
 from flowstate.catalogue.catalogue import Experiment, Point
 from flowstate.errors import FlowstateError
 from flowstate.output_files import RESULTS_FILE
-from flowstate.simulation import MAX_SEED, RunResult
+from flowstate.simulation import MAX_SEED, RunResult, without_trace_hash
 
 DEFAULT_SEED = 1
 Progress = Callable[[int, int], Any]
@@ -187,7 +187,9 @@ def submit_points(
     ``shared``, which simulates each run key once; a private one if not given), the
     longest runs first."""
     shared = shared if shared is not None else SharedRuns(pool)
-    texts = [_native.scenario_toml(_without_trace_hash(p.scenario)) for p in points]
+    # A reproduction writes summaries and series, the same without the fingerprint (the
+    # catalogue's trace hashes are scripts/catalogue_hashes.py's job).
+    texts = [_native.scenario_toml(without_trace_hash(p.scenario)) for p in points]
     bases = [run_key(p.scenario, 0)[:2] for p in points]
     names = [p.scenario.get("name") for p in points]
     files = [f"{exp.file}: point {p.name}" for p in points]
@@ -203,16 +205,6 @@ def submit_points(
         keys[(i, k)] = (key, ran_as, names[i])
         futures.setdefault(future, []).append((i, k))
     return PendingRuns(futures, len(points), runs, shared, keys)
-
-
-def _without_trace_hash(scenario: Mapping[str, Any]) -> dict[str, Any]:
-    """``scenario`` with ``[measure] trace_hash = false``: a reproduction's outputs are
-    the summaries and series, which are the same without the fingerprint, and the
-    fingerprint is 10-25 % of a run's work (docs/BENCHMARKS.md). The trace hashes of the
-    catalogue's points are scripts/catalogue_hashes.py's job."""
-    measure = dict(scenario.get("measure") or {})
-    measure["trace_hash"] = False
-    return {**scenario, "measure": measure}
 
 
 def run_points(
