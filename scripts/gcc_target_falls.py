@@ -156,9 +156,18 @@ SAME_REPORT_MS = 2
 BETA, BACKOFF_MBPS = 0.85, 0.005
 
 
+def report_targets(log) -> list:
+    """The log's target updates, the last of each millisecond: one report can log the
+    target more than once (a probe result raises it in SetSendBitrate, loss-based BWE
+    v2 caps it again in UpdateLossBasedEstimator; getStats shows the last)."""
+    lb = log.loss_based
+    return [u for k, u in enumerate(lb) if k + 1 == len(lb) or lb[k + 1].t_ms != u.t_ms]
+
+
 def step_causes(log, t_ref: float) -> list[dict]:
     """Every decrease of the target in an RTC event log (SendSideBandwidthEstimation's
-    target, the `loss_based` updates: what getStats' availableOutgoingBitrate reports),
+    target, the `loss_based` updates, the last of each millisecond: what getStats'
+    availableOutgoingBitrate reports),
     with its cause: "delay-based AIMD" (the delay-based estimate fell in the same report
     with the detector overusing: AimdRateControl's decrease), "probe result" (it fell with
     a probe result in the same report: DelayBasedBwe::MaybeUpdateEstimate's SetEstimate),
@@ -169,8 +178,9 @@ def step_causes(log, t_ref: float) -> list[dict]:
     dms = [u.t_ms for u in delay]
     probes = [p.t_ms for p in log.probe_success]
     alr = [(a.t_ms, a.in_alr) for a in log.alr]
+    targets = report_targets(log)
     steps = []
-    for prev, cur in zip(log.loss_based, log.loss_based[1:]):
+    for prev, cur in zip(targets, targets[1:]):
         if cur.bitrate_bps >= prev.bitrate_bps:
             continue
         i = bisect.bisect_right(dms, cur.t_ms + SAME_REPORT_MS) - 1
@@ -210,12 +220,17 @@ def evlog(flow: str, t0: float, t1: float, runs: list[Path], verbose: bool = Fal
 
     import rtc_event_log  # scripts/, this script's folder (on sys.path when run as a script)
 
-    falls, all_steps, minutes = [], [], 0.0
+    falls, all_steps, minutes, under = [], [], 0.0, []
     for rd in runs:
         setup = json.loads((rd / "browser.json").read_text())
         t_ref = setup["t0_unix_s"]
         log = rtc_event_log.read(rd / "rtc-event-log-sender.log")
         steps = step_causes(log, t_ref)
+        dms = [u.t_ms for u in log.delay_based]
+        for u in report_targets(log):
+            j = bisect.bisect_right(dms, u.t_ms) - 1
+            if j >= 0 and t0 <= u.unix_s - t_ref < t1:
+                under.append(u.bitrate_bps < DROP * log.delay_based[j].bitrate_bps)
         ests = acknowledged_rates(rd, flow, from_first_record=False)
         et = [x[0] for x in ests]
         for s in steps:
@@ -279,6 +294,8 @@ def evlog(flow: str, t0: float, t1: float, runs: list[Path], verbose: bool = Fal
     nsh = [f for f in falls if not f["shallow"]]
     print(f"AIMD-like falls (real's classification): {len(nsh)}; split {sum(f['split'] for f in nsh)}; "
           f"by cause " + ", ".join(f"{c} {sum(f['cause'] == c for f in nsh)}" for c in causes))
+    print(f"target updates under 95 % of the delay-based estimate (the loss-based side binding): "
+          f"{sum(under)} of {len(under)} ({sum(under) / max(1, len(under)):.2f})")
     print("| the target's decreases in the log, by cause | all | per minute | of 5 % or more | their ratio p50 (p25, p75) | "
           "their new / (0.85 x replayed ack - 5 kbit/s) p50 (p25, p75) | in ALR |")
     print("|---|---|---|---|---|---|---|")

@@ -241,3 +241,18 @@ def test_step_causes_attributes_each_decrease_of_the_target():
         (3.0, 0.9, 0.7, "probe result"),
         (5.0, 0.95, 0.8, "loss-based"),
     ]
+
+
+def test_step_causes_takes_the_last_target_of_a_report():
+    """A probe result raises the target and loss-based BWE v2 caps it again in the same
+    millisecond: no decrease (getStats shows the last value)."""
+    m = load_script("gcc_target_falls")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import rtc_event_log as rel
+
+    log = rel.EventLog(begin_t_ms=0, begin_unix_s=0.0)
+    log.delay_based = [rel.DelayBasedUpdate(0, 0.0, 100_000, "normal"), rel.DelayBasedUpdate(500, 0.5, 200_000, "normal")]
+    log.loss_based = [rel.LossBasedUpdate(0, 0.0, 100_000, 0.0, 0), rel.LossBasedUpdate(500, 0.5, 200_000, 0.0, 0),
+                      rel.LossBasedUpdate(500, 0.5, 100_000, 0.0, 0)]
+    assert m.step_causes(log, 0.0) == []
+    assert [u.bitrate_bps for u in m.report_targets(log)] == [100_000, 100_000]

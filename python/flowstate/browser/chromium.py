@@ -65,6 +65,11 @@ CHROMIUM_SWITCHES = (
 #: 156: libwebrtc's new format, rtc_event_log2.proto; the log is complete once the page
 #: closes its peer connection, which `ChromiumCall.close` does first).
 EVENT_LOG_SWITCH = "--webrtc-event-logging"
+#: Chromium writes a peer connection's event log in batches, one every 5 s; closing the
+#: page right after a run lost the last batch (up to 4.5 s of events) in 4 of 9 runs
+#: (Chromium 156, /work/baseline/out-evlog), so a run that keeps the log waits this
+#: long after its end before the browsers close.
+EVENT_LOG_FLUSH_S = 6.0
 
 
 def event_log_dir(workdir: Path, role: str) -> Path:

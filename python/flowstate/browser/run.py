@@ -215,6 +215,13 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
                 raise
         for t in tcps.values():
             t.stop()
+        if event_log and media.call is not None and interrupted is None:
+            from flowstate.browser.chromium import EVENT_LOG_FLUSH_S
+
+            try:  # the browsers write the run's last events before the page closes
+                time.sleep(EVENT_LOG_FLUSH_S)
+            except KeyboardInterrupt:
+                interrupted = "Ctrl-C"
         if media.call is not None:
             try:
                 ssrcs.update({v: k for k, v in media.call.ssrcs().items()})
