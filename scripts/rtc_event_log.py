@@ -288,7 +288,8 @@ class EventLog:
     outgoing_rtp: list[RtpPacket] = field(default_factory=list)
 
     def unix_s(self, t_ms: int) -> float:
-        return self.begin_unix_s + (t_ms - self.begin_t_ms) / 1000.0
+        """The log's time ``t_ms`` in Unix seconds (to the log's millisecond)."""
+        return round(self.begin_unix_s + (t_ms - self.begin_t_ms) / 1000.0, 3)
 
 
 KINDS = ("delay_based", "loss_based", "probe_clusters", "probe_success", "probe_failure", "alr",
@@ -389,6 +390,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except EventLogError as e:
         print(f"rtc_event_log.py: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `| head`: the reader stopped reading
+        sys.stderr.close()
+        return 0
     return 0
 
 
