@@ -310,6 +310,80 @@ def evlog(flow: str, t0: float, t1: float, runs: list[Path], verbose: bool = Fal
             print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in f.items()})
 
 
+def overuse_episodes(rows: list[tuple[float, float, bool]], t0: float, t1: float) -> list[dict]:
+    """Over-use episodes in a delay-based series of (time s, estimate, overusing?) rows:
+    each run of overusing rows that starts in [t0, t1), with its duration (to the first
+    row after it), the lowest estimate during it against the estimate before it, and
+    the time from the estimate's last change before it to its start."""
+    eps = []
+    i = 1
+    while i < len(rows):
+        t, b, over = rows[i]
+        if not (over and not rows[i - 1][2] and t0 <= t < t1):
+            i += 1
+            continue
+        prev = rows[i - 1][1]
+        j, low = i, b
+        while j + 1 < len(rows) and rows[j + 1][2]:
+            j += 1
+            low = min(low, rows[j][1])
+        k = i - 1
+        while k > 0 and rows[k][1] == rows[k - 1][1]:
+            k -= 1
+        end = rows[j + 1][0] if j + 1 < len(rows) else rows[j][0]
+        eps.append({"duration_ms": (end - t) * 1e3, "low_ratio": low / prev, "since_change_ms": (t - rows[k][0]) * 1e3})
+        i = j + 1
+    return eps
+
+
+def episodes(t0: float, t1: float, real_runs: list[Path], traces: list[Path]) -> None:
+    """Over-use episodes of the delay-based detector, Chromium's (the sender's RTC event
+    log: every change of the estimate or of the detector state) against the simulator's
+    (traces of the patched build, whose last field is the detector signal at each target
+    update): how many a minute, how many lower the delay-based estimate by 5 % or more,
+    how long the others last, and the time from the estimate's last change to an
+    episode's start (AimdRateControl::TimeToReduceFurther lets the first over-use update
+    decrease only once min(RTT, 200 ms) has passed since the last change)."""
+    import json
+
+    import rtc_event_log  # scripts/
+
+    series = []
+    for rd in real_runs:
+        t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        d = rtc_event_log.read(rd / "rtc-event-log-sender.log").delay_based
+        series.append(("chromium", [(u.unix_s - t_ref, u.bitrate_bps, u.state == "overusing") for u in d]))
+    for p in traces:
+        rows = []
+        for line in open(p):
+            if line.startswith("T "):
+                f = line.split()
+                if len(f) < 11:
+                    raise SystemExit(f"{p}: no detector signal in the trace (build with the current patch)")
+                rows.append((int(f[1]) / 1e6, float(f[4]), f[10] == "Overusing"))
+        if not rows:
+            raise SystemExit(f"{p}: no T lines (built with the trace patch?)")
+        series.append(("simulator", rows))
+    print("| source | runs | over-use episodes a minute | lowering the estimate >= 5 % (a minute) | not | "
+          "their duration ms p50 (p25, p75) | ms from the last change to the start, lowering p50 (>= 200 ms) | the others |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in ("chromium", "simulator"):
+        runs = [rows for n, rows in series if n == name]
+        if not runs:
+            continue
+        eps, minutes = [], 0.0
+        for rows in runs:
+            end = min(t1, rows[-1][0])
+            minutes += max(0.0, end - t0) / 60
+            eps += overuse_episodes(rows, t0, end)
+        low = [e for e in eps if e["low_ratio"] < DROP]
+        other = [e for e in eps if e["low_ratio"] >= DROP]
+        print(f"| {name} | {len(runs)} | {len(eps) / minutes:.1f} | {len(low)} ({len(low) / minutes:.1f}) | {len(other)} | "
+              f"{q([e['duration_ms'] for e in other])} | {q([e['since_change_ms'] for e in low]).split()[0]} "
+              f"({sum(e['since_change_ms'] >= 200 for e in low)}) | {q([e['since_change_ms'] for e in other]).split()[0]} "
+              f"({sum(e['since_change_ms'] >= 200 for e in other)}) |")
+
+
 def trace(t0: float, t1: float, paths: list[Path]) -> None:
     ratio, acked, loss_below, kinds, per_min = [], [], [], {"delay": 0, "other": 0}, []
     for p in paths:
@@ -363,6 +437,11 @@ def main() -> None:
     e.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR")
     e.add_argument("--verbose", action="store_true", help="also print every fall")
     e.add_argument("--target-at-close", action="store_true", help="as for real")
+    o = sub.add_parser("episodes", help="over-use episodes: real runs' event logs against simulator traces")
+    o.add_argument("start", type=float)
+    o.add_argument("end", type=float)
+    o.add_argument("--real", type=Path, nargs="*", default=[], metavar="RUN_DIR")
+    o.add_argument("--traces", type=Path, nargs="*", default=[], metavar="TRACE")
     t = sub.add_parser("trace", help="simulator traces of the patched build")
     t.add_argument("start", type=float)
     t.add_argument("end", type=float)
@@ -375,6 +454,12 @@ def main() -> None:
         if missing:
             raise SystemExit(f"no bottleneck-forward.csv and timeseries.csv in: {', '.join(missing)}")
         real(a.flow, a.start, a.end, a.runs, a.target_at_close)
+    elif a.cmd == "episodes":
+        missing = [str(d) for d in a.real if not (d / "rtc-event-log-sender.log").is_file() or not (d / "browser.json").is_file()]
+        missing += [str(p) for p in a.traces if not p.is_file()]
+        if missing or not (a.real or a.traces):
+            raise SystemExit(f"episodes: no event log / trace in: {', '.join(missing) or '(none given)'}")
+        episodes(a.start, a.end, a.real, a.traces)
     elif a.cmd == "evlog":
         need = ("bottleneck-forward.csv", "timeseries.csv", "getstats.json", "browser.json", "rtc-event-log-sender.log")
         missing = [str(d) for d in a.runs if not all((d / n).is_file() for n in need)]

@@ -256,3 +256,15 @@ def test_step_causes_takes_the_last_target_of_a_report():
                       rel.LossBasedUpdate(500, 0.5, 100_000, 0.0, 0)]
     assert m.step_causes(log, 0.0) == []
     assert [u.bitrate_bps for u in m.report_targets(log)] == [100_000, 100_000]
+
+
+def test_overuse_episodes_measure_duration_depth_and_time_since_the_last_change():
+    m = load_script("gcc_target_falls")
+    rows = [(0.0, 100.0, False), (0.1, 101.0, False), (0.3, 101.0, False), (0.4, 101.0, True), (0.5, 80.0, True),
+            (0.6, 80.0, False), (0.7, 81.0, False), (0.8, 81.0, True), (0.85, 81.0, False)]
+    eps = m.overuse_episodes(rows, 0.0, 1.0)
+    assert [(round(e["duration_ms"]), round(e["low_ratio"], 3), round(e["since_change_ms"])) for e in eps] == [
+        (200, round(80 / 101, 3), 300),  # 0.4-0.6 s, the estimate unchanged since 0.1 s
+        (50, 1.0, 100),  # 0.8-0.85 s, nothing lowered, 100 ms after the change at 0.7 s
+    ]
+    assert m.overuse_episodes(rows, 0.5, 1.0) == eps[1:]
