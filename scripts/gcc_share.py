@@ -9,6 +9,7 @@
     .venv/bin/python scripts/gcc_share.py fec RUNS_ROOT FROM TO
     .venv/bin/python scripts/gcc_share.py chain RUNS_ROOT FROM TO [--overhead 0.06]
     .venv/bin/python scripts/gcc_share.py adjuster RUNS_ROOT FROM TO [--overhead 0.06] [--fps 30]
+    .venv/bin/python scripts/gcc_share.py stages FROM TO (RUN_DIR | CHAIN_TRACE) ... [--by encoder|target]
 
 `real`: per stored real run (RUNS_ROOT/run-*/: getstats.json every 0.2 s, browser.json,
 bottleneck-forward.pcap, timeseries.csv) over [FROM, TO) s: GCC's target decreases (the
@@ -36,6 +37,21 @@ overhead, times 1 - min(the last second's (ULPFEC + RTX) share, 0.5)).
 fed with each run's encoded frames (from the pcap) at the reported `targetBitrate` (which
 is the adjusted rate) and the input frame rate (docs/REPRODUCTION.md, "Where the missing
 third goes").
+
+`stages`: the send chain from GCC's target to the wire stage by stage, real against
+simulated, per 0.2 s sample (real: each getStats sample of the RUN_DIRs, run-N folders;
+simulated: traces of scripts/patches/issue21-trace-chain.patch, sampled every 0.2 s):
+the wire's video bytes of the last second / target, the encoder's rate / target (real
+`targetBitrate`), `FecControllerDefault`'s cut (real: 1 - min(the last second's
+(ULPFEC + RTX) share, 0.5); simulated: its output over its input), the adjuster's factor
+(real: evaluated on the run's frames as `adjuster`; simulated: the rate before it over the
+rate after it), encoded frames in the last second and their mean size; medians per run,
+then per bin of GCC's target (`--by target`) or of the encoder's rate (`--by encoder`,
+default) with both sides pooled (docs/REPRODUCTION.md, "Which stage of the send chain").
+Chain trace lines (besides the `T` line of issue21-trace-gcc-target.patch): `S us target
+after_overhead before_adjuster encoder` at every encoder-rate update, `A us
+before_adjuster encoder` at the adjuster's periodic update, `F us bytes keyframe
+codec_rate` per encoded frame, `P us wire_bytes is_fec frame_id` per sent packet.
 
 `sim`: the same figures from simulator traces. The simulator does not put GCC's target
 in its series; the traces come from a build with scripts/patches/issue21-trace-target.patch
@@ -520,6 +536,123 @@ def adjuster(root: Path, t0: float, t1: float, overhead: float, fps: float) -> N
               f"{sum(abs(x - 1) <= 0.1 for x in adj) / len(adj):.0%} | {pct(fpss, .5)} |")
 
 
+STAGE_KEYS = ("wire", "enc", "cut", "factor", "fps", "bpf")
+STAGE_HEAD = ("wire / target", "encoder / target", "FEC cut", "adjuster factor", "frames/s", "B per frame")
+
+
+def stage_samples_real(rd: Path, t0: float, t1: float) -> list[tuple[float, float, dict]]:
+    """One real run's samples (GCC target, targetBitrate, the stage figures) in [t0, t1)."""
+    av, enc = sampled_rates(rd)
+    ev = wire_events(rd)
+    times = [e[0] for e in ev]
+    et = sorted(enc)
+    ev_rates = [enc[t] for t in et]
+
+    def rate_at(t: float):
+        i = bisect.bisect_right(et, t) - 1
+        return ev_rates[i] if i >= 0 else None
+
+    frames = encoded_frames(rd)
+    facs = overshoot_factors(frames, rate_at, 30.0)
+    ft = [f[0] for f in facs]
+    frt = [f[0] for f in frames]
+    out = []
+    for t in et:
+        if not t0 <= t < t1 or t not in av:
+            continue
+        w = ev[bisect.bisect_left(times, t - 1.0):bisect.bisect_left(times, t)]
+        total = sum(e[2] for e in w) * 8
+        prot = sum(e[2] for e in w if e[1] != "m") * 8
+        ww = facs[bisect.bisect_left(ft, t - ADJ_WINDOW_S):bisect.bisect_left(ft, t)]
+        factor = min(ADJ_MAX_FACTOR, max(1.0, sum(f[1] for f in ww) / len(ww))) if ww else 1.0
+        i0, i1 = bisect.bisect_left(frt, t - 1.0), bisect.bisect_left(frt, t)
+        out.append((av[t], enc[t], {
+            "wire": total / av[t], "enc": enc[t] / av[t], "factor": factor,
+            "cut": 1 - min(prot / total if total else 0.0, 0.5), "fps": i1 - i0,
+            "bpf": sum(f[1] for f in frames[i0:i1]) / (i1 - i0) if i1 > i0 else float("nan")}))
+    return out
+
+
+def stage_samples_sim(path: Path, t0: float, t1: float) -> list[tuple[float, float, dict]]:
+    """One chain trace's samples every 0.2 s in [t0, t1) (as `stage_samples_real`)."""
+    upd: list[tuple[float, float, float, float, float]] = []  # t, target, after overhead, before adj, encoder
+    frames: list[tuple[float, int]] = []
+    pkts: list[tuple[float, int]] = []
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "S" and len(f) >= 6:
+            upd.append((int(f[1]) / 1e6, float(f[2]), float(f[3]), float(f[4]), float(f[5])))
+        elif f[0] == "A" and len(f) >= 4 and upd:
+            _, tg, ov, _, _ = upd[-1]
+            upd.append((int(f[1]) / 1e6, tg, ov, float(f[2]), float(f[3])))
+        elif f[0] == "F" and len(f) >= 3:
+            frames.append((int(f[1]) / 1e6, int(f[2])))
+        elif f[0] == "P" and len(f) >= 3:
+            pkts.append((int(f[1]) / 1e6, int(f[2])))
+    if not upd or not frames or not pkts:
+        raise SystemExit(f"{path}: no S, F or P lines (a trace of scripts/patches/issue21-trace-chain.patch?)")
+    ut = [u[0] for u in upd]
+    pt = [p[0] for p in pkts]
+    frt = [x[0] for x in frames]
+    out = []
+    k = 0
+    while t0 + GRID_S * k < t1:
+        t = round(t0 + GRID_S * k, 3)
+        k += 1
+        i = bisect.bisect_right(ut, t) - 1
+        if i < 0:
+            continue
+        _, tg, ov, un, en = upd[i]
+        if tg <= 0 or en <= 0 or ov <= 0:
+            continue
+        total = sum(p[1] for p in pkts[bisect.bisect_left(pt, t - 1.0):bisect.bisect_left(pt, t)]) * 8
+        i0, i1 = bisect.bisect_left(frt, t - 1.0), bisect.bisect_left(frt, t)
+        out.append((tg, en, {
+            "wire": total / tg, "enc": en / tg, "cut": un / ov, "factor": un / en, "fps": i1 - i0,
+            "bpf": sum(x[1] for x in frames[i0:i1]) / (i1 - i0) if i1 > i0 else float("nan")}))
+    return out
+
+
+def stages(paths: list[Path], t0: float, t1: float, by: str) -> None:
+    """Per run the stage figures' medians, then per bin of the target or encoder rate."""
+    import math
+
+    def med(xs: list[float]) -> float:
+        xs = sorted(x for x in xs if not math.isnan(x))
+        return xs[len(xs) // 2] if xs else float("nan")
+
+    def cells(rows: list[dict]) -> str:
+        return " | ".join(f"{med([r[k] for r in rows]):.0f}" if k in ("fps", "bpf") else f"{med([r[k] for r in rows]):.2f}"
+                          for k in STAGE_KEYS)
+
+    pooled: dict[tuple[str, int], list[dict]] = {}
+    edges = ([0, 200e3, 250e3, 300e3, 350e3, 400e3, 450e3, 500e3, 600e3, math.inf] if by == "encoder"
+             else [0, 300e3, 400e3, 500e3, 600e3, 700e3, 800e3, 1000e3, math.inf])
+    print("| run | side | samples | GCC target kbit/s | " + " | ".join(STAGE_HEAD) + " |")
+    print("|---|---|---|---|" + "---|" * len(STAGE_KEYS))
+    for p in paths:
+        side = "real" if p.is_dir() else "sim"
+        samples = stage_samples_real(p, t0, t1) if side == "real" else stage_samples_sim(p, t0, t1)
+        if not samples:
+            raise SystemExit(f"{p}: no samples in {t0} .. {t1} s")
+        name = f"{p.parent.parent.parent.name}/{p.name}" if side == "real" else p.name
+        print(f"| {name} | {side} | {len(samples)} | {med([s[0] for s in samples]) / 1e3:.0f} | {cells([s[2] for s in samples])} |")
+        for tg, en, d in samples:
+            b = bisect.bisect_right(edges, tg if by == "target" else en) - 1
+            pooled.setdefault((side, b), []).append(d)
+    print()
+    print(f"| {'encoder rate' if by == 'encoder' else 'GCC target'} kbit/s | side | samples | " + " | ".join(STAGE_HEAD) + " |")
+    print("|---|---|---|" + "---|" * len(STAGE_KEYS))
+    for b in range(len(edges) - 1):
+        for side in ("real", "sim"):
+            rows = pooled.get((side, b))
+            if rows:
+                hi = "" if math.isinf(edges[b + 1]) else f"{edges[b + 1] / 1e3:.0f}"
+                print(f"| {edges[b] / 1e3:.0f}-{hi} | {side} | {len(rows)} | {cells(rows)} |")
+
+
 def fec(root: Path, t0: float, t1: float) -> None:
     print("| run | GCC target kbit/s | targetBitrate (/ target) | media kbit/s (/ targetBitrate) | "
           "ULPFEC kbit/s (/ media) | RTX kbit/s | total (/ target) | (ULPFEC + RTX) / total |")
@@ -576,9 +709,21 @@ def main() -> None:
     fl.add_argument("--close-runs", type=Path, nargs="+", metavar="RUN_DIR",
                     help="one more row: these real runs (run-N folders) with each bin's target the last getStats "
                     "sample before the bin closes, as the simulator's series (default rows: the mean of the bin's samples)")
+    sg = sub.add_parser("stages", help="the send chain stage by stage, real runs against chain traces, per run and per rate bin")
+    sg.add_argument("start", type=float)
+    sg.add_argument("end", type=float)
+    sg.add_argument("inputs", type=Path, nargs="+", metavar="RUN_DIR_OR_TRACE",
+                    help="real run folders (run-N, with getstats.json and the pcap) and/or chain trace files")
+    sg.add_argument("--by", choices=("encoder", "target"), default="encoder",
+                    help="bin the pooled samples by the encoder's rate (default) or GCC's target")
     a = ap.parse_args()
     check_args(a)
-    if a.cmd == "falls":
+    if a.cmd == "stages":
+        missing = [str(p) for p in a.inputs if not p.exists()]
+        if missing:
+            raise SystemExit(f"no such run folder or trace file: {', '.join(missing)}")
+        stages(a.inputs, a.start, a.end, a.by)
+    elif a.cmd == "falls":
         falls(a.series, a.flow, a.start, a.end, a.close_runs)
     elif a.cmd == "adjuster":
         adjuster(a.root, a.start, a.end, a.overhead, a.fps)

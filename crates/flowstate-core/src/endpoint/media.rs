@@ -291,6 +291,16 @@ impl MediaSender {
             VideoSourceConfig::Statistics(c) => c.bounds.frame_interval(),
         };
         let wire = &self.cfg.wire;
+        // `chromium_fec` models `RtpVideoSender::OnBitrateUpdated` (WebRTC M150), whose
+        // overhead rate counts full packets at the target, not packets per frame
+        // (`CalculateOverheadRate`, docs/ALGORITHMS.md "Chromium's protection").
+        if self.fec.is_some() {
+            return overhead::payload_rate_by_packet_rate(
+                target,
+                wire.max_packet,
+                wire.rtp_overhead,
+            );
+        }
         overhead::payload_rate(
             target,
             frame_interval,

@@ -45,6 +45,42 @@ pub fn payload_rate(
     ))
 }
 
+/// The overhead rate by WebRTC M150's default rule (`call/rtp_video_sender.cc`
+/// `RtpVideoSender::CalculateOverheadRate`, lines 1044-1056 at signalapp/webrtc bd635df,
+/// with `WebRTC-Video-UseFrameRateForOverhead` off, its default: `IsEnabled`, line 405):
+/// packet rate = target / the largest packet on the wire (`max_total_packet_size` =
+/// RTP max packet size + transport overhead), rounded up to whole Hz
+/// (`RoundUpTo(Frequency::Hertz(1))`), times the per-packet overhead. Unlike
+/// [`overhead_rate`] it does not depend on the frame rate: a stream is taken to send
+/// full packets. Zero for a non-finite target or a zero packet size.
+pub fn packet_rate_overhead(
+    target: Bitrate,
+    max_total_packet: DataSize,
+    overhead_per_packet: DataSize,
+) -> Bitrate {
+    let packet_bits = max_total_packet.as_bits_f64();
+    if !target.as_bps().is_finite() || packet_bits <= 0.0 {
+        return Bitrate::ZERO;
+    }
+    let packets_per_s = (target.as_bps().max(0.0) / packet_bits).ceil();
+    Bitrate::bps(packets_per_s * overhead_per_packet.as_bits_f64())
+}
+
+/// The encoder's share of a target that includes the overhead by M150's rule
+/// ([`packet_rate_overhead`]): `target - overhead`, never below zero
+/// (`RtpVideoSender::OnBitrateUpdated`, `payload_bitrate_bps - overhead_rate`).
+pub fn payload_rate_by_packet_rate(
+    target: Bitrate,
+    max_total_packet: DataSize,
+    overhead_per_packet: DataSize,
+) -> Bitrate {
+    target.saturating_sub(packet_rate_overhead(
+        target,
+        max_total_packet,
+        overhead_per_packet,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +126,47 @@ mod tests {
         // Zero payload counts as one byte per packet: finite.
         let r = overhead_rate(Bitrate::kbps(8.0), FRAME_40FPS, DataSize::ZERO, ovh);
         assert!(r.as_bps().is_finite());
+    }
+
+    #[test]
+    fn packet_rate_overhead_known_numbers() {
+        let packet = DataSize::bytes(1200);
+        let ovh = DataSize::bytes(48);
+        // 1 Mbit/s / 9600 bit = 104.17 packets/s -> 105 Hz x 384 bit = 40.32 kbit/s.
+        let r = packet_rate_overhead(Bitrate::mbps(1.0), packet, ovh);
+        assert!((r.as_bps() - 40_320.0).abs() < 1e-6, "{r}");
+        // 100 kbit/s: 10.42 -> 11 Hz x 384 = 4.224 kbit/s, whatever the frame rate (the
+        // frame-rate rule at 40 fps: 15.36 kbit/s).
+        let r = packet_rate_overhead(Bitrate::kbps(100.0), packet, ovh);
+        assert!((r.as_bps() - 4_224.0).abs() < 1e-6, "{r}");
+        // Exactly 100 full packets a second: 100 Hz, no rounding up.
+        let r = packet_rate_overhead(Bitrate::bps(960_000.0), packet, ovh);
+        assert!((r.as_bps() - 38_400.0).abs() < 1e-6, "{r}");
+        // Zero target: no packets, no overhead.
+        assert_eq!(
+            packet_rate_overhead(Bitrate::ZERO, packet, ovh),
+            Bitrate::ZERO
+        );
+        let p = payload_rate_by_packet_rate(Bitrate::mbps(1.0), packet, ovh);
+        assert!((p.as_bps() - 959_680.0).abs() < 1e-6, "{p}");
+    }
+
+    #[test]
+    fn packet_rate_overhead_degenerate_inputs_are_zero() {
+        let ovh = DataSize::bytes(48);
+        let packet = DataSize::bytes(1200);
+        assert_eq!(
+            packet_rate_overhead(Bitrate::INFINITY, packet, ovh),
+            Bitrate::ZERO
+        );
+        assert_eq!(
+            packet_rate_overhead(Bitrate::mbps(1.0), DataSize::ZERO, ovh),
+            Bitrate::ZERO
+        );
+        // Never more than the target is taken off.
+        assert_eq!(
+            payload_rate_by_packet_rate(Bitrate::bps(100.0), packet, DataSize::bytes(10_000)),
+            Bitrate::ZERO
+        );
     }
 }

@@ -137,3 +137,34 @@ fn loss_brings_fec_on_the_wire_and_cuts_the_encoder() {
     assert!(share_on < share_off, "{share_on} {share_off}");
     assert!(share_on >= 0.5 * 0.85, "{share_on}");
 }
+
+/// With `chromium_fec` the encoder's share of the first target is the target less
+/// WebRTC M150's overhead by packet rate (`RtpVideoSender::CalculateOverheadRate`:
+/// full 1200 B packets at the target, rounded up to whole Hz, x 48 B), not by packets
+/// per frame; before any loss the protection cut is 1.
+#[test]
+fn fec_chain_takes_the_overhead_by_packet_rate() {
+    use crate::endpoint::overhead;
+    let at_start = |fec: bool| {
+        let mut gcc = GccPreset::ChromiumM156.config();
+        gcc.fec = fec.then(FecConfig::default);
+        let mut scfg = MediaSenderConfig::new(gcc);
+        scfg.source = VideoSourceConfig::Statistics(StatisticsCodecConfig::default());
+        scfg.target_includes_overhead = true;
+        let mut sender = MediaSender::new(scfg, Timestamp::ZERO);
+        sender.handle_timeout(Timestamp::ZERO);
+        while sender.poll_transmit(Timestamp::ZERO).is_some() {}
+        (sender.target_rate(), sender.encoder_rate())
+    };
+    let (target, enc) = at_start(true);
+    let want =
+        overhead::payload_rate_by_packet_rate(target, DataSize::bytes(1200), DataSize::bytes(48));
+    assert!((enc.as_bps() - want.as_bps()).abs() < 1.0, "{enc} {want}");
+    // Without the option: the frame-rate rule (30 frames/s of one or more packets).
+    let (target_off, enc_off) = at_start(false);
+    assert_eq!(target_off, target);
+    assert!(
+        enc_off.as_bps() < want.as_bps() - 1_000.0,
+        "{enc_off} {want}"
+    );
+}
