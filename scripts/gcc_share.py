@@ -578,19 +578,22 @@ def stage_samples_sim(path: Path, t0: float, t1: float) -> list[tuple[float, flo
     upd: list[tuple[float, float, float, float, float]] = []  # t, target, after overhead, before adj, encoder
     frames: list[tuple[float, int]] = []
     pkts: list[tuple[float, int]] = []
-    for line in path.read_text().splitlines():
+    for n, line in enumerate(path.read_text().splitlines(), 1):
         f = line.split()
-        if not f:
-            continue
-        if f[0] == "S" and len(f) >= 6:
-            upd.append((int(f[1]) / 1e6, float(f[2]), float(f[3]), float(f[4]), float(f[5])))
-        elif f[0] == "A" and len(f) >= 4 and upd:
-            _, tg, ov, _, _ = upd[-1]
-            upd.append((int(f[1]) / 1e6, tg, ov, float(f[2]), float(f[3])))
-        elif f[0] == "F" and len(f) >= 3:
-            frames.append((int(f[1]) / 1e6, int(f[2])))
-        elif f[0] == "P" and len(f) >= 3:
-            pkts.append((int(f[1]) / 1e6, int(f[2])))
+        try:
+            if not f:
+                continue
+            if f[0] == "S" and len(f) >= 6:
+                upd.append((int(f[1]) / 1e6, float(f[2]), float(f[3]), float(f[4]), float(f[5])))
+            elif f[0] == "A" and len(f) >= 4 and upd:
+                _, tg, ov, _, _ = upd[-1]
+                upd.append((int(f[1]) / 1e6, tg, ov, float(f[2]), float(f[3])))
+            elif f[0] == "F" and len(f) >= 3:
+                frames.append((int(f[1]) / 1e6, int(f[2])))
+            elif f[0] == "P" and len(f) >= 3:
+                pkts.append((int(f[1]) / 1e6, int(f[2])))
+        except ValueError:
+            raise SystemExit(f"{path}:{n}: not a chain trace line: {line[:60]!r}") from None
     if not upd or not frames or not pkts:
         raise SystemExit(f"{path}: no S, F or P lines (a trace of scripts/patches/issue21-trace-chain.patch?)")
     ut = [u[0] for u in upd]

@@ -268,3 +268,33 @@ def test_overuse_episodes_measure_duration_depth_and_time_since_the_last_change(
         (50, 1.0, 100),  # 0.8-0.85 s, nothing lowered, 100 ms after the change at 0.7 s
     ]
     assert m.overuse_episodes(rows, 0.5, 1.0) == eps[1:]
+
+
+def test_stages_reads_the_chain_trace(tmp_path, capsys):
+    m = _module()
+    # Target 1 Mbit/s; 0.95 after the overhead, 0.76 after the FEC cut, 0.5 after the
+    # adjuster (factor 1.52); 10 frames/s of 5000 B; 1 Mbit/s x 0.8 on the wire (100
+    # packets/s of 1000 B).
+    lines = ["S 0 1000000 950000 760000 500000"]
+    lines += [f"F {k * 100_000} 5000 0 500000" for k in range(30)]
+    lines += [f"P {k * 10_000} 1000 0 {k // 10}" for k in range(300)]
+    trace = tmp_path / "c.trace"
+    trace.write_text("\n".join(lines) + "\n")
+    m.stages([trace], 1.0, 3.0, "encoder")
+    row = capsys.readouterr().out.strip().splitlines()[2]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:4] == ["sim", "10", "1000"]
+    assert cells[4:] == ["0.80", "0.50", "0.80", "1.52", "10", "5000"]
+
+
+def test_stages_bad_input_is_one_line(tmp_path):
+    bad = tmp_path / "bad.trace"
+    bad.write_text("S 0 x 1 2 3\n")
+    p = subprocess.run([sys.executable, str(SCRIPT), "stages", "0", "1", str(bad)], capture_output=True, text=True)
+    assert p.returncode != 0 and "bad.trace:1: not a chain trace line" in p.stderr and "Traceback" not in p.stderr
+    empty = tmp_path / "empty.trace"
+    empty.write_text("T 0 1 2 3 4 0 None 5\n")
+    p = subprocess.run([sys.executable, str(SCRIPT), "stages", "0", "1", str(empty)], capture_output=True, text=True)
+    assert p.returncode != 0 and "no S, F or P lines" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, str(SCRIPT), "stages", "0", "1", str(tmp_path / "x")], capture_output=True, text=True)
+    assert p.returncode != 0 and p.stderr.strip() == f"no such run folder or trace file: {tmp_path / 'x'}"

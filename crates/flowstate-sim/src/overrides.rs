@@ -401,8 +401,9 @@ overrides! {
         /// sources; issue 21, docs/ALGORITHMS.md "Chromium's protection"): the loss
         /// fraction of the receiver reports, max-filtered over 10 s, sets the hybrid
         /// NACK/FEC protection factors (`media_opt_util.cc`, `kFecRateTable`); the
-        /// encoder gets the payload rate less the FEC share of the last second's sent
-        /// bytes (at most half, `FecControllerDefault`), and ULPFEC packets (count and
+        /// encoder gets the target less the per-packet overhead by packet rate
+        /// (`RtpVideoSender::CalculateOverheadRate`), less the FEC share of the last
+        /// second's sent bytes (at most half, `FecControllerDefault`), and ULPFEC packets (count and
         /// size as `UlpfecGenerator` makes them) are sent behind the media. Default
         /// false (every preset).
         chromium_fec: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
