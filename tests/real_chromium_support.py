@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -24,3 +26,14 @@ def require_real_chromium() -> None:
         pytest.skip(f"no Chromium at {CHROMIUM}")
     if importlib.util.find_spec("playwright") is None:
         pytest.skip("the Python package playwright is not installed")
+
+
+def cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    """`python -m flowstate ARGS` in a subprocess, output captured as text."""
+    return subprocess.run([sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, **kw)
+
+
+def namespaces(prefix: str) -> list[str]:
+    """The network namespaces a run with ``--prefix prefix`` left behind."""
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(prefix + "-")]

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from real_chromium_support import require_real_chromium
+from real_chromium_support import cli, namespaces, require_real_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "real" / "p000-table5-none-30s.toml"
@@ -29,15 +29,6 @@ queue = "60ms"
 name = "cubic"
 kind = "tcp-cubic"
 """
-
-
-def cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, **kw)
-
-
-def namespaces(prefix: str) -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(prefix + "-")]
 
 
 def test_event_log_without_a_browser_is_a_one_line_error(tmp_path):

@@ -16,6 +16,7 @@ import pytest
 
 from flowstate.browser import command
 from flowstate.browser.topology import TopologyError, preflight
+from real_chromium_support import cli, namespaces
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,11 +26,6 @@ def real_path_or_skip() -> None:
         preflight()
     except TopologyError as e:
         pytest.skip(f"no real path here: {e}")
-
-
-def namespaces(prefix: str) -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(prefix + "-")]
 
 
 TCP_ONLY = """
@@ -46,10 +42,6 @@ kind = "tcp-cubic"
 start = "2s"
 end = "8s"
 """
-
-
-def cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flowstate", *args], capture_output=True, text=True, **kw)
 
 
 def test_not_root_is_a_one_line_error_exit_2(tmp_path, monkeypatch, capsys):
