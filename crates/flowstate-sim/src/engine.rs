@@ -433,8 +433,16 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    /// Record a packet event in the trace and the fingerprint, when the run keeps
+    /// either (a run without both, like the catalogue's, pays one test).
+    #[inline(always)]
     fn record(&mut self, now: Timestamp, kind: TraceKind, link: u8, pkt: &SimPacket) {
+        if self.hash_trace || self.trace.is_some() {
+            self.record_kept(now, kind, link, pkt);
+        }
+    }
+
+    fn record_kept(&mut self, now: Timestamp, kind: TraceKind, link: u8, pkt: &SimPacket) {
         let rec = TraceRecord {
             time_us: now.as_micros(),
             kind,
