@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Scaling benchmark of the simulator: events/s and peak memory from 10 to 10,000 flows.
 
-    python scripts/bench_scale.py [--flows 10,100,1000,10000] [--mixes tcp,gcc-sctp]
+    python scripts/bench_scale.py [--flows 10,100,1000,10000] [--mixes tcp,gcc-sctp,cbr]
         [--duration 10] [--repeat 3] [--cli] [--json OUT.json]
 
 Each point is a dumbbell of N flows at 1 Mbit/s each (capacity N Mbit/s, one-way delay
 20 ms, queue 100 ms at capacity, seed 1): ``tcp`` is N TCP NewReno flows, ``gcc-sctp``
-N/2 GCC (chromium preset) video flows and N/2 SCTP flows, no coupling. Every
+N/2 GCC (chromium preset) video flows and N/2 SCTP flows, no coupling; ``cbr`` (not in
+the default mixes) is N constant-rate flows at 0.9 Mbit/s, which send no feedback and
+keep no state per packet: the engine's own cost per event (links, lanes, slabs,
+metrics) without an endpoint's. Every
 measurement runs in a fresh subprocess so its peak RSS (``ru_maxrss``) is its own:
 
 - ``engine``: the Rust example binary ``run_scenario`` (the engine alone: its wall time
@@ -96,7 +99,12 @@ def scenario(mix: str, n: int, duration: float, series: bool = True, trace_hash:
             f'[[flows]]\nname = "gcc"\nkind = "gcc"\npreset = "chromium"\ncount = {half}\n'
             f'[[flows]]\nname = "sctp"\nkind = "sctp"\ncount = {n - half}\n'
         )
-    raise SystemExit(f"unknown mix {mix!r} (tcp, gcc-sctp)")
+    if mix == "cbr":
+        return head + (
+            f'[[flows]]\nname = "cbr"\nkind = "cbr"\ncount = {n}\n'
+            '[flows.overrides]\nrate = "0.9Mbps"\n'
+        )
+    raise SystemExit(f"unknown mix {mix!r} (tcp, gcc-sctp, cbr)")
 
 
 def run_engine(path: Path) -> dict[str, float]:
