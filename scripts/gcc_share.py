@@ -47,7 +47,8 @@ the wire's video bytes of the last second / target, the encoder's rate / target 
 (real: evaluated on the run's frames as `adjuster`; simulated: the rate before it over the
 rate after it), encoded frames in the last second and their mean size; medians per run,
 then per bin of GCC's target (`--by target`) or of the encoder's rate (`--by encoder`,
-default) with both sides pooled (docs/REPRODUCTION.md, "Which stage of the send chain").
+default) with both sides pooled (docs/REPRODUCTION.md, "Which stage of the send chain");
+real runs that played different test clips (browser.json's `clip`) are pooled per clip.
 Chain trace lines (besides the `T` line of issue21-trace-gcc-target.patch): `S us target
 after_overhead before_adjuster encoder` at every encoder-rate update, `A us
 before_adjuster encoder` at the adjuster's periodic update, `F us bytes keyframe
@@ -540,6 +541,24 @@ STAGE_KEYS = ("wire", "enc", "cut", "factor", "fps", "bpf")
 STAGE_HEAD = ("wire / target", "encoder / target", "FEC cut", "adjuster factor", "frames/s", "B per frame")
 
 
+CLIP_PREFIX = "flowstate-1280x720-30fps-90f-"
+
+
+def run_clip(rd: Path) -> str:
+    """The test clip a real run played (browser.json's `clip`), short: without the
+    project's common prefix and the `.y4m`; "not recorded" without it."""
+    path = rd / "browser.json"
+    if not path.exists():
+        return "not recorded"
+    try:
+        clip = json.loads(path.read_text()).get("clip")
+    except (json.JSONDecodeError, AttributeError):
+        raise SystemExit(f"{path}: not a browser.json (JSON object) of a real run") from None
+    if not isinstance(clip, str) or not clip:
+        return "not recorded"
+    return clip.removeprefix(CLIP_PREFIX).removesuffix(".y4m")
+
+
 def stage_samples_real(rd: Path, t0: float, t1: float) -> list[tuple[float, float, dict]]:
     """One real run's samples (GCC target, targetBitrate, the stage figures) in [t0, t1)."""
     av, enc = sampled_rates(rd)
@@ -633,23 +652,29 @@ def stages(paths: list[Path], t0: float, t1: float, by: str) -> None:
     pooled: dict[tuple[str, int], list[dict]] = {}
     edges = ([0, 200e3, 250e3, 300e3, 350e3, 400e3, 450e3, 500e3, 600e3, math.inf] if by == "encoder"
              else [0, 300e3, 400e3, 500e3, 600e3, 700e3, 800e3, 1000e3, math.inf])
+    # Real runs made with different test clips are kept apart (the clip sets the frame
+    # pattern: p000-table5's first runs used another clip than every later run).
+    clips = {p: run_clip(p) for p in paths if p.is_dir()}
+    several = len(set(clips.values())) > 1
     print("| run | side | samples | GCC target kbit/s | " + " | ".join(STAGE_HEAD) + " |")
     print("|---|---|---|---|" + "---|" * len(STAGE_KEYS))
     for p in paths:
-        side = "real" if p.is_dir() else "sim"
-        samples = stage_samples_real(p, t0, t1) if side == "real" else stage_samples_sim(p, t0, t1)
+        real = p.is_dir()
+        side = (f"real, clip {clips[p]}" if several else "real") if real else "sim"
+        samples = stage_samples_real(p, t0, t1) if real else stage_samples_sim(p, t0, t1)
         if not samples:
             raise SystemExit(f"{p}: no samples in {t0} .. {t1} s")
-        name = f"{p.parent.parent.parent.name}/{p.name}" if side == "real" else p.name
+        name = f"{p.parent.parent.parent.name}/{p.name}" if real else p.name
         print(f"| {name} | {side} | {len(samples)} | {med([s[0] for s in samples]) / 1e3:.0f} | {cells([s[2] for s in samples])} |")
         for tg, en, d in samples:
             b = bisect.bisect_right(edges, tg if by == "target" else en) - 1
             pooled.setdefault((side, b), []).append(d)
+    sides = sorted({side for side, _ in pooled if side != "sim"}) + ["sim"]
     print()
     print(f"| {'encoder rate' if by == 'encoder' else 'GCC target'} kbit/s | side | samples | " + " | ".join(STAGE_HEAD) + " |")
     print("|---|---|---|" + "---|" * len(STAGE_KEYS))
     for b in range(len(edges) - 1):
-        for side in ("real", "sim"):
+        for side in sides:
             rows = pooled.get((side, b))
             if rows:
                 hi = "" if math.isinf(edges[b + 1]) else f"{edges[b + 1] / 1e3:.0f}"

@@ -8,7 +8,8 @@ fields; docs/REPRODUCTION.md).
 
 takes SRC_ROOT/CASE/chromium/ (its summary.json's `per_run` and its timeseries.csv) of
 every SRC_ROOT and writes OUT/CASE/chromium/summary.json (per_run: all runs, in order)
-and timeseries.csv (run numbered 0.. across the sources), and copies
+and timeseries.csv (run numbered 0.. across the sources; the summary's `clips` lists each
+run's test clip, from its run-N/browser.json, which real_vs_sim.py names), and copies
 SRC_ROOT/CASE/chromium.toml of the first. Nothing else of the summary is recomputed
 (`real_vs_sim.py` takes the median over `per_run`).
 """
@@ -22,8 +23,25 @@ import sys
 from pathlib import Path
 
 
+def source_clips(folder: Path, summary: dict, runs: int) -> list[str]:
+    """The test clip of each of a source's runs: its summary's `clips` (an earlier pool),
+    else run-*/browser.json's `clip` in run order, "not recorded" where missing."""
+    if isinstance(summary.get("clips"), list) and len(summary["clips"]) == runs:
+        return [str(c) for c in summary["clips"]]
+    out = []
+    for k in range(1, runs + 1):
+        b = folder / f"run-{k}" / "browser.json"
+        try:
+            clip = json.loads(b.read_text()).get("clip") if b.exists() else None
+        except (json.JSONDecodeError, AttributeError):
+            raise SystemExit(f"{b}: not a browser.json (JSON object) of a real run") from None
+        out.append(clip if isinstance(clip, str) and clip else "not recorded")
+    return out
+
+
 def pool(out: Path, case: str, sources: list[Path]) -> Path:
     per_run: list[dict] = []
+    clips: list[str] = []
     rows: list[dict] = []
     fields: list[str] = []
     first = None
@@ -34,6 +52,7 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
         runs = summary.get("per_run", [summary])
         offset = len(per_run)
         per_run += runs
+        clips += source_clips(folder, summary, len(runs))
         with open(folder / "timeseries.csv", newline="") as f:
             reader = csv.DictReader(f)
             fields = fields or list(reader.fieldnames or [])
@@ -43,7 +62,7 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
     assert first is not None
     dest = out / case / "chromium"
     dest.mkdir(parents=True, exist_ok=True)
-    merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run}
+    merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run, "clips": clips}
     (dest / "summary.json").write_text(json.dumps(merged, indent=1))
     with open(dest / "timeseries.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)

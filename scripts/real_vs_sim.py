@@ -223,6 +223,38 @@ def per_run_summaries(folder: Path) -> list[dict]:
     return s.get("per_run", [s])
 
 
+def real_clips(folder: Path) -> list[str]:
+    """The test clip of each real run in ``folder`` (a case's stack folder): the pooled
+    summary's `clips` (scripts/pool_real_runs.py), else each run-*/browser.json's `clip`;
+    "not recorded" where neither has it. The clip sets the real encoder's frame pattern,
+    so runs with different clips are not one reference (docs/REPRODUCTION.md, "p000-table5's
+    send chain")."""
+    s = json.loads((folder / "summary.json").read_text())
+    if isinstance(s.get("clips"), list):
+        return [c if isinstance(c, str) and c else "not recorded" for c in s["clips"]]
+    out = []
+    for rd in sorted(folder.glob("run-*")):
+        b = rd / "browser.json"
+        try:
+            clip = json.loads(b.read_text()).get("clip") if b.exists() else None
+        except (json.JSONDecodeError, AttributeError):
+            raise SystemExit(f"{b}: not a browser.json (JSON object) of a real run") from None
+        out.append(clip if isinstance(clip, str) and clip else "not recorded")
+    return out
+
+
+def clip_note(clips: list[str]) -> str:
+    """'clip X' for one clip, 'clips X (2), Y (1)' for several, '' without runs."""
+    counts: dict[str, int] = {}
+    for c in clips:
+        counts[c] = counts.get(c, 0) + 1
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        return f"clip `{next(iter(counts))}`"
+    return "clips " + ", ".join(f"`{c}` ({n})" for c, n in counts.items())
+
+
 def reaction(ts: Any, flow: str, after: float, direction: str, max_rate: float, column: str) -> Optional[float]:
     """Seconds from ``after`` until the flow's ``column`` first reaches 90 % of what
     it can get (``up``: min(capacity, its max rate)) or first falls under 110 % of the
@@ -268,7 +300,7 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
             }
             flows[f["name"]] = {k: spread(v) for k, v in vals.items()}
             flows[f["name"]]["kind"] = f["kind"]
-        entry: dict[str, Any] = {"runs": len(runs), "flows": flows}
+        entry: dict[str, Any] = {"runs": len(runs), "flows": flows, "clips": real_clips(folder)}
         sim = sims.get(stack)
         if sim is not None:
             entry["sim"] = {
@@ -377,7 +409,9 @@ def tables(results: dict) -> str:
              + "; `ok`: throughput within 15 %, RTT mean within 20 % of the real median, else sim/real.", ""]
     for name, r in results.items():
         for stack, e in r["stacks"].items():
-            lines.append(f"**{name}** ({r['title']}), {stack}: {e['runs']} real runs (median, min-max)"
+            note = clip_note(e.get("clips") or [])
+            lines.append(f"**{name}** ({r['title']}), {stack}: {e['runs']} real runs (median, min-max"
+                         + (f"; {note}" if note else "") + ")"
                          + (f" vs simulator, {e.get('sim_runs')} runs (mean)" if "sim" in e else ""))
             lines.append("")
             lines.append("| flow | throughput Mbit/s real | sim | share real | sim | RTT mean ms real | sim "
