@@ -15,6 +15,30 @@ before, and each fall of `availableOutgoingBitrate` (a 0.5 s sample under 95 % o
 previous one) against AimdRateControl's decrease, 0.85 x acknowledged rate - 5 kbit/s
 (`aimd_rate_control.cc` kRcDecrease), over the fall's interval +- 0.5 s.
 
+    .venv/bin/python scripts/gcc_target_falls.py aimd FROM TO [--real RUN_DIR...] [--traces TRACE...]
+    .venv/bin/python scripts/gcc_target_falls.py replay FROM TO [--real RUN_DIR...] [--traces TRACE...]
+        [--send-resolution-us 1000] [--leave-out rtx padding fec]
+
+`aimd`: the delay-based estimate's sawtooth per run, Chromium's (the sender's RTC event
+log) against the simulator's (traces of scripts/patches/issue21-trace-aimd.patch, `D`
+lines: the estimate and the detector state at every transport feedback): its mean level,
+over-use and under-use episodes a minute and their duration, decreases of 5 % or more a
+minute and their depth, the rise from each decrease's trough to the next decrease's peak
+(kbit/s), the share of the rising time in multiplicative increase (a rise faster than
+4.5 % a second: 1.08^t is 7.7 %, the additive near-max rate ~3 %), the additive rate
+(kbit/s a second), the share of time in ALR, of target updates under 95 % of the
+delay-based estimate, and probe clusters a minute.
+
+`replay`: libwebrtc's over-use detector run offline (scripts/delay_detector.py) on a run's
+own packets: real runs' video packets at the bottleneck (send = arrival, receive =
+departure; the send times cut to whole milliseconds as Chromium's socket layer stamps
+them, `--send-resolution-us`), over-use episodes a minute against the event log's;
+simulator traces' `K` lines (every packet of every transport feedback), against the
+simulator's own detector (`D` lines). `--leave-out` drops packet classes of a real run
+before the replay: `rtx` (retransmissions: the RTX SSRC, 400 B or more), `padding` (the
+RTX SSRC under 400 B), `fec` (media-SSRC packets after their frame's marker packet, from
+the bottleneck's pcap as gcc_share.py fec splits them).
+
 `trace`: the stderr of the simulator built with scripts/patches/issue21-trace-gcc-target.patch
 (`FS_TRACE=1 target/release/examples/series TOML 1 SEED 2> TRACE`): per run the target's
 falls (under 95 % of the previous target update), whether the delay-based controller's
@@ -384,6 +408,221 @@ def episodes(t0: float, t1: float, real_runs: list[Path], traces: list[Path]) ->
               f"({sum(e['since_change_ms'] >= 200 for e in other)}) |")
 
 
+MULTIPLICATIVE_PER_S = 0.045  # a rise step faster than this share a second: 1.08^t
+
+
+def sim_aimd_rows(p: Path) -> tuple[list, list, list, list]:
+    """From a trace of scripts/patches/issue21-trace-aimd.patch: the delay-based estimate
+    and detector state at every feedback (`D us estimate state ran acked alr packets
+    modified threshold aimd_state lc_estimate lc_upper lc_lower num_deltas`), the target
+    at every target update (`T` lines), ALR changes and probe results (`R us rate`)."""
+    rows, targets, alr, probes, last = [], [], [], [], None
+    for line in open(p):
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "D":
+            t = int(f[1]) / 1e6
+            rows.append((t, float(f[2]), f[3].lower()))
+            a = f[6] == "1"
+            if a != last:
+                alr.append((t, a))
+                last = a
+        elif f[0] == "T":
+            targets.append((int(f[1]) / 1e6, float(f[2])))
+        elif f[0] == "R":
+            probes.append(int(f[1]) / 1e6)
+    if not rows:
+        raise SystemExit(f"{p}: no D lines (build with scripts/patches/issue21-trace-aimd.patch)")
+    return rows, targets, alr, probes
+
+
+def real_aimd_rows(rd: Path) -> tuple[list, list, list, list]:
+    """The same from a real run's sender event log (probes: the clusters)."""
+    import json
+
+    import rtc_event_log  # scripts/
+
+    t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+    log = rtc_event_log.read(rd / "rtc-event-log-sender.log")
+    return ([(u.unix_s - t_ref, u.bitrate_bps, u.state) for u in log.delay_based],
+            [(u.unix_s - t_ref, u.bitrate_bps) for u in report_targets(log)],
+            [(a.unix_s - t_ref, a.in_alr) for a in log.alr],
+            [c.unix_s - t_ref for c in log.probe_clusters])
+
+
+def state_episodes(rows: list, state: str, t0: float, t1: float) -> list[tuple[float, float]]:
+    """(start s, duration s) of each run of rows in ``state`` starting in [t0, t1)."""
+    out, i = [], 1
+    while i < len(rows):
+        if rows[i][2] == state and rows[i - 1][2] != state and t0 <= rows[i][0] < t1:
+            j = i
+            while j + 1 < len(rows) and rows[j + 1][2] == state:
+                j += 1
+            end = rows[j + 1][0] if j + 1 < len(rows) else rows[j][0]
+            out.append((rows[i][0], end - rows[i][0]))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def aimd_summary(rows: list, targets: list, alr: list, probes: list, t0: float, t1: float) -> dict:
+    """The sawtooth of one run's delay-based estimate over [t0, t1) (see `aimd`)."""
+    end = min(t1, rows[-1][0])
+    if end <= t0:
+        raise SystemExit(f"no delay-based updates in {t0} .. {t1} s")
+    minutes = (end - t0) / 60
+    r = [x for x in rows if t0 <= x[0] < end]
+    dec, mult_t, add_t, add_rates = [], 0.0, 0.0, []
+    for a, b in zip(r, r[1:]):
+        dt = b[0] - a[0]
+        if b[1] < DROP * a[1]:
+            dec.append((b[0], a[1], b[1]))
+        elif b[1] > a[1] and dt > 0:
+            if (b[1] - a[1]) / a[1] / dt > MULTIPLICATIVE_PER_S:
+                mult_t += dt
+            else:
+                add_t += dt
+                add_rates.append((b[1] - a[1]) / dt / 1e3)
+    span = max(1e-9, r[-1][0] - r[0][0])
+    level = sum((b[0] - a[0]) * a[1] for a, b in zip(r, r[1:])) / span
+    in_alr, state, last = 0.0, False, t0
+    for t, a in sorted(alr) + [(end, None)]:
+        t = min(max(t, t0), end)
+        in_alr += (t - last) if state else 0.0
+        last = t
+        if a is not None:
+            state = a
+    times = [x[0] for x in rows]
+    under = []
+    for t, b in targets:
+        j = bisect.bisect_right(times, t) - 1
+        if t0 <= t < end and j >= 0:
+            under.append(b < DROP * rows[j][1])
+    over = state_episodes(rows, "overusing", t0, end)
+    underuse = state_episodes(rows, "underusing", t0, end)
+    return {
+        "level_kbps": level / 1e3,
+        "overuse_per_min": len(over) / minutes, "overuse_ms": [d * 1e3 for _, d in over],
+        "underuse_per_min": len(underuse) / minutes, "underuse_ms": [d * 1e3 for _, d in underuse],
+        "decreases_per_min": len(dec) / minutes, "depth": [d[2] / d[1] for d in dec],
+        "rise_kbps": [(d2[1] - d1[2]) / 1e3 for d1, d2 in zip(dec, dec[1:])],
+        "peak_kbps": [d[1] / 1e3 for d in dec],
+        "multiplicative_share": mult_t / max(1e-9, mult_t + add_t), "additive_kbps_per_s": add_rates,
+        "alr_share": in_alr / (end - t0), "loss_below_share": sum(under) / max(1, len(under)),
+        "probes_per_min": sum(t0 <= p < end for p in probes) / minutes,
+    }
+
+
+def p50(xs: list[float]) -> float:
+    return st.median(xs) if xs else float("nan")
+
+
+def aimd(t0: float, t1: float, real_runs: list[Path], traces: list[Path]) -> None:
+    print("| run | estimate kbit/s (mean) | over-use a minute (ms p50) | under-use a minute (ms p50) | decreases a minute | "
+          "depth p50 | rise per cycle kbit/s mean (p50) | peak kbit/s p50 | multiplicative share of rising | "
+          "additive kbit/s per s p50 | ALR share | loss-based under 95 % | probe clusters a minute |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    runs = [(f"Chromium {rd.name}", real_aimd_rows(rd)) for rd in real_runs]
+    runs += [(f"simulator {p.name}", sim_aimd_rows(p)) for p in traces]
+    for name, data in runs:
+        a = aimd_summary(*data, t0, t1)
+        rise = a["rise_kbps"]
+        print(f"| {name} | {a['level_kbps']:.0f} | {a['overuse_per_min']:.1f} ({p50(a['overuse_ms']):.0f}) | "
+              f"{a['underuse_per_min']:.1f} ({p50(a['underuse_ms']):.0f}) | {a['decreases_per_min']:.1f} | "
+              f"{p50(a['depth']):.2f} | {st.mean(rise) if rise else float('nan'):.0f} ({p50(rise):.0f}) | "
+              f"{p50(a['peak_kbps']):.0f} | {a['multiplicative_share']:.2f} | {p50(a['additive_kbps_per_s']):.1f} | "
+              f"{a['alr_share']:.2f} | {a['loss_below_share']:.2f} | {a['probes_per_min']:.1f} |")
+
+
+FEEDBACK_US = 62_500  # Chromium 156's transport feedback cadence here (receiver logs)
+PADDING_MAX_B = 400  # padding-only RTX packets are 279 B of RTP in these runs
+
+
+def real_packet_classes(rd: Path, flow: str) -> list[tuple[int, int, int, str]]:
+    """A real run's delivered packets of ``flow`` at the bottleneck as (arrival us,
+    departure us, size, class): "media", "fec" (after its frame's marker), "rtx",
+    "padding" (see `replay`)."""
+    import gcc_share  # scripts/
+
+    rows = [r for r in csv.DictReader(open(rd / "bottleneck-forward.csv")) if r["flow"] == flow]
+    if not rows:
+        raise SystemExit(f"{rd}: no packets of flow {flow!r}")
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["ssrc"]] = counts.get(r["ssrc"], 0) + 1
+    media = max(counts, key=counts.get)
+    frames: dict[int, list] = {}
+    for t, _, _, rtp in gcc_share.rtp_packets(rd):
+        if str(int.from_bytes(rtp[8:12], "big")) == media:
+            frames.setdefault(int.from_bytes(rtp[4:8], "big"), []).append(
+                (int.from_bytes(rtp[2:4], "big"), rtp[1] >> 7, round(t * 1e6)))
+    fec_times = sorted(p[2] for pk in frames.values() for p in gcc_share.split_frame(pk)[1])
+    out = []
+    for r in rows:
+        if not r["departure_us"]:
+            continue
+        a, size = int(r["arrival_us"]), int(r["size"])
+        if r["ssrc"] != media:
+            kind = "padding" if size < PADDING_MAX_B else "rtx"
+        else:
+            k = bisect.bisect_left(fec_times, a - 2)
+            kind = "fec" if k < len(fec_times) and fec_times[k] <= a + 2 else "media"
+        out.append((a, int(r["departure_us"]), size, kind))
+    return out
+
+
+def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow: str,
+           resolution_us: int, leave_out: list[str]) -> None:
+    import json
+
+    import delay_detector as dd  # scripts/
+    import rtc_event_log  # scripts/
+
+    print(f"send times at {resolution_us} us; left out: {', '.join(leave_out) or 'nothing'}")
+    print("| run | packets replayed | groups a second | over-use episodes a minute: replay | the run's own detector |")
+    print("|---|---|---|---|---|")
+    for rd in real_runs:
+        pk = [p for p in real_packet_classes(rd, flow) if p[3] not in leave_out]
+        det = dd.Detector(send_resolution_us=resolution_us)
+        for a, d, size, _ in sorted(pk, key=lambda p: (p[1], p[0])):
+            det.packet(a, d, size)
+        end_us = pk[-1][1] if pk else 0
+        ticks = list(range(0, end_us, FEEDBACK_US))
+        mine = dd.overuse_onsets([t / 1e6 for t in ticks], dd.states_at(det.samples, ticks), t0, t1)
+        t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        log = rtc_event_log.read(rd / "rtc-event-log-sender.log").delay_based
+        theirs = dd.overuse_onsets([u.unix_s - t_ref for u in log], [u.state for u in log], t0, t1)
+        minutes = (min(t1, log[-1].unix_s - t_ref) - t0) / 60 if log else float("nan")
+        groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
+        print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / minutes:.1f} | {len(theirs) / minutes:.1f} (event log) |")
+    for p in traces:
+        batches: dict[int, list] = {}
+        d_rows = []
+        for line in open(p):
+            f = line.split()
+            if f and f[0] == "K":
+                batches.setdefault(int(f[1]), []).append((int(f[2]), int(f[3]), int(f[4])))
+            elif f and f[0] == "D":
+                d_rows.append((int(f[1]) / 1e6, f[3].lower()))
+        if not batches:
+            raise SystemExit(f"{p}: no K lines (build with scripts/patches/issue21-trace-aimd.patch)")
+        det = dd.Detector(send_resolution_us=resolution_us)
+        ticks, states = [], []
+        for fb in sorted(batches):
+            for s, r, z in sorted(batches[fb], key=lambda x: (x[1], x[0])):
+                det.packet(s, r, z)
+            ticks.append(fb / 1e6)
+            states.append(det.state)
+        mine = dd.overuse_onsets(ticks, states, t0, t1)
+        theirs = dd.overuse_onsets([x[0] for x in d_rows], [x[1] for x in d_rows], t0, t1)
+        minutes = (min(t1, ticks[-1]) - t0) / 60
+        groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
+        print(f"| simulator {p.name} | {sum(map(len, batches.values()))} | {groups:.1f} | {len(mine) / minutes:.1f} | "
+              f"{len(theirs) / minutes:.1f} (D lines) |")
+
+
 def trace(t0: float, t1: float, paths: list[Path]) -> None:
     ratio, acked, loss_below, kinds, per_min = [], [], [], {"delay": 0, "other": 0}, []
     for p in paths:
@@ -442,6 +681,21 @@ def main() -> None:
     o.add_argument("end", type=float)
     o.add_argument("--real", type=Path, nargs="*", default=[], metavar="RUN_DIR")
     o.add_argument("--traces", type=Path, nargs="*", default=[], metavar="TRACE")
+    m = sub.add_parser("aimd", help="the delay-based estimate's sawtooth: event logs against simulator traces")
+    m.add_argument("start", type=float)
+    m.add_argument("end", type=float)
+    m.add_argument("--real", type=Path, nargs="*", default=[], metavar="RUN_DIR")
+    m.add_argument("--traces", type=Path, nargs="*", default=[], metavar="TRACE")
+    y = sub.add_parser("replay", help="libwebrtc's over-use detector replayed on a run's own packets")
+    y.add_argument("start", type=float)
+    y.add_argument("end", type=float)
+    y.add_argument("--real", type=Path, nargs="*", default=[], metavar="RUN_DIR")
+    y.add_argument("--traces", type=Path, nargs="*", default=[], metavar="TRACE")
+    y.add_argument("--flow", default="gcc", help="the real runs' video flow (default gcc)")
+    y.add_argument("--send-resolution-us", type=int, default=1000,
+                   help="send times cut to this many us (default 1000: Chromium's socket clock; 1: exact)")
+    y.add_argument("--leave-out", nargs="*", default=[], choices=("rtx", "padding", "fec"),
+                   help="real runs: packet classes left out of the replay")
     t = sub.add_parser("trace", help="simulator traces of the patched build")
     t.add_argument("start", type=float)
     t.add_argument("end", type=float)
@@ -460,6 +714,18 @@ def main() -> None:
         if missing or not (a.real or a.traces):
             raise SystemExit(f"episodes: no event log / trace in: {', '.join(missing) or '(none given)'}")
         episodes(a.start, a.end, a.real, a.traces)
+    elif a.cmd in ("aimd", "replay"):
+        need = ["rtc-event-log-sender.log", "browser.json"] + (["bottleneck-forward.csv"] if a.cmd == "replay" else [])
+        missing = [str(d) for d in a.real if not all((d / n).is_file() for n in need)]
+        missing += [str(p) for p in a.traces if not p.is_file()]
+        if missing or not (a.real or a.traces):
+            raise SystemExit(f"{a.cmd}: no {', '.join(need)} / trace in: {', '.join(missing) or '(none given)'}")
+        if a.cmd == "aimd":
+            aimd(a.start, a.end, a.real, a.traces)
+        else:
+            if a.send_resolution_us < 1:
+                raise SystemExit(f"--send-resolution-us must be >= 1, got {a.send_resolution_us}")
+            replay(a.start, a.end, a.real, a.traces, a.flow, a.send_resolution_us, a.leave_out)
     elif a.cmd == "evlog":
         need = ("bottleneck-forward.csv", "timeseries.csv", "getstats.json", "browser.json", "rtc-event-log-sender.log")
         missing = [str(d) for d in a.runs if not all((d / n).is_file() for n in need)]
