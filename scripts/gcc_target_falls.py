@@ -32,7 +32,8 @@ delay-based estimate, and probe clusters a minute.
 `replay`: libwebrtc's over-use detector run offline (scripts/delay_detector.py) on a run's
 own packets: real runs' video packets at the bottleneck (send = arrival, receive =
 departure; the send times cut to whole milliseconds as Chromium's socket layer stamps
-them, `--send-resolution-us`), over-use episodes a minute against the event log's;
+them, `--send-resolution-us`), over-use episodes a minute against the event log's (runs
+recorded without `--rtc-event-log` get the replay alone);
 simulator traces' `K` lines (every packet of every transport feedback), against the
 simulator's own detector (`D` lines). `--leave-out` drops packet classes of a real run
 before the replay: `rtx` (retransmissions: the RTX SSRC, 400 B or more), `padding` (the
@@ -591,11 +592,15 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
         end_us = pk[-1][1] if pk else 0
         ticks = list(range(0, end_us, FEEDBACK_US))
         mine = dd.overuse_onsets([t / 1e6 for t in ticks], dd.states_at(det.samples, ticks), t0, t1)
+        groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
+        if not (rd / "rtc-event-log-sender.log").is_file():
+            # a run without --rtc-event-log (p000-table5's first runs): the replay alone
+            print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / ((t1 - t0) / 60):.1f} | no event log |")
+            continue
         t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
         log = rtc_event_log.read(rd / "rtc-event-log-sender.log").delay_based
         theirs = dd.overuse_onsets([u.unix_s - t_ref for u in log], [u.state for u in log], t0, t1)
         minutes = (min(t1, log[-1].unix_s - t_ref) - t0) / 60 if log else float("nan")
-        groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
         print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / minutes:.1f} | {len(theirs) / minutes:.1f} (event log) |")
     for p in traces:
         batches: dict[int, list] = {}
@@ -715,7 +720,8 @@ def main() -> None:
             raise SystemExit(f"episodes: no event log / trace in: {', '.join(missing) or '(none given)'}")
         episodes(a.start, a.end, a.real, a.traces)
     elif a.cmd in ("aimd", "replay"):
-        need = ["rtc-event-log-sender.log", "browser.json"] + (["bottleneck-forward.csv"] if a.cmd == "replay" else [])
+        # replay also takes runs without an event log (the replay column alone)
+        need = ["rtc-event-log-sender.log", "browser.json"] if a.cmd == "aimd" else ["bottleneck-forward.csv"]
         missing = [str(d) for d in a.real if not all((d / n).is_file() for n in need)]
         missing += [str(p) for p in a.traces if not p.is_file()]
         if missing or not (a.real or a.traces):

@@ -111,11 +111,11 @@ def test_aimd_summary_of_a_sawtooth():
 
 def test_replay_and_aimd_name_missing_inputs(tmp_path):
     script = ROOT / "scripts" / "gcc_target_falls.py"
-    for cmd in ("aimd", "replay"):
+    for cmd, need in (("aimd", "rtc-event-log-sender.log"), ("replay", "bottleneck-forward.csv")):
         r = subprocess.run([sys.executable, str(script), cmd, "30", "120", "--real", str(tmp_path)],
                            capture_output=True, text=True)
         assert r.returncode != 0
-        assert "rtc-event-log-sender.log" in r.stderr and "Traceback" not in r.stderr
+        assert need in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, str(script), "replay", "30", "120", "--traces", str(tmp_path / "none")],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "Traceback" not in r.stderr
@@ -135,3 +135,16 @@ def test_replay_reads_simulator_trace_lines(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| simulator t.trace | 300 |" in out
     assert "| 0.0 | 0.0 (D lines) |" in out
+
+
+def test_replay_takes_a_real_run_without_an_event_log(tmp_path, monkeypatch, capsys):
+    # p000-table5's first real runs were recorded without --rtc-event-log: the replay
+    # column alone (docs/REPRODUCTION.md, "p000-table5's send chain").
+    g = load_script("gcc_target_falls")
+    rd = tmp_path / "run-1"
+    rd.mkdir()
+    pk = [(30_000_000 + k * 33_333, 30_050_000 + k * 33_333, 1000, "media") for k in range(300)]
+    monkeypatch.setattr(g, "real_packet_classes", lambda run, flow: pk)
+    g.replay(30, 40, [rd], [], "gcc", 1000, [])
+    out = capsys.readouterr().out
+    assert "| Chromium run-1 | 300 |" in out and out.rstrip().endswith("| 0.0 | no event log |")
