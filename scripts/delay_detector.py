@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """libwebrtc's delay-based over-use detector, offline (issue 21; docs/REPRODUCTION.md,
-"What sets GCC's target in p000-fig3: the depth of the decreases, and what Chromium's
-detector fires on").
+"What sets GCC's target in p000-fig3: the depth of the decreases, and the packets
+Chromium's detector fires on").
 
 A port of WebRTC M150's `InterArrivalDelta` (`modules/congestion_controller/goog_cc/
 inter_arrival_delta.cc`: send-time groups of `kSendTimeGroupLength` 5 ms, the burst rule

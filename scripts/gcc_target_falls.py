@@ -541,10 +541,11 @@ FEEDBACK_US = 62_500  # Chromium 156's transport feedback cadence here (receiver
 PADDING_MAX_B = 400  # padding-only RTX packets are 279 B of RTP in these runs
 
 
-def real_packet_classes(rd: Path, flow: str) -> list[tuple[int, int, int, str]]:
+def real_packet_classes(rd: Path, flow: str) -> tuple[list[tuple[int, int, int, str]], list[float]]:
     """A real run's delivered packets of ``flow`` at the bottleneck as (arrival us,
     departure us, size, class): "media", "fec" (after its frame's marker), "rtx",
-    "padding" (see `replay`)."""
+    "padding" (see `replay`); and each ULPFEC packet's delay (ms) after its frame's last
+    media packet, at the bottleneck."""
     import gcc_share  # scripts/
 
     rows = [r for r in csv.DictReader(open(rd / "bottleneck-forward.csv")) if r["flow"] == flow]
@@ -559,7 +560,15 @@ def real_packet_classes(rd: Path, flow: str) -> list[tuple[int, int, int, str]]:
         if str(int.from_bytes(rtp[8:12], "big")) == media:
             frames.setdefault(int.from_bytes(rtp[4:8], "big"), []).append(
                 (int.from_bytes(rtp[2:4], "big"), rtp[1] >> 7, round(t * 1e6)))
-    fec_times = sorted(p[2] for pk in frames.values() for p in gcc_share.split_frame(pk)[1])
+    fec_times, fec_after_ms = [], []
+    for pk in frames.values():
+        media_pk, fec_pk = gcc_share.split_frame(pk)
+        last = max((p[2] for p in media_pk), default=None)
+        for p in fec_pk:
+            fec_times.append(p[2])
+            if last is not None:
+                fec_after_ms.append((p[2] - last) / 1e3)
+    fec_times.sort()
     out = []
     for r in rows:
         if not r["departure_us"]:
@@ -571,7 +580,7 @@ def real_packet_classes(rd: Path, flow: str) -> list[tuple[int, int, int, str]]:
             k = bisect.bisect_left(fec_times, a - 2)
             kind = "fec" if k < len(fec_times) and fec_times[k] <= a + 2 else "media"
         out.append((a, int(r["departure_us"]), size, kind))
-    return out
+    return out, fec_after_ms
 
 
 def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow: str,
@@ -582,10 +591,15 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
     import rtc_event_log  # scripts/
 
     print(f"send times at {resolution_us} us; left out: {', '.join(leave_out) or 'nothing'}")
-    print("| run | packets replayed | groups a second | over-use episodes a minute: replay | the run's own detector |")
-    print("|---|---|---|---|---|")
+    print("| run | packets replayed | groups a second | over-use episodes a minute: replay | the run's own detector | "
+          "ULPFEC after its frame's last media packet, ms p25 / p50 / p75 (share over 5 ms) |")
+    print("|---|---|---|---|---|---|")
     for rd in real_runs:
-        pk = [p for p in real_packet_classes(rd, flow) if p[3] not in leave_out]
+        classes, fec_after = real_packet_classes(rd, flow)
+        pk = [p for p in classes if p[3] not in leave_out]
+        fa = sorted(fec_after)
+        fec_cell = (f"{fa[len(fa) // 4]:.1f} / {fa[len(fa) // 2]:.1f} / {fa[3 * len(fa) // 4]:.1f} "
+                    f"({sum(x > 5 for x in fa) / len(fa):.2f})") if fa else "-"
         det = dd.Detector(send_resolution_us=resolution_us)
         for a, d, size, _ in sorted(pk, key=lambda p: (p[1], p[0])):
             det.packet(a, d, size)
@@ -595,13 +609,15 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
         groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
         if not (rd / "rtc-event-log-sender.log").is_file():
             # a run without --rtc-event-log (p000-table5's first runs): the replay alone
-            print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / ((t1 - t0) / 60):.1f} | no event log |")
+            print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / ((t1 - t0) / 60):.1f} | no event log | "
+                  f"{fec_cell} |")
             continue
         t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
         log = rtc_event_log.read(rd / "rtc-event-log-sender.log").delay_based
         theirs = dd.overuse_onsets([u.unix_s - t_ref for u in log], [u.state for u in log], t0, t1)
         minutes = (min(t1, log[-1].unix_s - t_ref) - t0) / 60 if log else float("nan")
-        print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / minutes:.1f} | {len(theirs) / minutes:.1f} (event log) |")
+        print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / minutes:.1f} | {len(theirs) / minutes:.1f} (event log) | "
+              f"{fec_cell} |")
     for p in traces:
         batches: dict[int, list] = {}
         d_rows = []
@@ -625,7 +641,7 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
         minutes = (min(t1, ticks[-1]) - t0) / 60
         groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
         print(f"| simulator {p.name} | {sum(map(len, batches.values()))} | {groups:.1f} | {len(mine) / minutes:.1f} | "
-              f"{len(theirs) / minutes:.1f} (D lines) |")
+              f"{len(theirs) / minutes:.1f} (D lines) | - |")
 
 
 def trace(t0: float, t1: float, paths: list[Path]) -> None:

@@ -134,7 +134,7 @@ def test_replay_reads_simulator_trace_lines(tmp_path, capsys):
     g.replay(30, 40, [], [p], "gcc", 1000, [])
     out = capsys.readouterr().out
     assert "| simulator t.trace | 300 |" in out
-    assert "| 0.0 | 0.0 (D lines) |" in out
+    assert "| 0.0 | 0.0 (D lines) | - |" in out
 
 
 def test_replay_takes_a_real_run_without_an_event_log(tmp_path, monkeypatch, capsys):
@@ -144,7 +144,7 @@ def test_replay_takes_a_real_run_without_an_event_log(tmp_path, monkeypatch, cap
     rd = tmp_path / "run-1"
     rd.mkdir()
     pk = [(30_000_000 + k * 33_333, 30_050_000 + k * 33_333, 1000, "media") for k in range(300)]
-    monkeypatch.setattr(g, "real_packet_classes", lambda run, flow: pk)
+    monkeypatch.setattr(g, "real_packet_classes", lambda run, flow: (pk, []))
     g.replay(30, 40, [rd], [], "gcc", 1000, [])
     out = capsys.readouterr().out
-    assert "| Chromium run-1 | 300 |" in out and out.rstrip().endswith("| 0.0 | no event log |")
+    assert "| Chromium run-1 | 300 |" in out and out.rstrip().endswith("| 0.0 | no event log | - |")

@@ -501,6 +501,19 @@ pub fn gcc_flow(
         }
         cfg.pacer.media_debt = Some(md);
     }
+    cfg.send_time_whole_ms = o.send_time_ms.unwrap_or(false);
+    if let Some(d) = o.fec_delay_ms {
+        let field = |m: String| bad_override(index, FieldError::new(".fec_delay_ms", m));
+        if !(d.is_finite() && (0.1..=1000.0).contains(&d)) {
+            return Err(field(format!("must be between 0.1 and 1000 ms, got {d}")));
+        }
+        if !o.chromium_fec.unwrap_or(false) {
+            return Err(field(
+                "needs chromium_fec = true (it delays ULPFEC packets)".into(),
+            ));
+        }
+        cfg.fec_delay = flowstate_core::TimeDelta::from_micros((d * 1000.0).round() as i64);
+    }
     cfg.target_includes_overhead = preset.target_includes_overhead();
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;

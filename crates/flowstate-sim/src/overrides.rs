@@ -416,6 +416,20 @@ overrides! {
         /// least 30 kbit/s; re-adjusted at each target update and every second. Default
         /// false (every preset).
         chromium_adjuster: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// `true`: the send times the transport feedback is matched with are whole
+        /// milliseconds, as Chromium's socket layer stamps them (WebRTC M150
+        /// `AsyncUDPSocket::SendTo`: `TimeInMilliseconds()`;
+        /// `TransportFeedbackAdapter::ProcessSentPacket`: `Timestamp::Millis`), so the
+        /// delay-based detector groups and differences them as Chromium's does
+        /// (`flowstate_core::endpoint::send_path`; issue 21, docs/ALGORITHMS.md
+        /// "Chromium's send path"). Default false (exact, every preset).
+        send_time_ms: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// With `chromium_fec`: ULPFEC packets join the pacer's queue this long after the
+        /// media packet that completed them (Chromium 156 measured: 5 ms or more after the
+        /// frame, p25 5.1 ms in p000-fig3; the rule in the sources was not found; issue
+        /// 21, docs/ALGORITHMS.md "Chromium's send path"). 0.1 to 1000 ms; default unset
+        /// (at once, every preset).
+        fec_delay_ms: Option<f64> => [Gcc], MS, OverrideDefault::Value(|| "none".into());
         /// `chromium-m156` only: `true` runs loss-based BWE v2 with WebRTC M150's defaults
         /// (libwebrtc `068e6ba696`, 2025-05-20: window 15, bandwidth balances 100 kbit/s,
         /// preference threshold 0.2, ramp-up bound 1.5 x the acknowledged rate (1.2 in

@@ -7,6 +7,7 @@
 //! [`RttEcho`] of the newest packet received (its send time and how long the receiver held
 //! it, like RTCP's LSR/DLSR), so the sender computes `now - send_time - hold`.
 
+use super::send_path::{sent_packet_time, HeldPackets};
 use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::endpoint::encoder_adjuster::EncoderBitrateAdjuster;
@@ -154,6 +155,14 @@ pub struct MediaSenderConfig {
     /// Default false: the encoder gets the whole target and each packet adds
     /// `wire.rtp_overhead` on top, so the flow sends ~5 % above its target.
     pub target_includes_overhead: bool,
+    /// Send times in whole milliseconds for the transport feedback, as Chromium's socket
+    /// layer stamps them ([`super::send_path::sent_packet_time`]; option `send_time_ms`).
+    /// Default false: exact.
+    pub send_time_whole_ms: bool,
+    /// `chromium_fec`: ULPFEC packets enter the pacer's queue this long after the media
+    /// packet that completed them ([`super::send_path::HeldPackets`]; option
+    /// `fec_delay_ms`, Chromium 156 measured ~5 ms). Default zero: at once.
+    pub fec_delay: TimeDelta,
 }
 
 impl MediaSenderConfig {
@@ -168,6 +177,8 @@ impl MediaSenderConfig {
             report_mode: RateReportMode::Target,
             history: TimeDelta::secs(10),
             target_includes_overhead: false,
+            send_time_whole_ms: false,
+            fec_delay: TimeDelta::ZERO,
         }
     }
 }
@@ -206,6 +217,8 @@ pub struct MediaSender {
     cwnd_frame_counter: u64,
     /// `chromium_fec`: the protection chain (`crate::fec`).
     fec: Option<FecController>,
+    /// `fec_delay_ms`: ULPFEC packets on their way to the pacer.
+    held_fec: HeldPackets<(RtpPacket, DataSize)>,
     /// `chromium_adjuster`: `EncoderBitrateAdjuster`, and the rate before it (kept for
     /// its periodic re-adjustment).
     adjuster: Option<EncoderBitrateAdjuster>,
@@ -241,6 +254,7 @@ impl MediaSender {
             cwnd_drop_interval: None,
             cwnd_frame_counter: 0,
             fec: cfg.gcc.fec.clone().map(|c| FecController::new(c, now)),
+            held_fec: HeldPackets::new(cfg.fec_delay),
             adjuster: cfg.gcc.encoder_adjuster.map(EncoderBitrateAdjuster::new),
             unadjusted: Bitrate::ZERO,
             cfg,
@@ -537,7 +551,12 @@ impl MediaSender {
                 keyframe: false,
             };
             self.next_seq += 1;
-            self.pacer.enqueue(q, payload + self.cfg.wire.rtp_overhead);
+            let size = payload + self.cfg.wire.rtp_overhead;
+            if self.held_fec.delay() > TimeDelta::ZERO {
+                self.held_fec.push(now, (q, size));
+            } else {
+                self.pacer.enqueue(q, size);
+            }
         }
         self.refresh_chromium_pacing(now);
     }
@@ -697,6 +716,15 @@ impl Endpoint for MediaSender {
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<RtpPacket>> {
         self.produce_frames(now);
+        // `fec_delay_ms`: the ULPFEC packets whose delay is over join the queue.
+        let mut released = false;
+        while let Some((q, size)) = self.held_fec.pop_due(now) {
+            self.pacer.enqueue(q, size);
+            released = true;
+        }
+        if released {
+            self.refresh_chromium_pacing(now);
+        }
         // While a cluster is active every packet is a probe (PacingController sends
         // media as probe packets then, at the cluster's rate, not also at the pacing rate).
         let probing = self.prober.as_ref().is_some_and(|p| p.is_probing());
@@ -711,7 +739,10 @@ impl Endpoint for MediaSender {
         p.send_time = now;
         p.transport_seq = self.next_transport_seq;
         self.next_transport_seq += 1;
-        self.history.insert(p.transport_seq, (now, size, tag));
+        // Chromium's transport feedback adapter keeps the socket's send time, in whole
+        // milliseconds with `send_time_ms` (`send_path::sent_packet_time`).
+        let sent = sent_packet_time(now, self.cfg.send_time_whole_ms);
+        self.history.insert(p.transport_seq, (sent, size, tag));
         self.gcc.on_packet_sent(now, size);
         let horizon = now - self.cfg.history;
         while let Some((_, &(t, _, _))) = self.history.first() {
@@ -736,6 +767,9 @@ impl Endpoint for MediaSender {
             _ => frame,
         };
         if let Some(t) = self.gcc.poll_timeout() {
+            next = next.min(t);
+        }
+        if let Some(t) = self.held_fec.next_due() {
             next = next.min(t);
         }
         if let Some(t) = self
@@ -1175,6 +1209,43 @@ mod tests {
             "m156: {a}"
         );
         assert!(b < Bitrate::kbps(500.0), "chromium: {b}");
+    }
+
+    /// `send_time_ms`: the feedback history keeps the send time in whole milliseconds,
+    /// as Chromium's `TransportFeedbackAdapter::ProcessSentPacket` does; the packet's own
+    /// send time (the RTT echo) stays exact.
+    #[test]
+    fn send_time_ms_keeps_whole_milliseconds_for_the_feedback() {
+        for whole in [false, true] {
+            let mut cfg = MediaSenderConfig::new(GccPreset::ChromiumM156.config());
+            cfg.send_time_whole_ms = whole;
+            let mut s = MediaSender::new(cfg, Timestamp::ZERO);
+            let mut now = Timestamp::from_micros(1_033_337);
+            let mut sent = Vec::new();
+            while sent.len() < 20 && now < Timestamp::from_secs(3) {
+                if s.poll_timeout().is_some_and(|t| t <= now) {
+                    s.handle_timeout(now);
+                }
+                while let Some(t) = s.poll_transmit(now) {
+                    sent.push((t.message.transport_seq, t.message.send_time));
+                }
+                now = s
+                    .poll_timeout()
+                    .unwrap_or(now)
+                    .max(now + TimeDelta::from_micros(137));
+            }
+            assert!(sent.len() >= 20);
+            let mut off_grid = 0;
+            for (seq, exact) in sent {
+                let kept = s.history.get(seq).expect("in the history").0;
+                assert_eq!(kept, sent_packet_time(exact, whole));
+                off_grid += usize::from(exact.as_micros() % 1000 != 0);
+            }
+            assert!(
+                off_grid > 0,
+                "the test needs sends off the millisecond grid"
+            );
+        }
     }
 
     /// Packets the sender releases in [from, to) when feedback (every packet arriving

@@ -14,6 +14,7 @@
 pub mod media;
 pub mod overhead;
 mod paced;
+pub mod send_path;
 mod seq_map;
 
 use crate::units::{DataSize, Timestamp};

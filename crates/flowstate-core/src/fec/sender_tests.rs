@@ -23,11 +23,23 @@ struct Outcome {
 
 /// 20 s of one `chromium-m156` flow on 1 Mbit/s, 50 ms one way, `loss` random loss.
 fn run(fec: bool, loss: f64) -> Outcome {
+    run_with(fec, loss, TimeDelta::ZERO, &mut Vec::new())
+}
+
+/// `run` with ULPFEC held `fec_delay` before the pacer (`fec_delay_ms`), each sent
+/// packet's (time, is FEC, frame id, last media packet of its frame) into `sent`.
+fn run_with(
+    fec: bool,
+    loss: f64,
+    fec_delay: TimeDelta,
+    sent: &mut Vec<(Timestamp, bool, u64, bool)>,
+) -> Outcome {
     let mut gcc = GccPreset::ChromiumM156.config();
     gcc.fec = fec.then(FecConfig::default);
     let mut scfg = MediaSenderConfig::new(gcc.clone());
     scfg.source = VideoSourceConfig::Statistics(StatisticsCodecConfig::default());
     scfg.target_includes_overhead = true;
+    scfg.fec_delay = fec_delay;
     let mut sender = MediaSender::new(scfg, Timestamp::ZERO);
     let mut receiver = MediaReceiver::new(MediaReceiverConfig::new(gcc));
     let one_way = TimeDelta::millis(50);
@@ -67,6 +79,9 @@ fn run(fec: bool, loss: f64) -> Outcome {
             sender.handle_input(now, m);
         }
         while let Some(t) = sender.poll_transmit(now) {
+            let m = &t.message;
+            let last = m.frame_packet_count > 0 && m.frame_packet_index + 1 == m.frame_packet_count;
+            sent.push((now, m.is_fec(), m.frame_id, last));
             if t.message.is_fec() {
                 out.fec_packets += 1;
                 out.fec_bytes += t.size.as_bytes();
@@ -166,5 +181,52 @@ fn fec_chain_takes_the_overhead_by_packet_rate() {
     assert!(
         enc_off.as_bps() < want.as_bps() - 1_000.0,
         "{enc_off} {want}"
+    );
+}
+
+/// `fec_delay_ms`: a frame's ULPFEC packets leave at least the delay after the media
+/// packet that completed them (Chromium 156: ~5 ms), where without it most leave sooner
+/// (queued behind it at once, paced); the FEC amount stays about the same.
+#[test]
+fn fec_delay_holds_ulpfec_behind_its_frame() {
+    let gap = |sent: &[(Timestamp, bool, u64, bool)]| -> Vec<TimeDelta> {
+        let mut last_media: std::collections::HashMap<u64, Timestamp> = Default::default();
+        let mut gaps = Vec::new();
+        for &(t, fec, frame, last) in sent {
+            if last {
+                last_media.insert(frame, t);
+            } else if fec {
+                if let Some(&m) = last_media.get(&frame) {
+                    gaps.push(t - m);
+                }
+            }
+        }
+        gaps
+    };
+    let (mut now_sent, mut held_sent) = (Vec::new(), Vec::new());
+    let at_once = run_with(true, 0.02, TimeDelta::ZERO, &mut now_sent);
+    let held = run_with(true, 0.02, TimeDelta::from_micros(5_400), &mut held_sent);
+    let (g0, g1) = (gap(&now_sent), gap(&held_sent));
+    assert!(g0.len() > 50 && g1.len() > 50, "{} {}", g0.len(), g1.len());
+    let early = g0
+        .iter()
+        .filter(|g| **g < TimeDelta::from_micros(5_400))
+        .count() as f64
+        / g0.len() as f64;
+    assert!(
+        early > 0.5,
+        "without the delay most FEC follows within 5.4 ms: {early}"
+    );
+    assert!(
+        g1.iter().all(|g| *g >= TimeDelta::from_micros(5_400)),
+        "{:?}",
+        g1.iter().min()
+    );
+    let ratio = held.fec_packets as f64 / at_once.fec_packets as f64;
+    assert!(
+        (0.7..1.3).contains(&ratio),
+        "FEC packets {} against {}",
+        held.fec_packets,
+        at_once.fec_packets
     );
 }
