@@ -28,15 +28,19 @@ def source_clips(folder: Path, summary: dict, runs: int) -> list[str]:
     else run-*/browser.json's `clip` in run order, "not recorded" where missing."""
     if isinstance(summary.get("clips"), list) and len(summary["clips"]) == runs:
         return [str(c) for c in summary["clips"]]
-    out = []
-    for k in range(1, runs + 1):
-        b = folder / f"run-{k}" / "browser.json"
-        try:
-            clip = json.loads(b.read_text()).get("clip") if b.exists() else None
-        except (json.JSONDecodeError, AttributeError):
-            raise SystemExit(f"{b}: not a browser.json (JSON object) of a real run") from None
-        out.append(clip if isinstance(clip, str) and clip else "not recorded")
-    return out
+    return [run_clip(folder / f"run-{k}") for k in range(1, runs + 1)]
+
+
+def run_clip(run_dir: Path) -> str:
+    """The test clip one real run played: its browser.json's `clip`, "not recorded" where
+    the file or the field is missing; a browser.json that is not a JSON object is a
+    one-line error."""
+    b = run_dir / "browser.json"
+    try:
+        clip = json.loads(b.read_text()).get("clip") if b.exists() else None
+    except (json.JSONDecodeError, AttributeError):
+        raise SystemExit(f"{b}: not a browser.json (JSON object) of a real run") from None
+    return clip if isinstance(clip, str) and clip else "not recorded"
 
 
 def pool(out: Path, case: str, sources: list[Path]) -> Path:

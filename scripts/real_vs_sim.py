@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from pool_real_runs import run_clip
+
 ROOT = Path(__file__).resolve().parents[1]
 SCEN = ROOT / "scenarios"
 # What an unmodified browser is given of a GCC flow's overrides (plan.py reads only
@@ -232,15 +234,7 @@ def real_clips(folder: Path) -> list[str]:
     s = json.loads((folder / "summary.json").read_text())
     if isinstance(s.get("clips"), list):
         return [c if isinstance(c, str) and c else "not recorded" for c in s["clips"]]
-    out = []
-    for rd in sorted(folder.glob("run-*")):
-        b = rd / "browser.json"
-        try:
-            clip = json.loads(b.read_text()).get("clip") if b.exists() else None
-        except (json.JSONDecodeError, AttributeError):
-            raise SystemExit(f"{b}: not a browser.json (JSON object) of a real run") from None
-        out.append(clip if isinstance(clip, str) and clip else "not recorded")
-    return out
+    return [run_clip(rd) for rd in sorted(folder.glob("run-*"))]
 
 
 def clip_note(clips: list[str]) -> str:
