@@ -78,6 +78,35 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         gcc.encoder_adjuster =
             Some(flowstate_core::endpoint::encoder_adjuster::EncoderAdjusterConfig::default());
     }
+    if let Some(rate) = o.feedback_peer_rate {
+        if !o.chromium_feedback_cadence.unwrap_or(false) {
+            return Err(FieldError::new(
+                ".feedback_peer_rate",
+                "needs chromium_feedback_cadence = true (it sets that cadence's interval)",
+            ));
+        }
+        if !(rate.0.is_finite() && rate.0 > 0.0) {
+            return Err(FieldError::new(
+                ".feedback_peer_rate",
+                format!("must be a bit rate > 0, got {} bit/s", rate.0),
+            ));
+        }
+    }
+    if o.chromium_feedback_cadence.unwrap_or(false) {
+        if gcc.side != EstimationSide::Sender {
+            return Err(FieldError::new(
+                ".chromium_feedback_cadence",
+                format!(
+                    "preset {preset} sends no transport-wide feedback (use chromium or chromium-m156)"
+                ),
+            ));
+        }
+        let mut c = flowstate_core::gcc::feedback_cadence::FeedbackCadenceConfig::default();
+        if let Some(rate) = o.feedback_peer_rate {
+            c.peer_rate = Bitrate::bps(rate.0);
+        }
+        gcc.feedback_cadence = Some(c);
+    }
     if let Some(p) = o.pacing_factor {
         gcc.pacing_factor = p;
         if let Some(c) = gcc.m156.as_mut().and_then(|m| m.pacing.as_mut()) {

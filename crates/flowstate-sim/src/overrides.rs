@@ -416,6 +416,22 @@ overrides! {
         /// least 30 kbit/s; re-adjusted at each target update and every second. Default
         /// false (every preset).
         chromium_adjuster: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// `true`: the receiver sends transport-wide feedback as Chromium 156's does
+        /// (`flowstate_core::gcc::feedback_cadence`; issue 21, docs/ALGORITHMS.md
+        /// "Chromium's transport-feedback cadence"): on a fixed schedule from the
+        /// receiver's start, a report at each step if packets came since the last; the
+        /// step is libwebrtc M150's interval, 68 B / (5 % of the receiving peer's own
+        /// send-side target, `feedback_peer_rate`) clamped to 50-250 ms
+        /// (`TransportSequenceNumberFeedbackGenenerator::OnSendBandwidthEstimateChanged`
+        /// via `Call::OnTargetTransferRate`), rounded up to whole ticks of Chromium's
+        /// 64 Hz metronome for low-precision tasks: 62.5 ms. Default false (every preset:
+        /// 100 ms after the first packet since the last report).
+        chromium_feedback_cadence: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// With `chromium_feedback_cadence`: the receiving peer's own send-side target,
+        /// which sets libwebrtc's feedback interval. Default 300 kbit/s, Chromium's start
+        /// bitrate (`BitrateConstraints`), the target of a receiver that sends no media
+        /// (every receiver's RTC event log of the real runs: 300 kbit/s throughout).
+        feedback_peer_rate: Option<Bps> => [Gcc], BPS, OverrideDefault::Value(|| "300000".into());
         /// `true`: the send times the transport feedback is matched with are whole
         /// milliseconds, as Chromium's socket layer stamps them (WebRTC M150
         /// `AsyncUDPSocket::SendTo`: `TimeInMilliseconds()`;

@@ -15,6 +15,7 @@ use crate::fec::controller::FecController;
 use crate::fec::ulpfec::ProtectedPacket;
 use crate::gcc::bitrate_prober::BitrateProber;
 use crate::gcc::congestion_window;
+use crate::gcc::feedback_cadence::FeedbackCadence;
 use crate::gcc::pacer::{Pacer, PacerConfig};
 use crate::gcc::probe_estimator::ProbeTag;
 use crate::gcc::remb::RembScheduler;
@@ -826,6 +827,8 @@ pub struct MediaReceiver {
     out: VecDeque<Transmit<MediaFeedback>>,
     pending_arrivals: Vec<PacketArrival>,
     next_feedback: Option<Timestamp>,
+    /// `chromium_feedback_cadence`: the report schedule.
+    cadence: Option<FeedbackCadence>,
     next_report: Option<Timestamp>,
     newest: Option<(Timestamp, Timestamp)>,
     highest_seq: Option<u64>,
@@ -846,8 +849,10 @@ impl MediaReceiver {
             EstimationSide::Sender => None,
         };
         let remb = RembScheduler::new(cfg.gcc.remb.clone());
+        let cadence = cfg.gcc.feedback_cadence.map(FeedbackCadence::new);
         Self {
             cfg,
+            cadence,
             bwe,
             remb,
             out: VecDeque::new(),
@@ -884,6 +889,16 @@ impl MediaReceiver {
                 echo,
             },
         });
+    }
+
+    /// When the transport feedback for a packet arriving at `now` goes: on Chromium's
+    /// schedule with `chromium_feedback_cadence` (the next step strictly after `now`),
+    /// else `feedback_interval` later.
+    fn next_feedback_after(&self, now: Timestamp) -> Timestamp {
+        match &self.cadence {
+            Some(c) => c.next_after(now),
+            None => now + self.cfg.gcc.feedback_interval,
+        }
     }
 
     fn send_feedback(&mut self, now: Timestamp) {
@@ -977,7 +992,7 @@ impl Endpoint for MediaReceiver {
                     arrival_time: now,
                 });
                 if self.next_feedback.is_none() {
-                    self.next_feedback = Some(now + self.cfg.gcc.feedback_interval);
+                    self.next_feedback = Some(self.next_feedback_after(now));
                 }
             }
             EstimationSide::Receiver => {
@@ -1025,7 +1040,7 @@ impl Endpoint for MediaReceiver {
             self.next_feedback = if self.pending_arrivals.is_empty() {
                 None
             } else {
-                Some(now + self.cfg.gcc.feedback_interval)
+                Some(self.next_feedback_after(now))
             };
         }
         if self.next_report.is_some_and(|t| now >= t) {
@@ -1383,6 +1398,89 @@ mod tests {
     #[test]
     fn paper_decreases_within_one_second_of_capacity_halving() {
         halving(GccPreset::Paper);
+    }
+
+    /// When a receiver sends its transport feedback for packets arriving at
+    /// `arrivals_ms`: the report times in ms and the packets in each.
+    fn feedback_times(gcc: GccConfig, arrivals_ms: &[f64], until_ms: u64) -> Vec<(f64, usize)> {
+        let mut r = MediaReceiver::new(MediaReceiverConfig::new(gcc));
+        let mut arrivals: VecDeque<Timestamp> = arrivals_ms
+            .iter()
+            .map(|ms| Timestamp::from_micros((ms * 1000.0) as u64))
+            .collect();
+        let mut out = Vec::new();
+        let mut seq = 0;
+        let end = Timestamp::from_millis(until_ms);
+        loop {
+            let next_in = arrivals.front().copied();
+            let next_timeout = r.poll_timeout();
+            let now = match (next_in, next_timeout) {
+                (Some(a), Some(t)) => a.min(t),
+                (Some(a), None) => a,
+                (None, Some(t)) => t,
+                (None, None) => break,
+            };
+            if now > end {
+                break;
+            }
+            if next_in == Some(now) {
+                arrivals.pop_front();
+                seq += 1;
+                r.handle_input(
+                    now,
+                    RtpPacket {
+                        ssrc: 1,
+                        sequence_number: seq,
+                        transport_seq: seq,
+                        send_time: now - TimeDelta::millis(10),
+                        payload_size: DataSize::bytes(1000),
+                        frame_id: seq,
+                        frame_capture_time: now,
+                        frame_packet_index: 0,
+                        frame_packet_count: 1,
+                        keyframe: false,
+                    },
+                );
+            } else {
+                r.handle_timeout(now);
+            }
+            while let Some(t) = r.poll_transmit(now) {
+                if let MediaFeedback::TransportFeedback { packets, .. } = t.message {
+                    out.push((now.as_micros() as f64 / 1000.0, packets.len()));
+                }
+            }
+        }
+        out
+    }
+
+    /// `chromium_feedback_cadence`: reports on Chromium's 62.5 ms schedule from the
+    /// receiver's start (libwebrtc's 50 ms for a peer at 300 kbit/s, on the 64 Hz
+    /// metronome), only at steps after which packets came; without it, 100 ms after the
+    /// first packet since the last report.
+    #[test]
+    fn chromium_feedback_cadence_reports_on_a_fixed_62_5_ms_schedule() {
+        let arrivals = [10.0, 20.0, 70.0, 300.0, 312.5];
+        let mut gcc = GccPreset::ChromiumM156.config();
+        assert_eq!(
+            feedback_times(gcc.clone(), &arrivals, 1000),
+            vec![(110.0, 3), (400.0, 2)]
+        );
+        gcc.feedback_cadence = Some(crate::gcc::feedback_cadence::FeedbackCadenceConfig::default());
+        // Nothing came in (125, 187.5] or (187.5, 250]: no report at 187.5 or 250 ms;
+        // the packet arriving at 312.5 ms, before that step, goes with it.
+        assert_eq!(
+            feedback_times(gcc.clone(), &arrivals, 1000),
+            vec![(62.5, 2), (125.0, 1), (312.5, 2)]
+        );
+        // A peer sending 100 kbit/s: 108.8 ms, on the metronome 109.375 ms.
+        gcc.feedback_cadence = Some(crate::gcc::feedback_cadence::FeedbackCadenceConfig {
+            peer_rate: Bitrate::kbps(100.0),
+            ..Default::default()
+        });
+        assert_eq!(
+            feedback_times(gcc, &arrivals, 1000),
+            vec![(109.375, 3), (328.125, 2)]
+        );
     }
 
     #[test]

@@ -216,8 +216,14 @@ pub struct GccConfig {
     pub delay: DelayBasedConfig,
     pub loss: LossConfig,
     pub remb: RembConfig,
-    /// Transport-wide feedback interval (Chromium preset: 100 ms).
+    /// Transport-wide feedback interval (Chromium preset: 100 ms), counted from the
+    /// first packet after the previous report.
     pub feedback_interval: TimeDelta,
+    /// Chromium's transport-feedback cadence ([`super::feedback_cadence`], option
+    /// `chromium_feedback_cadence`): reports on a fixed schedule, libwebrtc's interval
+    /// for the receiving peer's own target run on Chromium's 64 Hz metronome (62.5 ms);
+    /// `None` (every preset): `feedback_interval` after the first packet.
+    pub feedback_cadence: Option<super::feedback_cadence::FeedbackCadenceConfig>,
     /// RTCP receiver report interval (1 s).
     pub receiver_report_interval: TimeDelta,
     /// The pacer sends at this factor times the target (paper 1.5, Chromium 1.1).
@@ -246,6 +252,7 @@ impl GccConfig {
             loss: LossConfig::chromium(),
             remb: RembConfig::default(),
             feedback_interval: TimeDelta::millis(100),
+            feedback_cadence: None,
             receiver_report_interval: TimeDelta::secs(1),
             pacing_factor: 1.1,
             default_rtt: TimeDelta::millis(200),

@@ -29,6 +29,7 @@ pub mod config;
 pub mod congestion_window;
 pub mod delay_based;
 pub mod detector;
+pub mod feedback_cadence;
 pub mod inter_arrival;
 pub mod kalman;
 pub mod link_capacity;
