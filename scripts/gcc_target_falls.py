@@ -644,6 +644,44 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
               f"{len(theirs) / minutes:.1f} (D lines) | - |")
 
 
+def alr_replay(t0: float, t1: float, runs: list[Path], overhead: int, scale: float) -> None:
+    """libwebrtc's ALR detector (scripts/alr_detector.py) replayed on a real run's own
+    sent packets (the event log's outgoing RTP packets with a transport-wide sequence
+    number, each `overhead` bytes more, times `scale`) and its loss-based targets, against
+    the ALR states the run's detector logged."""
+    import json
+
+    import alr_detector  # scripts/
+    import rtc_event_log  # scripts/
+
+    print(f"packet sizes + {overhead} B, x {scale:g}")
+    print("| run | packets | ALR share: replay (changes) | the run's event log (changes) |")
+    print("|---|---|---|---|")
+    for rd in runs:
+        t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
+        log = rtc_event_log.read(rd / "rtc-event-log-sender.log")
+        # (s, order, value): a target update before a packet logged in the same ms
+        ev = [(u.unix_s - t_ref, 0, u.bitrate_bps) for u in log.loss_based if u.bitrate_bps > 0]
+        ev += [(p.unix_s - t_ref, 1, p.size) for p in log.outgoing_rtp if p.transport_sequence_number is not None]
+        ev.sort(key=lambda e: (e[0], e[1]))
+        d, changes, n = alr_detector.AlrDetector(), [], 0
+        for t, kind, v in ev:
+            if kind == 0:
+                d.set_estimated_bitrate(v)
+                continue
+            if d.max_bytes == 0:  # before the first target (none logged yet)
+                continue
+            was = d.in_alr
+            d.on_bytes_sent(int((v + overhead) * scale), round(t * 1000))
+            n += t0 <= t < t1
+            if d.in_alr != was:
+                changes.append((t, d.in_alr))
+        logged = [(a.unix_s - t_ref, a.in_alr) for a in log.alr]
+        inside = lambda c: sum(t0 <= t < t1 for t, _ in c)  # noqa: E731
+        print(f"| {rd.parent.name}/{rd.name} | {n} | {alr_detector.share_on(changes, t0, t1):.2f} ({inside(changes)}) | "
+              f"{alr_detector.share_on(logged, t0, t1):.2f} ({inside(logged)}) |")
+
+
 def trace(t0: float, t1: float, paths: list[Path]) -> None:
     ratio, acked, loss_below, kinds, per_min = [], [], [], {"delay": 0, "other": 0}, []
     for p in paths:
@@ -717,6 +755,14 @@ def main() -> None:
                    help="send times cut to this many us (default 1000: Chromium's socket clock; 1: exact)")
     y.add_argument("--leave-out", nargs="*", default=[], choices=("rtx", "padding", "fec"),
                    help="real runs: packet classes left out of the replay")
+    w = sub.add_parser("alr", help="libwebrtc's ALR detector replayed on a real run's logged packets and targets")
+    w.add_argument("start", type=float)
+    w.add_argument("end", type=float)
+    w.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR")
+    w.add_argument("--overhead", type=int, default=28,
+                   help="bytes added to each RTP packet (the transport overhead; default 28: IPv4 + UDP)")
+    w.add_argument("--scale", type=float, default=1.0,
+                   help="a diagnostic: count this share of each packet's bytes (default 1)")
     t = sub.add_parser("trace", help="simulator traces of the patched build")
     t.add_argument("start", type=float)
     t.add_argument("end", type=float)
@@ -748,6 +794,14 @@ def main() -> None:
             if a.send_resolution_us < 1:
                 raise SystemExit(f"--send-resolution-us must be >= 1, got {a.send_resolution_us}")
             replay(a.start, a.end, a.real, a.traces, a.flow, a.send_resolution_us, a.leave_out)
+    elif a.cmd == "alr":
+        need = ("rtc-event-log-sender.log", "browser.json")
+        missing = [str(d) for d in a.runs if not all((d / n).is_file() for n in need)]
+        if missing:
+            raise SystemExit(f"alr: no {', '.join(need)} in: {', '.join(missing)}")
+        if a.overhead < 0 or not a.scale > 0:
+            raise SystemExit(f"alr: --overhead must be >= 0 and --scale > 0, got {a.overhead}, {a.scale}")
+        alr_replay(a.start, a.end, a.runs, a.overhead, a.scale)
     elif a.cmd == "evlog":
         need = ("bottleneck-forward.csv", "timeseries.csv", "getstats.json", "browser.json", "rtc-event-log-sender.log")
         missing = [str(d) for d in a.runs if not all((d / n).is_file() for n in need)]
