@@ -38,7 +38,12 @@ simulator traces' `K` lines (every packet of every transport feedback), against 
 simulator's own detector (`D` lines). `--leave-out` drops packet classes of a real run
 before the replay: `rtx` (retransmissions: the RTX SSRC, 400 B or more), `padding` (the
 RTX SSRC under 400 B), `fec` (media-SSRC packets after their frame's marker packet, from
-the bottleneck's pcap as gcc_share.py fec splits them).
+the bottleneck's pcap as gcc_share.py fec splits them). A trace built with
+scripts/patches/issue21-trace-packets.patch as well has a `P` line per sent packet
+(`P us is_fec frame_id index count bytes`): then `--leave-out fec` drops the simulator's
+ULPFEC packets too, and the last column is the simulator's ULPFEC delay after its frame's
+last media packet (at the sender). Per run also the replayed detector's modified trend
+(p95 of its updates) and the share of its updates over the adaptive threshold.
 
 `trace`: the stderr of the simulator built with scripts/patches/issue21-trace-gcc-target.patch
 (`FS_TRACE=1 target/release/examples/series TOML 1 SEED 2> TRACE`): per run the target's
@@ -583,6 +588,44 @@ def real_packet_classes(rd: Path, flow: str) -> tuple[list[tuple[int, int, int, 
     return out, fec_after_ms
 
 
+def fec_after_cell(fec_after_ms: list[float]) -> str:
+    """ULPFEC delays after their frame's last media packet: p25 / p50 / p75 (share over 5 ms)."""
+    fa = sorted(fec_after_ms)
+    if not fa:
+        return "-"
+    return (f"{fa[len(fa) // 4]:.1f} / {fa[len(fa) // 2]:.1f} / {fa[3 * len(fa) // 4]:.1f} "
+            f"({sum(x > 5 for x in fa) / len(fa):.2f})")
+
+
+def trend_cells(samples: list, t0: float, t1: float) -> str:
+    """The replayed detector's modified trend, p95 of its updates in [t0, t1), and the share
+    of those updates over the adaptive threshold (`TrendlineEstimator::Detect`'s over-use
+    test, before its 10 ms / two-update hold)."""
+    s = [x for x in samples if t0 <= x.recv_us / 1e6 < t1]
+    if not s:
+        return "- | -"
+    m = sorted(x.modified for x in s)
+    over = sum(x.modified > x.threshold for x in s) / len(s)
+    return f"{m[min(len(m) - 1, int(0.95 * len(m)))]:.1f} | {over:.3f}"
+
+
+def sim_packet_classes(p_rows: list[list[str]], t0: float, t1: float) -> tuple[set, list[float]]:
+    """The `P` lines of scripts/patches/issue21-trace-packets.patch (`P us is_fec frame_id
+    index count bytes`): the (send us, bytes) of every ULPFEC packet, and per frame sent in
+    [t0, t1) the delay of its first ULPFEC packet after its last media packet, ms."""
+    fec, last_media, first_fec = set(), {}, {}
+    for f in p_rows:
+        us, is_fec, frame, index, count, size = int(f[1]), f[2] == "1", f[3], int(f[4]), int(f[5]), int(f[6])
+        if is_fec:
+            fec.add((us, size))
+            first_fec.setdefault(frame, us)
+        elif index + 1 == count:
+            last_media[frame] = us
+    after = [(first_fec[k] - t) / 1e3 for k, t in last_media.items()
+             if k in first_fec and t0 <= t / 1e6 < t1 and first_fec[k] >= t]
+    return fec, after
+
+
 def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow: str,
            resolution_us: int, leave_out: list[str]) -> None:
     import json
@@ -592,14 +635,13 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
 
     print(f"send times at {resolution_us} us; left out: {', '.join(leave_out) or 'nothing'}")
     print("| run | packets replayed | groups a second | over-use episodes a minute: replay | the run's own detector | "
-          "ULPFEC after its frame's last media packet, ms p25 / p50 / p75 (share over 5 ms) |")
-    print("|---|---|---|---|---|---|")
+          "ULPFEC after its frame's last media packet, ms p25 / p50 / p75 (share over 5 ms) | "
+          "modified trend p95 | updates over the threshold |")
+    print("|---|---|---|---|---|---|---|---|")
     for rd in real_runs:
         classes, fec_after = real_packet_classes(rd, flow)
         pk = [p for p in classes if p[3] not in leave_out]
-        fa = sorted(fec_after)
-        fec_cell = (f"{fa[len(fa) // 4]:.1f} / {fa[len(fa) // 2]:.1f} / {fa[3 * len(fa) // 4]:.1f} "
-                    f"({sum(x > 5 for x in fa) / len(fa):.2f})") if fa else "-"
+        fec_cell = fec_after_cell(fec_after)
         det = dd.Detector(send_resolution_us=resolution_us)
         for a, d, size, _ in sorted(pk, key=lambda p: (p[1], p[0])):
             det.packet(a, d, size)
@@ -610,38 +652,45 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
         if not (rd / "rtc-event-log-sender.log").is_file():
             # a run without --rtc-event-log (p000-table5's first runs): the replay alone
             print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / ((t1 - t0) / 60):.1f} | no event log | "
-                  f"{fec_cell} |")
+                  f"{fec_cell} | {trend_cells(det.samples, t0, t1)} |")
             continue
         t_ref = json.loads((rd / "browser.json").read_text())["t0_unix_s"]
         log = rtc_event_log.read(rd / "rtc-event-log-sender.log").delay_based
         theirs = dd.overuse_onsets([u.unix_s - t_ref for u in log], [u.state for u in log], t0, t1)
         minutes = (min(t1, log[-1].unix_s - t_ref) - t0) / 60 if log else float("nan")
         print(f"| Chromium {rd.name} | {len(pk)} | {groups:.1f} | {len(mine) / minutes:.1f} | {len(theirs) / minutes:.1f} (event log) | "
-              f"{fec_cell} |")
+              f"{fec_cell} | {trend_cells(det.samples, t0, t1)} |")
     for p in traces:
         batches: dict[int, list] = {}
-        d_rows = []
+        d_rows, p_rows = [], []
         for line in open(p):
             f = line.split()
             if f and f[0] == "K":
                 batches.setdefault(int(f[1]), []).append((int(f[2]), int(f[3]), int(f[4])))
             elif f and f[0] == "D":
                 d_rows.append((int(f[1]) / 1e6, f[3].lower()))
+            elif f and f[0] == "P":
+                p_rows.append(f)
         if not batches:
             raise SystemExit(f"{p}: no K lines (build with scripts/patches/issue21-trace-aimd.patch)")
+        fec_sent, fec_after = sim_packet_classes(p_rows, t0, t1)
         det = dd.Detector(send_resolution_us=resolution_us)
-        ticks, states = [], []
+        ticks, states, n = [], [], 0
         for fb in sorted(batches):
             for s, r, z in sorted(batches[fb], key=lambda x: (x[1], x[0])):
+                if "fec" in leave_out and (s, z) in fec_sent:
+                    continue
                 det.packet(s, r, z)
+                n += 1
             ticks.append(fb / 1e6)
             states.append(det.state)
         mine = dd.overuse_onsets(ticks, states, t0, t1)
         theirs = dd.overuse_onsets([x[0] for x in d_rows], [x[1] for x in d_rows], t0, t1)
         minutes = (min(t1, ticks[-1]) - t0) / 60
         groups = sum(t0 <= s.recv_us / 1e6 < t1 for s in det.samples) / (t1 - t0)
-        print(f"| simulator {p.name} | {sum(map(len, batches.values()))} | {groups:.1f} | {len(mine) / minutes:.1f} | "
-              f"{len(theirs) / minutes:.1f} (D lines) | - |")
+        print(f"| simulator {p.name} | {n} | {groups:.1f} | {len(mine) / minutes:.1f} | "
+              f"{len(theirs) / minutes:.1f} (D lines) | {fec_after_cell(fec_after) if p_rows else '-'} | "
+              f"{trend_cells(det.samples, t0, t1)} |")
 
 
 def alr_replay(t0: float, t1: float, runs: list[Path], overhead: int, scale: float) -> None:
@@ -754,7 +803,7 @@ def main() -> None:
     y.add_argument("--send-resolution-us", type=int, default=1000,
                    help="send times cut to this many us (default 1000: Chromium's socket clock; 1: exact)")
     y.add_argument("--leave-out", nargs="*", default=[], choices=("rtx", "padding", "fec"),
-                   help="real runs: packet classes left out of the replay")
+                   help="packet classes left out of the replay (simulator traces: fec, with P lines)")
     w = sub.add_parser("alr", help="libwebrtc's ALR detector replayed on a real run's logged packets and targets")
     w.add_argument("start", type=float)
     w.add_argument("end", type=float)
