@@ -41,8 +41,8 @@ RTX SSRC under 400 B), `fec` (media-SSRC packets after their frame's marker pack
 the bottleneck's pcap as gcc_share.py fec splits them). A trace built with
 scripts/patches/issue21-trace-packets.patch as well has a `P` line per sent packet
 (`P us is_fec frame_id index count bytes`): then `--leave-out fec` drops the simulator's
-ULPFEC packets too, and the last column is the simulator's ULPFEC delay after its frame's
-last media packet (at the sender). Per run also the replayed detector's modified trend
+ULPFEC packets too, and the ULPFEC column is the simulator's: each ULPFEC packet's delay
+after its frame's last media packet (at the sender), over the whole run as for Chromium. Per run also the replayed detector's modified trend
 (p95 of its updates) and the share of its updates over the adaptive threshold.
 
 `trace`: the stderr of the simulator built with scripts/patches/issue21-trace-gcc-target.patch
@@ -609,21 +609,20 @@ def trend_cells(samples: list, t0: float, t1: float) -> str:
     return f"{m[min(len(m) - 1, int(0.95 * len(m)))]:.1f} | {over:.3f}"
 
 
-def sim_packet_classes(p_rows: list[list[str]], t0: float, t1: float) -> tuple[set, list[float]]:
+def sim_packet_classes(p_rows: list[list[str]]) -> tuple[set, list[float]]:
     """The `P` lines of scripts/patches/issue21-trace-packets.patch (`P us is_fec frame_id
-    index count bytes`): the (send us, bytes) of every ULPFEC packet, and per frame sent in
-    [t0, t1) the delay of its first ULPFEC packet after its last media packet, ms."""
-    fec, last_media, first_fec = set(), {}, {}
+    index count bytes`): the (send us, bytes) of every ULPFEC packet, and each ULPFEC
+    packet's delay (ms) after its frame's last media packet, over the whole run, as
+    `real_packet_classes` gives Chromium's."""
+    fec, last_media, fec_sent = set(), {}, []
     for f in p_rows:
         us, is_fec, frame, index, count, size = int(f[1]), f[2] == "1", f[3], int(f[4]), int(f[5]), int(f[6])
         if is_fec:
             fec.add((us, size))
-            first_fec.setdefault(frame, us)
+            fec_sent.append((frame, us))
         elif index + 1 == count:
             last_media[frame] = us
-    after = [(first_fec[k] - t) / 1e3 for k, t in last_media.items()
-             if k in first_fec and t0 <= t / 1e6 < t1 and first_fec[k] >= t]
-    return fec, after
+    return fec, [(us - last_media[k]) / 1e3 for k, us in fec_sent if k in last_media]
 
 
 def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow: str,
@@ -673,7 +672,7 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
                 p_rows.append(f)
         if not batches:
             raise SystemExit(f"{p}: no K lines (build with scripts/patches/issue21-trace-aimd.patch)")
-        fec_sent, fec_after = sim_packet_classes(p_rows, t0, t1)
+        fec_sent, fec_after = sim_packet_classes(p_rows)
         det = dd.Detector(send_resolution_us=resolution_us)
         ticks, states, n = [], [], 0
         for fb in sorted(batches):

@@ -140,15 +140,15 @@ def test_replay_reads_simulator_trace_lines(tmp_path, capsys):
 
 def test_replay_classes_a_traces_fec_by_its_p_lines(tmp_path, capsys):
     # scripts/patches/issue21-trace-packets.patch: `P us is_fec frame_id index count bytes`.
-    # Frames of two media packets every 100 ms, each with one ULPFEC packet 40 ms after its
-    # last media packet; the FEC packets' one-way delay grows 2 ms a packet, the media's is
+    # Frames of two media packets every 100 ms, each with two ULPFEC packets 40 and 80 ms
+    # after its last media packet (every FEC packet counts, as for Chromium's); the FEC packets' one-way delay grows 2 ms a packet, the media's is
     # flat: with the FEC the detector's trend moves, without it it stays at zero.
     g = load_script("gcc_target_falls")
     p = tmp_path / "t.trace"
     lines = []
     for k in range(200):
         t0 = 30_000_000 + k * 100_000
-        pkts = [(t0, 0, 0, 1000), (t0 + 1_000, 0, 1, 1001), (t0 + 41_000, 1, 0, 500)]
+        pkts = [(t0, 0, 0, 1000), (t0 + 1_000, 0, 1, 1001), (t0 + 41_000, 1, 0, 500), (t0 + 81_000, 1, 0, 501)]
         for us, fec, idx, size in pkts:
             lines.append(f"P {us} {fec} {k} {idx} {0 if fec else 2} {size}")
             owd = 50_000 + (2_000 * k if fec else 0)
@@ -158,13 +158,13 @@ def test_replay_classes_a_traces_fec_by_its_p_lines(tmp_path, capsys):
     g.replay(30, 50, [], [p], "gcc", 1000, [])
     out = capsys.readouterr().out
     row = next(x for x in out.splitlines() if x.startswith("| simulator"))
-    assert row.startswith("| simulator t.trace | 600 |")
-    assert "| 40.0 / 40.0 / 40.0 (1.00) |" in row
+    assert row.startswith("| simulator t.trace | 800 |")
+    assert "| 40.0 / 80.0 / 80.0 (1.00) |" in row
     assert float(row.split("|")[-3]) > 0.0  # the FEC's delay moves the trend
     g.replay(30, 50, [], [p], "gcc", 1000, ["fec"])
     row = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("| simulator"))
     assert row.startswith("| simulator t.trace | 400 |")
-    assert row.endswith("| 40.0 / 40.0 / 40.0 (1.00) | 0.0 | 0.000 |")
+    assert row.endswith("| 40.0 / 80.0 / 80.0 (1.00) | 0.0 | 0.000 |")
 
 
 def test_replay_takes_a_real_run_without_an_event_log(tmp_path, monkeypatch, capsys):
