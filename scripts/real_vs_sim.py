@@ -50,6 +50,12 @@ SCEN = ROOT / "scenarios"
 # What an unmodified browser is given of a GCC flow's overrides (plan.py reads only
 # video_max_rate); the simulator's chromium preset gets the same.
 KEEP_FOR_CHROMIUM = {"video_max_rate"}
+# `--kernel-tcp`: the simulated TCP flows run what the real competitor, Linux's TCP with
+# its defaults, runs (net.ipv4.tcp_sack = 1, tcp_timestamps = 1, Linux's RTO rules, and
+# HyStart in CUBIC); the scenario files keep the RFC defaults (docs/REPRODUCTION.md,
+# "rfc8867-5.6: the x0.6 and the TCP RTT's x0.79 are the competitor's loss recovery").
+KERNEL_TCP = {"sack": True, "timestamps": True, "linux_rto": True}
+KERNEL_CUBIC = {**KERNEL_TCP, "hystart": True}
 
 
 @dataclass
@@ -145,12 +151,15 @@ class SimSide:
     preset: str = "chromium"
     sctp_preset: Optional[str] = None
     settings: tuple[tuple[str, Any], ...] = ()
+    kernel_tcp: bool = False
 
     @property
     def tag(self) -> str:
         parts = [] if self.preset == "chromium" else [self.preset]
         if self.sctp_preset:
             parts.append(self.sctp_preset)
+        if self.kernel_tcp:
+            parts.append("kernel-tcp")
         parts += [f"{k.split('.')[-1]}={v}" for k, v in self.settings]
         return "-".join(str(p) for p in parts)
 
@@ -173,6 +182,9 @@ def scenario_doc(case: Case, *, chromium_preset: bool, side: Optional[SimSide] =
                 f["overrides"] = {k: v for k, v in (f.get("overrides") or {}).items() if k in KEEP_FOR_CHROMIUM}
             if f.get("kind") == "sctp" and side.sctp_preset:
                 f["preset"] = side.sctp_preset
+            if side.kernel_tcp and f.get("kind") in ("tcp-cubic", "tcp-newreno"):
+                kernel = KERNEL_CUBIC if f["kind"] == "tcp-cubic" else KERNEL_TCP
+                f["overrides"] = {**(f.get("overrides") or {}), **kernel}
         names = {f.get("name") for f in doc["flows"]}
         for k, v in side.settings:
             # A setting on a flow this case does not have (gcc vs media) is skipped.
@@ -400,6 +412,7 @@ def within(sim: Optional[float], real: Optional[dict], tolerance: float) -> str:
 def tables(results: dict) -> str:
     lines = [f"Simulator side: GCC preset `{SIM.preset}`, SCTP preset `{SIM.sctp_preset or 'scenario'}`"
              + (f", settings {dict(SIM.settings)}" if SIM.settings else "")
+             + (", TCP flows on Linux's defaults (`--kernel-tcp`)" if SIM.kernel_tcp else "")
              + "; `ok`: throughput within 15 %, RTT mean within 20 % of the real median, else sim/real.", ""]
     for name, r in results.items():
         for stack, e in r["stacks"].items():
@@ -461,6 +474,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--figures", type=Path, metavar="DIR", help="also draw one figure per case into DIR")
     ap.add_argument("--preset", default="chromium", help="the simulator's GCC preset for the Chromium cases")
     ap.add_argument("--sctp-preset", choices=("usrsctp", "dcsctp"), help="the simulator's SCTP preset")
+    ap.add_argument("--kernel-tcp", action="store_true",
+                    help="the simulated TCP flows run Linux's defaults (sack, timestamps, linux_rto; hystart in CUBIC), "
+                    "as the real competitor does")
     ap.add_argument("--sim-set", nargs="*", default=[], metavar="KEY=VALUE",
                     help="settings of the simulated scenario (VALUE as TOML: false, 1.5, \"x\")")
     args = ap.parse_args(argv)
@@ -469,7 +485,7 @@ def main(argv: list[str]) -> int:
     except ValueError as e:
         ap.error(str(e))
     global SIM
-    SIM = SimSide(args.preset, args.sctp_preset, settings)
+    SIM = SimSide(args.preset, args.sctp_preset, settings, args.kernel_tcp)
     cases = [c for c in CASES if not args.only or c.name in args.only]
     if not args.tables_only:
         chromium_jobs = [(c, "chromium") for c in cases if "chromium" in c.stacks]
