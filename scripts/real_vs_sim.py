@@ -487,6 +487,19 @@ def main(argv: list[str]) -> int:
     global SIM
     SIM = SimSide(args.preset, args.sctp_preset, settings, args.kernel_tcp)
     cases = [c for c in CASES if not args.only or c.name in args.only]
+    unknown = sorted(set(args.only or ()) - {c.name for c in CASES})
+    if unknown:
+        ap.error(f"--only: no such case {', '.join(unknown)} (cases: {', '.join(c.name for c in CASES)})")
+    if args.tables_only:
+        # Nothing real to compare with is an error, not an empty table.
+        missing = [args.out / c.name / s for c in cases for s in c.stacks
+                   if not (args.out / c.name / s / "summary.json").exists()]
+        if len(missing) == sum(len(c.stacks) for c in cases):
+            ap.error(f"--tables-only: no real runs in {args.out} (no CASE/STACK/summary.json); "
+                     "run without --tables-only to make them")
+        for folder in missing:
+            print(f"real_vs_sim: no real runs in {folder} (summary.json): that table is left out",
+                  file=sys.stderr)
     if not args.tables_only:
         chromium_jobs = [(c, "chromium") for c in cases if "chromium" in c.stacks]
         own_jobs = [(c, "flowstate") for c in cases if "flowstate" in c.stacks]

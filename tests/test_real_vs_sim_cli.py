@@ -1,11 +1,15 @@
-"""Issue 21: `real_vs_sim.py --kernel-tcp` runs the simulated TCP competitor on Linux's
-defaults (sack, timestamps, linux_rto; hystart in CUBIC), what the real competitor runs
-(docs/REPRODUCTION.md, "rfc8867-5.6: the x0.6 and the TCP RTT's x0.79 are the
-competitor's loss recovery"); without it the scenario's RFC defaults stay."""
+"""Issue 21, scripts/real_vs_sim.py's command line: `--kernel-tcp` runs the simulated TCP
+competitor on Linux's defaults (sack, timestamps, linux_rto; hystart in CUBIC), what the
+real competitor runs (docs/REPRODUCTION.md, "rfc8867-5.6: the x0.6 and the TCP RTT's
+x0.79 are the competitor's loss recovery"), without it the scenario's RFC defaults stay;
+an unknown case or `--tables-only` without real runs is a one-line error, not an empty
+table."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from pathlib import Path
 
 from script_support import SCRIPTS
 
@@ -49,3 +53,24 @@ def test_the_kernel_competitor_runs_and_differs():
         doc = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156", kernel_tcp=kernel))
         docs.append(flowstate.run(doc, seed=1, runs=1))
     assert docs[0].trace_hashes != docs[1].trace_hashes
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPTS / "real_vs_sim.py"), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_unknown_case_is_a_one_line_error():
+    out = _cli("--tables-only", "--only", "no-such-case")
+    assert out.returncode == 2
+    assert "--only: no such case no-such-case" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_tables_only_without_real_runs_is_an_error_and_writes_nothing(tmp_path: Path):
+    folder = tmp_path / "none"
+    out = _cli("--tables-only", "--out", str(folder), "--only", "p000-fig3")
+    assert out.returncode == 2
+    assert "--tables-only: no real runs in" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not folder.exists()
