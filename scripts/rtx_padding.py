@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{p}: no bottleneck-forward.csv and .pcap (not a real run folder)")
     rows, ev_rows = [], []
     for p in runs:
-        name = f"{p.parent.parent.name} {p.name}" if a.cases else str(p)
+        name = f"{p.parents[3].name}: {p.parent.parent.name} {p.name}" if a.cases else str(p)
         media, rtx, _ = read_run(p)
         rows.append(row(name, summarize(media, rtx, classify(media, rtx))))
         e = event_log_stats(p, {m.seq for m in media if m.dropped})
