@@ -36,8 +36,10 @@ them, `--send-resolution-us`), over-use episodes a minute against the event log'
 recorded without `--rtc-event-log` get the replay alone);
 simulator traces' `K` lines (every packet of every transport feedback), against the
 simulator's own detector (`D` lines). `--leave-out` drops packet classes of a real run
-before the replay: `rtx` (retransmissions: the RTX SSRC, 400 B or more), `padding` (the
-RTX SSRC under 400 B), `fec` (media-SSRC packets after their frame's marker packet, from
+before the replay: `rtx` (the RTX SSRC, 400 B or more: retransmissions and payload
+padding), `retransmissions` and `payload-padding` (the two parts of `rtx`, split as
+scripts/rtx_padding.py matches RTX packets to dropped media packets), `padding` (the
+RTX SSRC under 400 B: padding-only), `fec` (media-SSRC packets after their frame's marker packet, from
 the bottleneck's pcap as gcc_share.py fec splits them). A trace built with
 scripts/patches/issue21-trace-packets.patch as well has a `P` line per sent packet
 (`P us is_fec frame_id index count bytes`): then `--leave-out fec` drops the simulator's
@@ -588,6 +590,34 @@ def real_packet_classes(rd: Path, flow: str) -> tuple[list[tuple[int, int, int, 
     return out, fec_after_ms
 
 
+def split_rtx(rd: Path, classes: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
+    """``classes`` with each "rtx" packet (RTX SSRC, 400 B or more) split as
+    scripts/rtx_padding.py matches it to the media packets the bottleneck dropped:
+    "retransmissions" (the RTX of a dropped packet: a NACK's answer) or "payload-padding"
+    (its frame lost nothing of its length: `GeneratePadding`'s RTX copy of a sent packet)."""
+    import rtx_padding  # scripts/
+
+    media, rtx, _ = rtx_padding.read_run(rd)
+    return relabel_rtx(classes, {(r.arrival_us, r.size): c.kind for r, c in zip(rtx, rtx_padding.classify(media, rtx))})
+
+
+def relabel_rtx(classes: list[tuple[int, int, int, str]],
+                kinds: dict[tuple[int, int], str]) -> list[tuple[int, int, int, str]]:
+    """Each "rtx" packet of ``classes`` (arrival us, departure us, size, class) relabelled by
+    rtx_padding.py's class of the RTX packet with its arrival and size: "redundant" ->
+    "payload-padding", "retransmission" / "repeat" -> "retransmissions"."""
+    names = {"redundant": "payload-padding", "retransmission": "retransmissions", "repeat": "retransmissions"}
+    return [(a, d, z, names.get(kinds.get((a, z), ""), k)) if k == "rtx" else (a, d, z, k)
+            for a, d, z, k in classes]
+
+
+def kept(classes: list[tuple[int, int, int, str]], leave_out: list[str]) -> list[tuple[int, int, int, str]]:
+    """The packets the replay keeps: ``leave_out``'s classes dropped, and "rtx" dropping both
+    of its parts when they are split."""
+    gone = set(leave_out) | ({"retransmissions", "payload-padding"} if "rtx" in leave_out else set())
+    return [p for p in classes if p[3] not in gone]
+
+
 def fec_after_cell(fec_after_ms: list[float]) -> str:
     """ULPFEC delays after their frame's last media packet: p25 / p50 / p75 (share over 5 ms)."""
     fa = sorted(fec_after_ms)
@@ -639,7 +669,9 @@ def replay(t0: float, t1: float, real_runs: list[Path], traces: list[Path], flow
     print("|---|---|---|---|---|---|---|---|")
     for rd in real_runs:
         classes, fec_after = real_packet_classes(rd, flow)
-        pk = [p for p in classes if p[3] not in leave_out]
+        if {"retransmissions", "payload-padding"} & set(leave_out):
+            classes = split_rtx(rd, classes)
+        pk = kept(classes, leave_out)
         fec_cell = fec_after_cell(fec_after)
         det = dd.Detector(send_resolution_us=resolution_us)
         for a, d, size, _ in sorted(pk, key=lambda p: (p[1], p[0])):
@@ -801,7 +833,8 @@ def main() -> None:
     y.add_argument("--flow", default="gcc", help="the real runs' video flow (default gcc)")
     y.add_argument("--send-resolution-us", type=int, default=1000,
                    help="send times cut to this many us (default 1000: Chromium's socket clock; 1: exact)")
-    y.add_argument("--leave-out", nargs="*", default=[], choices=("rtx", "padding", "fec"),
+    y.add_argument("--leave-out", nargs="*", default=[],
+                   choices=("rtx", "padding", "fec", "retransmissions", "payload-padding"),
                    help="packet classes left out of the replay (simulator traces: fec, with P lines)")
     w = sub.add_parser("alr", help="libwebrtc's ALR detector replayed on a real run's logged packets and targets")
     w.add_argument("start", type=float)

@@ -94,3 +94,15 @@ def test_real_log_nacks():
     assert len(events) == 266 and len(nacks) == 19
     assert nacks[0][1][1] == list(range(12008, 12014)) == nacks[1][1][1]
     assert nacks[1][0] - nacks[0][0] == 208
+
+
+def test_replay_splits_rtx_into_retransmissions_and_payload_padding():
+    """gcc_target_falls.py replay --leave-out retransmissions / payload-padding."""
+    import gcc_target_falls as gtf
+
+    classes = [(1, 2, 1100, "media"), (3, 4, 1100, "rtx"), (5, 6, 1100, "rtx"), (7, 8, 317, "padding")]
+    split = gtf.relabel_rtx(classes, {(3, 1100): "repeat", (5, 1100): "redundant", (7, 317): "padding"})
+    assert [c[3] for c in split] == ["media", "retransmissions", "payload-padding", "padding"]
+    assert [c[0] for c in gtf.kept(split, ["payload-padding"])] == [1, 3, 7]
+    assert [c[0] for c in gtf.kept(split, ["rtx"])] == [1, 7]
+    assert [c[0] for c in gtf.kept(classes, ["rtx", "padding"])] == [1]
