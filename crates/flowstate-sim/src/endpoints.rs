@@ -514,6 +514,18 @@ pub fn gcc_flow(
         }
         cfg.fec_delay = flowstate_core::TimeDelta::from_micros((d * 1000.0).round() as i64);
     }
+    if o.loss_v2_padding.unwrap_or(false) {
+        if !o.loss_v2_m150.unwrap_or(false) {
+            return Err(bad_override(
+                index,
+                FieldError::new(
+                    ".loss_v2_padding",
+                    "needs loss_v2_m150 = true (M125's loss-based BWE v2 never increases with padding)",
+                ),
+            ));
+        }
+        cfg.loss_v2_padding = true;
+    }
     cfg.target_includes_overhead = preset.target_includes_overhead();
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;

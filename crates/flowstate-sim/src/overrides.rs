@@ -454,6 +454,13 @@ overrides! {
         /// padding not sent), bound best candidate) instead of M125's; issue 21,
         /// docs/ALGORITHMS.md "loss-based BWE v2". Default false.
         loss_v2_m150: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// With `loss_v2_m150`: the pacer pads while loss-based BWE v2 is
+        /// `IncreaseUsingPadding`, at the loss-based estimate, 5 ms at a time with an empty
+        /// queue: copies of the last media packet (+2 B) when they fit, else 255 B
+        /// padding-only packets (WebRTC M150 `GetPacingRates`, `PaddingToAdd`,
+        /// `GeneratePadding`; `flowstate_core::gcc::padding`; issue 21, docs/REPRODUCTION.md
+        /// "Chromium's NACK/RTX retransmissions and padding, measured"). Default false.
+        loss_v2_padding: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

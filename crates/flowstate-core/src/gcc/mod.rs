@@ -39,6 +39,7 @@ pub mod m156;
 pub mod media_debt;
 pub mod observation;
 pub mod pacer;
+pub mod padding;
 pub mod probe_controller;
 pub mod probe_estimator;
 pub mod rate_window;
