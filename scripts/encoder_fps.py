@@ -226,21 +226,12 @@ def pcap_frames(run_dir: Path) -> list[dict]:
     import struct
 
     ssrcs = {int(k) for k in json.loads((run_dir / "browser.json").read_text()).get("ssrcs", {})}
-    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
-    magic = struct.unpack("<I", data[:4])[0]
-    endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    off = 24
+    from bottleneck_pcap import is_rtp, udp_records
+
     frames: dict[tuple[int, int], dict] = {}
     order: list[tuple[int, int]] = []
-    while off + 16 <= len(data):
-        _, _, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
-            continue
-        udp = (pkt[0] & 15) * 4
-        rtp = pkt[udp + 8:]
-        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
+    for _, orig, udp, rtp in udp_records(run_dir / "bottleneck-forward.pcap"):
+        if not is_rtp(rtp):
             continue  # not RTP (or RTCP, RFC 5761)
         ts, ssrc = struct.unpack(">II", rtp[4:12])
         if ssrc not in ssrcs:

@@ -30,10 +30,11 @@ import argparse
 import csv
 import json
 import math
-import struct
 import sys
 from pathlib import Path
 from typing import Any, Optional
+
+from bottleneck_pcap import is_rtcp, udp_records
 
 TICK_S = 1 / 64  # TimerBasedTickProvider::kDefaultPeriod = base::Hertz(64)
 PERIOD_S = 4 * TICK_S  # 50 ms rounded up to whole ticks: 62.5 ms
@@ -52,25 +53,8 @@ def rtcp_packets(run_dir: Path) -> list[tuple[float, int, int]]:
     rtp_packets maps the forward pcap)."""
     with open(run_dir / "bottleneck-reverse.csv") as f:
         first_us = int(next(csv.DictReader(f))["arrival_us"])
-    data = (run_dir / "bottleneck-reverse.pcap").read_bytes()
-    if len(data) < 24:
-        raise SystemExit(f"{run_dir}: bottleneck-reverse.pcap has no pcap header")
-    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    out, off, origin = [], 24, None
-    while off + 16 <= len(data):
-        sec, frac, incl, _ = struct.unpack(endian + "IIII", data[off:off + 16])
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        t = sec + frac / 1e6
-        origin = t if origin is None else origin
-        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
-            continue
-        p = pkt[(pkt[0] & 15) * 4 + 8:]
-        # RTP / RTCP version 2, and a packet type in RTCP's range (RFC 5761 4).
-        if len(p) < 8 or p[0] >> 6 != 2 or not 192 <= p[1] <= 223:
-            continue
-        out.append((t - origin + first_us / 1e6, p[1], p[0] & 31))
-    return out
+    return [(t, p[1], p[0] & 31)
+            for t, _, _, p in udp_records(run_dir / "bottleneck-reverse.pcap", first_us) if is_rtcp(p)]
 
 
 def forward_departures(run_dir: Path) -> list[float]:

@@ -329,27 +329,14 @@ def rtp_packets(run_dir: Path):
     """One real run's RTP packets at the bottleneck (bottleneck-forward.pcap, RTCP left
     out) as (time s on the run's clock, IP bytes, IP header bytes, the RTP packet)."""
     import csv
-    import struct
+
+    from bottleneck_pcap import is_rtp, udp_records
 
     with open(run_dir / "bottleneck-forward.csv") as f:
         first_us = int(next(csv.DictReader(f))["arrival_us"])
-    data = (run_dir / "bottleneck-forward.pcap").read_bytes()
-    endian = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    off, origin = 24, None
-    while off + 16 <= len(data):
-        sec, frac, incl, orig = struct.unpack(endian + "IIII", data[off:off + 16])
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        t = sec + frac / 1e6
-        origin = t if origin is None else origin
-        t = t - origin + first_us / 1e6
-        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 17:
-            continue
-        ihl = (pkt[0] & 15) * 4
-        rtp = pkt[ihl + 8:]
-        if len(rtp) < 12 or rtp[0] >> 6 != 2 or 192 <= rtp[1] <= 223:
-            continue
-        yield t, orig, ihl, rtp
+    for t, orig, ihl, rtp in udp_records(run_dir / "bottleneck-forward.pcap", first_us):
+        if is_rtp(rtp):
+            yield t, orig, ihl, rtp
 
 
 def split_frame(pkts: list[tuple]) -> tuple[list[tuple], list[tuple]]:
