@@ -141,6 +141,42 @@ pub fn padding_payloads(request: DataSize, last_payload: Option<DataSize>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `GeneratePadding` covers the request and overshoots it by at most
+        /// `kMaxPaddingSizeFactor` x the request or one padding-only packet.
+        #[test]
+        fn padding_covers_the_request_within_the_overshoot(
+            request in 1u64..20_000,
+            last in proptest::option::of(1u64..1_500),
+        ) {
+            let sizes = padding_payloads(DataSize::bytes(request), last.map(DataSize::bytes));
+            let sum: u64 = sizes.iter().map(|s| s.as_bytes()).sum();
+            prop_assert!(sum >= request);
+            prop_assert!(sum <= (MAX_PADDING_SIZE_FACTOR * request).max(request + MAX_PADDING_LENGTH.as_bytes()));
+        }
+
+        /// The padding debt never exceeds `kMaxDebtInTime` at the padding rate, and padding
+        /// is asked for only with the debt paid.
+        #[test]
+        fn debt_is_capped_and_padding_only_when_paid(
+            kbps in 10u32..5_000,
+            sends in proptest::collection::vec((0u64..50_000, 1u64..3_000), 1..40),
+        ) {
+            let rate = Bitrate::kbps(f64::from(kbps));
+            let mut b = PaddingBudget::new();
+            b.set_rate(Timestamp::ZERO, rate);
+            let mut now = Timestamp::ZERO;
+            for (gap_us, size) in sends {
+                now = now + TimeDelta::from_micros(gap_us as i64);
+                b.on_sent(now, DataSize::bytes(size));
+                prop_assert!(b.debt <= rate * MAX_DEBT_IN_TIME);
+                let ask = b.padding_to_add(now);
+                prop_assert!(ask == DataSize::ZERO || b.debt == DataSize::ZERO);
+            }
+        }
+    }
 
     fn t(ms: i64) -> Timestamp {
         Timestamp::ZERO + TimeDelta::millis(ms)
