@@ -169,7 +169,7 @@ mod tests {
             b.set_rate(Timestamp::ZERO, rate);
             let mut now = Timestamp::ZERO;
             for (gap_us, size) in sends {
-                now = now + TimeDelta::from_micros(gap_us as i64);
+                now += TimeDelta::from_micros(gap_us as i64);
                 b.on_sent(now, DataSize::bytes(size));
                 prop_assert!(b.debt <= rate * MAX_DEBT_IN_TIME);
                 let ask = b.padding_to_add(now);
