@@ -5,15 +5,11 @@ reports loss, and a bad value is a one-line error."""
 from __future__ import annotations
 
 import pytest
+from gcc_support import gcc_lossy
 
 
 def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
-    return {
-        "name": "fec",
-        "duration": "20s",
-        "link": {"capacity": "1Mbps", "delay": "25ms", "queue": "300ms", "loss": loss},
-        "flows": [{"name": "gcc", "kind": "gcc", "preset": "chromium-m156", "overrides": overrides}],
-    }
+    return gcc_lossy("fec", overrides, loss)
 
 
 def test_chromium_fec_default_off_and_on_changes_a_lossy_run():

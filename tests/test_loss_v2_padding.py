@@ -6,15 +6,11 @@ error."""
 from __future__ import annotations
 
 import pytest
+from gcc_support import gcc_lossy
 
 
 def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
-    return {
-        "name": "loss-v2-padding",
-        "duration": "20s",
-        "link": {"capacity": "1Mbps", "delay": "25ms", "queue": "300ms", "loss": loss},
-        "flows": [{"name": "gcc", "kind": "gcc", "preset": "chromium-m156", "overrides": overrides}],
-    }
+    return gcc_lossy("loss-v2-padding", overrides, loss)
 
 
 def test_default_changes_nothing_and_the_option_changes_the_run():

@@ -5,15 +5,11 @@ off by default, on they change a run, and a bad value is a one-line error."""
 from __future__ import annotations
 
 import pytest
+from gcc_support import gcc_lossy
 
 
 def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
-    return {
-        "name": "send-path",
-        "duration": "20s",
-        "link": {"capacity": "1Mbps", "delay": "25ms", "queue": "300ms", "loss": loss},
-        "flows": [{"name": "gcc", "kind": "gcc", "preset": "chromium-m156", "overrides": overrides}],
-    }
+    return gcc_lossy("send-path", overrides, loss)
 
 
 def test_defaults_change_nothing_and_each_option_changes_the_run():
