@@ -56,6 +56,12 @@ KEEP_FOR_CHROMIUM = {"video_max_rate"}
 # "rfc8867-5.6: the x0.6 and the TCP RTT's x0.79 are the competitor's loss recovery").
 KERNEL_TCP = {"sack": True, "timestamps": True, "linux_rto": True}
 KERNEL_CUBIC = {**KERNEL_TCP, "hystart": True}
+# `--full-set`: Chromium's send chain as issue 21 modelled it, on every GCC flow ("the full
+# set + adj" of docs/REPRODUCTION.md: libvpx's frame dropping on the test clip, the
+# pacer's media debt at the 1.1 x pacing a video stream sets, ULPFEC with its cut of the
+# encoder's rate, the encoder bitrate adjuster); each is off in every preset.
+FULL_SET = {"vp8_frame_drop": True, "chromium_pacer": True, "pacing_factor": 1.1,
+            "chromium_fec": True, "chromium_adjuster": True}
 
 
 @dataclass
@@ -152,12 +158,15 @@ class SimSide:
     sctp_preset: Optional[str] = None
     settings: tuple[tuple[str, Any], ...] = ()
     kernel_tcp: bool = False
+    full_set: bool = False
 
     @property
     def tag(self) -> str:
         parts = [] if self.preset == "chromium" else [self.preset]
         if self.sctp_preset:
             parts.append(self.sctp_preset)
+        if self.full_set:
+            parts.append("full-set")
         if self.kernel_tcp:
             parts.append("kernel-tcp")
         parts += [f"{k.split('.')[-1]}={v}" for k, v in self.settings]
@@ -180,6 +189,8 @@ def scenario_doc(case: Case, *, chromium_preset: bool, side: Optional[SimSide] =
             if f.get("kind") == "gcc":
                 f["preset"] = side.preset
                 f["overrides"] = {k: v for k, v in (f.get("overrides") or {}).items() if k in KEEP_FOR_CHROMIUM}
+                if side.full_set:
+                    f["overrides"].update(FULL_SET)
             if f.get("kind") == "sctp" and side.sctp_preset:
                 f["preset"] = side.sctp_preset
             if side.kernel_tcp and f.get("kind") in ("tcp-cubic", "tcp-newreno"):
@@ -412,6 +423,7 @@ def within(sim: Optional[float], real: Optional[dict], tolerance: float) -> str:
 def tables(results: dict) -> str:
     lines = [f"Simulator side: GCC preset `{SIM.preset}`, SCTP preset `{SIM.sctp_preset or 'scenario'}`"
              + (f", settings {dict(SIM.settings)}" if SIM.settings else "")
+             + (", GCC flows with the full send chain (`--full-set`)" if SIM.full_set else "")
              + (", TCP flows on Linux's defaults (`--kernel-tcp`)" if SIM.kernel_tcp else "")
              + "; `ok`: throughput within 15 %, RTT mean within 20 % of the real median, else sim/real.", ""]
     for name, r in results.items():
@@ -474,6 +486,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--figures", type=Path, metavar="DIR", help="also draw one figure per case into DIR")
     ap.add_argument("--preset", default="chromium", help="the simulator's GCC preset for the Chromium cases")
     ap.add_argument("--sctp-preset", choices=("usrsctp", "dcsctp"), help="the simulator's SCTP preset")
+    ap.add_argument("--full-set", action="store_true",
+                    help="every simulated GCC flow runs Chromium's send chain as issue 21 modelled it (vp8_frame_drop, "
+                    "chromium_pacer with pacing_factor 1.1, chromium_fec, chromium_adjuster)")
     ap.add_argument("--kernel-tcp", action="store_true",
                     help="the simulated TCP flows run Linux's defaults (sack, timestamps, linux_rto; hystart in CUBIC), "
                     "as the real competitor does")
@@ -485,7 +500,7 @@ def main(argv: list[str]) -> int:
     except ValueError as e:
         ap.error(str(e))
     global SIM
-    SIM = SimSide(args.preset, args.sctp_preset, settings, args.kernel_tcp)
+    SIM = SimSide(args.preset, args.sctp_preset, settings, args.kernel_tcp, args.full_set)
     cases = [c for c in CASES if not args.only or c.name in args.only]
     unknown = sorted(set(args.only or ()) - {c.name for c in CASES})
     if unknown:

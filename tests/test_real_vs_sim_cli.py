@@ -74,3 +74,20 @@ def test_tables_only_without_real_runs_is_an_error_and_writes_nothing(tmp_path: 
     assert "--tables-only: no real runs in" in out.stderr
     assert "Traceback" not in out.stderr
     assert not folder.exists()
+
+
+def test_full_set_is_the_five_send_chain_settings_on_every_gcc_flow():
+    m = _real_vs_sim()
+    for name in ("p000-fig3", "rfc8867-5.6"):
+        case = next(c for c in m.CASES if c.name == name)
+        named = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156", full_set=True))
+        gcc = [f["name"] for f in named["flows"] if f["kind"] == "gcc"]
+        spelled = m.SimSide("chromium-m156", settings=tuple(
+            (f"flows.{flow}.overrides.{k}", v)
+            for flow in gcc
+            for k, v in (("vp8_frame_drop", True), ("chromium_pacer", True), ("pacing_factor", 1.1),
+                         ("chromium_fec", True), ("chromium_adjuster", True))))
+        assert named == m.scenario_doc(case, chromium_preset=True, side=spelled)
+        plain = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156"))
+        assert [f for f in named["flows"] if f["kind"] != "gcc"] == [f for f in plain["flows"] if f["kind"] != "gcc"]
+    assert "full-set" in m.SimSide("chromium-m156", full_set=True).tag
