@@ -125,6 +125,12 @@ enum Event {
 const MAX_COUPLING_ROUNDS: usize = 64;
 /// Reports taken from one flow per drain.
 const MAX_REPORTS_PER_DRAIN: usize = 16;
+/// Runs with at least this many flows ask the CPU to load the next event's flow state
+/// while the current event runs ([`Simulation::prefetch_next`]): their state no longer
+/// fits the caches, so an event would otherwise wait on memory for it. Below, the state
+/// stays cached and the hint would only add its instructions (docs/BENCHMARKS.md,
+/// "Seventh pass").
+const PREFETCH_MIN_FLOWS: usize = 256;
 
 /// A simulation in progress.
 pub struct Simulation {
@@ -134,6 +140,8 @@ pub struct Simulation {
     flows: Vec<Box<dyn SimFlow>>,
     states: Vec<FlowState>,
     armed: Vec<Option<Timestamp>>,
+    /// Whether the run prefetches the next event's flow state ([`PREFETCH_MIN_FLOWS`]).
+    prefetch: bool,
     metrics: Metrics,
     coupling: Box<dyn CouplingHook>,
     next_packet: u64,
@@ -323,6 +331,7 @@ impl Simulation {
         Self {
             states: vec![FlowState::Idle; n],
             armed: vec![None; n],
+            prefetch: n >= PREFETCH_MIN_FLOWS,
             queue,
             topo,
             flows,
@@ -384,6 +393,9 @@ impl Simulation {
     pub fn run(mut self) -> RunResult {
         let end = self.config.duration;
         while let Some((now, ev)) = self.queue.pop_before(end) {
+            if self.prefetch {
+                self.prefetch_next();
+            }
             let (flows, states) = (&self.flows, &self.states);
             self.metrics.advance(
                 now,
@@ -431,6 +443,22 @@ impl Simulation {
             trace_hash: self.hash_trace.then(|| self.hasher.finish()),
             events,
         }
+    }
+
+    /// A cache hint (changes nothing): start loading what the next event reads first,
+    /// the flow's endpoint, the message it is handed and its metrics accumulators, so
+    /// that those loads overlap the current event's work instead of stalling the next.
+    #[inline]
+    fn prefetch_next(&mut self) {
+        let (flow, dir, slot) = match self.queue.peek() {
+            Some(Event::Deliver(pkt)) => (pkt.flow as usize, pkt.dir, Some(pkt.slot)),
+            Some(Event::Timer(f)) => (*f as usize, Dir::Data, None),
+            _ => return,
+        };
+        if let Some(f) = self.flows.get(flow) {
+            f.prefetch(dir, slot);
+        }
+        self.metrics.prefetch(flow);
     }
 
     /// Record a packet event in the trace and the fingerprint, when the run keeps

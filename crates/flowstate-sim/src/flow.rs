@@ -77,6 +77,10 @@ pub trait SimFlow {
     fn handle_timeout(&mut self, now: Timestamp);
     /// The scenario changed the flow's state.
     fn set_state(&mut self, now: Timestamp, state: FlowState);
+    /// A cache hint: the next event hands this flow a packet travelling in `dir` whose
+    /// message is in slot `slot` (`None`: the next event is this flow's timer), so start
+    /// loading what that event reads first. Changes nothing.
+    fn prefetch(&self, _dir: Dir, _slot: Option<u32>) {}
     /// A report for the coupling manager, if the sender's controller has a new value.
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         None
@@ -136,6 +140,11 @@ impl<M> Slab<M> {
         }
         self.slots.push(Some(m));
         (self.slots.len() - 1) as u32
+    }
+    /// A cache hint: `slot` is about to be taken.
+    #[inline]
+    pub fn prefetch(&self, slot: u32) {
+        prefetch_index::prefetch_index(&self.slots, slot as usize);
     }
     /// Take the message out of `slot` (`None` if it is empty or out of range).
     pub fn remove(&mut self, slot: u32) -> Option<M> {
@@ -282,6 +291,23 @@ where
                     }
                 }
             }
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, dir: Dir, slot: Option<u32>) {
+        use prefetch_index::prefetch_index;
+        use std::slice::from_ref;
+        match (dir, slot) {
+            (Dir::Data, Some(slot)) => {
+                self.data.prefetch(slot);
+                prefetch_index(from_ref(&self.receiver), 0);
+            }
+            (Dir::Feedback, Some(slot)) => {
+                self.feedback.prefetch(slot);
+                prefetch_index(from_ref(&self.sender), 0);
+            }
+            (_, None) => prefetch_index(from_ref(&self.sender), 0),
         }
     }
 

@@ -807,6 +807,12 @@ impl Metrics {
         }
     }
 
+    /// A cache hint: flow `flow`'s accumulators are about to be written.
+    #[inline]
+    pub fn prefetch(&self, flow: usize) {
+        prefetch_index::prefetch_index(&self.acc, flow);
+    }
+
     /// A packet sent at `sent_at` arrived at its destination.
     #[inline]
     pub fn on_deliver(

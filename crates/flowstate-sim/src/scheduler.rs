@@ -359,6 +359,32 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
+    /// The event the next [`EventQueue::pop`] returns, without popping it; `None` also
+    /// when that event still sits in a wheel level above 0 (finding it there costs a
+    /// scan of a slot: callers use this as a hint, for prefetching).
+    #[inline]
+    pub fn peek(&mut self) -> Option<&E> {
+        let wheel = self.wheel_head();
+        if let Some(l) = self.lane_head() {
+            if wheel.map_or(true, |w| l < w) {
+                return self.lanes.get(self.lane_min?)?.front().map(|e| &e.2);
+            }
+        }
+        wheel?;
+        if let Some(e) = self.early.last() {
+            return Some(&e.2);
+        }
+        let bits = ahead(self.occupied[0], self.cursor, 0);
+        if bits == 0 {
+            return None;
+        }
+        let slot = bits.trailing_zeros() as usize;
+        self.slots
+            .get(slot)?
+            .get(*self.head0.get(slot)?)
+            .map(|e| &e.2)
+    }
+
     /// Pop the next event if it is before `end` (the one pass of a
     /// [`EventQueue::peek_time`] and a [`EventQueue::pop`]).
     #[inline]
@@ -573,6 +599,10 @@ mod tests {
             if op == 0 && !pending.is_empty() {
                 pending.sort();
                 let (t, _, e) = pending.remove(0);
+                // `peek`, when it answers, names the event that pops next.
+                if let Some(&p) = q.peek() {
+                    proptest::prop_assert_eq!(p, e);
+                }
                 proptest::prop_assert_eq!(q.peek_time(), Some(Timestamp::from_micros(t)));
                 proptest::prop_assert_eq!(q.pop(), Some((Timestamp::from_micros(t), e)));
             } else {
@@ -641,6 +671,31 @@ mod tests {
         q.schedule_in(7, Timestamp::from_micros(5), 'e');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['e', 'a', 'd', 'c', 'b']);
+    }
+
+    #[test]
+    fn peek_names_the_next_event_of_a_lane_or_the_wheel() {
+        let mut q = EventQueue::new();
+        let lane = q.add_lane();
+        assert_eq!(q.peek(), None);
+        q.schedule_in(lane, Timestamp::from_micros(3), 'a');
+        q.schedule(Timestamp::from_micros(2), 'b');
+        q.schedule(Timestamp::from_micros(3), 'c');
+        // The wheel's head precedes the lane's, then the lane's (same time, earlier
+        // sequence number) precedes the wheel's.
+        let mut order = Vec::new();
+        while let Some(&next) = q.peek() {
+            let popped = q.pop().map(|e| e.1);
+            assert_eq!(popped, Some(next));
+            order.push(next);
+        }
+        assert_eq!(order, vec!['b', 'a', 'c']);
+        assert_eq!(q.pop(), None);
+        // An event far ahead sits in an upper level of the wheel: no answer, and the
+        // pop still finds it.
+        q.schedule(Timestamp::from_micros(1 << 20), 'd');
+        assert_eq!(q.peek(), None);
+        assert_eq!(q.pop().map(|e| e.1), Some('d'));
     }
 
     #[test]
