@@ -196,6 +196,21 @@ impl Default for MediaSenderConfig {
     }
 }
 
+/// What the sender derives from one transport feedback, in vectors kept from report to
+/// report so that handling a report allocates nothing (each is cleared and refilled;
+/// nothing in them outlives the report).
+#[derive(Debug, Default)]
+struct FeedbackScratch {
+    /// The reported packets found in the history, in the report's order.
+    timings: Vec<PacketTiming>,
+    /// The probe cluster each of those was sent in.
+    probes: Vec<Option<ProbeTag>>,
+    /// (send time, size) of the packets the report shows lost (`chromium-m156`).
+    lost: Vec<(Timestamp, DataSize)>,
+    /// The report's transport sequence numbers, sorted (to find the lost ones).
+    seqs: Vec<u64>,
+}
+
 /// The sending side of a media flow.
 #[derive(Debug)]
 pub struct MediaSender {
@@ -207,6 +222,8 @@ pub struct MediaSender {
     next_seq: u64,
     next_transport_seq: u64,
     history: SeqMap<(Timestamp, DataSize, Option<ProbeTag>)>,
+    /// Room for one transport feedback's views, reused from report to report.
+    feedback_scratch: FeedbackScratch,
     /// The pacer's probe sender (`chromium-m156` with probing).
     prober: Option<BitrateProber>,
     /// The highest transport sequence number transport feedback has covered
@@ -258,6 +275,7 @@ impl MediaSender {
             next_seq: 0,
             next_transport_seq: 0,
             history: SeqMap::new(),
+            feedback_scratch: FeedbackScratch::default(),
             report: None,
             last_reported: None,
             bytes_sent: 0,
@@ -482,25 +500,33 @@ impl MediaSender {
     /// Packets sent between the previous feedback's highest transport sequence number
     /// and this one's that this one does not report: lost (as libwebrtc's
     /// `TransportFeedbackAdapter` reports them; late reordering is not modelled).
+    /// Fill `lost` with (send time, size) of the packets from the last report's highest
+    /// sequence number to this one's that the report does not list, in sequence order;
+    /// `seqs` is room for the report's sequence numbers.
     fn lost_since_last_feedback(
         &mut self,
         packets: &[PacketArrival],
-    ) -> Vec<(Timestamp, DataSize)> {
+        seqs: &mut Vec<u64>,
+        lost: &mut Vec<(Timestamp, DataSize)>,
+    ) {
+        lost.clear();
         let Some(high) = packets.iter().map(|a| a.transport_seq).max() else {
-            return Vec::new();
+            return;
         };
         let from = self.feedback_highest.map_or(0, |h| h + 1);
         self.feedback_highest = Some(self.feedback_highest.map_or(high, |h| h.max(high)));
         if from > high {
-            return Vec::new();
+            return;
         }
-        let got: std::collections::BTreeSet<u64> =
-            packets.iter().map(|a| a.transport_seq).collect();
-        self.history
-            .range(from..=high)
-            .filter(|(k, _)| !got.contains(k))
-            .map(|(_, &(t, size, _))| (t, size))
-            .collect()
+        seqs.clear();
+        seqs.extend(packets.iter().map(|a| a.transport_seq));
+        seqs.sort_unstable();
+        lost.extend(
+            self.history
+                .range(from..=high)
+                .filter(|(k, _)| seqs.binary_search(k).is_err())
+                .map(|(_, &(t, size, _))| (t, size)),
+        );
     }
 
     /// A padding packet of `size` on the wire (a probe without media to send): no
@@ -708,30 +734,34 @@ impl Endpoint for MediaSender {
         match msg {
             MediaFeedback::TransportFeedback { packets, echo, .. } => {
                 self.on_echo(now, echo);
-                let mut probes: Vec<Option<ProbeTag>> = Vec::new();
-                let timings: Vec<PacketTiming> = packets
-                    .iter()
-                    .filter_map(|a| {
-                        self.history
-                            .get(a.transport_seq)
-                            .map(|&(send_time, size, tag)| {
-                                probes.push(tag);
-                                PacketTiming {
-                                    send_time,
-                                    arrival_time: a.arrival_time,
-                                    size,
-                                    frame: None,
-                                }
-                            })
-                    })
-                    .collect();
-                if self.cfg.gcc.m156.is_some() {
-                    let lost = self.lost_since_last_feedback(&packets);
-                    self.gcc
-                        .on_transport_feedback_probed(now, &timings, &probes, &lost);
-                } else {
-                    self.gcc.on_transport_feedback(now, &timings);
+                let mut scratch = std::mem::take(&mut self.feedback_scratch);
+                scratch.timings.clear();
+                scratch.probes.clear();
+                for a in &packets {
+                    if let Some(&(send_time, size, tag)) = self.history.get(a.transport_seq) {
+                        scratch.probes.push(tag);
+                        scratch.timings.push(PacketTiming {
+                            send_time,
+                            arrival_time: a.arrival_time,
+                            size,
+                            frame: None,
+                        });
+                    }
                 }
+                if self.cfg.gcc.m156.is_some() {
+                    let FeedbackScratch {
+                        timings,
+                        probes,
+                        lost,
+                        seqs,
+                    } = &mut scratch;
+                    self.lost_since_last_feedback(&packets, seqs, lost);
+                    self.gcc
+                        .on_transport_feedback_probed(now, timings, probes, lost);
+                } else {
+                    self.gcc.on_transport_feedback(now, &scratch.timings);
+                }
+                self.feedback_scratch = scratch;
             }
             MediaFeedback::Remb { bitrate, echo, .. } => {
                 self.on_echo(now, echo);

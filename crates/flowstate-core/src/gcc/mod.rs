@@ -82,6 +82,11 @@ pub struct Gcc {
     latest: Option<GccObservation>,
     remote_decreases: u64,
     m156: Option<M156State>,
+    /// Room for a report's packets in arrival order, kept between reports so that a
+    /// report allocates nothing (its content is only used within one call).
+    sorted_scratch: Vec<PacketTiming>,
+    /// Room for the robust throughput estimator's view of a report (the same reuse).
+    acked_scratch: Vec<AckedPacket>,
 }
 
 impl Gcc {
@@ -107,6 +112,8 @@ impl Gcc {
             latest: None,
             remote_decreases: 0,
             m156: None,
+            sorted_scratch: Vec::new(),
+            acked_scratch: Vec::new(),
         };
         g.m156 = g.cfg.m156.clone().map(M156State::new);
         g.target = g.loss.estimate().min(g.delay_estimate);
@@ -163,25 +170,43 @@ impl Gcc {
         probes: &[Option<ProbeTag>],
         lost: &[(Timestamp, DataSize)],
     ) {
-        let Some(d) = self.delay.as_mut() else { return };
-        let mut sorted: Vec<PacketTiming> = packets.to_vec();
+        if self.delay.is_none() {
+            return;
+        }
+        let mut sorted = std::mem::take(&mut self.sorted_scratch);
+        sorted.clear();
+        sorted.extend_from_slice(packets);
         sorted.sort_by_key(|p| (p.arrival_time, p.send_time));
+        self.on_sorted_feedback(now, &sorted, packets, probes, lost);
+        self.sorted_scratch = sorted;
+    }
+
+    /// [`Gcc::on_transport_feedback_probed`] with the report's packets also in arrival
+    /// order (`sorted`; `packets` in the report's order).
+    fn on_sorted_feedback(
+        &mut self,
+        now: Timestamp,
+        sorted: &[PacketTiming],
+        packets: &[PacketTiming],
+        probes: &[Option<ProbeTag>],
+        lost: &[(Timestamp, DataSize)],
+    ) {
+        let Some(d) = self.delay.as_mut() else { return };
         let mut updated = false;
         // chromium-m156: the robust throughput estimator sees the report first
         // (`OnTransportPacketsFeedback`) and its rate is the AIMD's throughput.
+        let acked = &mut self.acked_scratch;
         let robust = self
             .m156
             .as_mut()
             .filter(|m| m.has_robust_throughput())
             .map(|m| {
-                let acked: Vec<AckedPacket> = sorted
-                    .iter()
-                    .map(|p| AckedPacket {
-                        send_time: p.send_time,
-                        receive_time: p.arrival_time,
-                        size: p.size,
-                    })
-                    .collect();
+                acked.clear();
+                acked.extend(sorted.iter().map(|p| AckedPacket {
+                    send_time: p.send_time,
+                    receive_time: p.arrival_time,
+                    size: p.size,
+                }));
                 m.on_acknowledged(acked.iter())
             });
         let ran = match robust {
