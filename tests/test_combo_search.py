@@ -1,0 +1,101 @@
+"""Issue 21, scripts/combo_search.py: the combinations of the chromium-m156 options it
+evaluates (names, the options each one needs, the one-option neighbours of the greedy
+search, every valid combination), the judgement of a case (real_vs_sim.py's 15 % / 20 %
+rule) and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from script_support import SCRIPTS
+
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))
+import combo_search as cs  # noqa: E402
+
+
+def test_combination_names():
+    assert cs.parse_combo("preset") == frozenset()
+    assert cs.parse_combo("full") == frozenset(cs.FULL_SET)
+    assert cs.parse_combo("full+loss_v2_m150-pacing_1.1") == (
+        frozenset(cs.FULL_SET) - {"pacing_1.1"} | {"loss_v2_m150"})
+    assert cs.parse_combo("chromium_fec+fec_delay_ms") == {"chromium_fec", "fec_delay_ms"}
+    assert cs.label(cs.parse_combo("full+send_time_ms")) == "full+send_time_ms"
+    assert cs.label(frozenset()) == "preset"
+    assert cs.parse_combo(cs.label(cs.parse_combo("full-chromium_fec+send_time_ms"))) == cs.parse_combo(
+        "full-chromium_fec+send_time_ms")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("full+nope", "no option 'nope'"),
+    ("loss_v2_padding", "loss_v2_padding needs loss_v2_m150"),
+    ("fec_delay_ms", "fec_delay_ms needs chromium_fec"),
+    ("full+loss_v2_m150+loss_v2_padding-loss_v2_m150", "needs loss_v2_m150"),
+])
+def test_bad_combinations_are_named(text, words):
+    with pytest.raises(ValueError, match=words):
+        cs.parse_combo(text)
+
+
+def test_overrides_are_the_simulators():
+    o = cs.overrides(cs.parse_combo("full+fec_delay_ms"))
+    assert o == {"vp8_frame_drop": True, "chromium_pacer": True, "pacing_factor": 1.1,
+                 "chromium_fec": True, "chromium_adjuster": True, "fec_delay_ms": 5.4}
+    # the same send chain as real_vs_sim.py --full-set
+    assert cs.overrides(cs.parse_combo("full")) == cs.real_vs_sim.FULL_SET
+
+
+def test_neighbours_keep_what_an_option_needs():
+    start = cs.parse_combo("chromium_fec+loss_v2_m150+loss_v2_padding")
+    nb = set(cs.neighbours(start, ["loss_v2_m150", "fec_delay_ms", "send_time_ms"]))
+    assert frozenset({"chromium_fec"}) in nb  # removing m150 removes the padding too
+    assert start | {"fec_delay_ms"} in nb
+    assert start | {"send_time_ms"} in nb
+    assert len(nb) == 3
+    # adding an option adds what it needs
+    assert frozenset({"chromium_fec", "fec_delay_ms"}) in cs.neighbours(frozenset(), ["fec_delay_ms"])
+
+
+def test_every_combination_is_valid_and_complete():
+    combos = cs.every_combination(frozenset({"vp8_frame_drop"}), ["chromium_fec", "fec_delay_ms", "loss_v2_m150",
+                                                                   "loss_v2_padding"])
+    # fec: none / fec / fec + delay; loss: none / m150 / m150 + padding
+    assert len(combos) == 9 == len(set(combos))
+    assert all("vp8_frame_drop" in c for c in combos)
+    for c in combos:
+        cs.check(c)
+
+
+def _entry(video, video_real, rtt, rtt_real):
+    return {"flows": {"gcc": {"kind": "gcc", "throughput_mbps": {"median": video_real},
+                              "rtt_mean_ms": {"median": rtt_real}},
+                      "sctp": {"kind": "sctp", "throughput_mbps": {"median": 1.6}, "rtt_mean_ms": {"median": 300}}},
+            "sim": {"sctp": {"throughput_mbps": 1.6, "rtt_mean_ms": 300},
+                    "gcc": {"throughput_mbps": video, "rtt_mean_ms": rtt}}}
+
+
+def test_a_case_is_within_target_as_real_vs_sim_judges_it():
+    ok = cs.case_result(_entry(0.115, 0.100, 350, 300))  # x1.15, x1.17
+    assert ok[0].name == "gcc" and all(f.ok for f in ok)
+    assert cs.miss(ok) == 0
+    high = cs.case_result(_entry(0.120, 0.100, 300, 300))  # x1.20
+    assert not high[0].ok and cs.miss(high) > 0
+    late = cs.case_result(_entry(0.100, 0.100, 370, 300))  # RTT x1.23
+    assert not late[0].ok
+    assert cs.score({"a": ok, "b": high})[0] == 1
+    assert "x1.20" in cs.cell(high) and cs.cell(ok).startswith("**")
+
+
+def test_bad_arguments_are_one_line(tmp_path):
+    def cli(*args):
+        return subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    p = cli("--refs", str(tmp_path), "--combo", "full+nope")
+    assert p.returncode == 2 and "no option 'nope'" in p.stderr.strip().splitlines()[-1]
+    p = cli("--refs", str(tmp_path), "--combo", "full")
+    assert p.returncode == 2 and "no real runs for p000-table5" in p.stderr.strip().splitlines()[-1]
+    p = cli("--refs", str(tmp_path), "--only", "p999")
+    assert p.returncode == 2 and "no such case p999" in p.stderr.strip().splitlines()[-1]
