@@ -446,7 +446,8 @@ impl Simulation {
     }
 
     /// A cache hint (changes nothing): start loading what the next event reads first,
-    /// the flow's endpoint, the message it is handed and its metrics accumulators, so
+    /// the flow's endpoint, the message it is handed and the metrics accumulators the
+    /// delivery writes, so
     /// that those loads overlap the current event's work instead of stalling the next.
     #[inline]
     fn prefetch_next(&mut self) {
@@ -458,7 +459,10 @@ impl Simulation {
         if let Some(f) = self.flows.get(flow) {
             f.prefetch(dir, slot);
         }
-        self.metrics.prefetch(flow);
+        // A timer writes no metrics before its flow sends.
+        if slot.is_some() {
+            self.metrics.prefetch(flow, dir);
+        }
     }
 
     /// Record a packet event in the trace and the fingerprint, when the run keeps

@@ -807,10 +807,26 @@ impl Metrics {
         }
     }
 
-    /// A cache hint: flow `flow`'s accumulators are about to be written.
+    /// A cache hint: a packet of flow `flow` travelling in `dir` is about to be
+    /// delivered, so start loading the accumulators that delivery writes: the bin's
+    /// counters, and for data the window's counters, the jitter estimate and the delay
+    /// histogram's head, for feedback (whose RTT sample follows) the RTT histogram's.
     #[inline]
-    pub fn prefetch(&self, flow: usize) {
-        prefetch_index::prefetch_index(&self.acc, flow);
+    pub fn prefetch(&self, flow: usize, dir: Dir) {
+        use prefetch_index::prefetch_index;
+        use std::slice::from_ref;
+        let Some(acc) = self.acc.get(flow) else {
+            return;
+        };
+        prefetch_index(from_ref(&acc.bin), 0);
+        match dir {
+            Dir::Data => {
+                prefetch_index(from_ref(&acc.window.recv_bytes), 0);
+                prefetch_index(from_ref(&acc.jitter), 0);
+                prefetch_index(from_ref(&acc.window.delay), 0);
+            }
+            Dir::Feedback => prefetch_index(from_ref(&acc.window.rtt), 0),
+        }
     }
 
     /// A packet sent at `sent_at` arrived at its destination.
