@@ -454,6 +454,14 @@ impl Simulation {
         let (flow, dir, slot) = match self.queue.peek() {
             Some(Event::Deliver(pkt)) => (pkt.flow as usize, pkt.dir, Some(pkt.slot)),
             Some(Event::Timer(f)) => (*f as usize, Dir::Data, None),
+            // The packet that starts serializing when this one finishes: its queuing
+            // delay goes to its flow's metrics.
+            Some(Event::LinkDone(link)) => {
+                if let Some(p) = self.topo.link(*link).queue().front() {
+                    self.metrics.prefetch_queue_wait(p.flow as usize, p.dir);
+                }
+                return;
+            }
             _ => return,
         };
         if let Some(f) = self.flows.get(flow) {

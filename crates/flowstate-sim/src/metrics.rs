@@ -807,6 +807,22 @@ impl Metrics {
         }
     }
 
+    /// A cache hint: a data packet of flow `flow` is about to start serializing, so
+    /// start loading what its queuing delay is added to (the bin's counters and the
+    /// window's histogram head).
+    #[inline]
+    pub fn prefetch_queue_wait(&self, flow: usize, dir: Dir) {
+        use prefetch_index::prefetch_index;
+        use std::slice::from_ref;
+        if dir != Dir::Data {
+            return;
+        }
+        if let Some(acc) = self.acc.get(flow) {
+            prefetch_index(from_ref(&acc.bin), 0);
+            prefetch_index(from_ref(&acc.window.qdelay), 0);
+        }
+    }
+
     /// A cache hint: a packet of flow `flow` travelling in `dir` is about to be
     /// delivered, so start loading the accumulators that delivery writes: the bin's
     /// counters, and for data the window's counters, the jitter estimate and the delay

@@ -80,6 +80,11 @@ impl DropTailQueue {
         Some((p, t))
     }
 
+    /// The head packet, without taking it.
+    pub fn front(&self) -> Option<&SimPacket> {
+        self.items.front().map(|(p, _)| p)
+    }
+
     /// Bytes waiting.
     pub fn bytes(&self) -> u64 {
         self.bytes
