@@ -86,8 +86,8 @@ fn sctp_sender_sack(c: &mut Criterion) {
                 Sack {
                     cum_tsn: cum,
                     a_rwnd: 1 << 20,
-                    gap_blocks: vec![],
-                    dup_tsns: vec![],
+                    gap_blocks: Default::default(),
+                    dup_tsns: Default::default(),
                 },
             );
             while let Some(t) = s.poll_transmit(now) {

@@ -436,7 +436,7 @@ mod fuzz {
             let mut now = Timestamp::ZERO;
             for i in ins {
                 match i {
-                    In::Sack { cum, blocks, rwnd } => tx.handle_input(now, Sack { cum_tsn: cum, a_rwnd: rwnd, gap_blocks: blocks, dup_tsns: vec![cum] }),
+                    In::Sack { cum, blocks, rwnd } => tx.handle_input(now, Sack { cum_tsn: cum, a_rwnd: rwnd, gap_blocks: blocks.into(), dup_tsns: [cum].into_iter().collect() }),
                     In::Tick(ms) => {
                         now += TimeDelta::millis(ms as i64);
                         if tx.poll_timeout().is_some_and(|t| t <= now) { tx.handle_timeout(now); }

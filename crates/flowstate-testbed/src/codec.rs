@@ -1079,8 +1079,8 @@ mod tests {
         let s = Sack {
             cum_tsn: 70,
             a_rwnd: 100_000,
-            gap_blocks: vec![(2, 3), (5, 9)],
-            dup_tsns: vec![66],
+            gap_blocks: [(2, 3), (5, 9)].into_iter().collect(),
+            dup_tsns: [66].into_iter().collect(),
         };
         let b = encode_sack(1, &s);
         assert_eq!(b.len() as u64, s.wire_size(DataSize::ZERO).as_bytes());

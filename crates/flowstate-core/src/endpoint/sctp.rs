@@ -11,6 +11,7 @@
 //! Coupling: [`SctpSender::poll_cc_report`] yields a [`FlowReport::Window`] on every
 //! cwnd change; [`SctpSender::apply_allowance`] applies a manager's answer.
 
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::app_pacing::AppPacing;
@@ -48,6 +49,12 @@ pub struct DataChunk {
     pub end: bool,
 }
 
+/// Gap-ack blocks of a [`Sack`]: held in the SACK itself up to four, on the heap beyond
+/// (a SACK after a loss reports a few gaps; building one allocates nothing then).
+pub type GapBlocks = SmallVec<[(u32, u32); 4]>;
+/// Duplicate TSNs of a [`Sack`], held inline like [`GapBlocks`].
+pub type DupTsns = SmallVec<[u64; 4]>;
+
 /// A SACK chunk (RFC 9260 3.3.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sack {
@@ -55,8 +62,8 @@ pub struct Sack {
     /// Advertised receiver window credit, bytes.
     pub a_rwnd: u64,
     /// Gap-ack blocks as (start, end) offsets from `cum_tsn`, inclusive.
-    pub gap_blocks: Vec<(u32, u32)>,
-    pub dup_tsns: Vec<u64>,
+    pub gap_blocks: GapBlocks,
+    pub dup_tsns: DupTsns,
 }
 
 impl Sack {
@@ -834,7 +841,7 @@ impl SctpReceiver {
     }
 
     fn build_sack(&mut self) -> Sack {
-        let mut gap_blocks: Vec<(u32, u32)> = Vec::new();
+        let mut gap_blocks = GapBlocks::new();
         let mut run: Option<(u64, u64)> = None;
         for &tsn in self.ooo.keys() {
             run = match run {
@@ -853,8 +860,9 @@ impl SctpReceiver {
         if let Some((s, e)) = run {
             gap_blocks.push(self.block(s, e));
         }
-        let mut dups = std::mem::take(&mut self.dups);
-        dups.truncate(self.config.max_dup_tsns);
+        let kept = self.dups.len().min(self.config.max_dup_tsns);
+        let dups = DupTsns::from_slice(&self.dups[..kept]);
+        self.dups.clear();
         Sack {
             cum_tsn: self.cum_tsn,
             a_rwnd: self.a_rwnd(),
@@ -990,8 +998,8 @@ mod tests {
         Sack {
             cum_tsn: cum,
             a_rwnd: 1 << 20,
-            gap_blocks: gaps,
-            dup_tsns: vec![],
+            gap_blocks: gaps.into(),
+            dup_tsns: DupTsns::new(),
         }
     }
 
@@ -1227,18 +1235,41 @@ mod tests {
         r.handle_input(t(0), chunk(3));
         let s = r.poll_transmit(t(0)).expect("sack on gap").message;
         assert_eq!(s.cum_tsn, 1);
-        assert_eq!(s.gap_blocks, vec![(2, 2)]);
+        assert_eq!(s.gap_blocks.as_slice(), [(2, 2)]);
         r.handle_input(t(1), chunk(5));
         r.handle_input(t(1), chunk(6));
         let s = r.poll_transmit(t(1)).expect("sack").message;
-        assert_eq!(s.gap_blocks, vec![(2, 2), (4, 5)]);
+        assert_eq!(s.gap_blocks.as_slice(), [(2, 2), (4, 5)]);
+        // A few gaps stay inside the SACK: building it allocated nothing.
+        assert!(!s.gap_blocks.spilled());
         // a_rwnd = 1 MiB - 4 buffered chunks: 3 out of order, and TSN 1, which starts a
         // message not yet complete (held until its last chunk arrives).
         assert_eq!(s.a_rwnd, (1 << 20) - 4 * 1172);
         r.handle_input(t(2), chunk(1));
         let s = r.poll_transmit(t(2)).expect("sack on duplicate").message;
-        assert_eq!(s.dup_tsns, vec![1]);
+        assert_eq!(s.dup_tsns.as_slice(), [1]);
         let sz = s.wire_size(DataSize::ZERO);
         assert_eq!(sz, DataSize::bytes(12 + 16 + 8 + 4));
+    }
+
+    #[test]
+    fn receiver_reports_more_gaps_than_a_sack_holds_inline() {
+        // Six gaps (TSNs 3, 5, ..., 13 above cum 1): beyond the four held inline, all
+        // reported, in order, and counted in the wire size.
+        let mut r = SctpReceiver::new(SctpReceiverConfig::default());
+        r.handle_input(t(0), chunk(1));
+        for tsn in (3..=13).step_by(2) {
+            r.handle_input(t(0), chunk(tsn));
+        }
+        let s = r.poll_transmit(t(0)).expect("sack on gaps").message;
+        assert_eq!(
+            s.gap_blocks.as_slice(),
+            [(2, 2), (4, 4), (6, 6), (8, 8), (10, 10), (12, 12)]
+        );
+        assert!(s.gap_blocks.spilled());
+        assert_eq!(
+            s.wire_size(DataSize::ZERO),
+            DataSize::bytes(12 + 16 + 6 * 4)
+        );
     }
 }
