@@ -59,6 +59,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "send_time_ms": {"set": {"send_time_ms": True}, "needs": (), "origin": "source"},
     "fec_delay_ms": {"set": {"fec_delay_ms": 5.4}, "needs": ("chromium_fec",), "origin": "measured"},
     "chromium_feedback_cadence": {"set": {"chromium_feedback_cadence": True}, "needs": (), "origin": "source"},
+    "nack_rtx": {"set": {"nack_rtx": True}, "needs": (), "origin": "source"},
 }
 # real_vs_sim.py --full-set, by option name.
 FULL_SET = ("vp8_frame_drop", "chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster")

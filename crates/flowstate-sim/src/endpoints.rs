@@ -526,6 +526,8 @@ pub fn gcc_flow(
         }
         cfg.loss_v2_padding = true;
     }
+    let nack_rtx = o.nack_rtx.unwrap_or(false);
+    cfg.nack_rtx = nack_rtx;
     cfg.target_includes_overhead = preset.target_includes_overhead();
     if let Some(on) = o.target_includes_overhead {
         cfg.target_includes_overhead = on;
@@ -565,6 +567,7 @@ pub fn gcc_flow(
     }
     let mut rcfg = MediaReceiverConfig::new(gcc);
     rcfg.ssrc = index as u32 + 1;
+    rcfg.nack = nack_rtx.then(flowstate_core::endpoint::nack::NackConfig::default);
     Ok(EndpointPairFlow::new(
         Tracked::new(sender),
         MediaReceiver::new(rcfg),

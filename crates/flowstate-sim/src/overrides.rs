@@ -461,6 +461,15 @@ overrides! {
         /// `GeneratePadding`; `flowstate_core::gcc::padding`; issue 21, docs/REPRODUCTION.md
         /// "Chromium's NACK/RTX retransmissions and padding, measured"). Default false.
         loss_v2_padding: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// Chromium's NACK/RTX retransmissions: the receiver NACKs every media packet a
+        /// newer one skipped at once and again every RTT (checked every 20 ms, up to 100
+        /// times); the sender resends each NACKed packet still in its history, not resent
+        /// within the last 5 ms + RTT, as RTX (+2 B) ahead of new video in the pacer,
+        /// within the target rate over 500 ms; ULPFEC and padding are never resent
+        /// (WebRTC M150 `NackRequester`, `RTPSender::OnReceivedNack`;
+        /// `flowstate_core::endpoint::nack`, `rtx`; issue 21, docs/ALGORITHMS.md
+        /// "Chromium's NACK/RTX retransmissions"). Default false.
+        nack_rtx: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
     }
 }
 

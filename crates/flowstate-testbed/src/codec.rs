@@ -6,6 +6,7 @@
 //! | [`MediaFeedback::TransportFeedback`] | compound RTCP: transport-wide feedback (same draft, section 3.1) + RR (RFC 3550 6.4.2) |
 //! | [`MediaFeedback::Remb`] | compound RTCP: REMB (draft-alvestrand-rmcat-remb-03) + RR |
 //! | [`MediaFeedback::ReceiverReport`] | RTCP RR |
+//! | [`MediaFeedback::Nack`] | RTCP Generic NACK (RFC 4585 section 6.2.1: RTPFB FMT 1), sent alone (reduced-size RTCP, RFC 5506); its 16-bit sequence numbers are unwrapped against the previous NACK's |
 //! | [`CcfbReport`] (NADA, SCReAM) | RTCP congestion control feedback, RFC 8888 section 3.1 (RTPFB FMT 11), sent alone (reduced-size RTCP, RFC 5506, which RFC 8888 section 5 allows): the RTT comes from the arrival time offsets, so no RR travels with it |
 //! | SCTP [`DataChunk`] / [`Sack`] | SCTP over UDP (RFC 6951): one DATA or SACK chunk per packet, CRC32c (RFC 9260) |
 //! | LEDBAT [`LedbatSegment`] / [`LedbatAck`] | uTP (BEP 29, LEDBAT over UDP): ST_DATA with the segment's send timestamp and packet number; ST_STATE (header only) with the newest one-way delay as timestamp_difference, the receive window as wnd_size and the byte ack's low 32 bits in seq_nr:ack_nr; connection id [`UTP_CONNECTION_BASE`] + flow index |
@@ -282,8 +283,47 @@ impl FeedbackEncoder {
                 b.extended_highest_seq = *highest_seq as u32;
                 vec![rr(*ssrc, b)]
             }
+            MediaFeedback::Nack {
+                ssrc,
+                sequence_numbers,
+            } => vec![generic_nack(*ssrc, sequence_numbers)],
         };
         Compound { packets }.to_vec().unwrap_or_default()
+    }
+}
+
+/// RTCP transport-layer feedback (RFC 4585 section 6.1: PT 205).
+const PT_RTPFB: u8 = 205;
+/// Generic NACK (RFC 4585 section 6.2.1: FMT 1).
+const FMT_GENERIC_NACK: u8 = 1;
+
+/// A Generic NACK of `seqs`: sender SSRC, media SSRC, then one (PID, BLP) item per run
+/// of up to 17 sequence numbers.
+fn generic_nack(ssrc: u32, seqs: &[u64]) -> RtcpPacket {
+    let mut sorted = seqs.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut body = Vec::new();
+    body.extend_from_slice(&ssrc.wrapping_add(RECEIVER_SSRC_OFFSET).to_be_bytes());
+    body.extend_from_slice(&ssrc.to_be_bytes());
+    let mut i = 0;
+    while let Some(&pid) = sorted.get(i) {
+        let mut blp: u16 = 0;
+        i += 1;
+        while let Some(&s) = sorted.get(i) {
+            if s > pid + 16 {
+                break;
+            }
+            blp |= 1 << (s - pid - 1);
+            i += 1;
+        }
+        body.extend_from_slice(&(pid as u16).to_be_bytes());
+        body.extend_from_slice(&blp.to_be_bytes());
+    }
+    RtcpPacket::Other {
+        packet_type: PT_RTPFB,
+        count: FMT_GENERIC_NACK,
+        body,
     }
 }
 
@@ -292,6 +332,8 @@ impl FeedbackEncoder {
 pub struct FeedbackDecoder {
     /// The newest unwrapped base sequence number.
     last: u64,
+    /// The newest unwrapped NACKed sequence number.
+    last_nack: u64,
 }
 
 fn unwrap16(reference: u64, x: u16) -> u64 {
@@ -334,6 +376,33 @@ impl FeedbackDecoder {
                         ssrc: t.media_ssrc,
                         packets,
                         echo: echo.and_then(|(_, b)| block_echo(b)),
+                    });
+                }
+                RtcpPacket::Other {
+                    packet_type: PT_RTPFB,
+                    count: FMT_GENERIC_NACK,
+                    body,
+                } => {
+                    companion = true;
+                    let media = get_u32(body, 4).ok_or(DecodeError::Unexpected("short NACK"))?;
+                    let mut sequence_numbers = Vec::new();
+                    for item in body.get(8..).unwrap_or_default().chunks_exact(4) {
+                        let pid = u16::from_be_bytes([item[0], item[1]]);
+                        let blp = u16::from_be_bytes([item[2], item[3]]);
+                        let base = unwrap16(self.last_nack, pid);
+                        sequence_numbers.push(base);
+                        for bit in 0..16u64 {
+                            if blp & (1 << bit) != 0 {
+                                sequence_numbers.push(base + bit + 1);
+                            }
+                        }
+                    }
+                    if let Some(&m) = sequence_numbers.iter().max() {
+                        self.last_nack = m;
+                    }
+                    out.push(MediaFeedback::Nack {
+                        ssrc: media,
+                        sequence_numbers,
                     });
                 }
                 RtcpPacket::Remb(r) => {
@@ -808,7 +877,8 @@ pub fn classify(buf: &[u8]) -> Option<Class> {
 
 /// Flow index of a media SSRC (the simulator numbers SSRCs `index + 1`).
 pub fn flow_of_ssrc(ssrc: u32) -> Option<usize> {
-    (ssrc as usize).checked_sub(1)
+    // A flow's RTX stream (option `nack_rtx`) belongs to the flow.
+    ((ssrc & !flowstate_core::endpoint::rtx::RTX_SSRC_BIT) as usize).checked_sub(1)
 }
 
 trait AsBps {
@@ -889,7 +959,10 @@ mod tests {
         };
         let b = FeedbackEncoder::default().encode(&m);
         assert_eq!(classify(&b), Some(Class::Rtcp));
-        let mut d = FeedbackDecoder { last: 69_000 };
+        let mut d = FeedbackDecoder {
+            last: 69_000,
+            ..FeedbackDecoder::default()
+        };
         let out = d.decode(&b).unwrap();
         assert_eq!(out.len(), 1);
         let MediaFeedback::TransportFeedback {
@@ -913,6 +986,34 @@ mod tests {
         let e = e.unwrap();
         assert!(e.send_time.as_micros().abs_diff(5_000_000) <= 16);
         assert!((e.hold.as_micros() - 3_000).abs() <= 16);
+    }
+
+    #[test]
+    fn generic_nack_round_trips() {
+        let seqs = vec![70_000, 70_001, 70_016, 70_017, 70_100];
+        let m = MediaFeedback::Nack {
+            ssrc: 1,
+            sequence_numbers: seqs.clone(),
+        };
+        let b = FeedbackEncoder::default().encode(&m);
+        // 4 B header + 8 B SSRCs + 3 items (70,000..=70,016; 70,017; 70,100).
+        assert_eq!(b.len(), 12 + 3 * 4);
+        let mut d = FeedbackDecoder {
+            last_nack: 69_990,
+            ..FeedbackDecoder::default()
+        };
+        assert_eq!(
+            d.decode(&b).unwrap(),
+            vec![MediaFeedback::Nack {
+                ssrc: 1,
+                sequence_numbers: seqs
+            }]
+        );
+        // The RTX stream's SSRC belongs to its flow.
+        assert_eq!(
+            flow_of_ssrc(flowstate_core::endpoint::rtx::rtx_ssrc(3)),
+            Some(2)
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! [`RttEcho`] of the newest packet received (its send time and how long the receiver held
 //! it, like RTCP's LSR/DLSR), so the sender computes `now - send_time - hold`.
 
+use super::nack::{nack_wire_size, NackConfig, NackRequester};
+use super::rtx::{rtx_ssrc, RtxSender};
 use super::send_path::{sent_packet_time, HeldPackets};
 use super::{overhead, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
@@ -105,6 +107,12 @@ pub enum MediaFeedback {
         highest_seq: u64,
         echo: Option<RttEcho>,
     },
+    /// Generic NACK (RFC 4585 section 6.2.1; option `nack_rtx`): the media packets to
+    /// resend, by sequence number.
+    Nack {
+        ssrc: u32,
+        sequence_numbers: Vec<u64>,
+    },
 }
 
 /// Which estimate the sender reports (each mechanism's `MechanismInfo::rate_report`).
@@ -169,6 +177,10 @@ pub struct MediaSenderConfig {
     /// ([`crate::gcc::padding`]; option `loss_v2_padding`). Default false: no padding
     /// outside probes.
     pub loss_v2_padding: bool,
+    /// Chromium's retransmissions: NACKed media packets resent as RTX through the
+    /// pacer, ahead of new video ([`super::rtx`]; option `nack_rtx`, with
+    /// [`MediaReceiverConfig::nack`]). Default false: no retransmissions.
+    pub nack_rtx: bool,
 }
 
 impl MediaSenderConfig {
@@ -186,6 +198,7 @@ impl MediaSenderConfig {
             send_time_whole_ms: false,
             fec_delay: TimeDelta::ZERO,
             loss_v2_padding: false,
+            nack_rtx: false,
         }
     }
 }
@@ -251,6 +264,8 @@ pub struct MediaSender {
     /// (what payload padding copies).
     padding: Option<PaddingBudget>,
     last_media_payload: Option<DataSize>,
+    /// `nack_rtx`: the packet history and the NACK handling.
+    rtx: Option<RtxSender>,
 }
 
 impl MediaSender {
@@ -288,6 +303,7 @@ impl MediaSender {
             unadjusted: Bitrate::ZERO,
             padding: cfg.loss_v2_padding.then(PaddingBudget::new),
             last_media_payload: None,
+            rtx: cfg.nack_rtx.then(|| RtxSender::new(rtx_ssrc(cfg.ssrc))),
             cfg,
         };
         if s.cfg.gcc.m156.is_some() {
@@ -557,6 +573,10 @@ impl MediaSender {
     /// is counted in the send statistics.
     fn on_sent_for_fec(&mut self, now: Timestamp, p: &RtpPacket, size: DataSize) {
         let Some(f) = self.fec.as_mut() else { return };
+        // `nack_rtx`: a retransmission is never FEC-protected (rtp_sender.cc:319-323).
+        if self.rtx.as_ref().is_some_and(|r| r.is_rtx(p)) {
+            return;
+        }
         let rtp = size.saturating_sub(IP_UDP_HEADER);
         if p.is_fec() {
             f.on_fec_sent(now, rtp);
@@ -715,6 +735,25 @@ impl MediaSender {
     pub fn pacer_queue_bytes(&self) -> DataSize {
         self.pacer.queued_bytes()
     }
+    /// `nack_rtx`: the sender's retransmissions (`None` without the option).
+    pub fn rtx(&self) -> Option<&RtxSender> {
+        self.rtx.as_ref()
+    }
+
+    /// `nack_rtx`: a Generic NACK arrived: the RTX packets it gets go into the pacer's
+    /// queue ahead of new video (`RTPSender::OnReceivedNack`).
+    fn on_nack(&mut self, now: Timestamp, seqs: &[u64]) {
+        let (rtt, target) = (self.gcc.rtt(), self.gcc.target_rate());
+        let Some(r) = self.rtx.as_mut() else { return };
+        let resend = r.on_nack(now, seqs, rtt, target);
+        if resend.is_empty() {
+            return;
+        }
+        for (p, size) in resend {
+            self.pacer.enqueue_retransmission(p, size);
+        }
+        self.refresh_chromium_pacing(now);
+    }
 
     fn on_echo(&mut self, now: Timestamp, echo: Option<RttEcho>) {
         if let Some(e) = echo {
@@ -732,6 +771,12 @@ impl Endpoint for MediaSender {
 
     fn handle_input(&mut self, now: Timestamp, msg: MediaFeedback) {
         match msg {
+            MediaFeedback::Nack {
+                sequence_numbers, ..
+            } => {
+                self.on_nack(now, &sequence_numbers);
+                return;
+            }
             MediaFeedback::TransportFeedback { packets, echo, .. } => {
                 self.on_echo(now, echo);
                 let mut scratch = std::mem::take(&mut self.feedback_scratch);
@@ -831,9 +876,13 @@ impl Endpoint for MediaSender {
         }
         self.bytes_sent += size.as_bytes();
         self.packets_sent += 1;
+        let is_rtx = self.rtx.as_ref().is_some_and(|r| r.is_rtx(&p));
+        if let Some(r) = self.rtx.as_mut() {
+            r.on_sent(now, &p, size);
+        }
         if let Some(b) = self.padding.as_mut() {
             b.on_sent(now, size);
-            if p.frame_packet_count > 0 {
+            if p.frame_packet_count > 0 && !is_rtx {
                 self.last_media_payload = Some(p.payload_size);
             }
         }
@@ -887,6 +936,9 @@ pub struct MediaReceiverConfig {
     pub ssrc: u32,
     pub gcc: GccConfig,
     pub wire: WireSizes,
+    /// `nack_rtx`: the receiver NACKs missing media packets ([`super::nack`]) and takes
+    /// the sender's RTX packets (SSRC [`rtx_ssrc`]). Default `None`: no NACKs.
+    pub nack: Option<NackConfig>,
 }
 
 impl MediaReceiverConfig {
@@ -895,6 +947,7 @@ impl MediaReceiverConfig {
             ssrc: 1,
             gcc,
             wire: WireSizes::default(),
+            nack: None,
         }
     }
 }
@@ -927,6 +980,8 @@ pub struct MediaReceiver {
     bytes_received: u64,
     last_delay: Option<TimeDelta>,
     observations: VecDeque<GccObservation>,
+    /// `nack_rtx`: the NACK list.
+    nack: Option<NackRequester>,
 }
 
 impl MediaReceiver {
@@ -937,7 +992,9 @@ impl MediaReceiver {
         };
         let remb = RembScheduler::new(cfg.gcc.remb.clone());
         let cadence = cfg.gcc.feedback_cadence.map(FeedbackCadence::new);
+        let nack = cfg.nack.map(NackRequester::new);
         Self {
+            nack,
             cfg,
             cadence,
             bwe,
@@ -1049,6 +1106,36 @@ impl MediaReceiver {
     pub fn last_one_way_delay(&self) -> Option<TimeDelta> {
         self.last_delay
     }
+    /// `nack_rtx`: the NACK list (`None` without the option).
+    pub fn nack(&self) -> Option<&NackRequester> {
+        self.nack.as_ref()
+    }
+
+    /// `nack_rtx`: send a Generic NACK of `seqs` (none if empty).
+    fn send_nack(&mut self, seqs: Vec<u64>) {
+        if seqs.is_empty() {
+            return;
+        }
+        self.out.push_back(Transmit {
+            size: nack_wire_size(&seqs),
+            message: MediaFeedback::Nack {
+                ssrc: self.cfg.ssrc,
+                sequence_numbers: seqs,
+            },
+        });
+    }
+
+    /// `nack_rtx`: a packet of the media stream or its RTX stream arrived; `true` if it
+    /// was a retransmission (which the media stream's receive statistics do not count).
+    fn nack_on_arrival(&mut self, now: Timestamp, p: &RtpPacket) -> bool {
+        let Some(n) = self.nack.as_mut() else {
+            return false;
+        };
+        let rtx = p.ssrc == rtx_ssrc(self.cfg.ssrc);
+        let batch = n.on_received(now, p.sequence_number, rtx);
+        self.send_nack(batch);
+        rtx
+    }
 }
 
 impl Endpoint for MediaReceiver {
@@ -1059,16 +1146,18 @@ impl Endpoint for MediaReceiver {
         let wire = p.payload_size + self.cfg.wire.rtp_overhead;
         self.bytes_received += wire.as_bytes();
         self.received_total += 1;
-        self.received_interval += 1;
         self.last_delay = Some(now - p.send_time);
         if self.newest.is_none_or_older(p.send_time) {
             self.newest = Some((p.send_time, now));
         }
-        self.expected_total_base.get_or_insert(p.sequence_number);
-        self.highest_seq = Some(
-            self.highest_seq
-                .map_or(p.sequence_number, |h| h.max(p.sequence_number)),
-        );
+        if !self.nack_on_arrival(now, &p) {
+            self.received_interval += 1;
+            self.expected_total_base.get_or_insert(p.sequence_number);
+            self.highest_seq = Some(
+                self.highest_seq
+                    .map_or(p.sequence_number, |h| h.max(p.sequence_number)),
+            );
+        }
         if self.next_report.is_none() {
             self.next_report = Some(now + self.cfg.gcc.receiver_report_interval);
         }
@@ -1118,10 +1207,15 @@ impl Endpoint for MediaReceiver {
         } else {
             None
         };
-        super::earliest([self.next_feedback, self.next_report, remb])
+        let nack = self.nack.as_ref().and_then(NackRequester::poll_timeout);
+        super::earliest([self.next_feedback, self.next_report, remb, nack])
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {
+        if let Some(n) = self.nack.as_mut() {
+            let again = n.handle_timeout(now);
+            self.send_nack(again);
+        }
         if self.next_feedback.is_some_and(|t| now >= t) {
             self.send_feedback(now);
             self.next_feedback = if self.pending_arrivals.is_empty() {
@@ -1677,6 +1771,7 @@ mod tests {
                             rr += 1;
                             assert_eq!(*fraction_lost, 0.0);
                         }
+                        MediaFeedback::Nack { .. } => panic!("NACK without nack_rtx"),
                     }
                     s.handle_input(now + TimeDelta::millis(20), t.message);
                 }

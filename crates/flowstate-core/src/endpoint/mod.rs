@@ -12,6 +12,7 @@
 //! the simulator moves them as they are, charging `size` bytes on the link.
 
 pub mod media;
+pub mod nack;
 pub mod overhead;
 mod paced;
 pub mod send_path;
@@ -100,6 +101,10 @@ pub mod rap;
 pub mod rfc8888;
 #[cfg(test)]
 mod rmcat_proptests;
+pub mod rtx;
+pub mod rtx_limiter;
+#[cfg(test)]
+mod rtx_scenario_tests;
 pub mod scream;
 pub mod sctp;
 pub mod tcp;

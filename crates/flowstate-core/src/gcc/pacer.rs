@@ -38,11 +38,16 @@ impl Default for PacerConfig {
     }
 }
 
-/// A FIFO of packets released at the pacing rate.
+/// A FIFO of packets released at the pacing rate, with retransmissions ahead of it
+/// ([`Pacer::enqueue_retransmission`]).
 #[derive(Debug, Clone)]
 pub struct Pacer<P> {
     cfg: PacerConfig,
     queue: VecDeque<(P, DataSize)>,
+    /// Retransmissions (`nack_rtx`): sent before `queue`, in their order
+    /// (libwebrtc `PrioritizedPacketQueue`: `kRetransmission` ahead of video and FEC,
+    /// modules/pacing/prioritized_packet_queue.cc:44-50 at signalapp/webrtc bd635df).
+    retransmissions: VecDeque<(P, DataSize)>,
     queued: DataSize,
     rate: Bitrate,
     budget: i64,
@@ -59,6 +64,7 @@ impl<P> Pacer<P> {
         Self {
             cfg,
             queue: VecDeque::new(),
+            retransmissions: VecDeque::new(),
             queued: DataSize::ZERO,
             rate,
             budget: 0,
@@ -125,17 +131,47 @@ impl<P> Pacer<P> {
 
     /// Queue a packet; `false` (and dropped) when the queue is full.
     pub fn enqueue(&mut self, packet: P, size: DataSize) -> bool {
-        if self.queue.len() >= self.cfg.max_queue_packets {
+        if !self.admit() {
+            return false;
+        }
+        self.queued += size;
+        self.queue.push_back((packet, size));
+        true
+    }
+
+    /// Queue a retransmission, ahead of every packet [`Pacer::enqueue`] queued;
+    /// `false` (and dropped) when the queue is full.
+    pub fn enqueue_retransmission(&mut self, packet: P, size: DataSize) -> bool {
+        if !self.admit() {
+            return false;
+        }
+        self.queued += size;
+        self.retransmissions.push_back((packet, size));
+        true
+    }
+
+    /// Room for one more packet (else counted as dropped), and the fast-forward of an
+    /// empty queue.
+    fn admit(&mut self) -> bool {
+        if self.queue_len() >= self.cfg.max_queue_packets {
             self.dropped = self.dropped.saturating_add(1);
             return false;
         }
         // `EnqueuePacket` into an empty queue fast-forwards the last processing time
         // (the debt paid up to the enqueue), done at the next poll, which the caller
         // makes at the enqueue time.
-        self.fast_forward |= self.queue.is_empty();
-        self.queued += size;
-        self.queue.push_back((packet, size));
+        self.fast_forward |= self.queue_len() == 0;
         true
+    }
+
+    /// The next packet to go: a retransmission first.
+    fn pop_next(&mut self) -> Option<(P, DataSize)> {
+        let (p, size) = match self.retransmissions.pop_front() {
+            Some(x) => x,
+            None => self.queue.pop_front()?,
+        };
+        self.queued -= size;
+        Some((p, size))
     }
 
     /// The next packet regardless of the budget (a probe sends it), charged to the
@@ -143,8 +179,7 @@ impl<P> Pacer<P> {
     /// `PacingController::kMaxDebtInTime`, 500 ms).
     pub fn poll_unpaced(&mut self, now: Timestamp, max_debt: TimeDelta) -> Option<(P, DataSize)> {
         self.refill(now);
-        let (p, size) = self.queue.pop_front()?;
-        self.queued -= size;
+        let (p, size) = self.pop_next()?;
         if let Some(md) = self.cfg.media_debt {
             // `OnPacketSent` -> `UpdateBudgetWithSentData`, capped at `kMaxDebtInTime`.
             self.debt = md.charge(self.debt, size, self.rate);
@@ -163,7 +198,7 @@ impl<P> Pacer<P> {
         if let Some(md) = self.cfg.media_debt {
             // `ProcessPackets`, entered only when `NextSendTime() <= now`: the debt paid
             // up to that target time, one packet sent and charged.
-            if self.queue.is_empty() {
+            if self.queue_len() == 0 {
                 return None;
             }
             if std::mem::take(&mut self.fast_forward) {
@@ -175,8 +210,7 @@ impl<P> Pacer<P> {
                 return None;
             }
             self.pay_to(md, due);
-            let (p, size) = self.queue.pop_front()?;
-            self.queued -= size;
+            let (p, size) = self.pop_next()?;
             self.debt = md.charge(self.debt, size, self.rate);
             return Some((p, size));
         }
@@ -184,8 +218,7 @@ impl<P> Pacer<P> {
         if self.budget <= 0 {
             return None;
         }
-        let (p, size) = self.queue.pop_front()?;
-        self.queued -= size;
+        let (p, size) = self.pop_next()?;
         self.budget = self
             .budget
             .saturating_sub(i64::try_from(size.as_bytes()).unwrap_or(i64::MAX));
@@ -194,7 +227,7 @@ impl<P> Pacer<P> {
 
     /// When a packet may next go (`None` with an empty queue or a zero rate).
     pub fn next_send_time(&self) -> Option<Timestamp> {
-        if self.queue.is_empty() {
+        if self.queue_len() == 0 {
             return None;
         }
         // Never polled yet: at once.
@@ -221,7 +254,7 @@ impl<P> Pacer<P> {
     }
 
     pub fn queue_len(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.retransmissions.len()
     }
     pub fn queued_bytes(&self) -> DataSize {
         self.queued
@@ -243,6 +276,35 @@ impl<P> Pacer<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retransmissions_go_ahead_of_queued_packets_in_their_order() {
+        for media_debt in [None, Some(MediaDebtConfig::default())] {
+            let cfg = PacerConfig {
+                media_debt,
+                ..PacerConfig::default()
+            };
+            let mut p = Pacer::new(cfg, Bitrate::mbps(100.0));
+            p.enqueue("video 1", DataSize::bytes(1000));
+            p.enqueue("video 2", DataSize::bytes(1000));
+            p.enqueue_retransmission("rtx 1", DataSize::bytes(1002));
+            p.enqueue_retransmission("rtx 2", DataSize::bytes(1002));
+            assert_eq!(p.queue_len(), 4);
+            assert_eq!(p.queued_bytes(), DataSize::bytes(4004));
+            let mut order = Vec::new();
+            let mut now = Timestamp::ZERO;
+            while order.len() < 4 {
+                if let Some((x, _)) = p.poll(now) {
+                    order.push(x);
+                } else {
+                    now += TimeDelta::millis(1);
+                }
+                assert!(now < Timestamp::from_secs(1));
+            }
+            assert_eq!(order, ["rtx 1", "rtx 2", "video 1", "video 2"]);
+            assert_eq!(p.queued_bytes(), DataSize::ZERO);
+        }
+    }
 
     #[test]
     fn paces_at_rate_in_bursts() {
