@@ -349,6 +349,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--tcp", nargs="*", default=["rfc"], choices=list(TCP), help="competitor rules to run")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--write-toml", type=Path, metavar="DIR",
+                    help="only write each --combo's scenario per case and --tcp as DIR/CASE.COMBO.TCP.toml "
+                         "(for a traced build, e.g. scripts/rtx_sim.py) and run nothing")
     args = ap.parse_args(argv)
     unknown = sorted(set(args.only) - set(CASES))
     if unknown:
@@ -361,6 +364,17 @@ def main(argv: list[str]) -> int:
         start = parse_combo(args.start)
     except ValueError as e:
         ap.error(str(e))
+    if args.write_toml:
+        args.write_toml.mkdir(parents=True, exist_ok=True)
+        for case in real_vs_sim.CASES:
+            if case.name not in args.only:
+                continue
+            for tcp in args.tcp:
+                for combo in combos:
+                    path = args.write_toml / f"{case.name}.{label(combo)}.{tcp}.toml"
+                    real_vs_sim.write_toml(scenario(case, combo, tcp), path)
+                    print(path)
+        return 0
     if args.make_refs:
         make_refs(args.refs)
     try:

@@ -7,14 +7,16 @@ table (issue 21; "The simulator's NACK/RTX against Chromium's" there).
 
 TRACE: the stderr of a scratch build with scripts/patches/issue21-trace-rtx.patch
 (never landed) run with FS_TRACE=1, e.g. `FS_TRACE=1 target/release/examples/series
-OUT.toml 1 SEED 2> TRACE` (OUT.toml from `gcc_share.py toml CASE OUT.toml SETTINGS`).
-The patch writes `X us kind seq` for every packet the video sender sends and `A us kind
+OUT.toml 1 SEED 2> TRACE` (OUT.toml: `combo_search.py --write-toml DIR --combo ...`).
+The patch writes `X us kind seq` for every packet the video sender sends, `A us kind
 seq` for every packet its receiver gets, kind `m` (media), `f` (ULPFEC), `p` (padding)
-or `r` (RTX; seq is the original's). Per trace, over the media packets sent in
-[FROM, TO) s: the share of them the link dropped, retransmissions a second (first RTX
-of a dropped media packet) and repeats a second (further RTX), the share of dropped
-media packets with an RTX (sent) and recovered (an RTX arrived), RTX per dropped media
-packet, and the first RTX's delay after the original was sent (ms, p25 / p50 / p75).
+or `r` (RTX; seq is the original's), and a `K` line per NACK the sender gets (read by
+no script). Per trace, over the media packets sent in [FROM, TO) s (dropped: never
+arrived while a later one did): the share the link dropped, retransmissions a second
+(first RTX of a dropped media packet) and repeats a second (further RTX), the share of
+dropped media packets with an RTX (sent) and recovered (an RTX arrived), RTX per
+dropped media packet, and the first RTX's delay after the original was sent (ms, p25 /
+p50 / p75).
 No browser, no namespaces.
 """
 
@@ -76,7 +78,10 @@ def pct(xs: list[float], q: float) -> Optional[float]:
 def rates(t: Trace, start: float, end: float) -> dict:
     """The figures of one trace over media packets sent in [start, end)."""
     media = {q: s for q, s in t.sent["m"].items() if start <= s < end}
-    dropped = [q for q in media if q not in t.arrived]
+    # Lost: not arrived while a later media packet did (not one still on its way when
+    # the run ended).
+    newest = max(t.arrived, default=-1)
+    dropped = [q for q in media if q not in t.arrived and q < newest]
     span = end - start
     first = [t.rtx_sent[q][0] - media[q] for q in dropped if q in t.rtx_sent]
     rtx = sum(len(t.rtx_sent.get(q, [])) for q in dropped)

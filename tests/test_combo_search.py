@@ -99,3 +99,15 @@ def test_bad_arguments_are_one_line(tmp_path):
     assert p.returncode == 2 and "no real runs for p000-table5" in p.stderr.strip().splitlines()[-1]
     p = cli("--refs", str(tmp_path), "--only", "p999")
     assert p.returncode == 2 and "no such case p999" in p.stderr.strip().splitlines()[-1]
+
+
+def test_write_toml_writes_each_case_and_runs_nothing(tmp_path):
+    out = tmp_path / "toml"
+    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--refs", str(tmp_path / "none"),
+                        "--only", "p000-table5", "rfc8867-5.6", "--combo", "full+nack_rtx", "--tcp", "kernel",
+                        "--write-toml", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    names = sorted(f.name for f in out.iterdir())
+    assert names == ["p000-table5.full+nack_rtx.kernel.toml", "rfc8867-5.6.full+nack_rtx.kernel.toml"]
+    text = (out / "rfc8867-5.6.full+nack_rtx.kernel.toml").read_text()
+    assert "nack_rtx = true" in text and "hystart = true" in text

@@ -29,18 +29,22 @@ A 1180000 r 2
 X 1260000 r 3
 A 1290000 r 3
 X 3000000 m 6
+A 3030000 m 6
+X 3100000 m 7
 """
 
 
 def test_dropped_media_packets_and_their_retransmissions():
     r = rtx_sim.rates(rtx_sim.parse(TRACE.splitlines()), 1.0, 2.0)
-    # media 1, 2, 3, 5 in the window (6 is after it, 4 is ULPFEC); 2 and 3 dropped
+    # media 1, 2, 3, 5 in the window (6 and 7 after it, 4 is ULPFEC); 2 and 3 dropped
     assert r["media_packets"] == 4 and r["dropped"] == 2
     assert r["loss"] == 0.5
     assert r["retransmissions_per_s"] == 2.0 and r["repeats_per_s"] == 1.0
     assert r["with_rtx"] == 1.0 and r["recovered"] == 1.0
     assert r["rtx_per_dropped"] == 1.5
     assert r["first_rtx_ms"][1] == pytest.approx(149.5)
+    # 7 never arrived and nothing after it did: on its way at the end, not dropped
+    assert rtx_sim.rates(rtx_sim.parse(TRACE.splitlines()), 3.0, 4.0)["dropped"] == 0
 
 
 def test_a_malformed_line_is_a_one_line_error(tmp_path: Path):

@@ -20,9 +20,13 @@
 //!   list; a list that would exceed [`MAX_NACK_PACKETS`] is cleared (:233-247).
 //!
 //! Deviations (named; docs/ALGORITHMS.md): the receiver's RTT is the round trip of its
-//! own NACKs (a packet NACKed once, until its retransmission arrives), where libwebrtc's
-//! receiver takes it from RTCP (`CallStats`, `UpdateRtt`); before a first sample it is
-//! [`DEFAULT_RTT`], as in libwebrtc. A full list is cleared without the keyframe search
+//! own NACKs (from a packet's first NACK to its retransmission's arrival, the newest such
+//! sample), where libwebrtc's receiver takes it from RTCP (`CallStats`, `UpdateRtt`);
+//! before a first sample it is [`DEFAULT_RTT`], as in libwebrtc. (The first NACK, not
+//! the last: with a path RTT above the default every packet is NACKed again before its
+//! retransmission can arrive, so a sample of singly-NACKed packets would never come;
+//! the sender resends at most once an RTT, so the first retransmission answers the
+//! first NACK.) A full list is cleared without the keyframe search
 //! (`RemovePacketsUntilKeyFrame`) and no keyframe is requested (the model's encoder has
 //! no PLI); `ClearUpTo` (frames decoded past a gap) is not modelled. Sequence numbers
 //! are 64-bit extended ones (no wrap).
@@ -99,6 +103,8 @@ impl Default for NackConfig {
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct NackEntry {
     sent_at: Option<Timestamp>,
+    /// The first NACK's time (the RTT sample's start).
+    first_sent_at: Option<Timestamp>,
     retries: u32,
 }
 
@@ -169,9 +175,8 @@ impl NackRequester {
         }
         if seq < newest {
             if let Some(e) = self.list.remove(&seq) {
-                // The NACK round trip of a packet NACKed once (a sample that cannot be
-                // an answer to an earlier NACK).
-                if let (true, 1, Some(at)) = (retransmission, e.retries, e.sent_at) {
+                // The NACK round trip: from the packet's first NACK to its retransmission.
+                if let (true, Some(at)) = (retransmission, e.first_sent_at) {
                     self.rtt = Some(now - at);
                 }
             }
@@ -201,6 +206,7 @@ impl NackRequester {
                 seq,
                 NackEntry {
                     sent_at: None,
+                    first_sent_at: None,
                     retries: 0,
                 },
             );
@@ -224,6 +230,7 @@ impl NackRequester {
             out.push(seq);
             e.retries += 1;
             e.sent_at = Some(now);
+            e.first_sent_at.get_or_insert(now);
             e.retries < max_retries
         });
         self.nacks_sent += out.len() as u64;
@@ -310,6 +317,12 @@ mod tests {
         assert!(n.is_empty());
         assert_eq!(n.rtt(), TimeDelta::millis(60));
         assert_eq!(n.poll_timeout(), None);
+        // A packet NACKed again before its retransmission arrives: the sample runs from
+        // its first NACK (NACKs at 100 and, 60 ms later, at 160; RTX at 400 ms).
+        assert_eq!(n.on_received(ms(100), 5, false), vec![4]);
+        assert_eq!(n.handle_timeout(ms(160)), vec![4]);
+        n.on_received(ms(400), 4, true);
+        assert_eq!(n.rtt(), TimeDelta::millis(300));
     }
 
     #[test]
