@@ -551,9 +551,18 @@ impl MediaSender {
         let wire = size
             .min(self.cfg.wire.max_packet)
             .max(self.cfg.wire.rtp_overhead + DataSize::bytes(1));
+        // `nack_rtx`: with RTX the padding goes on the RTX stream (`RTPSender::
+        // GeneratePadding`, rtp_sender.cc:375-440), out of the media stream's sequence.
+        let (ssrc, sequence_number) = match self.rtx.as_mut() {
+            Some(r) => (r.rtx_ssrc(), r.next_padding_seq()),
+            None => {
+                self.next_seq += 1;
+                (self.cfg.ssrc, self.next_seq - 1)
+            }
+        };
         let p = RtpPacket {
-            ssrc: self.cfg.ssrc,
-            sequence_number: self.next_seq,
+            ssrc,
+            sequence_number,
             transport_seq: 0,
             send_time: now,
             payload_size: wire - self.cfg.wire.rtp_overhead,
@@ -563,7 +572,6 @@ impl MediaSender {
             frame_packet_count: 0,
             keyframe: false,
         };
-        self.next_seq += 1;
         (p, wire)
     }
 
@@ -1126,12 +1134,17 @@ impl MediaReceiver {
     }
 
     /// `nack_rtx`: a packet of the media stream or its RTX stream arrived; `true` if it
-    /// was a retransmission (which the media stream's receive statistics do not count).
+    /// came on the RTX stream (a retransmission or padding, which the media stream's
+    /// receive statistics do not count).
     fn nack_on_arrival(&mut self, now: Timestamp, p: &RtpPacket) -> bool {
         let Some(n) = self.nack.as_mut() else {
             return false;
         };
         let rtx = p.ssrc == rtx_ssrc(self.cfg.ssrc);
+        if rtx && p.frame_packet_count == 0 {
+            // Padding on the RTX stream: nothing of the media stream.
+            return true;
+        }
         let batch = n.on_received(now, p.sequence_number, rtx);
         self.send_nack(batch);
         rtx

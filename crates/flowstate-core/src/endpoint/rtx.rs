@@ -25,9 +25,13 @@
 //!   (rtp_sender.cc:319-323). Retransmissions are limited to the target rate over
 //!   500 ms ([`super::rtx_limiter`]).
 //!
+//! - Padding (probes, `loss_v2_padding`) goes on the RTX stream when RTX is on
+//!   (`RTPSender::GeneratePadding`, rtp_sender.cc:375-440), never into the history.
+//!
 //! Deviation (named): the RTX packet carries the original's sequence number in its
 //! `sequence_number` field (the RFC's OSN); the RTX stream's own sequence numbers are
-//! not modelled (nothing in the model reads them).
+//! not modelled for retransmissions (nothing in the model reads them); padding packets
+//! number their own.
 
 use super::media::RtpPacket;
 use super::rtx_limiter::RetransmissionLimiter;
@@ -83,6 +87,8 @@ pub struct RtxSender {
     /// Retransmissions queued, and those the limiter refused.
     queued: u64,
     refused: u64,
+    /// The RTX stream's sequence numbers of its padding packets.
+    next_padding_seq: u64,
 }
 
 impl RtxSender {
@@ -94,15 +100,22 @@ impl RtxSender {
             limiter: RetransmissionLimiter::default(),
             queued: 0,
             refused: 0,
+            next_padding_seq: 0,
         }
     }
 
     pub fn rtx_ssrc(&self) -> u32 {
         self.rtx_ssrc
     }
-    /// Whether `p` is one of this stream's RTX packets.
+    /// Whether `p` went on the RTX stream (a retransmission, or padding: no frame).
     pub fn is_rtx(&self, p: &RtpPacket) -> bool {
         p.ssrc == self.rtx_ssrc
+    }
+    /// The sequence number of the next padding packet on the RTX stream (with RTX on,
+    /// libwebrtc sends padding there, `RTPSender::GeneratePadding`).
+    pub fn next_padding_seq(&mut self) -> u64 {
+        self.next_padding_seq += 1;
+        self.next_padding_seq - 1
     }
     /// Packets in the history.
     pub fn stored(&self) -> usize {
@@ -122,6 +135,9 @@ impl RtxSender {
     /// (`MarkPacketAsSent`); ULPFEC and padding are not stored.
     pub fn on_sent(&mut self, now: Timestamp, p: &RtpPacket, wire: DataSize) {
         if self.is_rtx(p) {
+            if p.frame_packet_count == 0 {
+                return;
+            }
             if let Some(s) = self.history.get_mut(&p.sequence_number) {
                 s.pending = false;
                 s.send_time = now;

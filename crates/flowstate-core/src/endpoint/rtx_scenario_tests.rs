@@ -26,6 +26,9 @@ struct Outcome {
     rtx_sent: u64,
     /// NACK messages the receiver sent.
     nacks: u64,
+    /// Padding packets (probes) sent on the media stream and on the RTX stream.
+    padding_media: u64,
+    padding_rtx: u64,
 }
 
 /// One video flow on `chromium-m156` through a 1 Mbit/s link losing 3 % at random
@@ -88,7 +91,13 @@ fn lossy_run(nack_rtx: bool) -> Outcome {
         }
         while let Some(t) = sender.poll_transmit(now) {
             let p = &t.message;
-            if p.ssrc == rtx_ssrc(media_ssrc) {
+            if p.frame_packet_count == 0 && !p.is_fec() {
+                if p.ssrc == media_ssrc {
+                    out.padding_media += 1;
+                } else {
+                    out.padding_rtx += 1;
+                }
+            } else if p.ssrc == rtx_ssrc(media_ssrc) {
                 *rtx_out.entry(p.sequence_number).or_default() += 1;
             } else if p.frame_packet_count > 0 && now >= from && now < to {
                 sent.insert(p.sequence_number);
@@ -141,5 +150,11 @@ fn a_lossy_run_retransmits_most_dropped_packets() {
     assert_eq!(
         (without.recovered, without.rtx_sent, without.nacks),
         (0, 0, 0)
+    );
+    // The initial probes' padding: on the RTX stream with the option, else the media one.
+    assert!(with.padding_rtx > 0 && with.padding_media == 0, "{with:?}");
+    assert!(
+        without.padding_media > 0 && without.padding_rtx == 0,
+        "{without:?}"
     );
 }
