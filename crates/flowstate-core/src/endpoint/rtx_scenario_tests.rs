@@ -158,3 +158,52 @@ fn a_lossy_run_retransmits_most_dropped_packets() {
         "{without:?}"
     );
 }
+
+/// The receiver's side: a received ULPFEC packet fills its sequence number (no NACK), a
+/// lost one is NACKed like any gap (the receiver cannot tell; the sender ignores it,
+/// `rtx::tests::ulpfec_and_padding_are_never_retransmitted`), padding on the RTX stream
+/// is no media packet, and a retransmission takes its packet off the list.
+#[test]
+fn the_receiver_nacks_sequence_gaps_only() {
+    let mut cfg = MediaReceiverConfig::new(GccPreset::ChromiumM156.config());
+    cfg.nack = Some(NackConfig::default());
+    let mut r = MediaReceiver::new(cfg);
+    let packet = |seq: u64, frame_packet_count: u32, frame_id: u64, ssrc: u32| RtpPacket {
+        ssrc,
+        sequence_number: seq,
+        transport_seq: seq,
+        send_time: Timestamp::ZERO,
+        payload_size: DataSize::bytes(500),
+        frame_id,
+        frame_capture_time: Timestamp::ZERO,
+        frame_packet_index: 0,
+        frame_packet_count,
+        keyframe: false,
+    };
+    let mut nacks = |r: &mut MediaReceiver| {
+        let mut out = Vec::new();
+        while let Some(t) = r.poll_transmit(Timestamp::ZERO) {
+            if let MediaFeedback::Nack {
+                sequence_numbers, ..
+            } = t.message
+            {
+                out.extend(sequence_numbers);
+            }
+        }
+        out
+    };
+    let ms = Timestamp::from_millis;
+    r.handle_input(ms(1), packet(0, 1, 0, 1));
+    r.handle_input(ms(2), packet(1, 0, 0, 1)); // ULPFEC of frame 0
+    r.handle_input(ms(3), packet(2, 1, 1, 1));
+    // Padding on the RTX stream (its own sequence number 7): no media packet.
+    r.handle_input(ms(4), packet(7, 0, u64::MAX, rtx_ssrc(1)));
+    assert!(nacks(&mut r).is_empty());
+    // 3 (a ULPFEC packet, say) and 4 lost: both NACKed at 5's arrival.
+    r.handle_input(ms(5), packet(5, 1, 3, 1));
+    assert_eq!(nacks(&mut r), vec![3, 4]);
+    // 4's retransmission arrives: only 3 stays listed.
+    r.handle_input(ms(60), packet(4, 1, 2, rtx_ssrc(1)));
+    let n = r.nack().map(|n| (n.is_listed(3), n.is_listed(4)));
+    assert_eq!(n, Some((true, false)));
+}
