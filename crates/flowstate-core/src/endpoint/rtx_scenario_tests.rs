@@ -180,7 +180,7 @@ fn the_receiver_nacks_sequence_gaps_only() {
         frame_packet_count,
         keyframe: false,
     };
-    let mut nacks = |r: &mut MediaReceiver| {
+    let nacks = |r: &mut MediaReceiver| {
         let mut out = Vec::new();
         while let Some(t) = r.poll_transmit(Timestamp::ZERO) {
             if let MediaFeedback::Nack {
