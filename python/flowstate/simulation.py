@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Un
 
 from flowstate import _native
 from flowstate._native import FlowstateError, ScenarioError
+from flowstate.json_text import dumps_indent2
 from flowstate.output_files import LINKS_TIMESERIES_FILE, SUMMARY_FILE, TIMESERIES_FILE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -237,6 +238,17 @@ def without_trace_hash(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return {**scenario, "measure": measure}
 
 
+def _write_run_rows(f: Any, seeds: list[int], bodies: list[str]) -> None:
+    """Writes each run's CSV rows (``bodies``, as ``simulate(series_text=True)`` renders
+    them: every row ends in a newline, no ``run,seed`` cells) with ``run,seed,`` in
+    front of each row: what ``csv.writer`` writes for the same rows, with one string
+    operation per run instead of Python code per cell."""
+    for i, (seed, body) in enumerate(zip(seeds, bodies)):
+        if body:
+            prefix = f"{i},{seed},"
+            f.write(prefix + body[:-1].replace("\n", "\n" + prefix) + "\n")
+
+
 class RunResult:
     """The outcome of :func:`run`: ``summary`` (dict, the summary.json contract),
     ``runs`` (per-run summaries in seed order), ``seeds``, ``timeseries`` and ``flows``
@@ -250,6 +262,12 @@ class RunResult:
         self.trace_hashes: list[Optional[int]] = [r["trace_hash"] for r in raw]
         self._series: list[dict[str, list[Any]]] = [r["series"] for r in raw]
         self._link_series: list[dict[str, list[Any]]] = [r.get("link_series") or {} for r in raw]
+        # The CSV rows the simulator rendered on its workers (``simulate(series_text=True)``),
+        # when every run has them: written as they are, without a Python object per cell.
+        texts = [(r.get("series_text"), r.get("link_series_text")) for r in raw]
+        self._series_text: Optional[list[tuple[str, str]]] = (
+            texts if all(isinstance(a, str) and isinstance(b, str) for a, b in texts) else None
+        )
         self.summary: dict[str, Any] = combine_summaries(self.runs)
 
     @property
@@ -327,6 +345,9 @@ class RunResult:
         with path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(columns)
+            if self._series_text is not None:
+                _write_run_rows(f, self.seeds, [links for _, links in self._series_text])
+                return True
             for i, (seed, series) in enumerate(zip(self.seeds, self._link_series)):
                 if series:
                     writer.writerows(zip(repeat(i), repeat(seed), *series.values()))
@@ -343,12 +364,15 @@ class RunResult:
         document = dict(self.summary)
         if len(self.runs) > 1:
             document["per_run"] = self.runs
-        summary_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        summary_path.write_text(dumps_indent2(document) + "\n", encoding="utf-8")
         columns, rows = self._series_rows()
         with series_path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(columns)
-            writer.writerows(rows)  # csv writes None as the empty cell
+            if self._series_text is not None:
+                _write_run_rows(f, self.seeds, [series for series, _ in self._series_text])
+            else:
+                writer.writerows(rows)  # csv writes None as the empty cell
         self._write_link_series(folder / LINKS_TIMESERIES_FILE)
         return summary_path, series_path
 
@@ -390,7 +414,9 @@ def run(
         check_out_folder(out)
     text, file = load_scenario(scenario, toml=toml)
     file = name if name is not None else file
-    raw = _native.simulate(text, file, seed=seed, runs=runs, threads=threads, progress=progress)
+    raw = _native.simulate(
+        text, file, seed=seed, runs=runs, threads=threads, progress=progress, series_text=out is not None
+    )
     result = RunResult(raw)
     if out is not None:
         result.write(out)

@@ -9,6 +9,7 @@
 
 mod definitions;
 mod ipemu;
+mod json_text;
 mod sim;
 mod testbed;
 

@@ -150,10 +150,32 @@ enum Failure {
     Panic(String),
 }
 
-type Outcome = Result<RunResult, Failure>;
+/// A finished run, with its series as the text of timeseries.csv and links.csv when the
+/// caller asked for it (rendered on the worker thread, without the GIL).
+struct Finished {
+    run: RunResult,
+    text: Option<SeriesText>,
+}
 
-fn run_one(scenario: &Scenario, seed: u64) -> Outcome {
-    match catch_unwind(AssertUnwindSafe(|| flowstate_sim::run(scenario, seed))) {
+/// [`flowstate_sim::series_text`]'s rows of one run.
+struct SeriesText {
+    series: String,
+    links: String,
+}
+
+type Outcome = Result<Finished, Failure>;
+
+fn run_one(scenario: &Scenario, seed: u64, series_text: bool) -> Outcome {
+    let finish = |run: RunResult| {
+        let text = series_text.then(|| SeriesText {
+            series: flowstate_sim::series_text::series_rows_text(&run.series),
+            links: flowstate_sim::series_text::link_series_rows_text(&run.link_series),
+        });
+        Finished { run, text }
+    };
+    match catch_unwind(AssertUnwindSafe(|| {
+        flowstate_sim::run(scenario, seed).map(finish)
+    })) {
         Ok(r) => r.map_err(Failure::Sim),
         Err(payload) => {
             let message = payload
@@ -173,6 +195,7 @@ fn run_parallel(
     scenario: &Scenario,
     seeds: &[u64],
     threads: usize,
+    series_text: bool,
     progress: Option<&Py<PyAny>>,
 ) -> (Vec<Option<Outcome>>, Option<PyErr>) {
     let next = AtomicUsize::new(0);
@@ -190,7 +213,7 @@ fn run_parallel(
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&seed) = seeds.get(i) else { break };
-                let outcome = run_one(scenario, seed);
+                let outcome = run_one(scenario, seed, series_text);
                 if outcome.is_err() {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -314,9 +337,13 @@ pub(crate) fn run_dict<'py>(
 /// Returns one dict per run, in seed order: `seed`, `summary_json` (summary.json
 /// text), `series` (time series as a dict of equal-length column lists),
 /// `link_series` (the per-link time series, the same way), `trace_hash` (fingerprint
-/// of every packet event; None with `[measure] trace_hash = false`) and `events`.
+/// of every packet event; None with `[measure] trace_hash = false`) and `events`. With
+/// `series_text`, also `series_text` and `link_series_text`: the rows of timeseries.csv
+/// and links.csv without their `run,seed` cells, as Python's csv module would write
+/// `series` and `link_series` (`flowstate_sim::series_text`), rendered on the workers.
 #[pyfunction]
-#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None))]
+#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None, series_text = false))]
+#[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
     text: &str,
@@ -325,6 +352,7 @@ fn simulate<'py>(
     runs: u64,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    series_text: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     if runs == 0 {
         return Err(FlowstateError::new_err("runs must be >= 1, got 0"));
@@ -343,7 +371,7 @@ fn simulate<'py>(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, seeds.len());
     let (outcomes, callback_err) =
-        py.detach(|| run_parallel(&scenario, &seeds, threads, progress.as_ref()));
+        py.detach(|| run_parallel(&scenario, &seeds, threads, series_text, progress.as_ref()));
     // A failed run is reported first (it is what stopped the batch), in seed order.
     for (&seed, outcome) in seeds.iter().zip(&outcomes) {
         match outcome {
@@ -363,7 +391,14 @@ fn simulate<'py>(
         .iter()
         .zip(&outcomes)
         .map(|(&seed, outcome)| match outcome {
-            Some(Ok(r)) => run_dict(py, seed, r),
+            Some(Ok(done)) => {
+                let d = run_dict(py, seed, &done.run)?;
+                if let Some(text) = &done.text {
+                    d.set_item("series_text", &text.series)?;
+                    d.set_item("link_series_text", &text.links)?;
+                }
+                Ok(d)
+            }
             _ => Err(PyRuntimeError::new_err(format!(
                 "{file}: run with seed {seed} did not finish"
             ))),
@@ -429,6 +464,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::json_text::json_dumps_indent2, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("FLOW_KINDS", flowstate_sim::FlowKind::NAMES.to_vec())?;
     Ok(())

@@ -30,6 +30,7 @@ pub mod run;
 pub mod sbd;
 pub mod scenario;
 pub mod scheduler;
+pub mod series_text;
 pub mod topology;
 pub mod topology_spec;
 pub mod trace;

@@ -41,6 +41,7 @@ from flowstate.catalogue import derived as derived_mod
 from flowstate import metric_paths
 from flowstate.catalogue.catalogue import Experiment, Point
 from flowstate.errors import FlowstateError
+from flowstate.json_text import dumps_indent2
 from flowstate.output_files import RESULTS_FILE
 from flowstate.simulation import MAX_SEED, RunResult, without_trace_hash
 
@@ -120,7 +121,7 @@ class SharedRuns:
         """The run of ``key`` (simulating ``text``, whose scenario is named ``name``, if
         nobody asked for it before), and the name it runs under."""
         if key not in self._runs:
-            future = self.pool.submit(_native.simulate, text, file, seed=key[2], runs=1, threads=1)
+            future = self.pool.submit(_native.simulate, text, file, seed=key[2], runs=1, threads=1, series_text=True)
             self._runs[key] = (future, name)
         return self._runs[key]
 
@@ -234,7 +235,7 @@ metric_stats = metric_paths.metric_stats
 def _point_entry(exp: Experiment, point: Point, result: RunResult) -> dict[str, Any]:
     derived = {}
     if exp.derived:
-        series = [derived_mod.Series(s, summary=r) for s, r in zip(result._series, result.runs)]
+        series = [derived_mod.Series.from_simulator(s, summary=r) for s, r in zip(result._series, result.runs)]
         for spec in exp.derived:
             derived[spec.name] = derived_mod.aggregate([derived_mod.compute(spec, s) for s in series])
     return {
@@ -359,7 +360,7 @@ def start(
 def write_results(folder: Path, document: Mapping[str, Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / RESULTS_FILE
-    path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    path.write_text(dumps_indent2(document, allow_nan=False) + "\n", encoding="utf-8")
     return path
 
 
