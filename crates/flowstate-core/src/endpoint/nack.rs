@@ -32,7 +32,7 @@
 //! are 64-bit extended ones (no wrap).
 
 use crate::units::{DataSize, TimeDelta, Timestamp};
-use std::collections::BTreeMap;
+use super::seq_map::SeqMap;
 
 /// `kDefaultRtt` (nack_requester.cc:36): the RTT until the receiver has an estimate.
 pub const DEFAULT_RTT: TimeDelta = TimeDelta::millis(100);
@@ -122,7 +122,7 @@ enum Filter {
 pub struct NackRequester {
     cfg: NackConfig,
     newest: Option<u64>,
-    list: BTreeMap<u64, NackEntry>,
+    list: SeqMap<NackEntry>,
     rtt: Option<TimeDelta>,
     /// The periodic check's next time (on a grid from the first packet).
     next_process: Timestamp,
@@ -135,7 +135,7 @@ impl NackRequester {
         Self {
             cfg,
             newest: None,
-            list: BTreeMap::new(),
+            list: SeqMap::new(),
             rtt: None,
             next_process: Timestamp::ZERO,
             nacks_sent: 0,
@@ -155,7 +155,7 @@ impl NackRequester {
     }
     /// Whether `seq` is listed as missing.
     pub fn is_listed(&self, seq: u64) -> bool {
-        self.list.contains_key(&seq)
+        self.list.contains_key(seq)
     }
     /// Sequence numbers NACKed so far (a re-NACK counts again).
     pub fn nacks_sent(&self) -> u64 {
@@ -174,7 +174,7 @@ impl NackRequester {
             return Vec::new();
         }
         if seq < newest {
-            if let Some(e) = self.list.remove(&seq) {
+            if let Some(e) = self.list.remove(seq) {
                 // The NACK round trip: from the packet's first NACK to its retransmission.
                 if let (true, Some(at)) = (retransmission, e.first_sent_at) {
                     self.rtt = Some(now - at);
@@ -195,7 +195,7 @@ impl NackRequester {
     /// `AddPacketsToNack(start, end)`: `start..end` are missing.
     fn add_missing(&mut self, start: u64, end: u64) {
         let oldest_kept = end.saturating_sub(self.cfg.max_packet_age);
-        self.list = self.list.split_off(&oldest_kept);
+        self.list.remove_below(oldest_kept);
         let new = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
         if self.list.len().saturating_add(new) > self.cfg.max_list {
             self.list.clear();
@@ -218,7 +218,7 @@ impl NackRequester {
         let rtt = self.rtt();
         let max_retries = self.cfg.max_retries;
         let mut out = Vec::new();
-        self.list.retain(|&seq, e| {
+        self.list.retain(|seq, e| {
             let due = match (filter, e.sent_at) {
                 (_, None) => true,
                 (Filter::FirstOnly, Some(_)) => false,
@@ -372,7 +372,7 @@ mod tests {
             let mut now = ms(0);
             let mut seq = 0u64;
             let mut received = std::collections::BTreeSet::new();
-            let mut counts: BTreeMap<u64, u32> = BTreeMap::new();
+            let mut counts: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
             for (jump, back, dt) in steps {
                 now += TimeDelta::millis(dt as i64);
                 for s in n.handle_timeout(now) {
@@ -387,8 +387,8 @@ mod tests {
                 prop_assert!(n.len() <= MAX_NACK_PACKETS);
                 let newest = n.newest.unwrap_or(0);
                 for k in n.list.keys() {
-                    prop_assert!(*k + MAX_PACKET_AGE >= newest && *k < newest);
-                    prop_assert!(!received.contains(k));
+                    prop_assert!(k + MAX_PACKET_AGE >= newest && k < newest);
+                    prop_assert!(!received.contains(&k));
                 }
                 prop_assert!(counts.values().all(|c| *c <= 5));
             }

@@ -24,7 +24,8 @@ use crate::coupling::{Allowance, FlowReport};
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
 use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
-use std::collections::{BTreeMap, VecDeque};
+use super::seq_map::SeqMap;
+use std::collections::VecDeque;
 
 /// NADA sender configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +65,7 @@ pub struct NadaSender {
     queue: VecDeque<RtpPacket>,
     next_seq: u64,
     /// Sequence number -> (send time, wire size).
-    history: BTreeMap<u64, (Timestamp, DataSize)>,
+    history: SeqMap<(Timestamp, DataSize)>,
     rtt: Option<TimeDelta>,
     /// The application's rate limit on the encoder (`None` = unlimited).
     desired: Option<Bitrate>,
@@ -86,7 +87,7 @@ impl NadaSender {
             video,
             queue: VecDeque::new(),
             next_seq: 0,
-            history: BTreeMap::new(),
+            history: SeqMap::new(),
             rtt: None,
             desired: None,
             report: None,
@@ -200,13 +201,13 @@ impl NadaSender {
     /// losses), then the report's x_curr / rmode / r_recv update r_ref (RFC 8698
     /// section 4.3).
     fn on_report(&mut self, now: Timestamp, r: &CcfbReport) {
-        if let Some(rtt) = r.rtt(now, |s| self.history.get(&s).map(|h| h.0)) {
+        if let Some(rtt) = r.rtt(now, |s| self.history.get(s).map(|h| h.0)) {
             self.rtt = Some(rtt);
             self.nada.on_rtt(rtt);
         }
         let mut any = false;
         for (seq, entry) in r.entries() {
-            let (Some(a), Some(&(sent, size))) = (entry, self.history.get(&seq)) else {
+            let (Some(a), Some(&(sent, size))) = (entry, self.history.get(seq)) else {
                 continue;
             };
             self.aggregator.on_packet(&ReceivedPacket {
@@ -222,7 +223,7 @@ impl NadaSender {
             let end = r.begin_seq + last as u64;
             let horizon = now - self.cfg.history;
             self.history
-                .retain(|&s, &mut (t, _)| s > end && t >= horizon);
+                .retain(|s, &mut (t, _)| s > end && t >= horizon);
         }
         if !any {
             return;

@@ -17,7 +17,7 @@
 use super::media::RtpPacket;
 use super::{Endpoint, Transmit};
 use crate::units::{DataSize, TimeDelta, Timestamp};
-use std::collections::BTreeMap;
+use super::seq_map::SeqMap;
 
 /// RFC 8888 section 3.1: num_reports MUST NOT exceed 16384.
 pub const MAX_REPORTS: u64 = 16_384;
@@ -105,7 +105,7 @@ pub struct CcfbReceiverConfig {
 pub struct CcfbReceiver {
     cfg: CcfbReceiverConfig,
     /// Arrivals not yet reported, by sequence number.
-    pending: BTreeMap<u64, CcfbArrival>,
+    pending: SeqMap<CcfbArrival>,
     /// The first sequence number the next report covers.
     next_begin: Option<u64>,
     next_report: Option<Timestamp>,
@@ -119,7 +119,7 @@ impl CcfbReceiver {
     pub fn new(cfg: CcfbReceiverConfig) -> Self {
         CcfbReceiver {
             cfg,
-            pending: BTreeMap::new(),
+            pending: SeqMap::new(),
             next_begin: None,
             next_report: None,
             out: None,
@@ -140,14 +140,14 @@ impl CcfbReceiver {
 
     /// The report of everything received since the previous one, if anything was.
     fn make_report(&mut self, now: Timestamp) -> Option<CcfbReport> {
-        let (&end, _) = self.pending.iter().next_back()?;
-        let first = *self.pending.keys().next()?;
+        let (end, _) = self.pending.last()?;
+        let (first, _) = self.pending.first()?;
         let begin = self
             .next_begin
             .unwrap_or(first)
             .max(end.saturating_sub(MAX_REPORTS - 1));
         let packets = (begin..=end)
-            .map(|s| self.pending.get(&s).copied())
+            .map(|s| self.pending.get(s).copied())
             .collect();
         self.pending.clear();
         self.next_begin = Some(end + 1);

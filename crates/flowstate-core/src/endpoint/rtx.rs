@@ -36,7 +36,7 @@
 use super::media::RtpPacket;
 use super::rtx_limiter::RetransmissionLimiter;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
-use std::collections::BTreeMap;
+use super::seq_map::SeqMap;
 
 /// RFC 4588 section 4: the RTX payload's original sequence number (2 bytes).
 pub const RTX_HEADER: DataSize = DataSize::bytes(2);
@@ -80,7 +80,7 @@ struct Stored {
 #[derive(Debug, Clone)]
 pub struct RtxSender {
     rtx_ssrc: u32,
-    history: BTreeMap<u64, Stored>,
+    history: SeqMap<Stored>,
     /// `RtpPacketHistory::rtt_` (unset until the first NACK).
     rtt: Option<TimeDelta>,
     limiter: RetransmissionLimiter,
@@ -95,7 +95,7 @@ impl RtxSender {
     pub fn new(rtx_ssrc: u32) -> Self {
         Self {
             rtx_ssrc,
-            history: BTreeMap::new(),
+            history: SeqMap::new(),
             rtt: None,
             limiter: RetransmissionLimiter::default(),
             queued: 0,
@@ -138,7 +138,7 @@ impl RtxSender {
             if p.frame_packet_count == 0 {
                 return;
             }
-            if let Some(s) = self.history.get_mut(&p.sequence_number) {
+            if let Some(s) = self.history.get_mut(p.sequence_number) {
                 s.pending = false;
                 s.send_time = now;
                 s.times_retransmitted += 1;
@@ -167,9 +167,9 @@ impl RtxSender {
             Some(rtt) => (rtt * MIN_PACKET_DURATION_RTT).max(MIN_PACKET_DURATION),
             None => MIN_PACKET_DURATION,
         };
-        while let Some((&seq, s)) = self.history.first_key_value() {
+        while let Some((_, s)) = self.history.first() {
             if self.history.len() >= MAX_CAPACITY {
-                self.history.remove(&seq);
+                self.history.pop_first();
                 continue;
             }
             if s.pending || s.send_time + duration > now {
@@ -178,7 +178,7 @@ impl RtxSender {
             if self.history.len() >= NUMBER_TO_STORE
                 || s.send_time + duration * PACKET_CULLING_DELAY_FACTOR <= now
             {
-                self.history.remove(&seq);
+                self.history.pop_first();
             } else {
                 return;
             }
@@ -199,7 +199,7 @@ impl RtxSender {
         self.rtt = Some(rtt);
         let mut out = Vec::new();
         for seq in seqs {
-            let Some(s) = self.history.get_mut(seq) else {
+            let Some(s) = self.history.get_mut(*seq) else {
                 continue;
             };
             // `GetPacketAndMarkAsPending`: queued already, or resent within the RTT.

@@ -12,7 +12,7 @@
 //! cwnd change; [`SctpSender::apply_allowance`] applies a manager's answer.
 
 use smallvec::SmallVec;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use super::app_pacing::AppPacing;
 use super::data_source::{DataSource, SourceKind};
@@ -758,7 +758,8 @@ pub struct SctpReceiverStats {
 pub struct SctpReceiver {
     config: SctpReceiverConfig,
     cum_tsn: u64,
-    ooo: BTreeMap<u64, DataChunk>,
+    /// Chunks above a gap, by TSN (a ring in TSN order: they mostly arrive in order).
+    ooo: SeqMap<DataChunk>,
     ooo_bytes: u64,
     next_offset: u64,
     partial: Option<(u64, u64, u64)>,
@@ -775,7 +776,7 @@ impl SctpReceiver {
         SctpReceiver {
             config,
             cum_tsn: 0,
-            ooo: BTreeMap::new(),
+            ooo: SeqMap::new(),
             ooo_bytes: 0,
             next_offset: 0,
             partial: None,
@@ -843,7 +844,7 @@ impl SctpReceiver {
     fn build_sack(&mut self) -> Sack {
         let mut gap_blocks = GapBlocks::new();
         let mut run: Option<(u64, u64)> = None;
-        for &tsn in self.ooo.keys() {
+        for tsn in self.ooo.keys() {
             run = match run {
                 Some((s, e)) if tsn == e + 1 => Some((s, tsn)),
                 Some((s, e)) => {
@@ -885,7 +886,7 @@ impl Endpoint for SctpReceiver {
     fn handle_input(&mut self, now: Timestamp, chunk: DataChunk) {
         self.stats.packets_received += 1;
         let had_gap = !self.ooo.is_empty();
-        if chunk.tsn <= self.cum_tsn || self.ooo.contains_key(&chunk.tsn) {
+        if chunk.tsn <= self.cum_tsn || self.ooo.contains_key(chunk.tsn) {
             // 6.7: duplicates are reported, and a SACK goes out at once.
             self.stats.duplicate_chunks += 1;
             if self.dups.len() < self.config.max_dup_tsns {
@@ -911,8 +912,8 @@ impl Endpoint for SctpReceiver {
         // Every buffered TSN is above the cumulative one, so only the lowest can be next.
         while self
             .ooo
-            .first_key_value()
-            .is_some_and(|(&tsn, _)| tsn == self.cum_tsn + 1)
+            .first()
+            .is_some_and(|(tsn, _)| tsn == self.cum_tsn + 1)
         {
             let Some((_, next)) = self.ooo.pop_first() else {
                 break;

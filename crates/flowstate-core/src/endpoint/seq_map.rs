@@ -1,7 +1,9 @@
 //! A map from sequence numbers to per-packet records, for a sender's outstanding data:
 //! the TCP sender's sent segments (keyed by byte sequence number), SCTP's
-//! outstanding chunks (keyed by TSN) and the media sender's send history (keyed by
-//! transport-wide sequence number).
+//! outstanding chunks (keyed by TSN), the media sender's send history (keyed by
+//! transport-wide sequence number), NADA's send history, the RTX packet
+//! history; and for a receiver's records of what arrived: SCTP's out-of-order chunks,
+//! the RFC 8888 receiver's pending arrivals, the NACK list.
 //!
 //! A sender inserts at the highest sequence number so far and removes from the lowest
 //! (the cumulative ack), so the records sit in one ring buffer ([`VecDeque`]) in key
@@ -10,7 +12,8 @@
 //! allocation once the ring has grown to the flight size. It is a drop-in for the
 //! `BTreeMap<u64, V>` it replaces (the same contents and order after any sequence of
 //! calls, a property test below); a key inserted out of order costs O(n) instead of
-//! O(log n), which the senders never do.
+//! O(log n), which the senders never do (a receiver does it for a packet that arrives
+//! out of order, a few records from the back).
 
 use std::collections::VecDeque;
 use std::ops::{Bound, RangeBounds};
@@ -112,6 +115,40 @@ impl<V> SeqMap<V> {
         self.entries.pop_front()
     }
 
+    /// The highest key and its record.
+    pub(crate) fn last(&self) -> Option<(u64, &V)> {
+        self.entries.back().map(|(k, v)| (*k, v))
+    }
+
+    pub(crate) fn contains_key(&self, key: u64) -> bool {
+        self.position(key).is_some()
+    }
+
+    /// Removes `key`'s record (like `BTreeMap::remove`); O(1) at the front.
+    pub(crate) fn remove(&mut self, key: u64) -> Option<V> {
+        let i = self.position(key)?;
+        self.entries.remove(i).map(|(_, v)| v)
+    }
+
+    /// Keeps the records for which `keep` is true, in order (like `BTreeMap::retain`).
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(u64, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(*k, v));
+    }
+
+    /// Removes every record below `key` (what `map = map.split_off(&key)` keeps).
+    pub(crate) fn remove_below(&mut self, key: u64) {
+        let n = self.lower_bound(key);
+        self.entries.drain(..n);
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    pub(crate) fn keys(&self) -> impl DoubleEndedIterator<Item = u64> + '_ {
+        self.entries.iter().map(|(k, _)| *k)
+    }
+
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, &V)> {
         self.entries.iter().map(|(k, v)| (*k, v))
     }
@@ -173,7 +210,7 @@ mod tests {
         /// removals and ranges) leaves the same contents as a `BTreeMap` and returns
         /// the same values.
         #[test]
-        fn behaves_like_a_btreemap(ops in proptest::collection::vec((0u8..9, 0u64..50, any::<u32>()), 1..300)) {
+        fn behaves_like_a_btreemap(ops in proptest::collection::vec((0u8..13, 0u64..50, any::<u32>()), 1..300)) {
             let mut m = SeqMap::new();
             let mut b = BTreeMap::new();
             let mut next = 0u64;
@@ -212,6 +249,19 @@ mod tests {
                         prop_assert!(m.range(lo..=hi).eq(b.range(lo..=hi).map(|(k, v)| (*k, v))));
                         prop_assert!(m.range(lo..).eq(b.range(lo..).map(|(k, v)| (*k, v))));
                     }
+                    9 => prop_assert_eq!(m.remove(x), b.remove(&x)),
+                    10 => {
+                        m.retain(|k, a| (k + u64::from(*a)) % 3 != x % 3);
+                        b.retain(|k, a| (k + u64::from(*a)) % 3 != x % 3);
+                    }
+                    11 => {
+                        m.remove_below(x);
+                        b = b.split_off(&x);
+                    }
+                    12 if v % 8 == 0 => {
+                        m.clear();
+                        b.clear();
+                    }
                     _ => {
                         for (_, a) in m.iter_mut() {
                             *a = a.rotate_left(1);
@@ -223,6 +273,9 @@ mod tests {
                 }
                 prop_assert!(same(&m, &b));
                 prop_assert_eq!(m.first(), b.first_key_value().map(|(k, v)| (*k, v)));
+                prop_assert_eq!(m.last(), b.last_key_value().map(|(k, v)| (*k, v)));
+                prop_assert_eq!(m.contains_key(x), b.contains_key(&x));
+                prop_assert!(m.keys().eq(b.keys().copied()));
                 prop_assert!(m.values().eq(b.values()));
             }
         }
