@@ -26,6 +26,7 @@ impl PacedSending {
     }
 
     /// The rate packets actually go at: min(controller rate, desired rate).
+    #[inline]
     pub(crate) fn sending_rate(&self, controller_rate: Bitrate) -> Bitrate {
         match self.desired_rate {
             Some(d) => controller_rate.min(d),
@@ -39,6 +40,7 @@ impl PacedSending {
 
     /// The sequence number of a `size`-byte packet due at `now`, counted as sent; `None`
     /// if the pacer says not yet.
+    #[inline]
     pub(crate) fn send_if_due(
         &mut self,
         now: Timestamp,
@@ -57,6 +59,7 @@ impl PacedSending {
     }
 
     /// When the next `size`-byte packet is due.
+    #[inline]
     pub(crate) fn next_send(&self, size: DataSize, controller_rate: Bitrate) -> Option<Timestamp> {
         self.pacer
             .next_send(size, self.sending_rate(controller_rate))

@@ -12,7 +12,7 @@
 //! cwnd change; [`SctpSender::apply_allowance`] applies a manager's answer.
 
 use smallvec::SmallVec;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::app_pacing::AppPacing;
 use super::data_source::{DataSource, SourceKind};
@@ -197,7 +197,8 @@ pub struct SctpSender {
     /// Payload bytes of `outstanding` not gap-acked (RFC 4960 6.2.1 D iv's "bytes
     /// still outstanding"), kept as the chunks come and go instead of summed per SACK.
     outstanding_payload: u64,
-    rtx: BTreeSet<u64>,
+    /// Sequence numbers marked for retransmission, lowest first.
+    rtx: SeqMap<()>,
     peer_rwnd: u64,
     t3: Option<Timestamp>,
     rtt_probe: Option<(u64, Timestamp)>,
@@ -224,7 +225,7 @@ impl SctpSender {
             stream_offset: 0,
             outstanding: SeqMap::new(),
             outstanding_payload: 0,
-            rtx: BTreeSet::new(),
+            rtx: SeqMap::new(),
             peer_rwnd: config.initial_peer_rwnd.as_bytes(),
             t3: None,
             rtt_probe: None,
@@ -374,8 +375,8 @@ impl SctpSender {
     }
 
     fn send_retransmission(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
-        let tsn = *self.rtx.iter().next()?;
-        self.rtx.remove(&tsn);
+        let (tsn, _) = self.rtx.first()?;
+        self.rtx.remove(tsn);
         let o = self.outstanding.get_mut(tsn)?;
         o.marked = false;
         o.in_flight = true;
@@ -477,7 +478,7 @@ impl SctpSender {
             .is_some_and(|(t, _)| t <= sack.cum_tsn)
         {
             if let Some((tsn, o)) = self.outstanding.pop_first() {
-                self.rtx.remove(&tsn);
+                self.rtx.remove(tsn);
                 self.stats.bytes_delivered += o.chunk.payload_len as u64;
                 if !o.gap_acked {
                     self.outstanding_payload -= o.chunk.payload_len as u64;
@@ -513,7 +514,7 @@ impl SctpSender {
                 }
                 if o.marked {
                     o.marked = false;
-                    self.rtx.remove(&tsn);
+                    self.rtx.remove(tsn);
                 }
                 if self.rtt_probe.is_some_and(|(p, _)| p == tsn) {
                     rtt_sample = self.rtt_probe.map(|(_, sent)| now - sent);
@@ -547,7 +548,7 @@ impl SctpSender {
                         o.in_flight = false;
                         lost += o.wire;
                     }
-                    self.rtx.insert(tsn);
+                    self.rtx.insert(tsn, ());
                     new_marks = true;
                 }
             }
@@ -614,7 +615,7 @@ impl SctpSender {
             }
             o.marked = true;
             o.misses = 0;
-            self.rtx.insert(tsn);
+            self.rtx.insert(tsn, ());
         }
         self.cc.on_lost(lost);
         self.rtt_probe = None;

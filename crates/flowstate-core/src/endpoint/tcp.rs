@@ -5,7 +5,7 @@
 //! loss recovery (RFC 2018 blocks, RFC 6675 scoreboard and pipe), RTT samples from the
 //! timestamps option (RFC 7323) and Linux's RTO ([`RtoConfig::linux`]).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::data_source::{DataSource, SourceKind};
 use super::seq_map::SeqMap;
@@ -241,7 +241,8 @@ pub struct TcpSender {
     /// Sent and not cumulatively acknowledged, by sequence number (a ring buffer:
     /// appended at `snd_nxt`, removed from the front by the cumulative ack).
     segments: SeqMap<SentSegment>,
-    rtx: BTreeSet<u64>,
+    /// Sequence numbers marked for retransmission, lowest first.
+    rtx: SeqMap<()>,
     rtx_now: bool,
     dupacks: u32,
     partial_acks: u32,
@@ -266,7 +267,7 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             segments: SeqMap::new(),
-            rtx: BTreeSet::new(),
+            rtx: SeqMap::new(),
             rtx_now: false,
             dupacks: 0,
             partial_acks: 0,
@@ -357,7 +358,7 @@ impl TcpSender {
                 s.in_flight = false;
                 lost = DataSize::bytes(s.len as u64);
             }
-            self.rtx.insert(seq);
+            self.rtx.insert(seq, ());
         }
         lost
     }
@@ -386,7 +387,7 @@ impl TcpSender {
                 .is_some_and(|(seq, s)| seq + s.len as u64 <= ack.ack)
             {
                 if let Some((seq, s)) = self.segments.pop_first() {
-                    self.rtx.remove(&seq);
+                    self.rtx.remove(seq);
                     if !s.sacked {
                         newly += s.len as u64;
                     }
@@ -508,7 +509,7 @@ impl TcpSender {
                     s.in_flight = false;
                     removed += s.len as u64;
                 }
-                self.rtx.remove(&seq);
+                self.rtx.remove(seq);
             }
         }
         (newly, removed)
@@ -614,12 +615,12 @@ impl Endpoint for TcpSender {
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<Segment>> {
         self.last_now = self.last_now.max(now);
         self.pull_source(now);
-        if let Some(&seq) = self.rtx.iter().next() {
+        if let Some((seq, _)) = self.rtx.first() {
             if !(self.rtx_now || self.cc.can_send()) {
                 return None;
             }
             self.rtx_now = false;
-            self.rtx.remove(&seq);
+            self.rtx.remove(seq);
             let s = self.segments.get_mut(seq)?;
             s.in_flight = true;
             s.transmissions += 1;
@@ -1005,7 +1006,7 @@ mod tests {
         }
         assert_eq!(s.stats().fast_retransmits, 1);
         // Both holes below three SACKed segments are marked; the first goes out at once.
-        assert_eq!(s.rtx.iter().copied().collect::<Vec<_>>(), vec![1000, 2000]);
+        assert_eq!(s.rtx.keys().collect::<Vec<_>>(), vec![1000, 2000]);
         let rtx = drain(&mut s, t(53));
         assert_eq!(rtx[0].seq, 1000);
         // cwnd = ssthresh (pipe recovery, no inflation by the dup acks).

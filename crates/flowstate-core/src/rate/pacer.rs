@@ -40,6 +40,7 @@ impl Pacer {
     }
 
     /// When the next packet may go (`None` = never at this rate).
+    #[inline]
     pub fn next_send(&self, size: DataSize, rate: Bitrate) -> Option<Timestamp> {
         let gap = self.gap_memo(size, rate)?;
         Some(match self.last_slot {
@@ -49,12 +50,14 @@ impl Pacer {
     }
 
     /// Whether a packet may go at `now`.
+    #[inline]
     pub fn is_due(&self, now: Timestamp, size: DataSize, rate: Bitrate) -> bool {
         self.next_send(size, rate).is_some_and(|t| now >= t)
     }
 
     /// A packet went at `now`. The slot stays on the schedule if the caller was late by
     /// less than one gap (no drift), else restarts at `now` (no catch-up burst).
+    #[inline]
     pub fn on_sent(&mut self, now: Timestamp, size: DataSize, rate: Bitrate) {
         let slot = match (self.last_slot, self.gap_memo(size, rate)) {
             (Some(l), Some(gap)) if now < l + gap + gap => (l + gap).min(now),
