@@ -16,7 +16,7 @@ pub mod nack;
 pub mod overhead;
 mod paced;
 pub mod send_path;
-mod seq_map;
+pub(crate) mod seq_map;
 
 use crate::units::{DataSize, Timestamp};
 

@@ -3,7 +3,8 @@
 //! outstanding chunks (keyed by TSN), the media sender's send history (keyed by
 //! transport-wide sequence number), NADA's send history, the RTX packet
 //! history; and for a receiver's records of what arrived: SCTP's out-of-order chunks,
-//! the RFC 8888 receiver's pending arrivals, the NACK list.
+//! the RFC 8888 receiver's pending arrivals, the NACK list, the TFRC receiver's packets
+//! held above a hole (`rate::loss_history`).
 //!
 //! A sender inserts at the highest sequence number so far and removes from the lowest
 //! (the cumulative ack), so the records sit in one ring buffer ([`VecDeque`]) in key

@@ -17,7 +17,8 @@
 //!   [`LossHistoryConfig::history_discounting`] (off by default; the RFC says MAY).
 
 use crate::units::{TimeDelta, Timestamp};
-use std::collections::{BTreeMap, VecDeque};
+use crate::endpoint::seq_map::SeqMap;
+use std::collections::VecDeque;
 
 /// Constants of the loss history. All values are RFC 5348's.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,7 +124,7 @@ pub struct LossHistory {
     /// The last packet classified as received (below `next_check`): `(seq, arrival)`.
     before: Option<(u64, Timestamp)>,
     /// Packets received above the first hole, not yet classified (at most `ndupack`).
-    pending: BTreeMap<u64, Timestamp>,
+    pending: SeqMap<Timestamp>,
     highest_seq: Option<u64>,
     current_event: Option<EventStart>,
     /// Closed intervals, most recent first (`closed[0]` = I_1).
@@ -141,7 +142,7 @@ impl LossHistory {
             cfg,
             next_check: None,
             before: None,
-            pending: BTreeMap::new(),
+            pending: SeqMap::new(),
             highest_seq: None,
             current_event: None,
             closed: VecDeque::new(),
@@ -244,7 +245,7 @@ impl LossHistory {
             }
             Some(n) => n,
         };
-        if seq < next || self.pending.contains_key(&seq) {
+        if seq < next || self.pending.contains_key(seq) {
             return upd; // duplicate, or a late packet already counted lost
         }
         self.highest_seq = Some(self.highest_seq.map_or(seq, |h| h.max(seq)));
@@ -265,11 +266,11 @@ impl LossHistory {
         // Each iteration either consumes a received packet or a whole gap, so the loop
         // runs at most `pending.len()` * 2 times.
         while let Some(next) = self.next_check {
-            let Some((&first_seq, &first_time)) = self.pending.iter().next() else {
+            let Some((first_seq, &first_time)) = self.pending.first() else {
                 break;
             };
             if first_seq == next {
-                self.pending.remove(&first_seq);
+                self.pending.pop_first();
                 self.before = Some((first_seq, first_time));
                 self.next_check = first_seq.checked_add(1);
                 continue;
@@ -524,7 +525,7 @@ mod tests {
     ) -> LossUpdate {
         let mut upd = LossUpdate::default();
         let next = *h.next_check.get_or_insert(seq);
-        if seq < next || h.pending.contains_key(&seq) {
+        if seq < next || h.pending.contains_key(seq) {
             return upd;
         }
         h.pending.insert(seq, now);
