@@ -145,14 +145,46 @@ pub fn push_float_repr(out: &mut String, x: f64) {
     }
 }
 
-fn push_opt(out: &mut String, x: Option<f64>) {
-    if let Some(x) = x {
-        push_float_repr(out, x);
-    }
+/// One CSV row being written: each cell after the first gets its comma.
+struct Row<'a> {
+    out: &'a mut String,
+    cells: usize,
 }
 
-fn push_int(out: &mut String, n: u64) {
-    let _ = write!(out, "{n}");
+impl<'a> Row<'a> {
+    fn new(out: &'a mut String) -> Self {
+        Row { out, cells: 0 }
+    }
+    fn next_cell(&mut self) -> &mut String {
+        if self.cells > 0 {
+            self.out.push(',');
+        }
+        self.cells += 1;
+        self.out
+    }
+    fn float(mut self, x: f64) -> Self {
+        push_float_repr(self.next_cell(), x);
+        self
+    }
+    /// The empty cell for `None` (no sample).
+    fn opt(mut self, x: Option<f64>) -> Self {
+        let out = self.next_cell();
+        if let Some(x) = x {
+            push_float_repr(out, x);
+        }
+        self
+    }
+    fn int(mut self, n: u64) -> Self {
+        let _ = write!(self.next_cell(), "{n}");
+        self
+    }
+    fn text(mut self, s: &str) -> Self {
+        self.next_cell().push_str(s);
+        self
+    }
+    fn end(self) {
+        self.out.push('\n');
+    }
 }
 
 /// The rows of `timeseries.csv` for one run ([`SERIES_COLUMNS`], no header), each
@@ -160,28 +192,19 @@ fn push_int(out: &mut String, n: u64) {
 pub fn series_rows_text(rows: &[SeriesRow]) -> String {
     let mut out = String::with_capacity(rows.len() * 120);
     for r in rows {
-        push_float_repr(&mut out, r.time_s);
-        out.push(',');
-        out.push_str(r.flow.as_str());
-        out.push(',');
-        push_float_repr(&mut out, r.send_rate_mbps);
-        out.push(',');
-        push_float_repr(&mut out, r.throughput_mbps);
-        out.push(',');
-        push_float_repr(&mut out, r.goodput_mbps);
-        out.push(',');
-        push_opt(&mut out, r.queuing_delay_ms);
-        out.push(',');
-        push_opt(&mut out, r.rtt_ms);
-        out.push(',');
-        push_int(&mut out, r.sent_packets);
-        out.push(',');
-        push_int(&mut out, r.lost_packets);
-        out.push(',');
-        push_float_repr(&mut out, r.capacity_mbps);
-        out.push(',');
-        push_opt(&mut out, r.target_mbps);
-        out.push('\n');
+        Row::new(&mut out)
+            .float(r.time_s)
+            .text(r.flow.as_str())
+            .float(r.send_rate_mbps)
+            .float(r.throughput_mbps)
+            .float(r.goodput_mbps)
+            .opt(r.queuing_delay_ms)
+            .opt(r.rtt_ms)
+            .int(r.sent_packets)
+            .int(r.lost_packets)
+            .float(r.capacity_mbps)
+            .opt(r.target_mbps)
+            .end();
     }
     out
 }
@@ -191,26 +214,18 @@ pub fn series_rows_text(rows: &[SeriesRow]) -> String {
 pub fn link_series_rows_text(rows: &[LinkSeriesRow]) -> String {
     let mut out = String::with_capacity(rows.len() * 100);
     for r in rows {
-        push_float_repr(&mut out, r.time_s);
-        out.push(',');
-        out.push_str(&r.link);
-        out.push(',');
-        push_float_repr(&mut out, r.throughput_mbps);
-        out.push(',');
-        push_float_repr(&mut out, r.capacity_mbps);
-        out.push(',');
-        push_float_repr(&mut out, r.utilization);
-        out.push(',');
-        push_opt(&mut out, r.queuing_delay_ms);
-        out.push(',');
-        push_int(&mut out, r.max_queue_bytes);
-        out.push(',');
-        push_int(&mut out, r.arrived_packets);
-        out.push(',');
-        push_int(&mut out, r.dropped_packets);
-        out.push(',');
-        push_int(&mut out, r.lost_packets);
-        out.push('\n');
+        Row::new(&mut out)
+            .float(r.time_s)
+            .text(&r.link)
+            .float(r.throughput_mbps)
+            .float(r.capacity_mbps)
+            .float(r.utilization)
+            .opt(r.queuing_delay_ms)
+            .int(r.max_queue_bytes)
+            .int(r.arrived_packets)
+            .int(r.dropped_packets)
+            .int(r.lost_packets)
+            .end();
     }
     out
 }
