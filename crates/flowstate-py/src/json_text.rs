@@ -49,7 +49,12 @@ fn push_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
-fn push_value(out: &mut String, v: &Bound<'_, PyAny>, level: usize, allow_nan: bool) -> PyResult<()> {
+fn push_value(
+    out: &mut String,
+    v: &Bound<'_, PyAny>,
+    level: usize,
+    allow_nan: bool,
+) -> PyResult<()> {
     if level > MAX_DEPTH {
         return Err(PyTypeError::new_err("document nested too deeply"));
     }

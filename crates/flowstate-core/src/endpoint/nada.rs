@@ -18,13 +18,13 @@
 
 use super::media::{RtpPacket, WireSizes};
 use super::rfc8888::CcfbReport;
+use super::seq_map::SeqMap;
 use super::video::VideoPacketizer;
 use super::{Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
 use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
-use super::seq_map::SeqMap;
 use std::collections::VecDeque;
 
 /// NADA sender configuration.

@@ -15,9 +15,9 @@
 //! as lost). At most [`MAX_REPORTS`] entries per report (RFC 8888 section 3.1: 16384).
 
 use super::media::RtpPacket;
+use super::seq_map::SeqMap;
 use super::{Endpoint, Transmit};
 use crate::units::{DataSize, TimeDelta, Timestamp};
-use super::seq_map::SeqMap;
 
 /// RFC 8888 section 3.1: num_reports MUST NOT exceed 16384.
 pub const MAX_REPORTS: u64 = 16_384;

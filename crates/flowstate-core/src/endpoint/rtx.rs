@@ -35,8 +35,8 @@
 
 use super::media::RtpPacket;
 use super::rtx_limiter::RetransmissionLimiter;
-use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use super::seq_map::SeqMap;
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// RFC 4588 section 4: the RTX payload's original sequence number (2 bytes).
 pub const RTX_HEADER: DataSize = DataSize::bytes(2);

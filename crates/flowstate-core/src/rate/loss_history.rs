@@ -16,8 +16,8 @@
 //! - 5.5 (history discounting) is implemented as the option
 //!   [`LossHistoryConfig::history_discounting`] (off by default; the RFC says MAY).
 
-use crate::units::{TimeDelta, Timestamp};
 use crate::endpoint::seq_map::SeqMap;
+use crate::units::{TimeDelta, Timestamp};
 use std::collections::VecDeque;
 
 /// Constants of the loss history. All values are RFC 5348's.
