@@ -18,7 +18,12 @@
 
 use crate::endpoint::seq_map::SeqMap;
 use crate::units::{TimeDelta, Timestamp};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
+
+/// The closed intervals (or their discount factors) one loss event rate is computed
+/// from: RFC 5348's n = 8 of them sit on the stack (no allocation per feedback).
+type Intervals = SmallVec<[f64; 16]>;
 
 /// Constants of the loss history. All values are RFC 5348's.
 #[derive(Debug, Clone, PartialEq)]
@@ -208,11 +213,11 @@ impl LossHistory {
             return 0.0;
         };
         let n = self.cfg.n_intervals.max(1);
-        let closed: Vec<f64> = self.closed.iter().copied().take(n).collect();
-        let discount: Vec<f64> = if self.cfg.history_discounting {
+        let closed: Intervals = self.closed.iter().copied().take(n).collect();
+        let discount: Intervals = if self.cfg.history_discounting {
             self.discount_factors(open, &closed, n)
         } else {
-            Vec::new()
+            Intervals::new()
         };
         match average_interval(open, &closed, n, &discount) {
             Some(m) if m > 0.0 => (1.0 / m).min(1.0),
@@ -223,8 +228,8 @@ impl LossHistory {
     /// RFC 5348, 5.5: when I_0 > 2 * I_mean (of the closed intervals), the closed
     /// intervals are discounted by DF = max(0.5, 2 * I_mean / I_0) on top of the factors
     /// they already carry.
-    fn discount_factors(&self, open: f64, closed: &[f64], n: usize) -> Vec<f64> {
-        let stored: Vec<f64> = self.discount.iter().copied().take(closed.len()).collect();
+    fn discount_factors(&self, open: f64, closed: &[f64], n: usize) -> Intervals {
+        let stored: Intervals = self.discount.iter().copied().take(closed.len()).collect();
         let mean_closed = average_interval(0.0, closed, n, &stored).unwrap_or(0.0);
         if mean_closed > 0.0 && open > 2.0 * mean_closed {
             let df = (2.0 * mean_closed / open).max(0.5);
