@@ -6,10 +6,13 @@ property-testing library: every run checks the same cases)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import random
 import struct
+from itertools import repeat
 
 import pytest
 
@@ -111,26 +114,71 @@ start = "6s"
 """
 
 
-def write_both(tmp_path, raw):
-    """The files of the same runs written from the simulator's text and by csv.writer."""
-    with_text = RunResult(raw)
-    without = RunResult([{k: v for k, v in r.items() if not k.endswith("series_text")} for r in raw])
-    assert with_text._series_text is not None and without._series_text is None
-    a, b = tmp_path / "text", tmp_path / "csv"
-    with_text.write(a)
-    without.write(b)
-    return a, b
+def csv_writer_text(seeds, runs):
+    """What csv.writer writes for these runs' columns (the old RunResult.write)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "seed", *next(r for r in runs if r).keys()])
+    for i, (seed, series) in enumerate(zip(seeds, runs)):
+        if series:
+            writer.writerows(zip(repeat(i), repeat(seed), *series.values()))
+    return out.getvalue()
 
 
-def test_series_text_is_what_csv_writer_writes(tmp_path):
+def test_series_files_are_what_csv_writer_writes(tmp_path):
+    """Both native paths (the rows rendered on the workers, and rendered from the
+    columns afterwards) write csv.writer's text."""
     raw = _native.simulate(SCENARIO, "<test>", seed=3, runs=3, threads=1, series_text=True)
     # The rows hold the empty cells of missing samples (no RTT before a flow starts,
     # no target for a window flow).
     assert ",," in raw[0]["series_text"]
-    a, b = write_both(tmp_path, raw)
-    for name in ("timeseries.csv", "links.csv", "summary.json"):
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
-    assert (a / "timeseries.csv").read_text().count("\n") == 1 + sum(len(r["series"]["time_s"]) for r in raw)
+    seeds = [r["seed"] for r in raw]
+    want_series = csv_writer_text(seeds, [r["series"] for r in raw])
+    want_links = csv_writer_text(seeds, [r["link_series"] for r in raw])
+    with_text = RunResult(raw)
+    from_columns = RunResult([{k: v for k, v in r.items() if not k.endswith("series_text")} for r in raw])
+    assert with_text._series_text is not None and from_columns._series_text is None
+    for result, folder in ((with_text, tmp_path / "text"), (from_columns, tmp_path / "columns")):
+        result.write(folder)
+        assert (folder / "timeseries.csv").read_text() == want_series
+        assert (folder / "links.csv").read_text() == want_links
+    assert (tmp_path / "text" / "summary.json").read_bytes() == (tmp_path / "columns" / "summary.json").read_bytes()
+    assert want_series.count("\n") == 1 + sum(len(r["series"]["time_s"]) for r in raw)
+
+
+def test_csv_rows_text_cells():
+    cols = [
+        [0.1, 1e-05, -0.0, float("nan"), float("inf"), 1e16],
+        [1, 2**70, -3, 0, True, False],
+        [None, "a b", "é", None, "", "x"],
+    ]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(zip(*cols))
+    assert _native.csv_rows_text(cols) == out.getvalue()
+    assert _native.csv_rows_text([[], []]) == ""
+
+
+@pytest.mark.parametrize(
+    "cols",
+    [
+        [[1.0], ["a,b"]],  # csv.writer would quote it
+        [[1.0], ['say "hi"']],
+        [[1.0], ["two\nlines"]],
+        [[1.0, 2.0], [1]],  # different lengths
+        [[1.0], [object()]],
+        [[1.0], [type("F", (float,), {"__str__": lambda self: "F"})(2.0)]],  # str() of a subclass
+    ],
+)
+def test_csv_rows_text_leaves_to_csv_writer(cols, tmp_path):
+    with pytest.raises(TypeError):
+        _native.csv_rows_text(cols)
+    # RunResult.write falls back to csv.writer: the same file as csv.writer's.
+    series = {"time_s": cols[0], "flow": cols[1]}
+    if len(cols[0]) == len(cols[1]):
+        raw = _native.simulate(SCENARIO, "<test>", seed=1, runs=1, threads=1)
+        raw[0]["series"] = series
+        RunResult(raw).write(tmp_path)
+        assert (tmp_path / "timeseries.csv").read_text() == csv_writer_text([1], [series])
 
 
 def test_series_text_only_when_asked(tmp_path):

@@ -238,6 +238,16 @@ def without_trace_hash(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return {**scenario, "measure": measure}
 
 
+def _rows_text(runs: list[dict[str, list[Any]]]) -> Optional[list[str]]:
+    """Each run's rows (the cells after ``run,seed``) rendered by the simulator's writer
+    (``_native.csv_rows_text``: csv.writer's text for the same cells), or None when a
+    run has a cell it leaves to csv.writer (then the caller writes them all with it)."""
+    try:
+        return [_native.csv_rows_text(list(series.values())) if series else "" for series in runs]
+    except TypeError:
+        return None
+
+
 def _write_run_rows(f: Any, seeds: list[int], bodies: list[str]) -> None:
     """Writes each run's CSV rows (``bodies``, as ``simulate(series_text=True)`` renders
     them: every row ends in a newline, no ``run,seed`` cells) with ``run,seed,`` in
@@ -345,8 +355,13 @@ class RunResult:
         with path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(columns)
-            if self._series_text is not None:
-                _write_run_rows(f, self.seeds, [links for _, links in self._series_text])
+            bodies = (
+                [links for _, links in self._series_text]
+                if self._series_text is not None
+                else _rows_text(self._link_series)
+            )
+            if bodies is not None:
+                _write_run_rows(f, self.seeds, bodies)
                 return True
             for i, (seed, series) in enumerate(zip(self.seeds, self._link_series)):
                 if series:
@@ -369,8 +384,13 @@ class RunResult:
         with series_path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(columns)
-            if self._series_text is not None:
-                _write_run_rows(f, self.seeds, [series for series, _ in self._series_text])
+            bodies = (
+                [series for series, _ in self._series_text]
+                if self._series_text is not None
+                else _rows_text(self._series)
+            )
+            if bodies is not None:
+                _write_run_rows(f, self.seeds, bodies)
             else:
                 writer.writerows(rows)  # csv writes None as the empty cell
         self._write_link_series(folder / LINKS_TIMESERIES_FILE)

@@ -8,8 +8,8 @@
 //! in seconds (float).
 
 mod definitions;
+mod file_text;
 mod ipemu;
-mod json_text;
 mod sim;
 mod testbed;
 

@@ -1,9 +1,11 @@
-//! `json.dumps(document, indent=2)`, byte for byte, without Python's pure-Python encoder
-//! (CPython uses its C encoder only without `indent`): the front end writes every
-//! point's summary.json and results.json with it (docs/BENCHMARKS.md, "Eighth pass").
+//! The front end's files as Python writes them, byte for byte, without Python code per
+//! value (docs/BENCHMARKS.md, "Eighth pass"): [`json_dumps_indent2`] for summary.json
+//! and results.json, [`csv_rows_text`] for the rows of timeseries.csv and links.csv
+//! when a run's rows were not already rendered on the simulate workers.
 //!
-//! The same text as `json.dumps`' defaults with `indent=2`: `", "`-free item separators
-//! (`","` then a newline), `": "` after a key, `ensure_ascii` escapes (`\"`, `\\`, `\b`,
+//! `json_dumps_indent2` is `json.dumps(document, indent=2)` without Python's
+//! pure-Python encoder (CPython uses its C encoder only without `indent`): `","` then a
+//! newline between items, `": "` after a key, `ensure_ascii` escapes (`\"`, `\\`, `\b`,
 //! `\f`, `\n`, `\r`, `\t`, every other character outside space..`~` as `\u00xx` in lower
 //! case, above U+FFFF as a surrogate pair), floats as `float.__repr__`
 //! ([`flowstate_sim::series_text::push_float_repr`]) with `NaN`, `Infinity`,
@@ -149,4 +151,60 @@ pub(crate) fn json_dumps_indent2(document: &Bound<'_, PyAny>, allow_nan: bool) -
     let mut out = String::with_capacity(4096);
     push_value(&mut out, document, 0, allow_nan)?;
     Ok(out)
+}
+
+/// The cells that follow `run,seed,` in each row of timeseries.csv and links.csv, as
+/// Python's `csv.writer` (default dialect, `lineterminator "\n"`) writes them for the
+/// rows `zip(*columns)`, each row ending in `\n`: floats as `repr` (`nan`, `inf`),
+/// ints in decimal, bools as `True` / `False`, None as the empty cell, str as it is.
+/// (The front end writes `run,seed,` before each row, so no row is one lone field,
+/// which the writer would quote when empty.) TypeError for a str the writer would quote
+/// (a comma, a quote, a line break), for a value that is not exactly one of those types
+/// (the writer calls `str()`, which a subclass may change), and for columns of
+/// different lengths: the front end then uses `csv.writer` itself.
+#[pyfunction]
+pub(crate) fn csv_rows_text(columns: Vec<Bound<'_, PyList>>) -> PyResult<String> {
+    let rows = columns.first().map_or(0, |c| c.len());
+    if columns.iter().any(|c| c.len() != rows) {
+        return Err(PyTypeError::new_err("columns of different lengths"));
+    }
+    let mut out = String::with_capacity(rows * columns.len() * 8);
+    for i in 0..rows {
+        for (k, column) in columns.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            push_cell(&mut out, &column.get_item(i)?)?;
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn push_cell(out: &mut String, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    if v.is_none() {
+    } else if let Ok(b) = v.cast_exact::<PyBool>() {
+        out.push_str(if b.is_true() { "True" } else { "False" });
+    } else if let Ok(f) = v.cast_exact::<PyFloat>() {
+        flowstate_sim::series_text::push_float_repr(out, f.value());
+    } else if v.is_exact_instance_of::<PyInt>() {
+        match v.extract::<i64>() {
+            Ok(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Err(_) => out.push_str(&v.repr()?.to_cow()?),
+        }
+    } else if let Ok(s) = v.cast_exact::<PyString>() {
+        let s = s.to_cow()?;
+        if s.contains([',', '"', '\r', '\n']) {
+            return Err(PyTypeError::new_err("a cell csv.writer would quote"));
+        }
+        out.push_str(&s);
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "a cell of type {}",
+            v.get_type().name()?
+        )));
+    }
+    Ok(())
 }
