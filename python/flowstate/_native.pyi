@@ -1,6 +1,7 @@
 """Type stubs of the native extension (flowstate-py, PyO3)."""
 
 from typing import Any, Callable, Literal, Mapping, Optional, Sequence, TypedDict, Union
+from typing_extensions import NotRequired
 
 __version__: str
 MECHANISMS: list[str]
@@ -51,6 +52,10 @@ class RawRun(TypedDict):
     link_series: LinkSeriesColumns
     trace_hash: int | None
     events: int
+    # With simulate(series_text=True): the rows of timeseries.csv / links.csv without
+    # their run,seed cells, as csv.writer writes them.
+    series_text: NotRequired[str]
+    link_series_text: NotRequired[str]
 
 class OptionDefinition(TypedDict):
     name: str
@@ -151,9 +156,21 @@ def simulate(
     runs: int = 1,
     threads: Optional[int] = None,
     progress: Optional[Callable[[int, int], Any]] = None,
+    series_text: bool = False,
 ) -> list[RawRun]:
     """Runs the scenario ``text`` for seeds ``seed .. seed + runs - 1`` on ``threads``
-    threads with the GIL released; one dict per run, in seed order."""
+    threads with the GIL released; one dict per run, in seed order. ``series_text``:
+    also render each run's CSV rows on the workers (``series_text``,
+    ``link_series_text``)."""
+
+def json_dumps_indent2(document: Any, *, allow_nan: bool = True) -> str:
+    """``json.dumps(document, indent=2, allow_nan=allow_nan)``, byte for byte;
+    TypeError for what it would write differently (flowstate.json_text falls back)."""
+
+def csv_rows_text(columns: list[list[Any]]) -> str:
+    """The rows ``zip(*columns)`` as csv.writer writes them (each ending in a newline);
+    TypeError for a cell it would quote or pass through a subclass's ``str()``, and for
+    columns of different lengths."""
 
 def testbed(
     text: str,
