@@ -31,7 +31,7 @@ import os
 from functools import cached_property
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
 
 from flowstate import _native
 from flowstate._native import FlowstateError, ScenarioError
@@ -285,18 +285,6 @@ class RunResult:
         """The scenario's name."""
         return str(self.summary["scenario"])
 
-    def _series_rows(self) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
-        """The column names and the rows (run, seed, then the series' columns), lazily:
-        the columns zipped, no per-cell Python code (this was most of ``write``)."""
-        columns = ["run", "seed", *self._series[0].keys()]
-        rows = (
-            row
-            for i, (seed, series) in enumerate(zip(self.seeds, self._series))
-            if series
-            for row in zip(repeat(i), repeat(seed), *series.values())
-        )
-        return columns, rows
-
     @cached_property
     def timeseries(self) -> "pandas.DataFrame":
         """One row per run, flow and bin: ``run``, ``seed``, ``time_s``, ``flow``,
@@ -346,27 +334,22 @@ class RunResult:
             frames.append(frame)
         return _numeric_nulls_to_nan(pandas.concat(frames, ignore_index=True))
 
-    def _write_link_series(self, path: Path) -> bool:
-        """Writes the per-link time series to ``path`` as CSV; False (nothing written)
-        when no run has one."""
-        if not any(s.get("time_s") for s in self._link_series):
-            return False
-        columns = ["run", "seed", *next(s for s in self._link_series if s).keys()]
+    def _write_csv(
+        self, path: Path, header: list[str], runs: list[dict[str, list[Any]]], texts: Optional[list[str]]
+    ) -> None:
+        """Writes ``header`` and each run's rows (``run``, ``seed``, then its columns) to
+        ``path``: the rows the simulator rendered (``texts``), else rendered from the
+        columns by ``_native.csv_rows_text``, else by ``csv.writer`` (the same text)."""
         with path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(columns)
-            bodies = (
-                [links for _, links in self._series_text]
-                if self._series_text is not None
-                else _rows_text(self._link_series)
-            )
+            writer.writerow(header)
+            bodies = texts if texts is not None else _rows_text(runs)
             if bodies is not None:
                 _write_run_rows(f, self.seeds, bodies)
-                return True
-            for i, (seed, series) in enumerate(zip(self.seeds, self._link_series)):
-                if series:
+                return
+            for i, (seed, series) in enumerate(zip(self.seeds, runs)):
+                if series:  # csv writes None as the empty cell
                     writer.writerows(zip(repeat(i), repeat(seed), *series.values()))
-        return True
 
     def write(self, out: Union[str, "os.PathLike[str]"]) -> tuple[Path, Path]:
         """Writes ``summary.json`` (the summary; with several runs also ``per_run``, the
@@ -380,20 +363,20 @@ class RunResult:
         if len(self.runs) > 1:
             document["per_run"] = self.runs
         summary_path.write_text(dumps_indent2(document) + "\n", encoding="utf-8")
-        columns, rows = self._series_rows()
-        with series_path.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(columns)
-            bodies = (
-                [series for series, _ in self._series_text]
-                if self._series_text is not None
-                else _rows_text(self._series)
+        texts = self._series_text
+        self._write_csv(
+            series_path,
+            ["run", "seed", *self._series[0].keys()],
+            self._series,
+            None if texts is None else [series for series, _ in texts],
+        )
+        if any(s.get("time_s") for s in self._link_series):
+            self._write_csv(
+                folder / LINKS_TIMESERIES_FILE,
+                ["run", "seed", *next(s for s in self._link_series if s).keys()],
+                self._link_series,
+                None if texts is None else [links for _, links in texts],
             )
-            if bodies is not None:
-                _write_run_rows(f, self.seeds, bodies)
-            else:
-                writer.writerows(rows)  # csv writes None as the empty cell
-        self._write_link_series(folder / LINKS_TIMESERIES_FILE)
         return summary_path, series_path
 
     def __repr__(self) -> str:

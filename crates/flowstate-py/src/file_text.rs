@@ -51,6 +51,17 @@ fn push_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// A Python int in decimal (`int.__repr__`; one beyond 64 bits through Python).
+fn push_int(out: &mut String, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    match v.extract::<i64>() {
+        Ok(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Err(_) => out.push_str(&v.repr()?.to_cow()?),
+    }
+    Ok(())
+}
+
 fn push_value(
     out: &mut String,
     v: &Bound<'_, PyAny>,
@@ -67,12 +78,7 @@ fn push_value(
     } else if let Ok(s) = v.cast::<PyString>() {
         push_str(out, &s.to_cow()?);
     } else if v.is_instance_of::<PyInt>() {
-        match v.extract::<i64>() {
-            Ok(n) => {
-                let _ = write!(out, "{n}");
-            }
-            Err(_) => out.push_str(&v.repr()?.to_cow()?),
-        }
+        push_int(out, v)?;
     } else if let Ok(f) = v.cast::<PyFloat>() {
         let x = f.value();
         if !x.is_finite() && !allow_nan {
@@ -188,12 +194,7 @@ fn push_cell(out: &mut String, v: &Bound<'_, PyAny>) -> PyResult<()> {
     } else if let Ok(f) = v.cast_exact::<PyFloat>() {
         flowstate_sim::series_text::push_float_repr(out, f.value());
     } else if v.is_exact_instance_of::<PyInt>() {
-        match v.extract::<i64>() {
-            Ok(n) => {
-                let _ = write!(out, "{n}");
-            }
-            Err(_) => out.push_str(&v.repr()?.to_cow()?),
-        }
+        push_int(out, v)?;
     } else if let Ok(s) = v.cast_exact::<PyString>() {
         let s = s.to_cow()?;
         if s.contains([',', '"', '\r', '\n']) {
