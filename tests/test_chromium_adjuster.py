@@ -5,6 +5,7 @@ run, and a bad value is a one-line error."""
 from __future__ import annotations
 
 import pytest
+from gcc_support import assert_off_by_default
 
 
 def _gcc(overrides: dict) -> dict:
@@ -17,13 +18,7 @@ def _gcc(overrides: dict) -> dict:
 
 
 def test_chromium_adjuster_default_off_and_on_changes_a_run():
-    import flowstate
-
-    base = flowstate.run(_gcc({}), seed=1, runs=1)
-    off = flowstate.run(_gcc({"chromium_adjuster": False}), seed=1, runs=1)
-    on = flowstate.run(_gcc({"chromium_adjuster": True}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    assert base.trace_hashes != on.trace_hashes
+    assert_off_by_default(_gcc, "chromium_adjuster")
 
 
 def test_chromium_adjuster_not_a_bool_is_one_line():

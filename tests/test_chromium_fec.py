@@ -5,7 +5,7 @@ reports loss, and a bad value is a one-line error."""
 from __future__ import annotations
 
 import pytest
-from gcc_support import gcc_lossy
+from gcc_support import assert_off_by_default, gcc_lossy
 
 
 def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
@@ -13,13 +13,7 @@ def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
 
 
 def test_chromium_fec_default_off_and_on_changes_a_lossy_run():
-    import flowstate
-
-    base = flowstate.run(_gcc_lossy({}), seed=1, runs=1)
-    off = flowstate.run(_gcc_lossy({"chromium_fec": False}), seed=1, runs=1)
-    on = flowstate.run(_gcc_lossy({"chromium_fec": True}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    assert base.trace_hashes != on.trace_hashes
+    assert_off_by_default(_gcc_lossy, "chromium_fec")
 
 
 def test_chromium_fec_without_loss_sends_no_fec():

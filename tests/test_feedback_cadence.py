@@ -5,6 +5,7 @@ off by default, on they change a run, and a bad value is a one-line error."""
 from __future__ import annotations
 
 import pytest
+from gcc_support import assert_off_by_default
 
 
 def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
@@ -19,11 +20,7 @@ def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
 def test_default_changes_nothing_and_the_cadence_changes_the_run():
     import flowstate
 
-    base = flowstate.run(_gcc({}), seed=1, runs=1)
-    off = flowstate.run(_gcc({"chromium_feedback_cadence": False}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    on = flowstate.run(_gcc({"chromium_feedback_cadence": True}), seed=1, runs=1)
-    assert on.trace_hashes != base.trace_hashes
+    _, on = assert_off_by_default(_gcc, "chromium_feedback_cadence")
     # 300 kbit/s is the default peer rate: saying so changes nothing; 100 kbit/s does
     # (a report every 109.375 ms instead of 62.5).
     same = flowstate.run(_gcc({"chromium_feedback_cadence": True, "feedback_peer_rate": "300kbps"}), seed=1, runs=1)

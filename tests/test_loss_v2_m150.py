@@ -5,6 +5,7 @@ without loss-based BWE v2 and a bad value are one-line errors."""
 from __future__ import annotations
 
 import pytest
+from gcc_support import assert_off_by_default
 
 
 def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
@@ -18,13 +19,7 @@ def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
 
 
 def test_loss_v2_m150_default_off_and_on_changes_a_run():
-    import flowstate
-
-    base = flowstate.run(_gcc({}), seed=1, runs=1)
-    off = flowstate.run(_gcc({"loss_v2_m150": False}), seed=1, runs=1)
-    on = flowstate.run(_gcc({"loss_v2_m150": True}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    assert base.trace_hashes != on.trace_hashes
+    assert_off_by_default(_gcc, "loss_v2_m150")
 
 
 @pytest.mark.parametrize("overrides,preset", [({"loss_v2_m150": "yes"}, "chromium-m156"),

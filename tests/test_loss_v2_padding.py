@@ -6,7 +6,7 @@ error."""
 from __future__ import annotations
 
 import pytest
-from gcc_support import gcc_lossy
+from gcc_support import assert_off_by_default, gcc_lossy
 
 
 def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
@@ -14,14 +14,7 @@ def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
 
 
 def test_default_changes_nothing_and_the_option_changes_the_run():
-    import flowstate
-
-    m150 = {"loss_v2_m150": True}
-    base = flowstate.run(_gcc_lossy(m150), seed=1, runs=1)
-    off = flowstate.run(_gcc_lossy({**m150, "loss_v2_padding": False}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    on = flowstate.run(_gcc_lossy({**m150, "loss_v2_padding": True}), seed=1, runs=1)
-    assert on.trace_hashes != base.trace_hashes
+    assert_off_by_default(_gcc_lossy, "loss_v2_padding", base={"loss_v2_m150": True})
 
 
 @pytest.mark.parametrize(

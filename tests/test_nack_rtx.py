@@ -5,7 +5,7 @@ changes a lossy run (the flow retransmits), and a bad value is a one-line error.
 from __future__ import annotations
 
 import pytest
-from gcc_support import gcc_lossy
+from gcc_support import assert_off_by_default, gcc_lossy
 
 
 def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
@@ -13,13 +13,7 @@ def _gcc_lossy(overrides: dict, loss: float = 0.03) -> dict:
 
 
 def test_default_changes_nothing_and_the_option_changes_the_run():
-    import flowstate
-
-    base = flowstate.run(_gcc_lossy({}), seed=1, runs=1)
-    off = flowstate.run(_gcc_lossy({"nack_rtx": False}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    on = flowstate.run(_gcc_lossy({"nack_rtx": True}), seed=1, runs=1)
-    assert on.trace_hashes != base.trace_hashes
+    assert_off_by_default(_gcc_lossy, "nack_rtx")
 
 
 def test_bad_values_are_one_line():
