@@ -26,8 +26,10 @@ measurement runs in a fresh subprocess so its peak RSS (``ru_maxrss``) is its ow
 
 Reported: the median over ``--repeat`` repetitions (the machine is shared: medians and
 ratios, and the load average at the start and the end). Needs the release extension
-(``maturin develop --release``) and ``cargo build --release -p flowstate-sim --example
-run_scenario``.
+and the engine binary built the same way: ``bash scripts/build_native.sh --example``
+(profile-guided; the binary is ``target/pgo/release/examples/run_scenario``, the default
+``--engine`` when it exists) or, for a plain release build, ``FLOWSTATE_PGO=0 bash
+scripts/build_native.sh --example`` (``target/release/examples/run_scenario``).
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ROOT / "target" / "release" / "examples" / "run_scenario"
+# The engine binary as scripts/build_native.sh --example builds it: profile-guided, or plain.
+PGO_ENGINE = ROOT / "target" / "pgo" / "release" / "examples" / "run_scenario"
+PLAIN_ENGINE = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 CHILD = r"""
 import json, resource, sys, time
@@ -107,8 +111,8 @@ def scenario(mix: str, n: int, duration: float, series: bool = True, trace_hash:
     raise SystemExit(f"unknown mix {mix!r} (tcp, gcc-sctp, cbr)")
 
 
-def run_engine(path: Path) -> dict[str, float]:
-    proc = subprocess.Popen([str(ENGINE), str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def run_engine(engine: Path, path: Path) -> dict[str, float]:
+    proc = subprocess.Popen([str(engine), str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     # The engine prints one line on stderr: read it after the exit (it cannot fill the pipe).
     _, status, usage = os.wait4(proc.pid, 0)
     err = proc.stderr.read() if proc.stderr else ""
@@ -166,9 +170,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--no-trace-hash", action="store_true", help="runs compute no trace hash ([measure] trace_hash = false)"
     )
+    ap.add_argument(
+        "--engine",
+        type=Path,
+        help=f"the engine binary (default: {PGO_ENGINE.relative_to(ROOT)} when it exists, else {PLAIN_ENGINE.relative_to(ROOT)})",
+    )
     args = ap.parse_args(argv)
-    if not ENGINE.exists():
-        ap.error(f"{ENGINE} is missing: cargo build --release -p flowstate-sim --example run_scenario")
+    engine = args.engine or (PGO_ENGINE if PGO_ENGINE.exists() else PLAIN_ENGINE)
+    if not engine.exists():
+        ap.error(f"{engine} is missing: bash scripts/build_native.sh --example")
+    print(f"engine binary: {engine}")
     flows = [int(x) for x in args.flows.split(",")]
     mixes = args.mixes.split(",")
     load0 = os.getloadavg()
@@ -185,7 +196,7 @@ def main(argv: list[str]) -> int:
             for n in flows:
                 path = work / f"{mix}-{n}.toml"
                 path.write_text(scenario(mix, n, args.duration, series=not args.no_series, trace_hash=not args.no_trace_hash))
-                eng = [run_engine(path) for _ in range(args.repeat)]
+                eng = [run_engine(engine, path) for _ in range(args.repeat)]
                 py = [run_python(path) for _ in range(args.repeat)]
                 cli = [run_cli(path, work) for _ in range(args.repeat)] if args.cli else []
                 events = eng[0]["events"]

@@ -32,8 +32,9 @@ fi
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
 step "installing maturin" python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
-# Release build: the simulator and the benchmarks run through this extension. maturin
-# also installs the package's dependencies (pyproject.toml [project] dependencies).
-step "building the native extension (cargo, release; a few minutes on a fresh clone)" \
-  maturin develop --release
+# Release build: the simulator and the benchmarks run through this extension, profile-
+# guided where the toolchain allows it (scripts/build_native.sh; FLOWSTATE_PGO=0 skips the
+# profile). maturin also installs the package's dependencies (pyproject.toml [project]
+# dependencies).
+LOG="$LOG" bash scripts/build_native.sh
 step "checking that flowstate imports" python -c "import flowstate"

@@ -22,7 +22,8 @@ def test_main_job_sets_up_only_what_it_needs():
     setup = _code("setup.sh")
     for extra in ("ray", "playwright", "--extras", "install-test-tools", "requirements.txt", "pytest"):
         assert extra not in setup, f"scripts/setup.sh (main job) installs {extra}"
-    assert "maturin develop --release" in setup
+    assert re.search(r"bash scripts/build_native\.sh$", setup, re.M)
+    assert "maturin develop --release" in _code("build_native.sh")
 
 
 def test_test_setup_adds_ray_playwright_and_the_tools():
@@ -39,10 +40,21 @@ def test_test_setup_adds_ray_playwright_and_the_tools():
 def test_setup_is_one_line_per_step_and_quiet_otherwise():
     # Every command that prints (pip, maturin, apt) runs through step() or has its output
     # sent to the log; what reaches the terminal is an `echo "setup: ..."` line.
-    for name in ("setup.sh", "setup-test.sh"):
+    for name in ("setup.sh", "setup-test.sh", "build_native.sh"):
         code = _code(name)
         for line in code.splitlines():
             if re.search(r"\b(pip|maturin|install-test-tools\.sh)\b", line) and "import" not in line:
                 assert re.search(r'step |pip_quiet|>>"\$LOG"', line), f"{name}: not quiet: {line.strip()}"
         assert "echo \"setup: " in code
-    assert 'step "building the native extension' in _code("setup.sh")
+    assert 'step "building the native extension' in _code("build_native.sh")
+
+
+def test_native_build_is_profile_guided_with_a_plain_fallback():
+    # scripts/build_native.sh: the instrumented build, the training, the merge and the
+    # build with the profile; FLOWSTATE_PGO=0 and a missing llvm-profdata fall back to
+    # the plain release build, each said in one line.
+    code = _code("build_native.sh")
+    assert "-Cprofile-generate=" in code and "-Cprofile-use=" in code
+    assert "scripts/pgo_training.py" in code and "merge -o" in code
+    assert 'FLOWSTATE_PGO:-1}" = 0' in code
+    assert code.count("plain_build") >= 4  # defined, and used by each of the three fallbacks

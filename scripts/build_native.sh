@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Builds and installs the native extension (flowstate._native) into ./.venv: a release
+# build, profile-guided where the toolchain allows it. Called by scripts/setup.sh; run it
+# alone after changing Rust code.
+#
+#   bash scripts/build_native.sh            # the extension (PGO when possible)
+#   bash scripts/build_native.sh --example  # also target/pgo/release/examples/run_scenario,
+#                                           # the engine binary, built the same way
+#   FLOWSTATE_PGO=0 bash scripts/build_native.sh   # a plain release build (faster set-up)
+#
+# Profile-guided optimization (docs/BENCHMARKS.md, "Ninth pass"): an instrumented build
+# of the extension runs a training workload (the whole catalogue at one run per point,
+# and a 1,000-flow TCP and GCC+SCTP run), `llvm-profdata` merges what it counted, and the
+# final build optimizes with those counts (branch layout, inlining, hot and cold code).
+# The results are the same (no fast-math: the same floating-point operations; checked on
+# every catalogue output file); only the speed changes (~15 % less CPU for the catalogue).
+# The profile is kept in .venv/pgo/ under a hash of the Rust sources and the compiler, so
+# a second run with unchanged sources skips the instrumented build and the training.
+# `llvm-profdata` must be the one of rustc's own LLVM (rustup's `llvm-tools` component,
+# added here when missing); without it the build is a plain release build, said in one line.
+#
+# Prints one line per step (the `setup:` lines); each step's output goes to $LOG, shown
+# only when the step fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export VIRTUAL_ENV="$PWD/.venv"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
+LOG=${LOG:-.venv/setup.log}
+EXAMPLE=0
+for arg in "$@"; do
+  case $arg in
+    --example) EXAMPLE=1 ;;
+    *) echo "build_native.sh: unknown option '$arg' (known: --example)" >&2; exit 2 ;;
+  esac
+done
+
+step() {
+  local what=$1
+  shift
+  echo "setup: $what"
+  if ! "$@" >>"$LOG" 2>&1; then
+    echo "setup: failed: $what; its output (from $LOG):" >&2
+    tail -n 40 "$LOG" >&2
+    exit 1
+  fi
+}
+
+# Where the PGO build keeps its artifacts: apart from target/, so that a plain
+# `cargo build --release` there is not rebuilt each time the flags differ.
+PGO_TARGET=target/pgo
+PGO_GENERATE_TARGET=target/pgo-generate
+
+plain_build() {
+  step "building the native extension (cargo, release; a few minutes on a fresh clone)" \
+    maturin develop --release
+  if [ "$EXAMPLE" = 1 ]; then
+    step "building the engine binary (target/release/examples/run_scenario)" \
+      cargo build --release -p flowstate-sim --example run_scenario
+  fi
+}
+
+# llvm-profdata of rustc's own LLVM, or nothing.
+find_profdata() {
+  local sysroot host tool
+  sysroot=$(rustc --print sysroot) || return 1
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  tool="$sysroot/lib/rustlib/$host/bin/llvm-profdata"
+  if [ ! -x "$tool" ] && command -v rustup >/dev/null 2>&1; then
+    rustup component add llvm-tools >>"$LOG" 2>&1 || true
+  fi
+  [ -x "$tool" ] && echo "$tool"
+}
+
+if [ "${FLOWSTATE_PGO:-1}" = 0 ]; then
+  echo "setup: profile-guided build off (FLOWSTATE_PGO=0)"
+  plain_build
+  exit 0
+fi
+if ! PROFDATA=$(find_profdata); then
+  echo "setup: no llvm-profdata for rustc's LLVM (rustup component add llvm-tools): a plain release build, without profile-guided optimization"
+  plain_build
+  exit 0
+fi
+
+# The profile belongs to these sources and this compiler.
+KEY=$( {
+  rustc -vV
+  cat Cargo.lock
+  find Cargo.toml crates -type f \( -name '*.rs' -o -name Cargo.toml \) -not -path '*/target/*' -print0 \
+    | sort -z | xargs -0 sha256sum
+} | sha256sum | cut -c1-16)
+mkdir -p .venv/pgo
+PROFILE="$PWD/.venv/pgo/$KEY.profdata"
+
+if [ ! -f "$PROFILE" ]; then
+  RAW="$PWD/.venv/pgo/raw"
+  rm -rf "$RAW"
+  step "building the instrumented native extension (profile-guided build, 1 of 2; a few minutes)" \
+    env CARGO_TARGET_DIR="$PGO_GENERATE_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-generate=$RAW" \
+    maturin develop --release
+  # The build's own build scripts wrote counts too: only the training's are wanted.
+  rm -rf "$RAW"
+  echo "setup: training it: the whole catalogue at 1 run per point, 1,000-flow TCP and GCC+SCTP runs (~40 s)"
+  if ! python scripts/pgo_training.py >>"$LOG" 2>&1; then
+    echo "setup: the training failed (its output is in $LOG): a plain release build instead" >&2
+    rm -rf "$RAW"
+    plain_build
+    exit 0
+  fi
+  step "merging the training's profile (llvm-profdata)" "$PROFDATA" merge -o "$PROFILE.tmp" "$RAW"
+  mv "$PROFILE.tmp" "$PROFILE"
+  rm -rf "$RAW"
+  # One profile kept: the current sources'.
+  find .venv/pgo -maxdepth 1 -name '*.profdata' ! -name "$KEY.profdata" -delete
+fi
+
+step "building the native extension with the profile (profile-guided build, 2 of 2; a few minutes)" \
+  env CARGO_TARGET_DIR="$PGO_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$PROFILE" \
+  maturin develop --release
+if [ "$EXAMPLE" = 1 ]; then
+  step "building the engine binary with the profile ($PGO_TARGET/release/examples/run_scenario)" \
+    env CARGO_TARGET_DIR="$PGO_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$PROFILE" \
+    cargo build --release -p flowstate-sim --example run_scenario
+fi
