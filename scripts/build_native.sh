@@ -91,35 +91,60 @@ KEY=$( {
     | sort -z | xargs -0 sha256sum
 } | sha256sum | cut -c1-16)
 mkdir -p .venv/pgo
-PROFILE="$PWD/.venv/pgo/$KEY.profdata"
+RAW="$PWD/.venv/pgo/raw"
 
-if [ ! -f "$PROFILE" ]; then
-  RAW="$PWD/.venv/pgo/raw"
+# train_profile PROFILE WHAT BUILD_CMD... -- TRAIN_CMD...: the instrumented build, the
+# training and the merge, unless PROFILE exists. Returns 1 (said in one line) when the
+# training fails.
+train_profile() {
+  local profile=$1 what=$2
+  shift 2
+  local build=() train=()
+  while [ "$1" != -- ]; do build+=("$1"); shift; done
+  shift
+  train=("$@")
+  [ -f "$profile" ] && return 0
   rm -rf "$RAW"
-  step "building the instrumented native extension (profile-guided build, 1 of 2; a few minutes)" \
-    env CARGO_TARGET_DIR="$PGO_GENERATE_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-generate=$RAW" \
-    maturin develop --release
+  step "building the instrumented $what (profile-guided build, 1 of 2; a few minutes)" \
+    env CARGO_TARGET_DIR="$PGO_GENERATE_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-generate=$RAW" "${build[@]}"
   # The build's own build scripts wrote counts too: only the training's are wanted.
   rm -rf "$RAW"
   echo "setup: training it: the whole catalogue at 1 run per point, 1,000-flow TCP and GCC+SCTP runs (~40 s)"
-  if ! python scripts/pgo_training.py >>"$LOG" 2>&1; then
-    echo "setup: the training failed (its output is in $LOG): a plain release build instead" >&2
+  if ! "${train[@]}" >>"$LOG" 2>&1; then
+    echo "setup: the training of the $what failed (its output is in $LOG): a plain release build instead" >&2
     rm -rf "$RAW"
-    plain_build
-    exit 0
+    return 1
   fi
-  step "merging the training's profile (llvm-profdata)" "$PROFDATA" merge -o "$PROFILE.tmp" "$RAW"
-  mv "$PROFILE.tmp" "$PROFILE"
+  step "merging the training's profile (llvm-profdata)" "$PROFDATA" merge -o "$profile.tmp" "$RAW"
+  mv "$profile.tmp" "$profile"
   rm -rf "$RAW"
-  # One profile kept: the current sources'.
-  find .venv/pgo -maxdepth 1 -name '*.profdata' ! -name "$KEY.profdata" -delete
-fi
+}
 
-step "building the native extension with the profile (profile-guided build, 2 of 2; a few minutes)" \
-  env CARGO_TARGET_DIR="$PGO_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$PROFILE" \
-  maturin develop --release
-if [ "$EXAMPLE" = 1 ]; then
-  step "building the engine binary with the profile ($PGO_TARGET/release/examples/run_scenario)" \
-    env CARGO_TARGET_DIR="$PGO_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$PROFILE" \
-    cargo build --release -p flowstate-sim --example run_scenario
+# The extension, and (--example) the engine binary: each its own profile, because the
+# example's build gives the same functions other symbol names.
+EXTENSION_PROFILE="$PWD/.venv/pgo/$KEY.profdata"
+if ! train_profile "$EXTENSION_PROFILE" "native extension" maturin develop --release -- \
+  python scripts/pgo_training.py; then
+  EXAMPLE_AFTER=$EXAMPLE
+  EXAMPLE=0
+  plain_build
+  EXAMPLE=$EXAMPLE_AFTER
+else
+  step "building the native extension with the profile (profile-guided build, 2 of 2; a few minutes)" \
+    env CARGO_TARGET_DIR="$PGO_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$EXTENSION_PROFILE" \
+    maturin develop --release
 fi
+if [ "$EXAMPLE" = 1 ]; then
+  EXAMPLE_PROFILE="$PWD/.venv/pgo/$KEY-example.profdata"
+  if train_profile "$EXAMPLE_PROFILE" "engine binary" cargo build --release -p flowstate-sim --example run_scenario -- \
+    python scripts/pgo_training.py --engine "$PGO_GENERATE_TARGET/release/examples/run_scenario"; then
+    step "building the engine binary with the profile ($PGO_TARGET/release/examples/run_scenario)" \
+      env CARGO_TARGET_DIR="$PGO_TARGET" CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$EXAMPLE_PROFILE" \
+      cargo build --release -p flowstate-sim --example run_scenario
+  else
+    step "building the engine binary (target/release/examples/run_scenario)" \
+      cargo build --release -p flowstate-sim --example run_scenario
+  fi
+fi
+# The profiles kept: the current sources'.
+find .venv/pgo -maxdepth 1 -name '*.profdata' ! -name "$KEY.profdata" ! -name "$KEY-example.profdata" -delete
