@@ -84,12 +84,21 @@ if ! PROFDATA=$(find_profdata); then
 fi
 
 # The profile belongs to these sources and this compiler.
+if command -v sha256sum >/dev/null 2>&1; then
+  digest() { sha256sum "$@"; }
+elif command -v shasum >/dev/null 2>&1; then
+  digest() { shasum -a 256 "$@"; }
+else
+  echo "setup: neither sha256sum nor shasum found (to key the profile to the sources): a plain release build, without profile-guided optimization"
+  plain_build
+  exit 0
+fi
 KEY=$( {
   rustc -vV
   cat Cargo.lock
   find Cargo.toml crates -type f \( -name '*.rs' -o -name Cargo.toml \) -not -path '*/target/*' -print0 \
-    | sort -z | xargs -0 sha256sum
-} | sha256sum | cut -c1-16)
+    | sort -z | while IFS= read -r -d '' f; do printf '%s\n' "$f"; cat "$f"; done
+} | digest | cut -c1-16)
 mkdir -p .venv/pgo
 RAW="$PWD/.venv/pgo/raw"
 
