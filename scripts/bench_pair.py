@@ -2,6 +2,8 @@
 
     cargo build --release -p flowstate-sim --example run_scenario   # once per build
     cp target/release/examples/run_scenario /tmp/before             # ... then the other
+    # (the profile-guided binary, as the extension is built: bash scripts/build_native.sh
+    # --example, then target/pgo/release/examples/run_scenario; compare like with like)
     .venv/bin/python scripts/bench_pair.py /tmp/before /tmp/after --repeat 3
 
 The scenarios: the first point of the heaviest catalogue entries (what dominates
