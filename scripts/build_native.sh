@@ -24,6 +24,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if [ ! -x .venv/bin/maturin ]; then
+  echo "build_native.sh: .venv has no maturin: run bash scripts/setup.sh first (it calls this script)" >&2
+  exit 1
+fi
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
 LOG=${LOG:-.venv/setup.log}
@@ -35,16 +39,8 @@ for arg in "$@"; do
   esac
 done
 
-step() {
-  local what=$1
-  shift
-  echo "setup: $what"
-  if ! "$@" >>"$LOG" 2>&1; then
-    echo "setup: failed: $what; its output (from $LOG):" >&2
-    tail -n 40 "$LOG" >&2
-    exit 1
-  fi
-}
+# step "what it does" command...: one line, the command's output to $LOG (shown on failure).
+source scripts/setup_step.sh
 
 # Where the PGO build keeps its artifacts: apart from target/, so that a plain
 # `cargo build --release` there is not rebuilt each time the flags differ.

@@ -13,16 +13,7 @@ need python3 "install Python >= 3.9 first"
 
 LOG=.venv/setup.log
 # step "what it does" command...: one line, the command's output to $LOG (shown on failure).
-step() {
-  local what=$1
-  shift
-  echo "setup: $what"
-  if ! "$@" >>"$LOG" 2>&1; then
-    echo "setup: failed: $what; its output (from $LOG):" >&2
-    tail -n 40 "$LOG" >&2
-    exit 1
-  fi
-}
+source scripts/setup_step.sh
 
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"

@@ -43,7 +43,7 @@ def test_setup_is_one_line_per_step_and_quiet_otherwise():
     for name in ("setup.sh", "setup-test.sh", "build_native.sh"):
         code = _code(name)
         for line in code.splitlines():
-            if re.search(r"\b(pip|maturin|install-test-tools\.sh)\b", line) and "import" not in line:
+            if re.search(r"\b(pip install|maturin (develop|build)|install-test-tools\.sh)\b", line) and "import" not in line:
                 # train_profile runs its builds through step and its training into $LOG.
                 assert re.search(r'step |pip_quiet|train_profile |>>"\$LOG"', line), f"{name}: not quiet: {line.strip()}"
         assert "echo \"setup: " in code
