@@ -3,14 +3,14 @@
 real Chromium 156 runs best (docs/REPRODUCTION.md, "Which combination of the options
 matches Chromium 156 best"). Simulator only: no browser, no namespaces, no root.
 
-    .venv/bin/python scripts/combo_search.py --refs REFS [--sim-runs 10]
+    .venv/bin/python scripts/combo_search.py [--refs REFS] [--sim-runs 10]
         [--start full] [--tcp rfc sack kernel] [--greedy] [--combo NAME+NAME ...]
         [--json OUT.json] [--markdown OUT.md]
 
 REFS is a folder of the real runs as `real_vs_sim.py --tables-only` reads them:
-REFS/CASE/chromium/summary.json (and timeseries.csv), e.g. links to
-/work/baseline/out-m156fps/real/CASE/chromium (`make_refs` below makes the set "Where it
-stands" uses). Each combination runs the seven cases of issue 21 with `--sim-runs`
+REFS/CASE/chromium/summary.json (and timeseries.csv); by default the repository's own
+copy, references/chromium-156 (references/README.md: three Chromium 156 runs a case,
+recorded with `real_vs_sim.py`, the set "Where it stands" uses). Each combination runs the seven cases of issue 21 with `--sim-runs`
 simulator runs (seeds 1..N, the scenario each case of real_vs_sim.py builds, GCC on
 `chromium-m156`, SCTP on `dcsctp`) with the named options on the video flow and the
 named competitor rules on every TCP flow, and judges each case as real_vs_sim.py does:
@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 SCRIPTS = Path(__file__).resolve().parent
+# The real Chromium 156 runs the repository keeps (references/README.md).
+REFS = SCRIPTS.parent / "references" / "chromium-156"
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
@@ -313,31 +315,10 @@ def as_json(results: dict[str, list[FlowResult]]) -> dict:
             for c, flows in results.items()}
 
 
-def make_refs(out: Path) -> Path:
-    """The real references of "Where it stands": p000-table5's three same-clip runs
-    (out-evlog), the CUBIC cases' six pooled runs, the others' out-m156fps runs."""
-    base = Path("/work/baseline")
-    links = {
-        "p000-table5": base / "out-evlog/real/p000-table5/chromium",
-        "p000-fig2": base / "out-m156fps/real/p000-fig2/chromium",
-        "p000-fig3": base / "out-m156fps/real/p000-fig3/chromium",
-        "rfc8867-5.1": base / "out-m156fps/real/rfc8867-5.1/chromium",
-        "rfc8867-5.6": base / "out-m156fps/real-pooled/rfc8867-5.6/chromium",
-        "p002-fig11": base / "out-m156fps/real-pooled/p002-fig11/chromium",
-        "p001-fig8": base / "out-m156fps/real-pooled/p001-fig8/chromium",
-    }
-    for case, target in links.items():
-        (out / case).mkdir(parents=True, exist_ok=True)
-        link = out / case / "chromium"
-        if not link.exists():
-            link.symlink_to(target)
-    return out
-
-
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--refs", type=Path, required=True, help="REFS/CASE/chromium: the real runs")
-    ap.add_argument("--make-refs", action="store_true", help="first link /work/baseline's references into REFS")
+    ap.add_argument("--refs", type=Path, default=REFS,
+                    help="REFS/CASE/chromium: the real runs (default: the repository's references/chromium-156)")
     ap.add_argument("--sim-runs", type=int, default=10)
     ap.add_argument("--only", nargs="*", default=list(CASES), help="cases (default: the seven)")
     ap.add_argument("--combo", nargs="*", default=[], help="combinations to evaluate (a+b, full, full-x+y, preset)")
@@ -375,8 +356,6 @@ def main(argv: list[str]) -> int:
                     real_vs_sim.write_toml(scenario(case, combo, tcp), path)
                     print(path)
         return 0
-    if args.make_refs:
-        make_refs(args.refs)
     try:
         runner = Runner(args.refs, args.sim_runs, args.only)
     except ValueError as e:

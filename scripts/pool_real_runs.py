@@ -26,26 +26,40 @@ from pathlib import Path
 def source_clips(folder: Path, summary: dict, runs: int) -> list[str]:
     """The test clip of each of a source's runs: its summary's `clips` (an earlier pool),
     else run-*/browser.json's `clip` in run order, "not recorded" where missing."""
-    if isinstance(summary.get("clips"), list) and len(summary["clips"]) == runs:
-        return [str(c) for c in summary["clips"]]
-    return [run_clip(folder / f"run-{k}") for k in range(1, runs + 1)]
+    return source_field(folder, summary, runs, "clips", "clip")
 
 
 def run_clip(run_dir: Path) -> str:
     """The test clip one real run played: its browser.json's `clip`, "not recorded" where
     the file or the field is missing; a browser.json that is not a JSON object is a
     one-line error."""
+    return run_field(run_dir, "clip")
+
+
+def run_field(run_dir: Path, key: str) -> str:
+    """One text field of a real run's browser.json (`clip`, `chromium`, `kernel`), "not
+    recorded" where the file or the field is missing."""
     b = run_dir / "browser.json"
     try:
-        clip = json.loads(b.read_text()).get("clip") if b.exists() else None
+        value = json.loads(b.read_text()).get(key) if b.exists() else None
     except (json.JSONDecodeError, AttributeError):
         raise SystemExit(f"{b}: not a browser.json (JSON object) of a real run") from None
-    return clip if isinstance(clip, str) and clip else "not recorded"
+    return value if isinstance(value, str) and value else "not recorded"
+
+
+def source_field(folder: Path, summary: dict, runs: int, key: str, field: str) -> list[str]:
+    """``field`` of each of a source's runs: its summary's list ``key`` (an earlier pool),
+    else run-*/browser.json in run order."""
+    if isinstance(summary.get(key), list) and len(summary[key]) == runs:
+        return [str(c) for c in summary[key]]
+    return [run_field(folder / f"run-{k}", field) for k in range(1, runs + 1)]
 
 
 def pool(out: Path, case: str, sources: list[Path]) -> Path:
     per_run: list[dict] = []
     clips: list[str] = []
+    browsers: list[str] = []
+    kernels: list[str] = []
     rows: list[dict] = []
     fields: list[str] = []
     first = None
@@ -57,6 +71,8 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
         offset = len(per_run)
         per_run += runs
         clips += source_clips(folder, summary, len(runs))
+        browsers += source_field(folder, summary, len(runs), "browsers", "chromium")
+        kernels += source_field(folder, summary, len(runs), "kernels", "kernel")
         with open(folder / "timeseries.csv", newline="") as f:
             reader = csv.DictReader(f)
             fields = fields or list(reader.fieldnames or [])
@@ -66,7 +82,8 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
     assert first is not None
     dest = out / case / "chromium"
     dest.mkdir(parents=True, exist_ok=True)
-    merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run, "clips": clips}
+    merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run, "clips": clips,
+              "browsers": browsers, "kernels": kernels}
     (dest / "summary.json").write_text(json.dumps(merged, indent=1))
     with open(dest / "timeseries.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)

@@ -481,6 +481,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", nargs="*", help="case names (default: all)")
     ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
     ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
+    ap.add_argument("--refs", type=Path, metavar="DIR",
+                    help="with --tables-only: read the real runs from DIR/CASE/STACK instead of OUT (e.g. the "
+                    "repository's references/chromium-156); the simulator's runs and the tables still go to OUT")
     ap.add_argument("--rtc-event-log", action="store_true",
                     help="the real Chromium runs keep their RTC event logs (flowstate browser --rtc-event-log)")
     ap.add_argument("--figures", type=Path, metavar="DIR", help="also draw one figure per case into DIR")
@@ -505,12 +508,15 @@ def main(argv: list[str]) -> int:
     unknown = sorted(set(args.only or ()) - {c.name for c in CASES})
     if unknown:
         ap.error(f"--only: no such case {', '.join(unknown)} (cases: {', '.join(c.name for c in CASES)})")
+    if args.refs is not None and not args.tables_only:
+        ap.error("--refs: only with --tables-only (real runs are written to --out)")
+    real_root = args.refs if args.refs is not None else args.out
     if args.tables_only:
         # Nothing real to compare with is an error, not an empty table.
-        missing = [args.out / c.name / s for c in cases for s in c.stacks
-                   if not (args.out / c.name / s / "summary.json").exists()]
+        missing = [real_root / c.name / s for c in cases for s in c.stacks
+                   if not (real_root / c.name / s / "summary.json").exists()]
         if len(missing) == sum(len(c.stacks) for c in cases):
-            ap.error(f"--tables-only: no real runs in {args.out} (no CASE/STACK/summary.json); "
+            ap.error(f"--tables-only: no real runs in {real_root} (no CASE/STACK/summary.json); "
                      "run without --tables-only to make them")
         for folder in missing:
             print(f"real_vs_sim: no real runs in {folder} (summary.json): that table is left out",
@@ -533,11 +539,12 @@ def main(argv: list[str]) -> int:
     results = {}
     for c in cases:
         sims = {stack: simulate(c, args.out, args.sim_runs, stack) for stack in c.stacks}
-        results[c.name] = figures(c, args.out, sims)
+        results[c.name] = figures(c, real_root, sims)
         if args.figures is not None:
             suffix = f"-{SIM.tag}" if SIM.tag else ""
-            figure(c, args.out, sims, args.figures / f"real-vs-sim-{c.name}{suffix}.png")
+            figure(c, real_root, sims, args.figures / f"real-vs-sim-{c.name}{suffix}.png")
     suffix = f"-{SIM.tag}" if SIM.tag else ""
+    args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"results{suffix}.json").write_text(json.dumps(results, indent=1))
     md = tables(results)
     (args.out / f"tables{suffix}.md").write_text(md)

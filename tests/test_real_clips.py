@@ -62,6 +62,22 @@ def test_pooled_runs_keep_their_clips(tmp_path):
     assert rvs.clip_note(rvs.real_clips(dest)) == f"clips `{A}` (3), `{B}` (2)"
 
 
+def test_pooled_runs_keep_their_browser_and_kernel(tmp_path):
+    pool = load_script("pool_real_runs")
+    first = _runs(tmp_path / "first" / "case" / "chromium", [A, A])
+    for k, version in ((1, "Chromium 156.0.1"), (2, "Chromium 156.0.2")):
+        b = first / f"run-{k}" / "browser.json"
+        b.write_text(json.dumps({**json.loads(b.read_text()), "chromium": version, "kernel": "6.18"}))
+    _runs(tmp_path / "second" / "case" / "chromium", [B])  # recorded neither
+    dest = pool.pool(tmp_path / "pooled", "case", [tmp_path / "first", tmp_path / "second"])
+    summary = json.loads((dest / "summary.json").read_text())
+    assert summary["browsers"] == ["Chromium 156.0.1", "Chromium 156.0.2", "not recorded"]
+    assert summary["kernels"] == ["6.18", "6.18", "not recorded"]
+    # pooled again (no run-N folders): the lists carry over
+    again = pool.pool(tmp_path / "again", "case", [tmp_path / "pooled"])
+    assert json.loads((again / "summary.json").read_text())["browsers"] == summary["browsers"]
+
+
 def test_a_bad_browser_json_is_one_line(tmp_path):
     folder = _runs(tmp_path / "bad" / "chromium", [A])
     (folder / "run-1" / "browser.json").write_text("{not json")
