@@ -33,6 +33,7 @@ sequence.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import subprocess
@@ -170,10 +171,18 @@ class SimSide:
         if self.kernel_tcp:
             parts.append("kernel-tcp")
         parts += [f"{k.split('.')[-1]}={v}" for k, v in self.settings]
-        return "-".join(str(p) for p in parts)
+        tag = "-".join(str(p) for p in parts)
+        if len(tag) <= TAG_MAX:
+            return tag
+        # A file name has at most 255 bytes: a long set of settings is named by its start
+        # and a digest of the whole (the first line of tables-TAG.md names every setting).
+        digest = hashlib.sha256(tag.encode()).hexdigest()[:12]
+        return f"{tag[:TAG_MAX - 13]}-{digest}"
 
 
 SIM = SimSide()
+# The longest tag kept whole in the names of OUT's files and folders.
+TAG_MAX = 120
 
 
 def scenario_doc(case: Case, *, chromium_preset: bool, side: Optional[SimSide] = None) -> dict:

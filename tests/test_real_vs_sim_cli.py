@@ -91,3 +91,27 @@ def test_full_set_is_the_five_send_chain_settings_on_every_gcc_flow():
         plain = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156"))
         assert [f for f in named["flows"] if f["kind"] != "gcc"] == [f for f in plain["flows"] if f["kind"] != "gcc"]
     assert "full-set" in m.SimSide("chromium-m156", full_set=True).tag
+
+
+def test_a_long_set_of_settings_gets_a_short_distinct_tag():
+    m = _real_vs_sim()
+    options = ("loss_v2_m150", "loss_v2_padding", "send_time_ms", "chromium_feedback_cadence")
+    many = tuple((f"flows.{flow}.overrides.{k}", True) for flow in ("gcc", "media") for k in options)
+    a = m.SimSide("chromium-m156", "dcsctp", many, kernel_tcp=True, full_set=True)
+    b = m.SimSide("chromium-m156", "dcsctp", many[:-1], kernel_tcp=True, full_set=True)
+    assert len(a.tag) <= m.TAG_MAX and len(b.tag) <= m.TAG_MAX
+    assert a.tag != b.tag
+    assert a.tag.startswith("chromium-m156-dcsctp-full-set-kernel-tcp-")
+    short = m.SimSide("chromium-m156", "dcsctp")
+    assert short.tag == "chromium-m156-dcsctp"
+
+
+def test_flowstate_run_names_an_output_folder_it_cannot_make(tmp_path: Path):
+    import flowstate
+    from flowstate.errors import FlowstateError
+    import pytest
+
+    too_long = tmp_path / ("x" * 300)
+    with pytest.raises(FlowstateError, match="cannot be an output folder: File name too long"):
+        flowstate.run({"duration": "1s", "link": {"capacity": "1Mbps", "delay": "10ms"},
+                       "flows": [{"name": "a", "kind": "cbr"}]}, out=too_long)

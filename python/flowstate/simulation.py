@@ -114,7 +114,11 @@ def check_out_folder(out: Union[str, "os.PathLike[str]"]) -> Path:
         raise FlowstateError(f"expected an output folder, got an empty path {str(text)!r}")
     path = Path(text)
     for folder in (path, *path.parents):
-        if folder.exists() or folder.is_symlink():
+        try:
+            present = folder.exists() or folder.is_symlink()
+        except OSError as e:  # e.g. a name longer than the file system allows
+            raise FlowstateError(f"'{text}' cannot be an output folder: {e.strerror}") from None
+        if present:
             if not folder.is_dir():
                 what = "is" if folder == path else f"is below {str(folder)!r}, which is"
                 raise FlowstateError(f"'{text}' {what} not a folder")
