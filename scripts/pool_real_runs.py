@@ -4,13 +4,14 @@ one folder that `scripts/real_vs_sim.py --tables-only` reads (issue 21: the CUBI
 were run 3 times by the real-Chromium issue and 3 more times with the extended getStats
 fields; docs/REPRODUCTION.md).
 
-    .venv/bin/python scripts/pool_real_runs.py OUT CASE SRC_ROOT [SRC_ROOT ...]
+    .venv/bin/python scripts/pool_real_runs.py [--stack flowstate] OUT CASE SRC_ROOT [SRC_ROOT ...]
 
 takes SRC_ROOT/CASE/chromium/ (its summary.json's `per_run` and its timeseries.csv) of
 every SRC_ROOT and writes OUT/CASE/chromium/summary.json (per_run: all runs, in order)
 and timeseries.csv (run numbered 0.. across the sources; the summary's `clips` lists each
 run's test clip, from its run-N/browser.json, which real_vs_sim.py names), and copies
-SRC_ROOT/CASE/chromium.toml of the first. Nothing else of the summary is recomputed
+SRC_ROOT/CASE/chromium.toml of the first (`--stack flowstate`: the own-stack runs,
+CASE/flowstate/ and flowstate.toml, whose browser field is "not recorded"). Nothing else of the summary is recomputed
 (`real_vs_sim.py` takes the median over `per_run`).
 """
 
@@ -21,6 +22,10 @@ import json
 import shutil
 import sys
 from pathlib import Path
+
+
+# The stacks `flowstate browser` runs (real_vs_sim.py's Case.stacks).
+STACKS = ("chromium", "flowstate")
 
 
 def source_clips(folder: Path, summary: dict, runs: int) -> list[str]:
@@ -55,7 +60,7 @@ def source_field(folder: Path, summary: dict, runs: int, key: str, field: str) -
     return [run_field(folder / f"run-{k}", field) for k in range(1, runs + 1)]
 
 
-def pool(out: Path, case: str, sources: list[Path]) -> Path:
+def pool(out: Path, case: str, sources: list[Path], stack: str = "chromium") -> Path:
     per_run: list[dict] = []
     clips: list[str] = []
     browsers: list[str] = []
@@ -64,7 +69,7 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
     fields: list[str] = []
     first = None
     for src in sources:
-        folder = src / case / "chromium"
+        folder = src / case / stack
         summary = json.loads((folder / "summary.json").read_text())
         first = first or summary
         runs = summary.get("per_run", [summary])
@@ -80,7 +85,7 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
                 r["run"] = str(int(r["run"]) + offset)
                 rows.append(r)
     assert first is not None
-    dest = out / case / "chromium"
+    dest = out / case / stack
     dest.mkdir(parents=True, exist_ok=True)
     merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run, "clips": clips,
               "browsers": browsers, "kernels": kernels}
@@ -89,20 +94,26 @@ def pool(out: Path, case: str, sources: list[Path]) -> Path:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
-    toml = sources[0] / case / "chromium.toml"
+    toml = sources[0] / case / f"{stack}.toml"
     if toml.exists():
-        shutil.copy(toml, out / case / "chromium.toml")
+        shutil.copy(toml, out / case / f"{stack}.toml")
     return dest
 
 
 def main() -> None:
-    if len(sys.argv) < 4:
-        raise SystemExit("usage: pool_real_runs.py OUT CASE SRC_ROOT [SRC_ROOT ...]")
-    out, case, sources = Path(sys.argv[1]), sys.argv[2], [Path(p) for p in sys.argv[3:]]
+    args = sys.argv[1:]
+    stack = "chromium"
+    if args[:1] == ["--stack"]:
+        if len(args) < 2 or args[1] not in STACKS:
+            raise SystemExit(f"--stack: one of {', '.join(STACKS)}")
+        stack, args = args[1], args[2:]
+    if len(args) < 3:
+        raise SystemExit("usage: pool_real_runs.py [--stack chromium|flowstate] OUT CASE SRC_ROOT [SRC_ROOT ...]")
+    out, case, sources = Path(args[0]), args[1], [Path(p) for p in args[2:]]
     for s in sources:
-        if not (s / case / "chromium" / "summary.json").exists():
-            raise SystemExit(f"no {s / case / 'chromium' / 'summary.json'}")
-    print(pool(out, case, sources))
+        if not (s / case / stack / "summary.json").exists():
+            raise SystemExit(f"no {s / case / stack / 'summary.json'}")
+    print(pool(out, case, sources, stack))
 
 
 if __name__ == "__main__":

@@ -109,3 +109,17 @@ def test_stages_keeps_real_runs_of_different_clips_apart(tmp_path, monkeypatch, 
     pooled = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 300-400 |")]
     assert [line.split("|")[2].strip() for line in pooled] == ["real"]
     assert m.run_clip(tmp_path) == "not recorded"
+
+
+def test_pool_takes_the_own_stack_runs_with_stack(tmp_path):
+    pool = load_script("pool_real_runs")
+    _runs(tmp_path / "src" / "case" / "flowstate", [None, None])
+    (tmp_path / "src" / "case" / "flowstate.toml").write_text("duration = \"1s\"\n")
+    dest = pool.pool(tmp_path / "out", "case", [tmp_path / "src"], stack="flowstate")
+    assert dest == tmp_path / "out" / "case" / "flowstate"
+    assert json.loads((dest / "summary.json").read_text())["runs"] == 2
+    assert (tmp_path / "out" / "case" / "flowstate.toml").exists()
+    assert not (tmp_path / "out" / "case" / "chromium").exists()
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "pool_real_runs.py"), "--stack", "firefox", "a", "b", "c"],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.strip() == "--stack: one of chromium, flowstate"

@@ -76,3 +76,11 @@ def test_the_option_search_reads_the_kept_references_by_default(tmp_path: Path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "preset" in md.read_text()
+
+
+def test_the_own_stack_runs_of_p002_fig11_are_kept_beside_chromiums():
+    folder = REFS / "p002-fig11" / "flowstate"
+    summary = json.loads((folder / "summary.json").read_text())
+    assert len(summary["per_run"]) >= 3
+    assert [f["kind"] for f in summary["per_run"][0]["flows"]] == ["gcc", "tcp-cubic"]
+    assert (REFS / "p002-fig11" / "flowstate.toml").exists()
