@@ -532,18 +532,12 @@ CLIP_PREFIX = "flowstate-1280x720-30fps-90f-"
 
 
 def run_clip(rd: Path) -> str:
-    """The test clip a real run played (browser.json's `clip`), short: without the
-    project's common prefix and the `.y4m`; "not recorded" without it."""
-    path = rd / "browser.json"
-    if not path.exists():
-        return "not recorded"
-    try:
-        clip = json.loads(path.read_text()).get("clip")
-    except (json.JSONDecodeError, AttributeError):
-        raise SystemExit(f"{path}: not a browser.json (JSON object) of a real run") from None
-    if not isinstance(clip, str) or not clip:
-        return "not recorded"
-    return clip.removeprefix(CLIP_PREFIX).removesuffix(".y4m")
+    """The test clip a real run played (browser.json's `clip`, read by pool_real_runs.py),
+    short: without the project's common prefix and the `.y4m`; "not recorded" without it."""
+    from pool_real_runs import run_field
+
+    clip = run_field(rd, "clip")
+    return clip if clip == "not recorded" else clip.removeprefix(CLIP_PREFIX).removesuffix(".y4m")
 
 
 def stage_samples_real(rd: Path, t0: float, t1: float) -> list[tuple[float, float, dict]]:
