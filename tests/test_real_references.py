@@ -22,11 +22,14 @@ if str(SCRIPTS) not in sys.path:
 from combo_search import CASES  # noqa: E402
 
 REFS = ROOT / "references" / "chromium-156"
+# The same three runs a case pooled with two recorded a day later (twelfth session).
+REFS_5 = ROOT / "references" / "chromium-156-5runs"
 
 
+@pytest.mark.parametrize("refs", [REFS, REFS_5], ids=["3runs", "5runs"])
 @pytest.mark.parametrize("case", CASES)
-def test_each_case_keeps_three_or_more_chromium_156_runs_of_one_clip(case: str):
-    folder = REFS / case / "chromium"
+def test_each_case_keeps_three_or_more_chromium_156_runs_of_one_clip(case: str, refs: Path):
+    folder = refs / case / "chromium"
     summary = json.loads((folder / "summary.json").read_text())
     runs = summary["per_run"]
     assert len(runs) >= 3
@@ -43,7 +46,7 @@ def test_each_case_keeps_three_or_more_chromium_156_runs_of_one_clip(case: str):
         assert {r["flow"] for r in rows if int(r["run"]) == k} == flows, (case, k)
     assert {int(r["run"]) for r in rows} == set(range(len(runs)))
     # the scenario the runs played
-    assert (REFS / case / "chromium.toml").exists()
+    assert (refs / case / "chromium.toml").exists()
 
 
 def test_the_table_rebuilds_from_the_kept_references(tmp_path: Path):
@@ -78,9 +81,19 @@ def test_the_option_search_reads_the_kept_references_by_default(tmp_path: Path):
     assert "preset" in md.read_text()
 
 
-def test_the_own_stack_runs_of_p002_fig11_are_kept_beside_chromiums():
-    folder = REFS / "p002-fig11" / "flowstate"
+@pytest.mark.parametrize("refs", [REFS, REFS_5], ids=["3runs", "5runs"])
+def test_the_own_stack_runs_of_p002_fig11_are_kept_beside_chromiums(refs: Path):
+    folder = refs / "p002-fig11" / "flowstate"
     summary = json.loads((folder / "summary.json").read_text())
     assert len(summary["per_run"]) >= 3
     assert [f["kind"] for f in summary["per_run"][0]["flows"]] == ["gcc", "tcp-cubic"]
-    assert (REFS / "p002-fig11" / "flowstate.toml").exists()
+    assert (refs / "p002-fig11" / "flowstate.toml").exists()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_five_run_pool_starts_with_the_three_kept_runs(case: str):
+    """chromium-156-5runs is chromium-156's runs followed by the two later ones: the
+    earlier figures stay reproducible from chromium-156, the pool adds to it."""
+    three = json.loads((REFS / case / "chromium" / "summary.json").read_text())["per_run"]
+    five = json.loads((REFS_5 / case / "chromium" / "summary.json").read_text())["per_run"]
+    assert len(five) == 5 and five[:3] == three
