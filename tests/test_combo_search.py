@@ -111,3 +111,20 @@ def test_write_toml_writes_each_case_and_runs_nothing(tmp_path):
     assert names == ["p000-table5.full+nack_rtx.kernel.toml", "rfc8867-5.6.full+nack_rtx.kernel.toml"]
     text = (out / "rfc8867-5.6.full+nack_rtx.kernel.toml").read_text()
     assert "nack_rtx = true" in text and "hystart = true" in text
+
+
+def test_a_miss_inside_the_real_runs_range_is_marked():
+    # real median 0.20 over runs 0.14-0.26: 0.25 misses (x1.25) but lies inside the runs
+    inside = cs.FlowResult("gcc", "gcc", 0.20, 0.25, 100.0, 100.0, 0.14, 0.26)
+    outside = cs.FlowResult("gcc", "gcc", 0.20, 0.30, 100.0, 100.0, 0.14, 0.26)
+    tcp = cs.FlowResult("tcp", "tcp-cubic", 1.0, 1.0, 100.0, 100.0, 0.9, 1.1)
+    assert inside.in_real_range and not outside.in_real_range
+    assert cs.cell([inside, tcp]) == "0.250 (x1.25, in range)"
+    assert cs.cell([outside, tcp]) == "0.300 (x1.50)"
+    # a competitor's miss is marked the same way; a pass is not
+    wide = cs.FlowResult("tcp", "tcp-cubic", 1.0, 1.2, 100.0, 100.0, 0.8, 1.3)
+    assert cs.cell([inside, wide]) == "0.250 (x1.25, in range); tcp x1.20, in range"
+    assert cs.cell([tcp, tcp]).startswith("**1.000 ok")
+    # references without a range (older summaries) mark nothing
+    bare = cs.FlowResult("gcc", "gcc", 0.20, 0.25, 100.0, 100.0)
+    assert bare.in_real_range is None and cs.cell([bare, tcp]) == "0.250 (x1.25)"
