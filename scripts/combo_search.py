@@ -44,8 +44,8 @@ if str(SCRIPTS) not in sys.path:
 import real_vs_sim  # noqa: E402
 
 CASES = ("p000-table5", "p000-fig2", "p000-fig3", "rfc8867-5.1", "rfc8867-5.6", "p002-fig11", "p001-fig8")
-THROUGHPUT_TOLERANCE = 0.15
-RTT_TOLERANCE = 0.20
+THROUGHPUT_TOLERANCE = real_vs_sim.THROUGHPUT_TOLERANCE
+RTT_TOLERANCE = real_vs_sim.RTT_TOLERANCE
 
 # The options of the video (gcc) flow, each with the overrides it sets and the options it
 # needs (the simulator rejects `loss_v2_padding` without `loss_v2_m150` and

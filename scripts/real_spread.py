@@ -25,11 +25,14 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = Path(__file__).resolve().parent
+ROOT = SCRIPTS.parent
 DEFAULT_REFS = ROOT / "references" / "chromium-156"
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))
+
 # real_vs_sim.py's tolerances: throughput within 15 %, mean RTT within 20 % of the median.
-THROUGHPUT_TOLERANCE = 0.15
-RTT_TOLERANCE = 0.20
+from real_vs_sim import RTT_TOLERANCE, THROUGHPUT_TOLERANCE  # noqa: E402
 METRICS = (("throughput_mbps", THROUGHPUT_TOLERANCE), ("rtt_mean_ms", RTT_TOLERANCE))
 
 
