@@ -171,9 +171,7 @@ class FlowResult:
         return within(self.ratio, THROUGHPUT_TOLERANCE) and (self.rtt_ratio is None or within(self.rtt_ratio, RTT_TOLERANCE))
 
 
-def within(ratio: float, tolerance: float) -> bool:
-    """real_vs_sim.py's rule: |sim / real - 1| <= tolerance."""
-    return abs(ratio - 1.0) <= tolerance
+within = real_vs_sim.within_tolerance
 
 
 def miss(flows: list[FlowResult]) -> float:

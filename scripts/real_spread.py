@@ -32,7 +32,7 @@ if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
 # real_vs_sim.py's tolerances: throughput within 15 %, mean RTT within 20 % of the median.
-from real_vs_sim import RTT_TOLERANCE, THROUGHPUT_TOLERANCE  # noqa: E402
+from real_vs_sim import RTT_TOLERANCE, THROUGHPUT_TOLERANCE, within_tolerance  # noqa: E402
 METRICS = (("throughput_mbps", THROUGHPUT_TOLERANCE), ("rtt_mean_ms", RTT_TOLERANCE))
 
 
@@ -69,7 +69,7 @@ def within(value: Optional[float], reference: Optional[float], tolerance: float)
     missing or the reference is 0)."""
     if value is None or not reference:
         return None
-    return abs(value / reference - 1.0) <= tolerance
+    return within_tolerance(value / reference, tolerance)
 
 
 def leave_one_out(runs: list[dict]) -> dict:
