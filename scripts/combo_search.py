@@ -31,6 +31,7 @@ import json
 import math
 import re
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -122,15 +123,32 @@ def overrides(combo: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def scenario(case: Any, combo: Iterable[str], tcp: str) -> dict:
+def parse_sctp_set(items: Iterable[str]) -> dict[str, Any]:
+    """`--sctp-set KEY=VALUE ...` as SCTP overrides (VALUE as TOML: true, 4, 1.5 or a
+    string); ValueError names an item without '='."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--sctp-set {item!r}: expected KEY=VALUE")
+        try:
+            out[key] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key] = value
+    return out
+
+
+def scenario(case: Any, combo: Iterable[str], tcp: str, sctp: Optional[dict[str, Any]] = None) -> dict:
     """The simulated scenario of a real_vs_sim case: every GCC flow on chromium-m156 with
-    the combination's overrides, every SCTP flow on dcsctp, every TCP flow with the
-    competitor's rules."""
+    the combination's overrides, every SCTP flow on dcsctp (with `sctp`'s overrides),
+    every TCP flow with the competitor's rules."""
     side = real_vs_sim.SimSide("chromium-m156", "dcsctp")
     doc = real_vs_sim.scenario_doc(case, chromium_preset=True, side=side)
     for f in doc["flows"]:
         if f.get("kind") == "gcc":
             f["overrides"] = {**(f.get("overrides") or {}), **overrides(combo)}
+        if f.get("kind") == "sctp" and sctp:
+            f["overrides"] = {**(f.get("overrides") or {}), **sctp}
         if str(f.get("kind", "")).startswith("tcp-") and TCP[tcp]:
             f["overrides"] = {**(f.get("overrides") or {}), **TCP[tcp]}
     return doc
@@ -199,8 +217,10 @@ def case_result(entry: dict) -> list[FlowResult]:
 
 
 class Runner:
-    def __init__(self, refs: Path, sim_runs: int, cases: Iterable[str] = CASES):
+    def __init__(self, refs: Path, sim_runs: int, cases: Iterable[str] = CASES,
+                 sctp: Optional[dict[str, Any]] = None):
         self.refs = refs
+        self.sctp = sctp or {}
         self.sim_runs = sim_runs
         self.cases = [c for c in real_vs_sim.CASES if c.name in set(cases)]
         missing = [c.name for c in self.cases if not (refs / c.name / "chromium" / "summary.json").exists()]
@@ -224,7 +244,7 @@ class Runner:
             if tcp != "rfc" and not self.has_tcp(case) and (combo, "rfc") in self.cache:
                 results[case.name] = self.cache[(combo, "rfc")][case.name]
                 continue
-            r = flowstate.run(scenario(case, combo, tcp), seed=1, runs=self.sim_runs)
+            r = flowstate.run(scenario(case, combo, tcp, self.sctp), seed=1, runs=self.sim_runs)
             sims = {"chromium": {"summary": r.summary, "timeseries": r.timeseries}}
             entry = real_vs_sim.figures(case, self.refs, sims)["stacks"]["chromium"]
             results[case.name] = case_result(entry)
@@ -348,6 +368,8 @@ def main(argv: list[str]) -> int:
                     help="every combination of --start with the --allow options switched on or off")
     ap.add_argument("--allow", nargs="*", default=list(OPTIONS), help="the options the greedy search may change")
     ap.add_argument("--tcp", nargs="*", default=["rfc"], choices=list(TCP), help="competitor rules to run")
+    ap.add_argument("--sctp-set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="overrides on every SCTP flow (e.g. renack_retransmissions=false)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--write-toml", type=Path, metavar="DIR",
@@ -363,6 +385,7 @@ def main(argv: list[str]) -> int:
     try:
         combos = [parse_combo(c) for c in args.combo]
         start = parse_combo(args.start)
+        sctp = parse_sctp_set(args.sctp_set)
     except ValueError as e:
         ap.error(str(e))
     if args.write_toml:
@@ -373,11 +396,11 @@ def main(argv: list[str]) -> int:
             for tcp in args.tcp:
                 for combo in combos:
                     path = args.write_toml / f"{case.name}.{label(combo)}.{tcp}.toml"
-                    real_vs_sim.write_toml(scenario(case, combo, tcp), path)
+                    real_vs_sim.write_toml(scenario(case, combo, tcp, sctp), path)
                     print(path)
         return 0
     try:
-        runner = Runner(args.refs, args.sim_runs, args.only)
+        runner = Runner(args.refs, args.sim_runs, args.only, sctp)
     except ValueError as e:
         ap.error(str(e))
 

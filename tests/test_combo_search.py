@@ -113,6 +113,23 @@ def test_write_toml_writes_each_case_and_runs_nothing(tmp_path):
     assert "nack_rtx = true" in text and "hystart = true" in text
 
 
+def test_sctp_set_goes_on_every_sctp_flow_only(tmp_path):
+    assert cs.parse_sctp_set(["renack_retransmissions=false", "mtu=1200"]) == {
+        "renack_retransmissions": False, "mtu": 1200}
+    with pytest.raises(ValueError, match="expected KEY=VALUE"):
+        cs.parse_sctp_set(["renack_retransmissions"])
+    out = tmp_path / "toml"
+    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--refs", str(tmp_path / "none"),
+                        "--only", "p000-table5", "--combo", "preset", "--sctp-set",
+                        "renack_retransmissions=false", "--write-toml", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    text = (out / "p000-table5.preset.rfc.toml").read_text()
+    assert text.count("renack_retransmissions = false") == 1, text
+    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--refs", str(tmp_path),
+                        "--sctp-set", "oops"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--sctp-set 'oops': expected KEY=VALUE" in p.stderr.strip().splitlines()[-1]
+
+
 def test_a_miss_inside_the_real_runs_range_is_marked():
     # real median 0.20 over runs 0.14-0.26: 0.25 misses (x1.25) but lies inside the runs
     inside = cs.FlowResult("gcc", "gcc", 0.20, 0.25, 100.0, 100.0, 0.14, 0.26)

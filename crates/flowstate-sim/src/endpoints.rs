@@ -637,6 +637,9 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
     if let Some(before_cap) = o.report_cwnd_before_cap {
         cfg.report_cwnd_before_cap = before_cap;
     }
+    if let Some(renack) = o.renack_retransmissions {
+        cfg.renack_retransmissions = renack;
+    }
     if let Some(reset) = o.reset_pba_on_set_cwnd {
         cfg.cc.reset_pba_on_set_cwnd = reset;
     }

@@ -533,6 +533,14 @@ overrides! {
         /// usrsctp patch does (`SctpSenderConfig`).
         report_cwnd_before_cap: Option<bool> => [Sctp], None,
             OverrideDefault::Value(|| SctpSenderConfig::default().report_cwnd_before_cap.to_string());
+        /// dcSCTP's loss rule for retransmissions: a retransmitted chunk can be declared
+        /// lost again after three new miss indications (`SctpSenderConfig`).
+        renack_retransmissions: Option<bool> => [Sctp], None,
+            OverrideDefault::Value(|| {
+                let usrsctp = SctpSenderConfig::default().renack_retransmissions;
+                let dcsctp = SctpSenderConfig::dcsctp().renack_retransmissions;
+                format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
+            });
         /// A cwnd set from outside (FSEv2) resets partial_bytes_acked to zero; `false`:
         /// kept, capped at the new cwnd (`SctpCcConfig`).
         reset_pba_on_set_cwnd: Option<bool> => [Sctp], None,

@@ -505,6 +505,8 @@ fn fsev2_model_option_overrides() {
             "target_includes_overhead = true",
         ),
         ("sctp", "", "reset_pba_on_set_cwnd = true"),
+        ("sctp", "preset = \"dcsctp\"\n", "renack_retransmissions = false"),
+        ("sctp", "", "renack_retransmissions = true"),
     ] {
         let text = flow(kind, preset, o);
         let s = Scenario::from_toml(&text, "scenario.toml")

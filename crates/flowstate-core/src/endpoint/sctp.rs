@@ -107,6 +107,15 @@ pub struct SctpSenderConfig {
     /// increase and only then applies `max_cwnd`; the clip itself is not reported).
     /// Default on; off reports only the clipped cwnd. No effect without a cap.
     pub report_cwnd_before_cap: bool,
+    /// dcSCTP's loss rule for retransmissions: a retransmitted chunk's miss count
+    /// starts again at zero and three new miss indications declare it lost again, take
+    /// it out of the flight and queue it for another retransmission
+    /// (`OutstandingData::Item::MarkAsRetransmitted` resets `nack_count_`,
+    /// net/dcsctp/tx/outstanding_data.cc). A miss indication is any SACK that newly
+    /// acks a higher TSN, so SACKs of chunks sent before the retransmission count too.
+    /// Default false (usrsctp as the model had it): a chunk is struck only until its
+    /// one fast retransmission, and a lost retransmission waits for the T3-rtx timer.
+    pub renack_retransmissions: bool,
 }
 
 impl SctpSenderConfig {
@@ -117,12 +126,15 @@ impl SctpSenderConfig {
     /// receiver's delayed SACK is dcSCTP's too with [`SctpReceiverConfig::default`]: a
     /// SACK every second packet, else after min(RTO/2, `delayed_ack_max_timeout` 200 ms)
     /// (net/dcsctp/socket/transmission_control_block.cc); a receive-only endpoint has
-    /// no RTT sample, so its RTO stays 500 ms and the timer 200 ms.
+    /// no RTT sample, so its RTO stays 500 ms and the timer 200 ms. A lost
+    /// retransmission is declared lost again after three new miss indications
+    /// (`renack_retransmissions`, `OutstandingData::Item::MarkAsRetransmitted`).
     pub fn dcsctp() -> Self {
         SctpSenderConfig {
             cc: SctpCcConfig::dcsctp(),
             rto: RtoConfig::dcsctp(),
             max_burst: 4,
+            renack_retransmissions: true,
             ..Self::default()
         }
     }
@@ -139,6 +151,7 @@ impl Default for SctpSenderConfig {
             fast_retransmit_threshold: 3,
             initial_peer_rwnd: DataSize::bytes(1 << 20),
             report_cwnd_before_cap: true,
+            renack_retransmissions: false,
         }
     }
 }
@@ -382,6 +395,9 @@ impl SctpSender {
         o.in_flight = true;
         o.sent_at = now;
         o.transmissions += 1;
+        if self.config.renack_retransmissions {
+            o.misses = 0; // dcSCTP's MarkAsRetransmitted: counted again from zero
+        }
         let (wire, chunk) = (o.wire, o.chunk);
         if self.rtt_probe.is_some_and(|(p, _)| p == tsn) {
             self.rtt_probe = None; // Karn: no sample from a retransmitted chunk (6.3.1 C4)
@@ -536,8 +552,9 @@ impl SctpSender {
         let mut new_marks = false;
         if let Some(limit) = strike_below {
             let threshold = self.config.fast_retransmit_threshold.max(1);
+            let renack = self.config.renack_retransmissions;
             for (tsn, o) in self.outstanding.range_mut(..limit) {
-                if o.gap_acked || o.marked || o.fast_retransmitted {
+                if o.gap_acked || o.marked || (o.fast_retransmitted && !renack) {
                     continue;
                 }
                 o.misses += 1;
@@ -1068,6 +1085,56 @@ mod tests {
         // The retransmission goes out first, regardless of cwnd.
         let next = s.poll_transmit(t(60)).expect("retransmission");
         assert_eq!(next.message.tsn, 1);
+        assert_eq!(s.stats().packets_retransmitted, 1);
+    }
+
+    /// TSN 1 lost, fast-retransmitted, and its retransmission lost too: three more SACKs
+    /// that newly ack higher TSNs. dcSCTP declares the retransmission lost again and
+    /// sends it a third time (`renack_retransmissions`); without the rule it stays in
+    /// the flight for the T3-rtx timer.
+    fn lost_retransmission(renack: bool) -> (SctpSender, Option<DataChunk>) {
+        let mut s = SctpSender::new(SctpSenderConfig {
+            cc: initial_cwnd(12_000),
+            max_burst: 100,
+            source: greedy(50_000, Some(50_000)),
+            renack_retransmissions: renack,
+            ..Default::default()
+        });
+        assert_eq!(drain(&mut s, t(0)).len(), 10);
+        for end in [1u32, 2, 3] {
+            s.handle_input(t(50), sack(0, vec![(2, 1 + end)]));
+        }
+        let rtx = s.poll_transmit(t(60)).expect("fast retransmission");
+        assert_eq!(rtx.message.tsn, 1);
+        let flight = s.bytes_in_flight();
+        for end in [4u32, 5, 6] {
+            s.handle_input(t(70), sack(0, vec![(2, 1 + end)]));
+        }
+        // Three chunks newly acked: the flight fell by them, and by the retransmission
+        // only when it was declared lost again.
+        let lost_again = flight - s.bytes_in_flight() > DataSize::bytes(3 * 1200);
+        assert_eq!(lost_again, renack);
+        let next =
+            std::iter::from_fn(|| s.poll_transmit(t(80)).map(|t| t.message)).find(|c| c.tsn == 1);
+        (s, next)
+    }
+
+    #[test]
+    fn lost_retransmission_is_declared_lost_again_with_dcsctp_rule() {
+        assert!(SctpSenderConfig::dcsctp().renack_retransmissions, "dcsctp preset");
+        assert!(!SctpSenderConfig::default().renack_retransmissions, "usrsctp model");
+        let (s, again) = lost_retransmission(true);
+        assert_eq!(again.map(|c| c.tsn), Some(1), "third transmission of TSN 1");
+        assert_eq!(s.stats().packets_retransmitted, 2);
+        // One fast-recovery episode: cwnd halved once.
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.cwnd(), DataSize::bytes(6000));
+    }
+
+    #[test]
+    fn lost_retransmission_waits_for_t3_without_dcsctp_rule() {
+        let (s, again) = lost_retransmission(false);
+        assert_eq!(again, None);
         assert_eq!(s.stats().packets_retransmitted, 1);
     }
 
