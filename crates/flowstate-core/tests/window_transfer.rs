@@ -455,7 +455,7 @@ mod fuzz {
             let mut rx = SctpReceiver::new(SctpReceiverConfig { rwnd: DataSize::bytes(20_000), ..Default::default() });
             for (k, (tsn, id, len, b, e)) in chunks.into_iter().enumerate() {
                 let now = Timestamp::from_millis(k as u64);
-                rx.handle_input(now, DataChunk { tsn, message_id: id, stream_offset: tsn * 1000, payload_len: len, begin: b, end: e });
+                rx.handle_input(now, DataChunk { tsn, message_id: id, stream_offset: tsn * 1000, payload_len: len, begin: b, end: e, immediate_ack: false });
                 rx.handle_timeout(now);
                 while let Some(s) = rx.poll_transmit(now) {
                     prop_assert!(s.message.a_rwnd <= 20_000);

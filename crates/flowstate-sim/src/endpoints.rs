@@ -640,6 +640,13 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
     if let Some(renack) = o.renack_retransmissions {
         cfg.renack_retransmissions = renack;
     }
+    if let Some(on) = o.immediate_sack_bit {
+        cfg.immediate_sack_under_cwnd_mtus = if on {
+            flowstate_core::endpoint::sctp::DCSCTP_IMMEDIATE_SACK_UNDER_CWND_MTUS
+        } else {
+            0
+        };
+    }
     if let Some(reset) = o.reset_pba_on_set_cwnd {
         cfg.cc.reset_pba_on_set_cwnd = reset;
     }

@@ -541,6 +541,15 @@ overrides! {
                 let dcsctp = SctpSenderConfig::dcsctp().renack_retransmissions;
                 format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
             });
+        /// dcSCTP's RFC 7053 rule: the I bit on every DATA chunk sent while cwnd is under
+        /// 10 MTUs, and an immediate SACK for it (`SctpSenderConfig`).
+        immediate_sack_bit: Option<bool> => [Sctp], None,
+            OverrideDefault::Value(|| {
+                let on = |c: SctpSenderConfig| c.immediate_sack_under_cwnd_mtus > 0;
+                let usrsctp = on(SctpSenderConfig::default());
+                let dcsctp = on(SctpSenderConfig::dcsctp());
+                format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
+            });
         /// A cwnd set from outside (FSEv2) resets partial_bytes_acked to zero; `false`:
         /// kept, capped at the new cwnd (`SctpCcConfig`).
         reset_pba_on_set_cwnd: Option<bool> => [Sctp], None,

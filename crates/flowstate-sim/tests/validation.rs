@@ -505,8 +505,13 @@ fn fsev2_model_option_overrides() {
             "target_includes_overhead = true",
         ),
         ("sctp", "", "reset_pba_on_set_cwnd = true"),
-        ("sctp", "preset = \"dcsctp\"\n", "renack_retransmissions = false"),
+        (
+            "sctp",
+            "preset = \"dcsctp\"\n",
+            "renack_retransmissions = false",
+        ),
         ("sctp", "", "renack_retransmissions = true"),
+        ("sctp", "", "immediate_sack_bit = true"),
     ] {
         let text = flow(kind, preset, o);
         let s = Scenario::from_toml(&text, "scenario.toml")
@@ -549,6 +554,13 @@ fn fsev2_model_option_overrides() {
             "rto_keeps_recovery_ssthresh = false",
             "rto_keeps_recovery_ssthresh",
             "tcp flows only",
+        ),
+        (
+            "sctp",
+            "preset = \"dcsctp\"\n",
+            "immediate_sack_bit = 10",
+            "immediate_sack_bit",
+            "bool",
         ),
         (
             "gcc",

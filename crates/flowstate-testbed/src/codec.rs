@@ -675,7 +675,7 @@ pub fn encode_data(index: usize, c: &DataChunk, sent: Timestamp) -> Vec<u8> {
     put_u64(&mut payload, sent.as_micros());
     payload.resize((c.payload_len as usize).max(DATA_HEADER_LEN), 0);
     let chunk = Chunk::Data(WireData {
-        immediate: false,
+        immediate: c.immediate_ack,
         unordered: false,
         beginning: c.begin,
         ending: c.end,
@@ -812,6 +812,7 @@ pub fn decode_sctp(buf: &[u8]) -> Result<(usize, SctpMessage), DecodeError> {
                     payload_len: d.payload.len() as u32,
                     begin: d.beginning,
                     end: d.ending,
+                    immediate_ack: d.immediate,
                 },
                 sent: Timestamp::from_micros(sent),
             }
@@ -1165,6 +1166,7 @@ mod tests {
             payload_len: 1172,
             begin: true,
             end: false,
+            immediate_ack: true,
         };
         let t = Timestamp::from_micros(999);
         let b = encode_data(1, &c, t);

@@ -47,6 +47,8 @@ pub struct DataChunk {
     pub begin: bool,
     /// E bit: last chunk of a message.
     pub end: bool,
+    /// I bit (RFC 7053): the receiver should SACK this packet at once.
+    pub immediate_ack: bool,
 }
 
 /// Gap-ack blocks of a [`Sack`]: held in the SACK itself up to four, on the heap beyond
@@ -84,6 +86,10 @@ pub fn data_packet_size(payload: u32, lower_layer_overhead: DataSize) -> DataSiz
     DataSize::bytes(COMMON_HEADER + DATA_CHUNK_HEADER + padded) + lower_layer_overhead
 }
 
+/// `DcSctpOptions::immediate_sack_under_cwnd_mtus` (net/dcsctp/public/dcsctp_options.h):
+/// the I bit goes on DATA chunks while cwnd is under this many MTUs.
+pub const DCSCTP_IMMEDIATE_SACK_UNDER_CWND_MTUS: u64 = 10;
+
 /// Sender configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SctpSenderConfig {
@@ -116,6 +122,13 @@ pub struct SctpSenderConfig {
     /// Default false (usrsctp as the model had it): a chunk is struck only until its
     /// one fast retransmission, and a lost retransmission waits for the T3-rtx timer.
     pub renack_retransmissions: bool,
+    /// dcSCTP's RFC 7053 rule: every DATA chunk sent while cwnd is under this many MTUs
+    /// carries the I bit, and the receiver SACKs it at once
+    /// (`DcSctpOptions::immediate_sack_under_cwnd_mtus` 10, net/dcsctp/public/
+    /// dcsctp_options.h; `TransmissionControlBlock::SendBufferedPackets`; the one fast
+    /// retransmission that ignores cwnd goes without it, `MaybeSendFastRetransmit`).
+    /// 0 (default, usrsctp): never set.
+    pub immediate_sack_under_cwnd_mtus: u64,
 }
 
 impl SctpSenderConfig {
@@ -135,6 +148,7 @@ impl SctpSenderConfig {
             rto: RtoConfig::dcsctp(),
             max_burst: 4,
             renack_retransmissions: true,
+            immediate_sack_under_cwnd_mtus: DCSCTP_IMMEDIATE_SACK_UNDER_CWND_MTUS,
             ..Self::default()
         }
     }
@@ -152,6 +166,7 @@ impl Default for SctpSenderConfig {
             initial_peer_rwnd: DataSize::bytes(1 << 20),
             report_cwnd_before_cap: true,
             renack_retransmissions: false,
+            immediate_sack_under_cwnd_mtus: 0,
         }
     }
 }
@@ -387,7 +402,16 @@ impl SctpSender {
         }
     }
 
-    fn send_retransmission(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
+    /// RFC 7053's I bit as dcSCTP sets it: cwnd under `immediate_sack_under_cwnd_mtus`.
+    fn immediate_ack(&self) -> bool {
+        self.cc.cwnd() < self.cc.mtu() * self.config.immediate_sack_under_cwnd_mtus
+    }
+
+    fn send_retransmission(
+        &mut self,
+        now: Timestamp,
+        immediate_ack: bool,
+    ) -> Option<Transmit<DataChunk>> {
         let (tsn, _) = self.rtx.first()?;
         self.rtx.remove(tsn);
         let o = self.outstanding.get_mut(tsn)?;
@@ -398,7 +422,8 @@ impl SctpSender {
         if self.config.renack_retransmissions {
             o.misses = 0; // dcSCTP's MarkAsRetransmitted: counted again from zero
         }
-        let (wire, chunk) = (o.wire, o.chunk);
+        let (wire, mut chunk) = (o.wire, o.chunk);
+        chunk.immediate_ack = immediate_ack;
         if self.rtt_probe.is_some_and(|(p, _)| p == tsn) {
             self.rtt_probe = None; // Karn: no sample from a retransmitted chunk (6.3.1 C4)
         }
@@ -435,6 +460,7 @@ impl SctpSender {
             payload_len: payload,
             begin,
             end,
+            immediate_ack: self.immediate_ack(),
         };
         self.next_tsn += 1;
         self.stream_offset += payload as u64;
@@ -679,8 +705,10 @@ impl Endpoint for SctpSender {
             if !(self.fast_rtx_once || self.cc.can_send()) {
                 return None;
             }
+            // The fast retransmission that ignores cwnd goes without the I bit.
+            let immediate_ack = !self.fast_rtx_once && self.immediate_ack();
             self.fast_rtx_once = false;
-            self.send_retransmission(now)
+            self.send_retransmission(now, immediate_ack)
         } else {
             // 6.1 A: respect the peer's rwnd, but one chunk may always be in flight.
             let rwnd_ok = self.peer_rwnd > 0 || self.outstanding.is_empty();
@@ -942,8 +970,13 @@ impl Endpoint for SctpReceiver {
         }
         // 6.7: SACK immediately when there is a gap or a gap was (partly) filled;
         // otherwise every second packet or after the delayed-SACK timer (6.2).
+        // RFC 7053 5.2: a chunk with the I bit is SACKed at once.
         self.unacked_packets += 1;
-        if had_gap || !self.ooo.is_empty() || self.unacked_packets >= self.config.sack_every {
+        if had_gap
+            || !self.ooo.is_empty()
+            || chunk.immediate_ack
+            || self.unacked_packets >= self.config.sack_every
+        {
             self.sack_now = true;
         } else if self.sack_deadline.is_none() {
             self.sack_deadline = Some(now + self.config.sack_delay);
@@ -1030,6 +1063,7 @@ mod tests {
             payload_len: 1172,
             begin: tsn == 1,
             end: false,
+            immediate_ack: false,
         }
     }
 
@@ -1121,8 +1155,14 @@ mod tests {
 
     #[test]
     fn lost_retransmission_is_declared_lost_again_with_dcsctp_rule() {
-        assert!(SctpSenderConfig::dcsctp().renack_retransmissions, "dcsctp preset");
-        assert!(!SctpSenderConfig::default().renack_retransmissions, "usrsctp model");
+        assert!(
+            SctpSenderConfig::dcsctp().renack_retransmissions,
+            "dcsctp preset"
+        );
+        assert!(
+            !SctpSenderConfig::default().renack_retransmissions,
+            "usrsctp model"
+        );
         let (s, again) = lost_retransmission(true);
         assert_eq!(again.map(|c| c.tsn), Some(1), "third transmission of TSN 1");
         assert_eq!(s.stats().packets_retransmitted, 2);
@@ -1273,6 +1313,67 @@ mod tests {
             }
             other => panic!("expected a window report, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn receiver_sacks_a_chunk_with_the_i_bit_at_once_rfc7053_5_2() {
+        let mut r = SctpReceiver::new(SctpReceiverConfig::default());
+        r.handle_input(
+            t(0),
+            DataChunk {
+                immediate_ack: true,
+                ..chunk(1)
+            },
+        );
+        let s = r.poll_transmit(t(0)).expect("immediate sack").message;
+        assert_eq!(s.cum_tsn, 1);
+        // Without the bit the next single packet waits for the delayed-SACK timer.
+        r.handle_input(t(1), chunk(2));
+        assert!(r.poll_transmit(t(1)).is_none());
+    }
+
+    /// dcSCTP sets the I bit while cwnd < 10 MTUs: not at its initial 10 MTUs, yes
+    /// after a T3-rtx expiry (1 MTU); never with the rule off; the one fast
+    /// retransmission that ignores cwnd goes without it.
+    #[test]
+    fn dcsctp_sets_the_i_bit_under_ten_mtus() {
+        let run = |under: u64| {
+            let mut s = SctpSender::new(SctpSenderConfig {
+                source: greedy(100_000, None),
+                immediate_sack_under_cwnd_mtus: under,
+                ..SctpSenderConfig::dcsctp()
+            });
+            let first = drain(&mut s, t(0));
+            let before = first.iter().any(|c| c.immediate_ack);
+            let rto = s.poll_timeout().expect("T3 armed");
+            s.handle_timeout(rto);
+            let after: Vec<bool> = drain(&mut s, rto).iter().map(|c| c.immediate_ack).collect();
+            (before, after)
+        };
+        // After the expiry cwnd is 1 MTU (a chunk may still go while flight < cwnd).
+        let (before, after) = run(10);
+        assert!(
+            !before && !after.is_empty() && after.iter().all(|&i| i),
+            "{after:?}"
+        );
+        let (before, after) = run(0);
+        assert!(
+            !before && !after.is_empty() && after.iter().all(|&i| !i),
+            "{after:?}"
+        );
+        let mut s = SctpSender::new(SctpSenderConfig {
+            cc: initial_cwnd(12_000),
+            max_burst: 100,
+            source: greedy(50_000, Some(50_000)),
+            immediate_sack_under_cwnd_mtus: 100,
+            ..Default::default()
+        });
+        assert!(drain(&mut s, t(0)).iter().all(|c| c.immediate_ack));
+        for end in [1u32, 2, 3] {
+            s.handle_input(t(50), sack(0, vec![(2, 1 + end)]));
+        }
+        let rtx = s.poll_transmit(t(60)).expect("fast retransmission").message;
+        assert_eq!((rtx.tsn, rtx.immediate_ack), (1, false));
     }
 
     #[test]
