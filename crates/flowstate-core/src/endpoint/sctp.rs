@@ -6,7 +6,8 @@
 //! for fast retransmit (7.2.4), respects the peer's receiver window (6.2.1) and Max.Burst
 //! (6.1), and drives [`SctpCongestionControl`]. [`SctpReceiver`] reassembles ordered
 //! messages and sends SACKs with gap-ack blocks and duplicate TSNs, delayed (200 ms or
-//! every second packet, 6.2) but immediate on gaps and duplicates (6.7).
+//! every second packet, 6.2) but immediate on gaps and duplicates (6.7) and on a chunk
+//! with RFC 7053's I bit (which the sender sets as dcSCTP does, when configured).
 //!
 //! Coupling: [`SctpSender::poll_cc_report`] yields a [`FlowReport::Window`] on every
 //! cwnd change; [`SctpSender::apply_allowance`] applies a manager's answer.
@@ -141,7 +142,9 @@ impl SctpSenderConfig {
     /// (net/dcsctp/socket/transmission_control_block.cc); a receive-only endpoint has
     /// no RTT sample, so its RTO stays 500 ms and the timer 200 ms. A lost
     /// retransmission is declared lost again after three new miss indications
-    /// (`renack_retransmissions`, `OutstandingData::Item::MarkAsRetransmitted`).
+    /// (`renack_retransmissions`, `OutstandingData::Item::MarkAsRetransmitted`), and
+    /// DATA chunks carry RFC 7053's I bit while cwnd is under 10 MTUs
+    /// (`immediate_sack_under_cwnd_mtus`).
     pub fn dcsctp() -> Self {
         SctpSenderConfig {
             cc: SctpCcConfig::dcsctp(),
