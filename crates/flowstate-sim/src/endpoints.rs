@@ -647,6 +647,9 @@ pub fn sctp_flow(index: usize, spec: &FlowSpec, seed: u64) -> Result<SctpFlow, S
             0
         };
     }
+    if let Some(sized) = o.cwnd_sized_packets {
+        cfg.cwnd_sized_packets = sized;
+    }
     if let Some(reset) = o.reset_pba_on_set_cwnd {
         cfg.cc.reset_pba_on_set_cwnd = reset;
     }

@@ -550,6 +550,14 @@ overrides! {
                 let dcsctp = on(SctpSenderConfig::dcsctp());
                 format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
             });
+        /// dcSCTP's packet budget: a packet never takes the flight past cwnd (new data
+        /// cut to the room, a retransmission waits until it fits; `SctpSenderConfig`).
+        cwnd_sized_packets: Option<bool> => [Sctp], None,
+            OverrideDefault::Value(|| {
+                let usrsctp = SctpSenderConfig::default().cwnd_sized_packets;
+                let dcsctp = SctpSenderConfig::dcsctp().cwnd_sized_packets;
+                format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
+            });
         /// A cwnd set from outside (FSEv2) resets partial_bytes_acked to zero; `false`:
         /// kept, capped at the new cwnd (`SctpCcConfig`).
         reset_pba_on_set_cwnd: Option<bool> => [Sctp], None,

@@ -512,6 +512,7 @@ fn fsev2_model_option_overrides() {
         ),
         ("sctp", "", "renack_retransmissions = true"),
         ("sctp", "", "immediate_sack_bit = true"),
+        ("sctp", "", "cwnd_sized_packets = true"),
     ] {
         let text = flow(kind, preset, o);
         let s = Scenario::from_toml(&text, "scenario.toml")

@@ -130,6 +130,14 @@ pub struct SctpSenderConfig {
     /// retransmission that ignores cwnd goes without it, `MaybeSendFastRetransmit`).
     /// 0 (default, usrsctp): never set.
     pub immediate_sack_under_cwnd_mtus: u64,
+    /// dcSCTP's packet budget: a packet never takes the flight past cwnd. New data is
+    /// cut to the room cwnd leaves (a fragment of any multiple of 4 bytes), and a
+    /// retransmission waits until it fits whole (`RetransmissionQueue::GetChunksToSend`:
+    /// max_bytes = cwnd - unacked bytes; `OutstandingData::ExtractChunksThatCanFit`,
+    /// net/dcsctp/tx/). The one fast retransmission still ignores cwnd. Default false
+    /// (RFC 9260 6.1 B, as usrsctp): a full packet goes while flight < cwnd, so the
+    /// flight may pass cwnd by up to an MTU - 1.
+    pub cwnd_sized_packets: bool,
 }
 
 impl SctpSenderConfig {
@@ -144,7 +152,8 @@ impl SctpSenderConfig {
     /// retransmission is declared lost again after three new miss indications
     /// (`renack_retransmissions`, `OutstandingData::Item::MarkAsRetransmitted`), and
     /// DATA chunks carry RFC 7053's I bit while cwnd is under 10 MTUs
-    /// (`immediate_sack_under_cwnd_mtus`).
+    /// (`immediate_sack_under_cwnd_mtus`), and no packet takes the flight past cwnd
+    /// (`cwnd_sized_packets`).
     pub fn dcsctp() -> Self {
         SctpSenderConfig {
             cc: SctpCcConfig::dcsctp(),
@@ -152,6 +161,7 @@ impl SctpSenderConfig {
             max_burst: 4,
             renack_retransmissions: true,
             immediate_sack_under_cwnd_mtus: DCSCTP_IMMEDIATE_SACK_UNDER_CWND_MTUS,
+            cwnd_sized_packets: true,
             ..Self::default()
         }
     }
@@ -170,6 +180,7 @@ impl Default for SctpSenderConfig {
             report_cwnd_before_cap: true,
             renack_retransmissions: false,
             immediate_sack_under_cwnd_mtus: 0,
+            cwnd_sized_packets: false,
         }
     }
 }
@@ -442,8 +453,38 @@ impl SctpSender {
         })
     }
 
-    fn send_new(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
+    /// The payload bytes a new chunk may carry: the MTU's, or with `cwnd_sized_packets`
+    /// what cwnd leaves after the packet's headers (whole 4-byte units; 0: none fits).
+    fn payload_budget(&self) -> u64 {
         let max_payload = self.max_payload();
+        if !self.config.cwnd_sized_packets {
+            return max_payload;
+        }
+        let room = self.cc.cwnd().saturating_sub(self.cc.bytes_in_flight());
+        let headers = data_packet_size(0, self.config.lower_layer_overhead);
+        (room.saturating_sub(headers).as_bytes() / 4 * 4).min(max_payload)
+    }
+
+    /// With `cwnd_sized_packets`, whether the first chunk marked for retransmission fits
+    /// whole in what cwnd leaves.
+    fn retransmission_fits(&self) -> bool {
+        // With nothing in flight a chunk always goes (cwnd is at least an MTU, and the
+        // bytes below SCTP that `lower_layer_overhead` adds must not stall it).
+        if !self.config.cwnd_sized_packets || self.cc.bytes_in_flight() == DataSize::ZERO {
+            return true;
+        }
+        let room = self.cc.cwnd().saturating_sub(self.cc.bytes_in_flight());
+        self.rtx
+            .first()
+            .and_then(|(tsn, _)| self.outstanding.get(tsn))
+            .is_some_and(|o| o.wire <= room)
+    }
+
+    fn send_new(&mut self, now: Timestamp) -> Option<Transmit<DataChunk>> {
+        let max_payload = self.payload_budget();
+        if max_payload == 0 {
+            return None;
+        }
         let msg = self.queue.front_mut()?;
         let payload = msg.remaining.min(max_payload);
         let begin = !msg.started;
@@ -705,7 +746,7 @@ impl Endpoint for SctpSender {
         let tx = if has_rtx {
             // 6.1 C: retransmissions before new data, within cwnd (except the first fast
             // retransmission, 7.2.4 (3)).
-            if !(self.fast_rtx_once || self.cc.can_send()) {
+            if !(self.fast_rtx_once || (self.cc.can_send() && self.retransmission_fits())) {
                 return None;
             }
             // The fast retransmission that ignores cwnd goes without the I bit.
@@ -1316,6 +1357,60 @@ mod tests {
             }
             other => panic!("expected a window report, got {other:?}"),
         }
+    }
+
+    /// dcSCTP never lets a packet take the flight past cwnd: the last new chunk is cut to
+    /// the room left, and a retransmission that does not fit whole waits; RFC 9260 6.1 B
+    /// (the default) sends a full packet while flight < cwnd.
+    #[test]
+    fn cwnd_sized_packets_never_pass_cwnd() {
+        let send = |sized: bool| {
+            let mut s = SctpSender::new(SctpSenderConfig {
+                cc: initial_cwnd(5000),
+                max_burst: 100,
+                source: greedy(100_000, None),
+                cwnd_sized_packets: sized,
+                ..Default::default()
+            });
+            let sizes: Vec<u32> = drain(&mut s, t(0)).iter().map(|c| c.payload_len).collect();
+            (sizes, s.bytes_in_flight())
+        };
+        // 1200-byte packets (1172 payload): 4 full ones are 4800, 200 bytes are left:
+        // a 172-byte chunk (200 - 28 bytes of headers) fills cwnd exactly.
+        assert_eq!(
+            send(true),
+            (vec![1172, 1172, 1172, 1172, 172], DataSize::bytes(5000))
+        );
+        // RFC 9260 6.1 B: a fifth full packet while flight (4800) < cwnd (5000).
+        assert_eq!(send(false), (vec![1172; 5], DataSize::bytes(6000)));
+
+        // A retransmission waits for room: cwnd 12600, eleven packets out, TSNs 1 and 2
+        // lost; TSN 1 goes at once (fast retransmission), cwnd halves to 6300; once less
+        // than a packet is left under cwnd, TSN 2 (1200 bytes) waits with the rule.
+        let second_rtx = |sized: bool| {
+            let mut s = SctpSender::new(SctpSenderConfig {
+                cc: initial_cwnd(12_600),
+                max_burst: 100,
+                source: greedy(100_000, None),
+                cwnd_sized_packets: sized,
+                ..Default::default()
+            });
+            assert_eq!(drain(&mut s, t(0)).len(), 11);
+            for end in [3u32, 4, 5] {
+                s.handle_input(t(50), sack(0, vec![(3, end)]));
+            }
+            assert_eq!(s.poll_transmit(t(60)).map(|x| x.message.tsn), Some(1));
+            for end in [6u32, 7] {
+                s.handle_input(t(70), sack(0, vec![(3, end)]));
+            }
+            // Room under cwnd, but less than a whole packet (6300 - 6000, or 6300 - 5400
+            // with the rule: its eleventh packet was a 600-byte one).
+            let room = s.cwnd().as_bytes() as i64 - s.bytes_in_flight().as_bytes() as i64;
+            assert!(room > 0 && room < 1200, "{room}");
+            s.poll_transmit(t(80)).map(|x| x.message.tsn)
+        };
+        assert_eq!(second_rtx(true), None);
+        assert_eq!(second_rtx(false), Some(2));
     }
 
     #[test]
