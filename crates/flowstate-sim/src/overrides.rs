@@ -511,6 +511,13 @@ impl ThresholdMode {
     }
 }
 
+/// An `sctp` override's default under each SCTP preset: "usrsctp: X, dcsctp: Y".
+fn per_sctp_preset(rule: fn(&SctpSenderConfig) -> bool) -> String {
+    let usrsctp = rule(&SctpSenderConfig::default());
+    let dcsctp = rule(&SctpSenderConfig::dcsctp());
+    format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
+}
+
 /// The message size of an application-limited (`desired_rate`) SCTP or TCP source.
 pub const DEFAULT_MESSAGE_SIZE: flowstate_core::DataSize = flowstate_core::DataSize::bytes(1200);
 
@@ -536,28 +543,15 @@ overrides! {
         /// dcSCTP's loss rule for retransmissions: a retransmitted chunk can be declared
         /// lost again after three new miss indications (`SctpSenderConfig`).
         renack_retransmissions: Option<bool> => [Sctp], None,
-            OverrideDefault::Value(|| {
-                let usrsctp = SctpSenderConfig::default().renack_retransmissions;
-                let dcsctp = SctpSenderConfig::dcsctp().renack_retransmissions;
-                format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
-            });
+            OverrideDefault::Value(|| per_sctp_preset(|c| c.renack_retransmissions));
         /// dcSCTP's RFC 7053 rule: the I bit on every DATA chunk sent while cwnd is under
         /// 10 MTUs, and an immediate SACK for it (`SctpSenderConfig`).
         immediate_sack_bit: Option<bool> => [Sctp], None,
-            OverrideDefault::Value(|| {
-                let on = |c: SctpSenderConfig| c.immediate_sack_under_cwnd_mtus > 0;
-                let usrsctp = on(SctpSenderConfig::default());
-                let dcsctp = on(SctpSenderConfig::dcsctp());
-                format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
-            });
+            OverrideDefault::Value(|| per_sctp_preset(|c| c.immediate_sack_under_cwnd_mtus > 0));
         /// dcSCTP's packet budget: a packet never takes the flight past cwnd (new data
         /// cut to the room, a retransmission waits until it fits; `SctpSenderConfig`).
         cwnd_sized_packets: Option<bool> => [Sctp], None,
-            OverrideDefault::Value(|| {
-                let usrsctp = SctpSenderConfig::default().cwnd_sized_packets;
-                let dcsctp = SctpSenderConfig::dcsctp().cwnd_sized_packets;
-                format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
-            });
+            OverrideDefault::Value(|| per_sctp_preset(|c| c.cwnd_sized_packets));
         /// A cwnd set from outside (FSEv2) resets partial_bytes_acked to zero; `false`:
         /// kept, capped at the new cwnd (`SctpCcConfig`).
         reset_pba_on_set_cwnd: Option<bool> => [Sctp], None,
