@@ -1,6 +1,7 @@
 """What the tests of Chromium 156's gcc options share (issue 21): the scenario (one
-`chromium-m156` GCC flow alone on a 1 Mbit/s link with random loss, 20 s) and the check
-that an option is off by default and changes a run when on."""
+`chromium-m156` GCC flow alone on a 1 Mbit/s link with random loss, 20 s) and the checks
+that an option has its default (on in `chromium-m156` for the send chain, off for the
+others) and changes a run when switched."""
 
 from __future__ import annotations
 
@@ -16,17 +17,28 @@ def gcc_lossy(name: str, overrides: dict, loss: float = 0.03) -> dict:
     }
 
 
-def assert_off_by_default(scenario, option: str, value=True, base: dict | None = None):
-    """The gcc option ``option`` is off by default: a run of ``scenario(overrides)``
-    without it is the run with it set to False, and the run with it set to ``value``
-    differs (``base``: overrides under all three). Returns the default and the ``value``
-    runs (seed 1) for further checks."""
+def assert_default(scenario, option: str, default, other, base: dict | None = None):
+    """The gcc option ``option`` defaults to ``default``: a run of ``scenario(overrides)``
+    without it is the run with it set to ``default``, and the run with it set to
+    ``other`` differs (``base``: overrides under all three). Returns the default and the
+    ``other`` runs (seed 1) for further checks."""
     import flowstate
 
     base = base or {}
-    default = flowstate.run(scenario(base), seed=1, runs=1)
-    off = flowstate.run(scenario({**base, option: False}), seed=1, runs=1)
-    on = flowstate.run(scenario({**base, option: value}), seed=1, runs=1)
-    assert default.trace_hashes == off.trace_hashes, f"{option} = false changes the default run"
-    assert on.trace_hashes != default.trace_hashes, f"{option} = {value!r} changes nothing"
-    return default, on
+    unset = flowstate.run(scenario(base), seed=1, runs=1)
+    same = flowstate.run(scenario({**base, option: default}), seed=1, runs=1)
+    changed = flowstate.run(scenario({**base, option: other}), seed=1, runs=1)
+    assert unset.trace_hashes == same.trace_hashes, f"{option} = {default!r} changes the default run"
+    assert changed.trace_hashes != unset.trace_hashes, f"{option} = {other!r} changes nothing"
+    return unset, changed
+
+
+def assert_off_by_default(scenario, option: str, value=True, base: dict | None = None):
+    """``option`` is off by default and ``value`` changes the run: (default, on) runs."""
+    return assert_default(scenario, option, False, value, base)
+
+
+def assert_on_by_default(scenario, option: str, base: dict | None = None):
+    """``option`` is on by default (`chromium-m156`'s send chain) and ``false`` changes
+    the run: (default, off) runs."""
+    return assert_default(scenario, option, True, False, base)

@@ -1,11 +1,11 @@
 """Issue 21: the `chromium_adjuster` override of gcc flows (Chromium's encoder bitrate
-adjuster, flowstate_core::endpoint::encoder_adjuster): off by default, on it changes a
-run, and a bad value is a one-line error."""
+adjuster, flowstate_core::endpoint::encoder_adjuster): on by default in `chromium-m156`,
+off it changes a run, and a bad value is a one-line error."""
 
 from __future__ import annotations
 
 import pytest
-from gcc_support import assert_off_by_default
+from gcc_support import assert_on_by_default
 
 
 def _gcc(overrides: dict) -> dict:
@@ -17,8 +17,8 @@ def _gcc(overrides: dict) -> dict:
     }
 
 
-def test_chromium_adjuster_default_off_and_on_changes_a_run():
-    assert_off_by_default(_gcc, "chromium_adjuster")
+def test_chromium_adjuster_default_on_and_off_changes_a_run():
+    assert_on_by_default(_gcc, "chromium_adjuster")
 
 
 def test_chromium_adjuster_not_a_bool_is_one_line():

@@ -70,14 +70,20 @@ def _gcc_alone(overrides: dict) -> dict:
     }
 
 
-def test_pacer_burst_ms_default_is_5_ms_and_40_ms_changes_the_run():
+def test_pacer_burst_ms_default_is_the_presets_and_another_changes_the_run():
     import flowstate
 
+    # chromium-m156: the media debt's 40 ms (kDefaultTimeInterval); the budget pacer's
+    # 5 ms without it and in the paper-era presets.
     base = flowstate.run(_gcc_alone({}), seed=1, runs=1)
     five = flowstate.run(_gcc_alone({"pacer_burst_ms": 5}), seed=1, runs=1)
     forty = flowstate.run(_gcc_alone({"pacer_burst_ms": 40}), seed=1, runs=1)
-    assert base.trace_hashes == five.trace_hashes
-    assert base.trace_hashes != forty.trace_hashes
+    assert base.trace_hashes == forty.trace_hashes
+    assert base.trace_hashes != five.trace_hashes
+    budget = flowstate.run(_gcc_alone({"chromium_pacer": False}), seed=1, runs=1)
+    budget5 = flowstate.run(_gcc_alone({"chromium_pacer": False, "pacer_burst_ms": 5}), seed=1, runs=1)
+    budget40 = flowstate.run(_gcc_alone({"chromium_pacer": False, "pacer_burst_ms": 40}), seed=1, runs=1)
+    assert budget.trace_hashes == budget5.trace_hashes != budget40.trace_hashes
 
 
 def test_pacer_burst_ms_out_of_range_is_one_line():
@@ -90,7 +96,7 @@ def test_pacer_burst_ms_out_of_range_is_one_line():
         assert "flows[0].overrides.pacer_burst_ms" in msg and why in msg and "\n" not in msg
 
 
-def test_chromium_pacer_default_off_and_on_changes_the_run():
+def test_chromium_pacer_default_on_and_off_changes_the_run():
     import flowstate
 
     base = flowstate.run(_gcc_alone({}), seed=1, runs=1)
@@ -99,8 +105,8 @@ def test_chromium_pacer_default_off_and_on_changes_the_run():
     # pacer_burst_ms is the media-debt rule's interval when both are given.
     on40 = flowstate.run(_gcc_alone({"chromium_pacer": True, "pacer_burst_ms": 40}), seed=1, runs=1)
     on10 = flowstate.run(_gcc_alone({"chromium_pacer": True, "pacer_burst_ms": 10}), seed=1, runs=1)
-    assert base.trace_hashes == off.trace_hashes
-    assert base.trace_hashes != on.trace_hashes
+    assert base.trace_hashes == on.trace_hashes
+    assert base.trace_hashes != off.trace_hashes
     assert on.trace_hashes == on40.trace_hashes
     assert on.trace_hashes != on10.trace_hashes
 

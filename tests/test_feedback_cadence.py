@@ -1,11 +1,12 @@
 """Issue 21: the `chromium_feedback_cadence` and `feedback_peer_rate` overrides of gcc
 flows (Chromium 156's transport-feedback schedule, flowstate_core::gcc::feedback_cadence):
-off by default, on they change a run, and a bad value is a one-line error."""
+on by default in `chromium-m156` (off in the paper-era presets), switched they change
+a run, and a bad value is a one-line error."""
 
 from __future__ import annotations
 
 import pytest
-from gcc_support import assert_off_by_default
+from gcc_support import assert_on_by_default
 
 
 def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
@@ -20,7 +21,7 @@ def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
 def test_default_changes_nothing_and_the_cadence_changes_the_run():
     import flowstate
 
-    _, on = assert_off_by_default(_gcc, "chromium_feedback_cadence")
+    on, _ = assert_on_by_default(_gcc, "chromium_feedback_cadence")
     # 300 kbit/s is the default peer rate: saying so changes nothing; 100 kbit/s does
     # (a report every 109.375 ms instead of 62.5).
     same = flowstate.run(_gcc({"chromium_feedback_cadence": True, "feedback_peer_rate": "300kbps"}), seed=1, runs=1)
@@ -35,7 +36,9 @@ def test_default_changes_nothing_and_the_cadence_changes_the_run():
 @pytest.mark.parametrize(
     "overrides, preset, words",
     [
-        ({"feedback_peer_rate": "300kbps"}, "chromium-m156", "needs chromium_feedback_cadence"),
+        ({"feedback_peer_rate": "300kbps"}, "chromium", "needs chromium_feedback_cadence"),
+        ({"chromium_feedback_cadence": False, "feedback_peer_rate": "300kbps"}, "chromium-m156",
+         "needs chromium_feedback_cadence"),
         ({"chromium_feedback_cadence": True}, "paper", "sends no transport-wide feedback"),
         ({"chromium_feedback_cadence": "yes"}, "chromium-m156", "chromium_feedback_cadence"),
         ({"chromium_feedback_cadence": True, "feedback_peer_rate": "fast"}, "chromium-m156", "feedback_peer_rate"),

@@ -1,11 +1,12 @@
 """Issue 21: the `loss_v2_m150` override of gcc flows (loss-based BWE v2 with WebRTC M150's
-defaults, libwebrtc 068e6ba696): off by default, on it changes a lossy run, a preset
+defaults, libwebrtc 068e6ba696): on by default in `chromium-m156`, off (M125's) it
+changes a lossy run, a preset
 without loss-based BWE v2 and a bad value are one-line errors."""
 
 from __future__ import annotations
 
 import pytest
-from gcc_support import assert_off_by_default
+from gcc_support import assert_on_by_default
 
 
 def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
@@ -18,8 +19,8 @@ def _gcc(overrides: dict, preset: str = "chromium-m156") -> dict:
     }
 
 
-def test_loss_v2_m150_default_off_and_on_changes_a_run():
-    assert_off_by_default(_gcc, "loss_v2_m150")
+def test_loss_v2_m150_default_on_and_off_changes_a_run():
+    assert_on_by_default(_gcc, "loss_v2_m150")
 
 
 @pytest.mark.parametrize("overrides,preset", [({"loss_v2_m150": "yes"}, "chromium-m156"),

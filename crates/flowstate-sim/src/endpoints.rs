@@ -494,28 +494,40 @@ pub fn gcc_flow(
         cfg.pacer.burst_interval =
             flowstate_core::TimeDelta::from_micros((b * 1000.0).round() as i64);
     }
-    if o.chromium_pacer.unwrap_or(false) {
-        let mut md = flowstate_core::gcc::media_debt::MediaDebtConfig::default();
-        if o.pacer_burst_ms.is_some() {
-            md.burst_interval = cfg.pacer.burst_interval;
-        }
-        cfg.pacer.media_debt = Some(md);
+    // The send chain: the preset's (`MediaSenderConfig::new`, chromium-m156's on), each
+    // part switched by its override.
+    if let Some(on) = o.chromium_pacer {
+        cfg.pacer.media_debt = on.then(flowstate_core::gcc::media_debt::MediaDebtConfig::default);
     }
-    cfg.send_time_whole_ms = o.send_time_ms.unwrap_or(false);
+    if let (Some(md), Some(_)) = (cfg.pacer.media_debt.as_mut(), o.pacer_burst_ms) {
+        md.burst_interval = cfg.pacer.burst_interval;
+    }
+    if let Some(on) = o.send_time_ms {
+        cfg.send_time_whole_ms = on;
+    }
     if let Some(d) = o.fec_delay_ms {
         let field = |m: String| bad_override(index, FieldError::new(".fec_delay_ms", m));
-        if !(d.is_finite() && (0.1..=1000.0).contains(&d)) {
-            return Err(field(format!("must be between 0.1 and 1000 ms, got {d}")));
+        if !(d == 0.0 || d.is_finite() && (0.1..=1000.0).contains(&d)) {
+            return Err(field(format!(
+                "must be 0 (at once) or between 0.1 and 1000 ms, got {d}"
+            )));
         }
-        if !o.chromium_fec.unwrap_or(false) {
+        if d > 0.0 && gcc.fec.is_none() {
             return Err(field(
                 "needs chromium_fec = true (it delays ULPFEC packets)".into(),
             ));
         }
         cfg.fec_delay = flowstate_core::TimeDelta::from_micros((d * 1000.0).round() as i64);
     }
-    if o.loss_v2_padding.unwrap_or(false) {
-        if !o.loss_v2_m150.unwrap_or(false) {
+    // Padding needs loss-based BWE v2's padding state (M150's defaults): with M125's
+    // the preset's padding is off, a flow that asks for it is an error.
+    let pads = gcc
+        .m156
+        .as_ref()
+        .and_then(|m| m.loss_v2.as_ref())
+        .is_some_and(|l| l.padding_duration > flowstate_core::TimeDelta::ZERO);
+    match o.loss_v2_padding {
+        Some(true) if !pads => {
             return Err(bad_override(
                 index,
                 FieldError::new(
@@ -524,7 +536,8 @@ pub fn gcc_flow(
                 ),
             ));
         }
-        cfg.loss_v2_padding = true;
+        Some(on) => cfg.loss_v2_padding = on,
+        None => cfg.loss_v2_padding &= pads,
     }
     let nack_rtx = o.nack_rtx.unwrap_or(false);
     cfg.nack_rtx = nack_rtx;

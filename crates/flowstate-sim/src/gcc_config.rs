@@ -71,29 +71,17 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         };
         gcc = gcc.with_rates(start, min, max);
     }
-    if o.chromium_fec.unwrap_or(false) {
-        gcc.fec = Some(flowstate_core::fec::FecConfig::default());
+    // Today's Chromium's encoder side and feedback cadence: on in chromium-m156, each
+    // override switches it on or off in any preset.
+    if let Some(on) = o.chromium_fec {
+        gcc.fec = on.then(flowstate_core::fec::FecConfig::default);
     }
-    if o.chromium_adjuster.unwrap_or(false) {
+    if let Some(on) = o.chromium_adjuster {
         gcc.encoder_adjuster =
-            Some(flowstate_core::endpoint::encoder_adjuster::EncoderAdjusterConfig::default());
+            on.then(flowstate_core::endpoint::encoder_adjuster::EncoderAdjusterConfig::default);
     }
-    if let Some(rate) = o.feedback_peer_rate {
-        if !o.chromium_feedback_cadence.unwrap_or(false) {
-            return Err(FieldError::new(
-                ".feedback_peer_rate",
-                "needs chromium_feedback_cadence = true (it sets that cadence's interval)",
-            ));
-        }
-        if !(rate.0.is_finite() && rate.0 > 0.0) {
-            return Err(FieldError::new(
-                ".feedback_peer_rate",
-                format!("must be a bit rate > 0, got {} bit/s", rate.0),
-            ));
-        }
-    }
-    if o.chromium_feedback_cadence.unwrap_or(false) {
-        if gcc.side != EstimationSide::Sender {
+    if let Some(on) = o.chromium_feedback_cadence {
+        if on && gcc.side != EstimationSide::Sender {
             return Err(FieldError::new(
                 ".chromium_feedback_cadence",
                 format!(
@@ -101,11 +89,23 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
                 ),
             ));
         }
-        let mut c = flowstate_core::gcc::feedback_cadence::FeedbackCadenceConfig::default();
-        if let Some(rate) = o.feedback_peer_rate {
-            c.peer_rate = Bitrate::bps(rate.0);
+        gcc.feedback_cadence =
+            on.then(flowstate_core::gcc::feedback_cadence::FeedbackCadenceConfig::default);
+    }
+    if let Some(rate) = o.feedback_peer_rate {
+        let Some(cadence) = gcc.feedback_cadence.as_mut() else {
+            return Err(FieldError::new(
+                ".feedback_peer_rate",
+                "needs chromium_feedback_cadence = true (it sets that cadence's interval)",
+            ));
+        };
+        if !(rate.0.is_finite() && rate.0 > 0.0) {
+            return Err(FieldError::new(
+                ".feedback_peer_rate",
+                format!("must be a bit rate > 0, got {} bit/s", rate.0),
+            ));
         }
-        gcc.feedback_cadence = Some(c);
+        cadence.peer_rate = Bitrate::bps(rate.0);
     }
     if let Some(p) = o.pacing_factor {
         gcc.pacing_factor = p;
@@ -142,9 +142,13 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
             _ => {}
         }
     }
-    if o.loss_v2_m150.unwrap_or(false) {
+    // Loss-based BWE v2's defaults: M150's in chromium-m156, M125's with `false`.
+    if let Some(m150) = o.loss_v2_m150 {
+        use flowstate_core::gcc::loss_based_v2::LossBasedBweV2Config;
         match gcc.m156.as_mut().map(|m| &mut m.loss_v2) {
-            Some(Some(l)) => *l = flowstate_core::gcc::loss_based_v2::LossBasedBweV2Config::m150(),
+            Some(Some(l)) if m150 => *l = LossBasedBweV2Config::m150(),
+            Some(Some(l)) => *l = LossBasedBweV2Config::default(),
+            _ if !m150 => {}
             _ => {
                 return Err(FieldError::new(
                     ".loss_v2_m150",

@@ -211,6 +211,15 @@ fn text(x: impl ToString) -> Option<String> {
     Some(x.to_string())
 }
 
+/// The preset's send chain (`chromium-m156`'s; none for the paper-era presets).
+fn send_chain(p: GccPreset) -> flowstate_core::gcc::config::SendChainConfig {
+    p.config()
+        .m156
+        .map_or(flowstate_core::gcc::config::SendChainConfig::NONE, |m| {
+            m.send_chain
+        })
+}
+
 /// The preset's Kalman filter configuration, if it has one.
 fn kalman(p: GccPreset) -> Option<flowstate_core::gcc::kalman::KalmanConfig> {
     match p.config().delay.filter {
@@ -351,8 +360,8 @@ overrides! {
         /// `chromium-m156` only: `false` switches the ALR detector off.
         alr_detector: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.alr.is_some().to_string()));
-        /// `chromium-m156` only: `false` paces at `pacing_factor` x target (1.1, the
-        /// chromium preset's) instead of Chromium's 2.5 x with the 2 s queue drain.
+        /// `chromium-m156` only: `false` paces at `pacing_factor` x target without
+        /// Chromium's 2 s queue drain (`drain_large_queues`).
         chromium_pacing: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.pacing.is_some().to_string()));
         /// `chromium-m156` only: `false` uses the chromium preset's classic loss-based
@@ -371,21 +380,27 @@ overrides! {
         congestion_window: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| p.config().m156.map(|m| m.congestion_window.is_some().to_string()));
         /// The pacer's burst interval: the budget it may accrue, as time at the pacing
-        /// rate (`gcc::pacer`; default 5 ms in every preset). Chromium since 2023 lets
+        /// rate (`gcc::pacer`; default 5 ms), or with `chromium_pacer` the media debt's
+        /// interval (default 40 ms, `chromium-m156`'s). Chromium since 2023 lets
         /// the media debt reach `PacingController::kDefaultBurstInterval` = 40 ms
         /// (`modules/pacing/pacing_controller.h`) before it waits, so a small frame
         /// leaves back to back (docs/REPRODUCTION.md, issue 21's CUBIC cases). 0.1 to
         /// 1000 ms.
         pacer_burst_ms: Option<f64> => [Gcc], MS,
-            OverrideDefault::Value(|| ms(flowstate_core::gcc::pacer::PacerConfig::default().burst_interval));
+            OverrideDefault::PerPreset(|p| Some(ms(match send_chain(p).media_debt {
+                Some(md) => md.burst_interval,
+                None => flowstate_core::gcc::pacer::PacerConfig::default().burst_interval,
+            })));
         /// `true`: the pacer follows today's Chromium `PacingController`
         /// (`gcc::media_debt`, WebRTC M150 sources): a media debt instead of a budget; a
         /// queued packet goes while the debt drains within the burst interval
         /// (`pacer_burst_ms`, here default `PacerConfig::kDefaultTimeInterval` = 40 ms,
         /// at most `kMaxBurstSize` 63 kB at the pacing rate), else once the debt is paid
-        /// off; the debt capped at 500 ms (`kMaxDebtInTime`). Default false (the budget,
-        /// every preset; issue 21, docs/REPRODUCTION.md).
-        chromium_pacer: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// off; the debt capped at 500 ms (`kMaxDebtInTime`). Default true in
+        /// `chromium-m156`, false (the budget) in the paper-era presets; issue 21,
+        /// docs/REPRODUCTION.md.
+        chromium_pacer: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(send_chain(p).media_debt.is_some()));
         /// `true`: the statistics codec's frame rate falls with its rate as real Chromium
         /// 156's VP8 encoder's did (1 frame/s under 100 kbit/s, 4 under 200, 22.5 under
         /// 400, measured: `source::statistics::CHROMIUM156_LOW_RATE_FPS`); default false
@@ -405,8 +420,9 @@ overrides! {
         /// (`RtpVideoSender::CalculateOverheadRate`), less the FEC share of the last
         /// second's sent bytes (at most half, `FecControllerDefault`), and ULPFEC packets (count and
         /// size as `UlpfecGenerator` makes them) are sent behind the media. Default
-        /// false (every preset).
-        chromium_fec: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// true in `chromium-m156`, false in the paper-era presets.
+        chromium_fec: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(p.config().fec.is_some()));
         /// `true`: Chromium's encoder bitrate adjuster (`flowstate_core::endpoint::
         /// encoder_adjuster`, WebRTC M150 `encoder_bitrate_adjuster.cc` and
         /// `encoder_overshoot_detector.cc`; issue 21, docs/ALGORITHMS.md "Chromium's
@@ -414,8 +430,9 @@ overrides! {
         /// over 3 s (a buffer draining at that rate, each frame's leftover counted in
         /// frames of the input frame rate; factor 1-2, 1.2 for the first 30 frames), at
         /// least 30 kbit/s; re-adjusted at each target update and every second. Default
-        /// false (every preset).
-        chromium_adjuster: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// true in `chromium-m156`, false in the paper-era presets.
+        chromium_adjuster: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(p.config().encoder_adjuster.is_some()));
         /// `true`: the receiver sends transport-wide feedback as Chromium 156's does
         /// (`flowstate_core::gcc::feedback_cadence`; issue 21, docs/ALGORITHMS.md
         /// "Chromium's transport-feedback cadence"): on a fixed schedule from the
@@ -424,9 +441,11 @@ overrides! {
         /// send-side target, `feedback_peer_rate`) clamped to 50-250 ms
         /// (`TransportSequenceNumberFeedbackGenenerator::OnSendBandwidthEstimateChanged`
         /// via `Call::OnTargetTransferRate`), rounded up to whole ticks of Chromium's
-        /// 64 Hz metronome for low-precision tasks: 62.5 ms. Default false (every preset:
-        /// 100 ms after the first packet since the last report).
-        chromium_feedback_cadence: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// 64 Hz metronome for low-precision tasks: 62.5 ms. Default true in
+        /// `chromium-m156`; false in the paper-era presets (100 ms after the first packet
+        /// since the last report).
+        chromium_feedback_cadence: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(p.config().feedback_cadence.is_some()));
         /// With `chromium_feedback_cadence`: the receiving peer's own send-side target,
         /// which sets libwebrtc's feedback interval. Default 300 kbit/s, Chromium's start
         /// bitrate (`BitrateConstraints`), the target of a receiver that sends no media
@@ -438,29 +457,42 @@ overrides! {
         /// `TransportFeedbackAdapter::ProcessSentPacket`: `Timestamp::Millis`), so the
         /// delay-based detector groups and differences them as Chromium's does
         /// (`flowstate_core::endpoint::send_path`; issue 21, docs/ALGORITHMS.md
-        /// "Chromium's send path"). Default false (exact, every preset).
-        send_time_ms: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// "Chromium's send path"). Default true in `chromium-m156`; false (exact) in the
+        /// paper-era presets.
+        send_time_ms: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(send_chain(p).whole_ms_send_times));
         /// With `chromium_fec`: ULPFEC packets join the pacer's queue this long after the
         /// media packet that completed them (Chromium 156 measured: 5 ms or more after the
         /// frame, p25 5.1 ms in p000-fig3; the rule in the sources was not found; issue
-        /// 21, docs/ALGORITHMS.md "Chromium's send path"). 0.1 to 1000 ms; default unset
-        /// (at once, every preset).
-        fec_delay_ms: Option<f64> => [Gcc], MS, OverrideDefault::Value(|| "none".into());
-        /// `chromium-m156` only: `true` runs loss-based BWE v2 with WebRTC M150's defaults
+        /// 21, docs/ALGORITHMS.md "Chromium's send path"). 0.1 to 1000 ms, or 0: at once,
+        /// as the sources read; default 5.4 in `chromium-m156` (the measured median of
+        /// the first mode), unset (at once) in the paper-era presets.
+        fec_delay_ms: Option<f64> => [Gcc], MS,
+            OverrideDefault::PerPreset(|p| match send_chain(p).fec_delay {
+                d if d > flowstate_core::TimeDelta::ZERO => Some(ms(d)),
+                _ => text("none"),
+            });
+        /// `chromium-m156` only: loss-based BWE v2 with WebRTC M150's defaults
         /// (libwebrtc `068e6ba696`, 2025-05-20: window 15, bandwidth balances 100 kbit/s,
         /// preference threshold 0.2, ramp-up bound 1.5 x the acknowledged rate (1.2 in
         /// HOLD), the acknowledged rate as lower bound, HOLD after a loss-limited decrease
         /// (300 ms doubling to 60 s), byte loss rate, the padding state for 2 s (its
-        /// padding not sent), bound best candidate) instead of M125's; issue 21,
-        /// docs/ALGORITHMS.md "loss-based BWE v2". Default false.
-        loss_v2_m150: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// padding not sent), bound best candidate); `false`: M125's; issue 21,
+        /// docs/ALGORITHMS.md "loss-based BWE v2". Default true.
+        loss_v2_m150: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| {
+                let v2 = p.config().m156.and_then(|m| m.loss_v2)?;
+                text(v2 == flowstate_core::gcc::loss_based_v2::LossBasedBweV2Config::m150())
+            });
         /// With `loss_v2_m150`: the pacer pads while loss-based BWE v2 is
         /// `IncreaseUsingPadding`, at the loss-based estimate, 5 ms at a time with an empty
         /// queue: copies of the last media packet (+2 B) when they fit, else 255 B
         /// padding-only packets (WebRTC M150 `GetPacingRates`, `PaddingToAdd`,
         /// `GeneratePadding`; `flowstate_core::gcc::padding`; issue 21, docs/REPRODUCTION.md
-        /// "Chromium's NACK/RTX retransmissions and padding, measured"). Default false.
-        loss_v2_padding: Option<bool> => [Gcc], None, OverrideDefault::Value(|| "false".into());
+        /// "Chromium's NACK/RTX retransmissions and padding, measured"). Default true in
+        /// `chromium-m156` (off with M125's loss-based BWE v2), false elsewhere.
+        loss_v2_padding: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(send_chain(p).padding));
         /// Chromium's NACK/RTX retransmissions: the receiver NACKs every media packet a
         /// newer one skipped at once and again every RTT (checked every 20 ms, up to 100
         /// times); the sender resends each NACKed packet still in its history, not resent
@@ -517,6 +549,10 @@ fn per_sctp_preset(rule: fn(&SctpSenderConfig) -> bool) -> String {
     let dcsctp = rule(&SctpSenderConfig::dcsctp());
     format!("usrsctp: {usrsctp}, dcsctp: {dcsctp}")
 }
+
+/// The numeric gcc overrides a zero switches off instead of being an error (every other
+/// number must be > 0): `fec_delay_ms = 0` sends ULPFEC at once, as the sources read.
+pub const ZERO_SWITCHES_OFF: &[&str] = &["fec_delay_ms"];
 
 /// The message size of an application-limited (`desired_rate`) SCTP or TCP source.
 pub const DEFAULT_MESSAGE_SIZE: flowstate_core::DataSize = flowstate_core::DataSize::bytes(1200);
@@ -962,8 +998,37 @@ mod tests {
             .expect("defined");
         assert_eq!(
             pacing.default.describe().as_deref(),
-            Some("paper: 1.5, paper-static: 1.5, chromium: 1.1, chromium-m156: 2.5")
+            Some("paper: 1.5, paper-static: 1.5, chromium: 1.1, chromium-m156: 1.1")
         );
+        // The send chain: on in chromium-m156 only.
+        for (name, want) in [
+            (
+                "chromium_pacer",
+                "paper: false, paper-static: false, chromium: false, chromium-m156: true",
+            ),
+            (
+                "chromium_fec",
+                "paper: false, paper-static: false, chromium: false, chromium-m156: true",
+            ),
+            (
+                "fec_delay_ms",
+                "paper: none, paper-static: none, chromium: none, chromium-m156: 5.4",
+            ),
+            (
+                "pacer_burst_ms",
+                "paper: 5, paper-static: 5, chromium: 5, chromium-m156: 40",
+            ),
+            (
+                "loss_v2_m150",
+                "paper: -, paper-static: -, chromium: -, chromium-m156: true",
+            ),
+        ] {
+            let d = GccOverrides::DEFINITIONS
+                .iter()
+                .find(|d| d.name == name)
+                .expect("defined");
+            assert_eq!(d.default.describe().as_deref(), Some(want), "{name}");
+        }
         let q = GccOverrides::DEFINITIONS
             .iter()
             .find(|d| d.name == "kalman_q")

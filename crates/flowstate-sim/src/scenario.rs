@@ -868,9 +868,12 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
         FlowKind::Gcc => {
             let preset = crate::gcc_config::preset(f.preset.as_deref())?;
             let o: GccOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0.
+            // Every number an override holds must be > 0, but a zero that switches a
+            // rule off (`fec_delay_ms = 0`: ULPFEC at once, as the sources read).
             for (n, v) in o.numbers() {
-                sub(positive(n, Some(v)))?;
+                if !(overrides::ZERO_SWITCHES_OFF.contains(&n) && v == 0.0) {
+                    sub(positive(n, Some(v)))?;
+                }
             }
             sub(check_video_bounds(&o))?;
             sub(crate::gcc_config::gcc_config(preset, &o).map(|_| ()))?;

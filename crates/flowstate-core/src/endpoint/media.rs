@@ -16,6 +16,7 @@ use crate::endpoint::encoder_adjuster::EncoderBitrateAdjuster;
 use crate::fec::controller::FecController;
 use crate::fec::ulpfec::ProtectedPacket;
 use crate::gcc::bitrate_prober::BitrateProber;
+use crate::gcc::config::SendChainConfig;
 use crate::gcc::congestion_window;
 use crate::gcc::feedback_cadence::FeedbackCadence;
 use crate::gcc::pacer::{Pacer, PacerConfig};
@@ -184,21 +185,35 @@ pub struct MediaSenderConfig {
 }
 
 impl MediaSenderConfig {
+    /// A sender running `gcc`, with the send chain of its preset
+    /// ([`crate::gcc::config::SendChainConfig`]: `chromium-m156`'s pacer, send times,
+    /// ULPFEC delay and padding; none for the paper-era presets).
     pub fn new(gcc: GccConfig) -> Self {
+        let chain = gcc
+            .m156
+            .as_ref()
+            .map_or(SendChainConfig::NONE, |m| m.send_chain);
         Self {
             ssrc: 1,
-            gcc,
             source: VideoSourceConfig::default(),
             seed: 1,
-            pacer: PacerConfig::default(),
+            pacer: PacerConfig {
+                media_debt: chain.media_debt,
+                ..PacerConfig::default()
+            },
             wire: WireSizes::default(),
             report_mode: RateReportMode::Target,
             history: TimeDelta::secs(10),
             target_includes_overhead: false,
-            send_time_whole_ms: false,
-            fec_delay: TimeDelta::ZERO,
-            loss_v2_padding: false,
+            send_time_whole_ms: chain.whole_ms_send_times,
+            fec_delay: if gcc.fec.is_some() {
+                chain.fec_delay
+            } else {
+                TimeDelta::ZERO
+            },
+            loss_v2_padding: chain.padding,
             nack_rtx: false,
+            gcc,
         }
     }
 }
@@ -1739,6 +1754,8 @@ mod tests {
     fn chromium_feedback_cadence_reports_on_a_fixed_62_5_ms_schedule() {
         let arrivals = [10.0, 20.0, 70.0, 300.0, 312.5];
         let mut gcc = GccPreset::ChromiumM156.config();
+        // Without the cadence (on in the preset): 100 ms after the first packet.
+        gcc.feedback_cadence = None;
         assert_eq!(
             feedback_times(gcc.clone(), &arrivals, 1000),
             vec![(110.0, 3), (400.0, 2)]

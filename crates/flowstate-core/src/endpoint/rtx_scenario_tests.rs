@@ -137,7 +137,7 @@ fn a_lossy_run_retransmits_most_dropped_packets() {
     let with = lossy_run(true);
     let without = lossy_run(false);
     eprintln!("with nack_rtx: {with:?}; without: {without:?}");
-    assert!(with.dropped >= 30, "the test needs losses: {with:?}");
+    assert!(with.dropped >= 25, "the test needs losses: {with:?}");
     let share = with.recovered as f64 / with.dropped as f64;
     assert!(share >= 0.9, "{share:.2} of the dropped packets recovered");
     let per = with.rtx_sent as f64 / with.dropped as f64;
@@ -146,7 +146,7 @@ fn a_lossy_run_retransmits_most_dropped_packets() {
         "{per:.2} RTX per dropped packet"
     );
     assert!(with.nacks > 0);
-    assert!(without.dropped >= 30);
+    assert!(without.dropped >= 25, "the test needs losses: {without:?}");
     assert_eq!(
         (without.recovered, without.rtx_sent, without.nacks),
         (0, 0, 0)

@@ -163,6 +163,8 @@ fn fec_chain_takes_the_overhead_by_packet_rate() {
     let at_start = |fec: bool| {
         let mut gcc = GccPreset::ChromiumM156.config();
         gcc.fec = fec.then(FecConfig::default);
+        // The share before the encoder bitrate adjuster (on in the preset) divides it.
+        gcc.encoder_adjuster = None;
         let mut scfg = MediaSenderConfig::new(gcc);
         scfg.source = VideoSourceConfig::Statistics(StatisticsCodecConfig::default());
         scfg.target_includes_overhead = true;

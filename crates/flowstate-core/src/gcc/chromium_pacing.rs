@@ -16,6 +16,10 @@ use crate::units::{Bitrate, DataSize, TimeDelta};
 
 /// `kDefaultPaceMultiplier` (goog_cc_network_control.cc).
 pub const DEFAULT_PACE_MULTIPLIER: f64 = 2.5;
+/// A video stream's pacing factor, `kStrictPacingMultiplier` (`video/video_send_stream_impl.cc`,
+/// WebRTC M150: `PacingConfig::pacing_factor`, passed by `SetPacingFactor` whenever the
+/// transport-wide sequence number extension is configured; `chromium-m156`'s).
+pub const VIDEO_PACE_MULTIPLIER: f64 = 1.1;
 /// `PacingController::kMaxExpectedQueueLength` (pacing_controller.h).
 pub const MAX_EXPECTED_QUEUE_LENGTH: TimeDelta = TimeDelta::millis(2000);
 

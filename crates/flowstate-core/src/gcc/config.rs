@@ -10,6 +10,7 @@ use super::congestion_window::CongestionWindowConfig;
 use super::delay_based::DelayBasedConfig;
 use super::loss_based::LossConfig;
 use super::loss_based_v2::LossBasedBweV2Config;
+use super::media_debt::MediaDebtConfig;
 use super::probe_controller::ProbeControllerConfig;
 use super::remb::RembConfig;
 use super::robust_throughput::RobustThroughputConfig;
@@ -144,11 +145,23 @@ impl GccPreset {
                 ..GccConfig::chromium()
             },
             Self::Chromium => GccConfig::chromium(),
+            // Today's Chromium with its send chain: besides the M156 components, the
+            // encoder-side protection (`chromium_fec`), the encoder bitrate adjuster
+            // (`chromium_adjuster`) and Chromium's transport-feedback cadence
+            // (`chromium_feedback_cadence`), each an override that switches it off
+            // (issue 21, docs/ALGORITHMS.md "Today's Chromium's send chain").
             Self::ChromiumM156 => {
                 let m156 = M156Config::default();
                 GccConfig {
                     pacing_factor: m156.pacing.map_or(1.1, |p| p.pace_multiplier),
                     m156: Some(m156),
+                    fec: Some(crate::fec::FecConfig::default()),
+                    encoder_adjuster: Some(
+                        crate::endpoint::encoder_adjuster::EncoderAdjusterConfig::default(),
+                    ),
+                    feedback_cadence: Some(
+                        super::feedback_cadence::FeedbackCadenceConfig::default(),
+                    ),
                     ..GccConfig::chromium()
                 }
             }
@@ -186,6 +199,61 @@ pub struct M156Config {
     /// M125: `WebRTC-CongestionWindow` `QueueSize:350,MinBitrate:30000,DropFrame:true`):
     /// frames are dropped while the bytes in flight exceed the data window; `None`: off.
     pub congestion_window: Option<CongestionWindowConfig>,
+    /// The media sender's side of today's Chromium: its pacer, send times and padding.
+    pub send_chain: SendChainConfig,
+}
+
+/// What today's Chromium's media sender does between the encoder and the socket
+/// (`chromium-m156`; issue 21, docs/ALGORITHMS.md "Today's Chromium's send chain"). The
+/// [`crate::endpoint::MediaSenderConfig`] of a flow starts from it; each field is an
+/// override of the scenario.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SendChainConfig {
+    /// `PacingController`'s media debt with the 40 ms burst interval
+    /// ([`super::media_debt`], WebRTC M150 `modules/pacing/pacing_controller.cc`;
+    /// override `chromium_pacer`); `None`: the budget pacer of the paper-era presets.
+    pub media_debt: Option<MediaDebtConfig>,
+    /// Send times in whole milliseconds, as Chromium's socket layer stamps them (M150
+    /// `AsyncUDPSocket::SendTo`, `TransportFeedbackAdapter::ProcessSentPacket`;
+    /// override `send_time_ms`).
+    pub whole_ms_send_times: bool,
+    /// ULPFEC packets join the pacer's queue this long after the media packet that
+    /// completed them: **measured** in Chromium 156 (p000-fig3: p25 5.1 ms, 5.4 ms the
+    /// median of the 4-8 ms mode), no rule found in the sources (override
+    /// `fec_delay_ms`; zero: at once, as `PacingController::ProcessPackets` reads).
+    pub fec_delay: TimeDelta,
+    /// The pacer pads while loss-based BWE v2 is `IncreaseUsingPadding` ([`super::padding`],
+    /// M150 `GetPacingRates`, `PaddingToAdd`; override `loss_v2_padding`; needs
+    /// loss-based BWE v2 with a padding duration, i.e. M150's defaults).
+    pub padding: bool,
+}
+
+/// The ULPFEC delay measured in Chromium 156 (`SendChainConfig::fec_delay`): the median
+/// of the first mode (4-8 ms, 42-50 % of the FEC packets) of the delay from a frame's
+/// last media packet to its ULPFEC at the bottleneck in p000-fig3 (docs/REPRODUCTION.md,
+/// "What sets GCC's target in p000-fig3").
+pub const CHROMIUM156_FEC_DELAY: TimeDelta = TimeDelta::from_micros(5_400);
+
+impl SendChainConfig {
+    /// None of today's send chain (every paper-era preset).
+    pub const NONE: SendChainConfig = SendChainConfig {
+        media_debt: None,
+        whole_ms_send_times: false,
+        fec_delay: TimeDelta::ZERO,
+        padding: false,
+    };
+}
+
+impl Default for SendChainConfig {
+    /// Chromium 156's send chain.
+    fn default() -> Self {
+        Self {
+            media_debt: Some(MediaDebtConfig::default()),
+            whole_ms_send_times: true,
+            fec_delay: CHROMIUM156_FEC_DELAY,
+            padding: true,
+        }
+    }
 }
 
 impl Default for M156Config {
@@ -194,11 +262,20 @@ impl Default for M156Config {
             probing: Some(ProbeControllerConfig::default()),
             prober: BitrateProberConfig::default(),
             alr: Some(AlrDetectorConfig::default()),
-            pacing: Some(ChromiumPacingConfig::default()),
+            // A video stream's pacing factor: `kStrictPacingMultiplier` 1.1
+            // (`video/video_send_stream_impl.cc`, M150), which
+            // `GoogCcNetworkController::OnStreamsConfig` takes over
+            // `kDefaultPaceMultiplier`'s 2.5.
+            pacing: Some(ChromiumPacingConfig {
+                pace_multiplier: super::chromium_pacing::VIDEO_PACE_MULTIPLIER,
+                ..ChromiumPacingConfig::default()
+            }),
             probe_drop_throughput_fraction: Some(0.85),
-            loss_v2: Some(LossBasedBweV2Config::default()),
+            // M150's defaults (libwebrtc 068e6ba696); M125's: override loss_v2_m150 = false.
+            loss_v2: Some(LossBasedBweV2Config::m150()),
             throughput: Some(RobustThroughputConfig::default()),
             congestion_window: Some(CongestionWindowConfig::default()),
+            send_chain: SendChainConfig::default(),
         }
     }
 }
@@ -335,8 +412,18 @@ mod tests {
             GccPreset::from_name("chromium_m156"),
             Some(GccPreset::ChromiumM156)
         );
-        assert_eq!(m.pacing_factor, 2.5);
+        assert_eq!(
+            m.pacing_factor, 1.1,
+            "a video stream's kStrictPacingMultiplier"
+        );
         assert_eq!(m.m156, Some(M156Config::default()));
+        assert!(m.fec.is_some() && m.encoder_adjuster.is_some() && m.feedback_cadence.is_some());
+        let chain = m.m156.as_ref().map(|m| m.send_chain);
+        assert_eq!(chain, Some(SendChainConfig::default()));
+        assert!(chain.is_some_and(|c| c.media_debt.is_some() && c.whole_ms_send_times && c.padding));
+        assert_eq!(c.fec, None);
+        assert_eq!(c.encoder_adjuster, None);
+        assert_eq!(c.feedback_cadence, None);
         assert_eq!(
             m.delay, c.delay,
             "the delay-based part is the chromium preset's"
