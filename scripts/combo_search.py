@@ -18,8 +18,9 @@ every flow's throughput within 15 % and its mean RTT within 20 % of the real med
 throughput miss that still lies within the real runs' own min-max is marked `in range`
 (Chromium's run-to-run spread is wider than the bound in some cases: scripts/real_spread.py).
 
-`--combo` evaluates the named combinations (options joined by `+`, `preset` for none;
-`full` for the full set); `--greedy` starts from `--start` and adds or removes one
+`--combo` evaluates the named combinations (options joined by `+` or taken away with `-`;
+`preset` for what `chromium-m156` switches on, `bare` for none, `full` for the full set;
+every option not named is switched off explicitly); `--greedy` starts from `--start` and adds or removes one
 option at a time while the count of cases within target rises (ties: the smaller
 summed miss, see `miss`), once per `--tcp` competitor.
 """
@@ -48,26 +49,39 @@ CASES = ("p000-table5", "p000-fig2", "p000-fig3", "rfc8867-5.1", "rfc8867-5.6", 
 THROUGHPUT_TOLERANCE = real_vs_sim.THROUGHPUT_TOLERANCE
 RTT_TOLERANCE = real_vs_sim.RTT_TOLERANCE
 
-# The options of the video (gcc) flow, each with the overrides it sets and the options it
-# needs (the simulator rejects `loss_v2_padding` without `loss_v2_m150` and
-# `fec_delay_ms` without `chromium_fec`). `origin`: "source" for a rule taken from the
-# libwebrtc / Chromium sources (docs/ALGORITHMS.md cites each), "clip" for one fitted to
-# the test clip, "measured" for a value measured in the real runs with no rule found.
+# The options of the video (gcc) flow, each with the overrides that switch it on (`set`)
+# and off (`off`: every combination sets every option, so a run does not depend on the
+# preset's defaults) and the options it needs (the simulator rejects `loss_v2_padding`
+# without `loss_v2_m150` and `fec_delay_ms` without `chromium_fec`). `origin`: "source"
+# for a rule taken from the libwebrtc / Chromium sources (docs/ALGORITHMS.md cites each),
+# "clip" for one fitted to the test clip, "measured" for a value measured in the real runs
+# with no rule found.
 OPTIONS: dict[str, dict[str, Any]] = {
-    "vp8_frame_drop": {"set": {"vp8_frame_drop": True}, "needs": (), "origin": "clip"},
-    "chromium_pacer": {"set": {"chromium_pacer": True}, "needs": (), "origin": "source"},
-    "pacing_1.1": {"set": {"pacing_factor": 1.1}, "needs": (), "origin": "source"},
-    "chromium_fec": {"set": {"chromium_fec": True}, "needs": (), "origin": "source"},
-    "chromium_adjuster": {"set": {"chromium_adjuster": True}, "needs": (), "origin": "source"},
-    "loss_v2_m150": {"set": {"loss_v2_m150": True}, "needs": (), "origin": "source"},
-    "loss_v2_padding": {"set": {"loss_v2_padding": True}, "needs": ("loss_v2_m150",), "origin": "source"},
-    "send_time_ms": {"set": {"send_time_ms": True}, "needs": (), "origin": "source"},
-    "fec_delay_ms": {"set": {"fec_delay_ms": 5.4}, "needs": ("chromium_fec",), "origin": "measured"},
-    "chromium_feedback_cadence": {"set": {"chromium_feedback_cadence": True}, "needs": (), "origin": "source"},
-    "nack_rtx": {"set": {"nack_rtx": True}, "needs": (), "origin": "source"},
+    "vp8_frame_drop": {"set": {"vp8_frame_drop": True}, "off": {"vp8_frame_drop": False},
+                       "needs": (), "origin": "clip"},
+    "chromium_pacer": {"set": {"chromium_pacer": True}, "off": {"chromium_pacer": False},
+                       "needs": (), "origin": "source"},
+    "pacing_1.1": {"set": {"pacing_factor": 1.1}, "off": {"pacing_factor": 2.5}, "needs": (), "origin": "source"},
+    "chromium_fec": {"set": {"chromium_fec": True}, "off": {"chromium_fec": False}, "needs": (), "origin": "source"},
+    "chromium_adjuster": {"set": {"chromium_adjuster": True}, "off": {"chromium_adjuster": False},
+                          "needs": (), "origin": "source"},
+    "loss_v2_m150": {"set": {"loss_v2_m150": True}, "off": {"loss_v2_m150": False}, "needs": (), "origin": "source"},
+    "loss_v2_padding": {"set": {"loss_v2_padding": True}, "off": {"loss_v2_padding": False},
+                        "needs": ("loss_v2_m150",), "origin": "source"},
+    "send_time_ms": {"set": {"send_time_ms": True}, "off": {"send_time_ms": False}, "needs": (), "origin": "source"},
+    "fec_delay_ms": {"set": {"fec_delay_ms": 5.4}, "off": {"fec_delay_ms": 0}, "needs": ("chromium_fec",),
+                     "origin": "measured"},
+    "chromium_feedback_cadence": {"set": {"chromium_feedback_cadence": True},
+                                  "off": {"chromium_feedback_cadence": False}, "needs": (), "origin": "source"},
+    "nack_rtx": {"set": {"nack_rtx": True}, "off": {"nack_rtx": False}, "needs": (), "origin": "source"},
 }
 # real_vs_sim.py --full-set, by option name.
 FULL_SET = ("vp8_frame_drop", "chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster")
+# What the `chromium-m156` preset switches on (its send chain since the fourteenth
+# session; docs/ALGORITHMS.md "Today's Chromium's send chain"): `preset`. `bare` is none
+# of the options, the preset as it was before.
+PRESET = ("chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster", "loss_v2_m150",
+          "loss_v2_padding", "send_time_ms", "fec_delay_ms", "chromium_feedback_cadence")
 # The competitor: tcp-cubic's RFC defaults, SACK alone, or Linux's defaults (--kernel-tcp).
 TCP: dict[str, dict[str, Any]] = {
     "rfc": {},
@@ -77,14 +91,17 @@ TCP: dict[str, dict[str, Any]] = {
 
 
 def parse_combo(text: str) -> frozenset[str]:
-    """'preset' -> {}, 'full' -> the full set, 'full+loss_v2_m150-pacing_1.1' -> the full
-    set with loss_v2_m150 and without pacing_1.1, 'a+b' -> {a, b}; ValueError names an
-    unknown option or one without an option it needs."""
+    """'preset' -> the preset's options, 'bare' -> {}, 'full' -> the full set,
+    'preset+vp8_frame_drop-fec_delay_ms' -> the preset's with vp8_frame_drop and without
+    fec_delay_ms, 'a+b' -> {a, b}; ValueError names an unknown option or one without an
+    option it needs."""
     names: set[str] = set()
     for sign, token in re.findall(r"([+-]?)([^+-]+)", text):
         if token == "full":
             part = set(FULL_SET)
         elif token == "preset":
+            part = set(PRESET)
+        elif token == "bare":
             part = set()
         elif token in OPTIONS:
             part = {token}
@@ -104,22 +121,23 @@ def check(combo: frozenset[str], text: str = "") -> None:
 
 
 def label(combo: Iterable[str]) -> str:
-    """A combination's name: 'preset', or 'full' with what it adds and leaves out."""
+    """A combination's shortest name: `preset`, `full` or `bare` with what it adds and
+    leaves out (ties in that order)."""
     combo = set(combo)
-    if not combo:
-        return "preset"
-    full = set(FULL_SET)
-    if full <= combo or len(combo & full) >= 3:
-        parts = ["full"] + [f"-{n}" for n in FULL_SET if n not in combo] + [f"+{n}" for n in OPTIONS if n in combo - full]
-        return "".join(parts)
-    return "+".join(n for n in OPTIONS if n in combo)
+    names = []
+    for base, members in (("preset", PRESET), ("full", FULL_SET), ("bare", ())):
+        parts = [base] + [f"-{n}" for n in OPTIONS if n in set(members) - combo] + [
+            f"+{n}" for n in OPTIONS if n in combo - set(members)]
+        names.append(parts)
+    return "".join(min(names, key=len))
 
 
 def overrides(combo: Iterable[str]) -> dict[str, Any]:
+    """Every option's overrides: its `set` if in `combo`, else its `off`."""
+    combo = set(combo)
     out: dict[str, Any] = {}
-    for name in OPTIONS:
-        if name in combo:
-            out.update(OPTIONS[name]["set"])
+    for name, option in OPTIONS.items():
+        out.update(option["set"] if name in combo else option["off"])
     return out
 
 

@@ -17,15 +17,18 @@ import combo_search as cs  # noqa: E402
 
 
 def test_combination_names():
-    assert cs.parse_combo("preset") == frozenset()
+    assert cs.parse_combo("bare") == frozenset()
+    assert cs.parse_combo("preset") == frozenset(cs.PRESET)
     assert cs.parse_combo("full") == frozenset(cs.FULL_SET)
     assert cs.parse_combo("full+loss_v2_m150-pacing_1.1") == (
         frozenset(cs.FULL_SET) - {"pacing_1.1"} | {"loss_v2_m150"})
     assert cs.parse_combo("chromium_fec+fec_delay_ms") == {"chromium_fec", "fec_delay_ms"}
-    assert cs.label(cs.parse_combo("full+send_time_ms")) == "full+send_time_ms"
-    assert cs.label(frozenset()) == "preset"
-    assert cs.parse_combo(cs.label(cs.parse_combo("full-chromium_fec+send_time_ms"))) == cs.parse_combo(
-        "full-chromium_fec+send_time_ms")
+    assert cs.label(cs.parse_combo("preset+vp8_frame_drop")) == "preset+vp8_frame_drop"
+    assert cs.label(frozenset(cs.PRESET)) == "preset"
+    assert cs.label(frozenset()) == "bare"
+    assert cs.label(cs.parse_combo("chromium_fec+send_time_ms")) == "bare+chromium_fec+send_time_ms"
+    for text in ("full-chromium_fec+send_time_ms", "preset-fec_delay_ms+nack_rtx", "bare+vp8_frame_drop"):
+        assert cs.parse_combo(cs.label(cs.parse_combo(text))) == cs.parse_combo(text)
 
 
 @pytest.mark.parametrize("text, words", [
@@ -42,9 +45,26 @@ def test_bad_combinations_are_named(text, words):
 def test_overrides_are_the_simulators():
     o = cs.overrides(cs.parse_combo("full+fec_delay_ms"))
     assert o == {"vp8_frame_drop": True, "chromium_pacer": True, "pacing_factor": 1.1,
-                 "chromium_fec": True, "chromium_adjuster": True, "fec_delay_ms": 5.4}
-    # the same send chain as real_vs_sim.py --full-set
-    assert cs.overrides(cs.parse_combo("full")) == cs.real_vs_sim.FULL_SET
+                 "chromium_fec": True, "chromium_adjuster": True, "fec_delay_ms": 5.4,
+                 "loss_v2_m150": False, "loss_v2_padding": False, "send_time_ms": False,
+                 "chromium_feedback_cadence": False, "nack_rtx": False}
+    # the same send chain as real_vs_sim.py --full-set, every other option off
+    full = cs.overrides(cs.parse_combo("full"))
+    assert {k: full[k] for k in cs.real_vs_sim.FULL_SET} == cs.real_vs_sim.FULL_SET
+
+
+def test_the_preset_combination_is_the_presets_defaults():
+    """`preset` sets what chromium-m156 does without overrides: the same run."""
+    import flowstate
+
+    case = next(c for c in cs.real_vs_sim.CASES if c.name == "rfc8867-5.1")
+    named = flowstate.run(cs.scenario(case, cs.parse_combo("preset"), "rfc"), seed=1, runs=1)
+    doc = cs.scenario(case, frozenset(), "rfc")
+    for f in doc["flows"]:
+        if f.get("kind") == "gcc":
+            f["overrides"] = {k: v for k, v in f["overrides"].items() if k not in cs.overrides(())}
+    default = flowstate.run(doc, seed=1, runs=1)
+    assert named.trace_hashes == default.trace_hashes
 
 
 def test_neighbours_keep_what_an_option_needs():
