@@ -40,11 +40,14 @@ pub enum GccPreset {
     /// adaptive threshold (0.0087, 0.039), overuse after 10 ms, pacing factor 1.1,
     /// classic loss-based controller.
     Chromium,
-    /// Chromium 156 (libwebrtc M125 sources, the nearest available): `Chromium` plus
-    /// probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR
-    /// detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained
-    /// within 2 s), the robust throughput estimator and the congestion-window pushback;
-    /// see [`M156Config`].
+    /// Chromium 156 (libwebrtc M125 and M150 sources, the nearest available):
+    /// `Chromium` plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery
+    /// probes), the ALR detector, loss-based BWE v2 (M150's defaults), Chromium's pacing
+    /// (a video stream's 1.1 x target, queue drained within 2 s), the robust throughput
+    /// estimator, the congestion-window pushback, and today's send chain (FEC controller
+    /// and ULPFEC, encoder bitrate adjuster, feedback cadence; the sender's media debt,
+    /// whole-ms send times, ULPFEC delay and padding: [`SendChainConfig`]); see
+    /// [`M156Config`].
     ChromiumM156,
 }
 
@@ -79,7 +82,7 @@ impl GccPreset {
             ),
             Self::ChromiumM156 => (
                 "chromium-m156",
-                "Chromium 156 (libwebrtc M125 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2, Chromium's pacing (2.5 x target, queue drained within 2 s), the robust throughput estimator (the throughput AIMD decreases to) and the congestion-window pushback (frame dropping)",
+                "Chromium 156 (libwebrtc M125 and M150 sources, the nearest available): chromium plus probing (initial 3x / 6x, further 2x, ALR and drop-recovery probes), the ALR detector, loss-based BWE v2 with M150's defaults and its padding, Chromium's pacing (a video stream's 1.1 x target with the 40 ms media debt, queue drained within 2 s), the robust throughput estimator (the throughput AIMD decreases to), the congestion-window pushback (frame dropping), the FEC controller with ULPFEC (5.4 ms behind its frame, measured), the encoder bitrate adjuster, whole-ms send times and the 62.5 ms feedback cadence",
             ),
         }
     }
