@@ -356,11 +356,15 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
                 real_rate = reaction(ts, gcc["name"], at, direction, max_rate, column)
                 real_target = reaction(ts, gcc["name"], at, direction, max_rate, "target_mbps") if "target_mbps" in ts else None
                 sim_rate = reaction(sim["timeseries"], gcc["name"], at, direction, max_rate, column) if sim else None
+                sim_ts = sim["timeseries"] if sim else None
+                sim_target = (reaction(sim_ts, gcc["name"], at, direction, max_rate, "target_mbps")
+                              if sim_ts is not None and "target_mbps" in sim_ts else None)
                 entry["reaction_s"][what] = {
                     "direction": direction,
                     "real": real_rate,
                     "real_target": real_target,
                     "sim": sim_rate,
+                    "sim_target": sim_target,
                 }
         result["stacks"][stack] = entry
     return result
@@ -469,7 +473,8 @@ def tables(results: dict) -> str:
                 lines.append(
                     f"| GCC: time to {goal} after {what} (s) | {num(t['real'], 1) if t['real'] is not None else never} "
                     f"(target: {num(t['real_target'], 1) if t['real_target'] is not None else never}) "
-                    f"| {num(t['sim'], 1) if t['sim'] is not None else never} | | | | | | |"
+                    f"| {num(t['sim'], 1) if t['sim'] is not None else never} "
+                    f"(target: {num(t.get('sim_target'), 1) if t.get('sim_target') is not None else never}) | | | | | | |"
                 )
             lines.append("")
     return "\n".join(lines)

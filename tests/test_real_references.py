@@ -62,6 +62,13 @@ def test_the_table_rebuilds_from_the_kept_references(tmp_path: Path):
     assert entry["runs"] >= 3 and entry["sim_runs"] == 1
     # the real runs were read from the references, not written to OUT
     assert not (out / "rfc8867-5.1" / "chromium").exists()
+    # GCC's trajectory: each event's time for the real and the simulated target and rate
+    events = entry["reaction_s"]
+    assert set(events) == {"the start", "the rise to 2.5 Mbit/s", "the drop to 0.6 Mbit/s"}
+    for t in events.values():
+        assert all(t[k] is not None for k in ("real", "real_target", "sim", "sim_target")), t
+    drop_row = next(line for line in p.stdout.splitlines() if "after the drop" in line)
+    assert drop_row.count("(target: ") == 2, drop_row  # the real and the simulated target
 
 
 def test_refs_is_only_for_tables_only(tmp_path: Path):
