@@ -74,6 +74,8 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "chromium_feedback_cadence": {"set": {"chromium_feedback_cadence": True},
                                   "off": {"chromium_feedback_cadence": False}, "needs": (), "origin": "source"},
     "nack_rtx": {"set": {"nack_rtx": True}, "off": {"nack_rtx": False}, "needs": (), "origin": "source"},
+    "rtcp_report_random": {"set": {"rtcp_report_random": True}, "off": {"rtcp_report_random": False},
+                           "needs": (), "origin": "source"},
 }
 # real_vs_sim.py --full-set, by option name.
 FULL_SET = ("vp8_frame_drop", "chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster")
@@ -81,7 +83,7 @@ FULL_SET = ("vp8_frame_drop", "chromium_pacer", "pacing_1.1", "chromium_fec", "c
 # session; docs/ALGORITHMS.md "Today's Chromium's send chain"): `preset`. `bare` is none
 # of the options, the preset as it was before.
 PRESET = ("chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster", "loss_v2_m150",
-          "loss_v2_padding", "send_time_ms", "fec_delay_ms", "chromium_feedback_cadence")
+          "loss_v2_padding", "send_time_ms", "fec_delay_ms", "chromium_feedback_cadence", "rtcp_report_random")
 # The competitor: tcp-cubic's RFC defaults, SACK alone, or Linux's defaults (--kernel-tcp).
 TCP: dict[str, dict[str, Any]] = {
     "rfc": {},

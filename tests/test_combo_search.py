@@ -47,7 +47,7 @@ def test_overrides_are_the_simulators():
     assert o == {"vp8_frame_drop": True, "chromium_pacer": True, "pacing_factor": 1.1,
                  "chromium_fec": True, "chromium_adjuster": True, "fec_delay_ms": 5.4,
                  "loss_v2_m150": False, "loss_v2_padding": False, "send_time_ms": False,
-                 "chromium_feedback_cadence": False, "nack_rtx": False}
+                 "chromium_feedback_cadence": False, "nack_rtx": False, "rtcp_report_random": False}
     # the same send chain as real_vs_sim.py --full-set, every other option off
     full = cs.overrides(cs.parse_combo("full"))
     assert {k: full[k] for k in cs.real_vs_sim.FULL_SET} == cs.real_vs_sim.FULL_SET

@@ -453,6 +453,10 @@ fn bad_override(index: usize, e: FieldError) -> SimError {
     SimError::Build(e.under(&format!("flows[{index}].overrides")))
 }
 
+/// Mixed into a GCC flow's seed for its receiver's own random draws, so that they do
+/// not repeat the sender's (the video source's).
+const RECEIVER_SEED_SALT: u64 = 0x5245_4345_4956_4552; // "RECEIVER"
+
 /// A GCC flow as the scenario describes it. Report mode: delay-based estimate under
 /// FSE-NG / Extended FSE-NG, target otherwise.
 pub fn gcc_flow(
@@ -580,6 +584,8 @@ pub fn gcc_flow(
     }
     let mut rcfg = MediaReceiverConfig::new(gcc);
     rcfg.ssrc = index as u32 + 1;
+    // The receiver's draws (the report interval) from their own stream of the flow's seed.
+    rcfg.seed = seed ^ RECEIVER_SEED_SALT;
     rcfg.nack = nack_rtx.then(flowstate_core::endpoint::nack::NackConfig::default);
     Ok(EndpointPairFlow::new(
         Tracked::new(sender),

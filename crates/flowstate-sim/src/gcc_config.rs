@@ -92,6 +92,9 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
         gcc.feedback_cadence =
             on.then(flowstate_core::gcc::feedback_cadence::FeedbackCadenceConfig::default);
     }
+    if let Some(on) = o.rtcp_report_random {
+        gcc.randomized_report_interval = on;
+    }
     if let Some(rate) = o.feedback_peer_rate {
         let Some(cadence) = gcc.feedback_cadence.as_mut() else {
             return Err(FieldError::new(

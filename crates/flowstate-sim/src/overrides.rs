@@ -446,6 +446,15 @@ overrides! {
         /// since the last report).
         chromium_feedback_cadence: Option<bool> => [Gcc], None,
             OverrideDefault::PerPreset(|p| text(p.config().feedback_cadence.is_some()));
+        /// `true`: the receiver spaces its RTCP receiver reports (the sender's loss
+        /// fraction, and with it ULPFEC's protection) as libwebrtc's `RTCPSender` does:
+        /// the first half a report interval (1 s) after its first packet, then each gap
+        /// uniform over the whole milliseconds in [0.5, 1.5] s
+        /// (`flowstate_core::endpoint::report_schedule`; issue 21, docs/ALGORITHMS.md
+        /// "Chromium's receiver-report interval"). Default true in `chromium-m156`;
+        /// false (a report every second from the first packet) in the paper-era presets.
+        rtcp_report_random: Option<bool> => [Gcc], None,
+            OverrideDefault::PerPreset(|p| text(p.config().randomized_report_interval));
         /// With `chromium_feedback_cadence`: the receiving peer's own send-side target,
         /// which sets libwebrtc's feedback interval. Default 300 kbit/s, Chromium's start
         /// bitrate (`BitrateConstraints`), the target of a receiver that sends no media

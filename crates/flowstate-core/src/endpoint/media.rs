@@ -8,6 +8,7 @@
 //! it, like RTCP's LSR/DLSR), so the sender computes `now - send_time - hold`.
 
 use super::nack::{nack_wire_size, NackConfig, NackRequester};
+use super::report_schedule::ReportSchedule;
 use super::rtx::{rtx_ssrc, RtxSender};
 use super::send_path::{sent_packet_time, HeldPackets};
 use super::{overhead, Endpoint, Transmit};
@@ -596,11 +597,16 @@ impl MediaSender {
     /// is counted in the send statistics.
     fn on_sent_for_fec(&mut self, now: Timestamp, p: &RtpPacket, size: DataSize) {
         let Some(f) = self.fec.as_mut() else { return };
-        // `nack_rtx`: a retransmission is never FEC-protected (rtp_sender.cc:319-323).
+        let rtp = size.saturating_sub(IP_UDP_HEADER);
+        // `nack_rtx`: a retransmission is never FEC-protected (rtp_sender.cc:319-323),
+        // and counts as NACK overhead in the FEC controller (`ProtectionRequest`); the
+        // padding on the RTX stream is neither.
         if self.rtx.as_ref().is_some_and(|r| r.is_rtx(p)) {
+            if p.frame_id != u64::MAX {
+                f.on_retransmission_sent(now, rtp);
+            }
             return;
         }
-        let rtp = size.saturating_sub(IP_UDP_HEADER);
         if p.is_fec() {
             f.on_fec_sent(now, rtp);
             return;
@@ -962,6 +968,9 @@ pub struct MediaReceiverConfig {
     /// `nack_rtx`: the receiver NACKs missing media packets ([`super::nack`]) and takes
     /// the sender's RTX packets (SSRC [`rtx_ssrc`]). Default `None`: no NACKs.
     pub nack: Option<NackConfig>,
+    /// Seeds the receiver's own random draws (the randomized report interval,
+    /// [`GccConfig::randomized_report_interval`]).
+    pub seed: u64,
 }
 
 impl MediaReceiverConfig {
@@ -971,6 +980,7 @@ impl MediaReceiverConfig {
             gcc,
             wire: WireSizes::default(),
             nack: None,
+            seed: 1,
         }
     }
 }
@@ -992,6 +1002,7 @@ pub struct MediaReceiver {
     next_feedback: Option<Timestamp>,
     /// `chromium_feedback_cadence`: the report schedule.
     cadence: Option<FeedbackCadence>,
+    reports: ReportSchedule,
     next_report: Option<Timestamp>,
     newest: Option<(Timestamp, Timestamp)>,
     highest_seq: Option<u64>,
@@ -1016,10 +1027,16 @@ impl MediaReceiver {
         let remb = RembScheduler::new(cfg.gcc.remb.clone());
         let cadence = cfg.gcc.feedback_cadence.map(FeedbackCadence::new);
         let nack = cfg.nack.map(NackRequester::new);
+        let reports = ReportSchedule::new(
+            cfg.gcc.receiver_report_interval,
+            cfg.gcc.randomized_report_interval,
+            cfg.seed,
+        );
         Self {
             nack,
             cfg,
             cadence,
+            reports,
             bwe,
             remb,
             out: VecDeque::new(),
@@ -1187,7 +1204,7 @@ impl Endpoint for MediaReceiver {
             );
         }
         if self.next_report.is_none() {
-            self.next_report = Some(now + self.cfg.gcc.receiver_report_interval);
+            self.next_report = Some(self.reports.first(now));
         }
         match self.cfg.gcc.side {
             EstimationSide::Sender => {
@@ -1254,7 +1271,7 @@ impl Endpoint for MediaReceiver {
         }
         if self.next_report.is_some_and(|t| now >= t) {
             self.send_report(now);
-            self.next_report = Some(now + self.cfg.gcc.receiver_report_interval);
+            self.next_report = Some(self.reports.next(now));
         }
         if let Some(bwe) = self.bwe.as_ref() {
             if self.remb.next_periodic().is_some_and(|t| now >= t) {
@@ -1915,5 +1932,62 @@ mod tests {
             }
         }
         assert!(found);
+    }
+
+    /// The times a receiver sends its reports while packets come every 10 ms for 20 s.
+    fn report_times(preset: GccPreset, seed: u64) -> Vec<i64> {
+        let mut cfg = MediaReceiverConfig::new(preset.config());
+        cfg.seed = seed;
+        let mut r = MediaReceiver::new(cfg);
+        let mut out = Vec::new();
+        for k in 0..2000u64 {
+            let now = Timestamp::from_millis(10 * k + 10);
+            while r.poll_timeout().is_some_and(|t| t <= now) {
+                let t = r.poll_timeout().unwrap();
+                r.handle_timeout(t);
+                while let Some(x) = r.poll_transmit(t) {
+                    if matches!(x.message, MediaFeedback::ReceiverReport { .. }) {
+                        out.push(t.as_micros() as i64);
+                    }
+                }
+            }
+            r.handle_input(
+                now,
+                RtpPacket {
+                    ssrc: 1,
+                    sequence_number: k,
+                    transport_seq: k,
+                    send_time: now,
+                    payload_size: DataSize::bytes(1000),
+                    frame_id: k,
+                    frame_capture_time: now,
+                    frame_packet_index: 0,
+                    frame_packet_count: 1,
+                    keyframe: false,
+                },
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn chromium_m156_receiver_reports_at_libwebrtc_random_gaps() {
+        // The paper-era preset: every second from the first packet (10 ms).
+        let fixed = report_times(GccPreset::Chromium, 1);
+        assert_eq!(fixed[0], 1_010_000);
+        assert!(fixed.windows(2).all(|w| w[1] - w[0] == 1_000_000));
+        // chromium-m156: the first half a second after the first packet, then gaps of
+        // 0.5-1.5 s (RTCPSender::ComputeTimeUntilNextReport), not all alike, and
+        // another seed draws others.
+        let random = report_times(GccPreset::ChromiumM156, 1);
+        assert_eq!(random[0], 510_000);
+        let gaps: Vec<i64> = random.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 12, "{} reports in 20 s", random.len());
+        assert!(
+            gaps.iter().all(|g| (500_000..=1_500_000).contains(g)),
+            "{gaps:?}"
+        );
+        assert!(gaps.iter().any(|g| *g != gaps[0]));
+        assert_ne!(random, report_times(GccPreset::ChromiumM156, 2));
     }
 }

@@ -15,6 +15,7 @@ pub mod media;
 pub mod nack;
 pub mod overhead;
 mod paced;
+pub mod report_schedule;
 pub mod send_path;
 pub(crate) mod seq_map;
 

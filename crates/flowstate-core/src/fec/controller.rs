@@ -11,8 +11,11 @@
 //! pacer sends the media (`ulpfec`) and queued behind them (`PacingController::
 //! ProcessPackets`: `EnqueuePacket(FetchFec())` after each sent packet).
 //!
-//! Not modelled: retransmissions (the simulator's receiver sends no NACKs, so the NACK
-//! rate is 0), the post-encode overhead `OnBitrateUpdated` also subtracts (the VP8
+//! The NACK rate is the RTX retransmissions' (`nack_rtx`; `ProtectionRequest` sums
+//! `GetSendRates()[kRetransmission]`, not the padding sent on the RTX stream, which is
+//! `kPadding`); without `nack_rtx` the receiver sends no NACKs and it is 0.
+//!
+//! Not modelled: the post-encode overhead `OnBitrateUpdated` also subtracts (the VP8
 //! payload descriptor: the model's packets carry none), the RED header of the media
 //! packets (1 byte each), `fec_allowed_` (true in the real calls, which carry FEC).
 
@@ -67,6 +70,7 @@ pub struct FecController {
     last_ppf_key: Timestamp,
     video_sent: BitrateTracker,
     fec_sent: BitrateTracker,
+    nack_sent: BitrateTracker,
     frames: FrameRateTracker,
     generator: UlpfecGenerator,
     factors: ProtectionFactors,
@@ -89,6 +93,7 @@ impl FecController {
             last_ppf_key: now,
             video_sent: BitrateTracker::new(),
             fec_sent: BitrateTracker::new(),
+            nack_sent: BitrateTracker::new(),
             frames: FrameRateTracker::new(now),
             generator: UlpfecGenerator::new(),
             factors: ProtectionFactors::default(),
@@ -150,9 +155,10 @@ impl FecController {
             .set_protection_parameters(params(self.factors.delta), params(self.factors.key));
         let video = self.video_sent.rate(now).map_or(0.0, Bitrate::as_bps);
         let fec = self.fec_sent.rate(now).map_or(0.0, Bitrate::as_bps);
-        let total = video + fec;
+        let nack = self.nack_sent.rate(now).map_or(0.0, Bitrate::as_bps);
+        let total = video + nack + fec;
         let overhead = if total > 0.0 {
-            (fec / total) as f32
+            ((nack + fec) / total) as f32
         } else {
             0.0
         };
@@ -176,6 +182,11 @@ impl FecController {
     /// A FEC packet left the pacer.
     pub fn on_fec_sent(&mut self, now: Timestamp, rtp_size: DataSize) {
         self.fec_sent.update(now, rtp_size);
+    }
+
+    /// A retransmission (an RTX packet answering a NACK) left the pacer.
+    pub fn on_retransmission_sent(&mut self, now: Timestamp, rtp_size: DataSize) {
+        self.nack_sent.update(now, rtp_size);
     }
 
     /// The factors of the latest update.
@@ -250,6 +261,28 @@ mod tests {
         let r = c.update_fec_rates(at(1100), Bitrate::kbps(200.0), TimeDelta::millis(300));
         assert!((r.as_kbps() - 100.0).abs() < 1e-3, "{r}");
         assert_eq!(c.overhead(), PROTECTION_OVERHEAD_RATE_THRESHOLD);
+    }
+
+    #[test]
+    fn retransmissions_count_in_the_cut_like_fec() {
+        // `ProtectionRequest`: overhead = (NACK + FEC sent) / (video + NACK + FEC sent).
+        let mut c = FecController::new(FecConfig::default(), at(0));
+        for i in 0..10 {
+            c.on_media_sent(
+                at(i * 100),
+                DataSize::bytes(900),
+                ProtectedPacket {
+                    protected_len: DataSize::bytes(880),
+                    marker: true,
+                    keyframe: false,
+                },
+            );
+            c.on_retransmission_sent(at(i * 100), DataSize::bytes(300));
+        }
+        // Both trackers 1000 ms old at 999: retransmissions 3000 of 12000 B -> 3/4.
+        let r = c.update_fec_rates(at(999), Bitrate::kbps(200.0), TimeDelta::millis(300));
+        assert!((r.as_kbps() - 150.0).abs() < 1e-3, "{r}");
+        assert!((c.overhead() - 0.25).abs() < 1e-6);
     }
 
     #[test]

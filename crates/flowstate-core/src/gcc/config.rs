@@ -151,7 +151,8 @@ impl GccPreset {
             // Today's Chromium with its send chain: besides the M156 components, the
             // encoder-side protection (`chromium_fec`), the encoder bitrate adjuster
             // (`chromium_adjuster`) and Chromium's transport-feedback cadence
-            // (`chromium_feedback_cadence`), each an override that switches it off
+            // (`chromium_feedback_cadence`) and libwebrtc's randomized receiver-report
+            // interval (`rtcp_report_random`), each an override that switches it off
             // (issue 21, docs/ALGORITHMS.md "Today's Chromium's send chain").
             Self::ChromiumM156 => {
                 let m156 = M156Config::default();
@@ -165,6 +166,7 @@ impl GccPreset {
                     feedback_cadence: Some(
                         super::feedback_cadence::FeedbackCadenceConfig::default(),
                     ),
+                    randomized_report_interval: true,
                     ..GccConfig::chromium()
                 }
             }
@@ -306,6 +308,11 @@ pub struct GccConfig {
     pub feedback_cadence: Option<super::feedback_cadence::FeedbackCadenceConfig>,
     /// RTCP receiver report interval (1 s).
     pub receiver_report_interval: TimeDelta,
+    /// The receiver draws each report's gap as libwebrtc's `RTCPSender` does: the first
+    /// half an interval after it starts, then uniformly in [1/2, 3/2] x the interval
+    /// (`crate::endpoint::report_schedule`, option `rtcp_report_random`); `false`
+    /// (the paper-era presets): a report every interval.
+    pub randomized_report_interval: bool,
     /// The pacer sends at this factor times the target (paper 1.5, Chromium 1.1).
     pub pacing_factor: f64,
     /// RTT before the first sample (200 ms).
@@ -334,6 +341,7 @@ impl GccConfig {
             feedback_interval: TimeDelta::millis(100),
             feedback_cadence: None,
             receiver_report_interval: TimeDelta::secs(1),
+            randomized_report_interval: false,
             pacing_factor: 1.1,
             default_rtt: TimeDelta::millis(200),
             observation_capacity: 10_000,
