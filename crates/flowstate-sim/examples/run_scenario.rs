@@ -43,7 +43,12 @@ fn main() {
                 r.events,
                 r.events as f64 / wall / 1e6,
             );
-            println!("{}", r.summary.to_json());
+            // A closed stdout (e.g. `| head`) ends the run quietly, not with a panic.
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{}", r.summary.to_json()).is_err() || out.flush().is_err() {
+                std::process::exit(1);
+            }
         }
         Err(e) => {
             eprintln!("{e}");
