@@ -213,6 +213,19 @@ mod tests {
         Timestamp::from_millis(ms)
     }
 
+    /// A one-packet frame of 900 B (880 protected) leaves the pacer at `t`.
+    fn send_one_packet_frame(c: &mut FecController, t: Timestamp) {
+        c.on_media_sent(
+            t,
+            DataSize::bytes(900),
+            ProtectedPacket {
+                protected_len: DataSize::bytes(880),
+                marker: true,
+                keyframe: false,
+            },
+        );
+    }
+
     #[test]
     fn no_loss_no_cut_no_fec() {
         let mut c = FecController::new(FecConfig::default(), at(0));
@@ -238,15 +251,7 @@ mod tests {
     fn the_cut_is_the_sent_fec_share_capped_at_a_half() {
         let mut c = FecController::new(FecConfig::default(), at(0));
         for i in 0..10 {
-            c.on_media_sent(
-                at(i * 100),
-                DataSize::bytes(900),
-                ProtectedPacket {
-                    protected_len: DataSize::bytes(880),
-                    marker: true,
-                    keyframe: false,
-                },
-            );
+            send_one_packet_frame(&mut c, at(i * 100));
             c.on_fec_sent(at(i * 100 + 1), DataSize::bytes(300));
         }
         // FEC 3000 of 12000 B sent in the last second (the FEC window 1 ms younger:
@@ -268,15 +273,7 @@ mod tests {
         // `ProtectionRequest`: overhead = (NACK + FEC sent) / (video + NACK + FEC sent).
         let mut c = FecController::new(FecConfig::default(), at(0));
         for i in 0..10 {
-            c.on_media_sent(
-                at(i * 100),
-                DataSize::bytes(900),
-                ProtectedPacket {
-                    protected_len: DataSize::bytes(880),
-                    marker: true,
-                    keyframe: false,
-                },
-            );
+            send_one_packet_frame(&mut c, at(i * 100));
             c.on_retransmission_sent(at(i * 100), DataSize::bytes(300));
         }
         // Both trackers 1000 ms old at 999: retransmissions 3000 of 12000 B -> 3/4.
