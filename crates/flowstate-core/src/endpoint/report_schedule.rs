@@ -64,10 +64,6 @@ impl ReportSchedule {
         let ms = low + (rng.next_u64() % span) as i64;
         now + TimeDelta::millis(ms.max(1))
     }
-
-    pub fn is_randomized(&self) -> bool {
-        self.rng.is_some()
-    }
 }
 
 #[cfg(test)]
