@@ -2,6 +2,7 @@
 """The trace hash of every run of the whole catalogue, to prove a refactor changed nothing.
 
     python scripts/catalogue_hashes.py --out hashes.json [--runs K] [--short]
+        [--recorder-thread auto|on|off]
     python scripts/catalogue_hashes.py --compare before.json after.json
 
 A trace hash digests every event of a simulation (its time, kind and packet), so two
@@ -9,6 +10,9 @@ runs with equal hashes behaved identically, event for event. The first form simu
 every point of every catalogue entry for seeds 1..K and writes
 ``{"<entry>/<point>/seed=<s>": hash}``; the second prints how many hashes two such files
 share and lists those that differ (exit status 1 if any differs or is missing).
+``--recorder-thread on`` runs every point with its trace hash and window histograms
+computed on the recorder thread (``[measure] recorder_thread``; the catalogue's runs
+are below its automatic threshold), to prove the thread changes no hash.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def collect(runs: int, short: bool, jobs: int) -> dict[str, int]:
+def collect(runs: int, short: bool, jobs: int, recorder: str = "auto") -> dict[str, int]:
     sys.path.insert(0, str(ROOT / "python"))
     from flowstate import _native
     from flowstate.catalogue import catalogue
@@ -31,7 +35,11 @@ def collect(runs: int, short: bool, jobs: int) -> dict[str, int]:
     work = []
     for exp in catalogue.load_all(root):
         for point in exp.points(short=short):
-            text = _native.scenario_toml(point.scenario)
+            scenario = point.scenario
+            if recorder != "auto":
+                measure = {**scenario.get("measure", {}), "recorder_thread": recorder}
+                scenario = {**scenario, "measure": measure}
+            text = _native.scenario_toml(scenario)
             for seed in range(1, runs + 1):
                 work.append((f"{exp.id}/{point.name}/seed={seed}", text, f"{exp.file}: point {point.name}", seed))
 
@@ -67,13 +75,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--runs", type=int, default=2, help="seeds 1..K per point (default 2)")
     ap.add_argument("--short", action="store_true", help="the entries' short versions")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument(
+        "--recorder-thread",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="[measure] recorder_thread of every point (default: the points' own, auto)",
+    )
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args(argv)
     if args.compare:
         return compare(*args.compare)
     if args.out is None:
         ap.error("give --out FILE or --compare BEFORE AFTER")
-    hashes = collect(args.runs, args.short, args.jobs)
+    hashes = collect(args.runs, args.short, args.jobs, args.recorder_thread)
     args.out.write_text(json.dumps(hashes, indent=1) + "\n")
     print(f"{len(hashes)} trace hashes written to {args.out}")
     return 0

@@ -8,13 +8,14 @@ use crate::flow::{Dir, FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
 use crate::link_metrics::{LinkMetrics, LinkSeriesRow};
 use crate::metrics::{FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
+use crate::recorder::Recorder;
 use crate::sbd::{SbdAction, SbdObserver};
 use crate::scheduler::{EventQueue, Fnv64};
 use crate::topology::{FirstHop, FlowPath, Network, Topology, NO_LINK};
+pub use crate::trace_record::{TraceKind, TraceRecord};
 use flowstate_core::coupling::Allowance;
 use flowstate_core::sbd::SbdFeedback;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
-use serde::{Deserialize, Serialize};
 
 /// A flow's schedule and attributes.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,38 +48,6 @@ pub struct SimConfig {
     pub network: Option<Network>,
     pub flows: Vec<FlowSetup>,
     pub metrics: MetricsConfig,
-}
-
-/// What happened to a packet (trace records, hashed into the run fingerprint).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TraceKind {
-    /// Handed to a link by its flow.
-    Send,
-    /// Tail-dropped at the queue.
-    Drop,
-    /// Started serialization.
-    Serialize,
-    /// Lost at random after serialization.
-    Lost,
-    /// Left the link (then crosses the flow's path delay).
-    Exit,
-    /// Arrived at the destination endpoint.
-    Deliver,
-}
-
-/// One trace record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TraceRecord {
-    pub time_us: u64,
-    pub kind: TraceKind,
-    /// The link ([`LinkId`]'s number; [`NO_LINK`] on a fixed-delay path).
-    pub link: u8,
-    pub flow: u32,
-    /// 0 data, 1 feedback.
-    pub dir: u8,
-    pub size: u32,
-    pub packet: u64,
 }
 
 /// The outcome of a run.
@@ -164,6 +133,9 @@ pub struct Simulation {
     hop_waits: std::collections::HashMap<u64, TimeDelta>,
     link_metrics: LinkMetrics,
     lanes: EventLanes,
+    /// The helper thread that computes the trace hash and the window histograms
+    /// (crate::recorder), when the run uses one.
+    recorder: Option<Recorder>,
 }
 
 /// Which FIFO lane of the event queue (crate::scheduler, "FIFO lanes") each stream of
@@ -176,12 +148,19 @@ struct EventLanes {
     link_done: Vec<usize>,
     /// Per link: packets entering the next link of their route as they leave this one.
     arrive: Vec<usize>,
-    /// Per flow and direction (`None`: more distinct pairs than [`MAX_DELIVERY_LANES`];
-    /// the wheel takes them).
-    deliver: Vec<[Option<usize>; 2]>,
+    /// Per flow and direction: the lane's number ([`NO_LANE`]: more distinct pairs than
+    /// [`MAX_DELIVERY_LANES`]; the wheel takes them). A byte each, so that a 10,000-flow
+    /// run's stay in cache (they are read once per delivered packet).
+    deliver: Vec<[u8; 2]>,
+    /// The event queue's number of delivery lane `k` is `deliver_lanes[k]`.
+    deliver_lanes: Vec<usize>,
 }
 
-/// Bound on the delivery lanes (a pop compares every lane's head, so they must stay few).
+/// [`EventLanes::deliver`]: no lane.
+const NO_LANE: u8 = u8::MAX;
+
+/// Bound on the delivery lanes (a pop compares every lane's head, so they must stay few;
+/// below [`NO_LANE`]).
 const MAX_DELIVERY_LANES: usize = 16;
 
 impl EventLanes {
@@ -194,16 +173,19 @@ impl EventLanes {
         } else {
             Vec::new()
         };
-        let mut pairs: Vec<((u8, TimeDelta), usize)> = Vec::new();
+        let mut pairs: Vec<(u8, TimeDelta)> = Vec::new();
+        let mut deliver_lanes = Vec::new();
         let mut lane_of = |key: (u8, TimeDelta), queue: &mut EventQueue<Event>| {
-            if let Some(&(_, lane)) = pairs.iter().find(|p| p.0 == key) {
-                return Some(lane);
+            if let Some(k) = pairs.iter().position(|p| *p == key) {
+                return k as u8;
             }
-            (pairs.len() < MAX_DELIVERY_LANES).then(|| {
-                let lane = queue.add_lane();
-                pairs.push((key, lane));
-                lane
-            })
+            if pairs.len() < MAX_DELIVERY_LANES {
+                deliver_lanes.push(queue.add_lane());
+                pairs.push(key);
+                (pairs.len() - 1) as u8
+            } else {
+                NO_LANE
+            }
         };
         let deliver = (0..topo.flows())
             .map(|f| {
@@ -220,13 +202,16 @@ impl EventLanes {
             link_done,
             arrive,
             deliver,
+            deliver_lanes,
         }
     }
 
+    #[inline]
     fn deliver(&self, flow: usize, dir: Dir) -> usize {
         self.deliver
             .get(flow)
-            .and_then(|d| d[dir as usize])
+            .and_then(|d| self.deliver_lanes.get(usize::from(d[dir as usize])))
+            .copied()
             .unwrap_or(usize::MAX)
     }
 }
@@ -328,6 +313,14 @@ impl Simulation {
         let mut flows = flows;
         flows.truncate(n);
         let trace = config.metrics.trace.then(Vec::new);
+        let recorder = if config.metrics.recorder_thread.used(n) {
+            Recorder::start(n)
+        } else {
+            None
+        };
+        if recorder.is_some() {
+            metrics.defer_window_samples();
+        }
         Self {
             states: vec![FlowState::Idle; n],
             armed: vec![None; n],
@@ -350,6 +343,7 @@ impl Simulation {
             hop_waits: std::collections::HashMap::new(),
             link_metrics,
             lanes,
+            recorder,
             config,
         }
     }
@@ -403,6 +397,18 @@ impl Simulation {
                 |i| controller_rate(flows, states, i),
             );
             self.handle(now, ev);
+            if let (Some(r), Some(samples)) =
+                (self.recorder.as_mut(), self.metrics.deferred_samples())
+            {
+                r.maybe_hand_over(samples);
+            }
+        }
+        if let Some(r) = self.recorder.take() {
+            let mut samples =
+                std::mem::take(self.metrics.deferred_samples().unwrap_or(&mut Vec::new()));
+            let recorded = r.finish(&mut samples);
+            self.hasher = recorded.hash;
+            self.metrics.install_window_histograms(recorded.histograms);
         }
         let events = self.queue.processed();
         let (flows, states) = (&self.flows, &self.states);
@@ -492,18 +498,11 @@ impl Simulation {
             size: pkt.size,
             packet: pkt.id,
         };
-        // The 27 little-endian bytes of the record; `write_le` skips the chain through
-        // the zero high bytes of times below ~71 min, flow numbers below 65,536, sizes
-        // below 64 kB and packet numbers below 2^32 (the same hash).
         if self.hash_trace {
-            let h = &mut self.hasher;
-            h.write_le::<8, 4>(rec.time_us);
-            h.write_u8(rec.kind as u8);
-            h.write_u8(rec.link);
-            h.write_le::<4, 2>(u64::from(rec.flow));
-            h.write_u8(rec.dir);
-            h.write_le::<4, 2>(u64::from(rec.size));
-            h.write_le::<8, 4>(rec.packet);
+            match self.recorder.as_mut() {
+                Some(r) => r.trace(rec),
+                None => rec.hash_into(&mut self.hasher),
+            }
         }
         if let Some(t) = self.trace.as_mut() {
             t.push(rec);

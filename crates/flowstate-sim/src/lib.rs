@@ -2,8 +2,10 @@
 //!
 //! A deterministic packet-level discrete-event simulator that drives flowstate's sans-I/O
 //! endpoints over a dumbbell topology (forward and reverse bottleneck links, per-flow
-//! path delays). A run is a pure function of `(scenario, seed)`: no clock, no sockets, no
-//! threads; every random component has its own seeded stream.
+//! path delays). A run is a pure function of `(scenario, seed)`: no clock, no sockets;
+//! every random component has its own seeded stream. The event loop is one thread; a run
+//! of many flows hands what it only records (trace hash, window histograms) to one
+//! helper thread that consumes it in order ([`recorder`]), with the same results.
 //!
 //! Entry points: [`run::run`] (a parsed [`scenario::Scenario`] and a seed) and
 //! [`run::run_toml`] / [`run::run_file`]; plug new flow kinds in through
@@ -25,6 +27,7 @@ pub mod metrics;
 pub mod overrides;
 pub mod presets;
 pub mod queue;
+pub mod recorder;
 pub mod rmcat_config;
 pub mod run;
 pub mod sbd;
@@ -34,6 +37,7 @@ pub mod series_text;
 pub mod topology;
 pub mod topology_spec;
 pub mod trace;
+pub mod trace_record;
 pub mod units_parse;
 pub mod web_api;
 

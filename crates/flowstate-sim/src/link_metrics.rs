@@ -277,6 +277,7 @@ mod tests {
             trace: false,
             series: true,
             trace_hash: true,
+            ..MetricsConfig::default()
         }
     }
 

@@ -300,6 +300,9 @@ pub struct MetricsConfig {
     /// Without it a run does 10-25 % less work and reports no hash; everything else is
     /// the same (a run whose outputs are its summary and series, like the catalogue's).
     pub trace_hash: bool,
+    /// Whether the trace hash and the window histograms are computed on a helper
+    /// thread (crate::recorder; the results are the same either way).
+    pub recorder_thread: RecorderThread,
 }
 
 impl Default for MetricsConfig {
@@ -311,6 +314,7 @@ impl Default for MetricsConfig {
             trace: false,
             series: true,
             trace_hash: true,
+            recorder_thread: RecorderThread::Auto,
         }
     }
 }
@@ -455,15 +459,66 @@ struct WindowAcc {
     recv_bytes: u64,
     sent_pkts: u64,
     lost_pkts: u64,
-    rtt: Histogram,
-    qdelay: Histogram,
-    /// One-way delay of the delivered data packets.
-    delay: Histogram,
     /// Sum and count of the jitter estimate J at the window's arrivals.
     jitter_sum_us: f64,
     jitter_n: u64,
     goodput_start: Option<u64>,
     goodput_end: Option<u64>,
+}
+
+/// A flow's histograms over the measurement window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WindowHistograms {
+    pub rtt: Histogram,
+    pub qdelay: Histogram,
+    /// One-way delay of the delivered data packets.
+    pub delay: Histogram,
+}
+
+/// Which of a flow's [`WindowHistograms`] a sample goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowKind {
+    Rtt,
+    QueueWait,
+    Delay,
+}
+
+impl WindowHistograms {
+    #[inline]
+    pub fn record(&mut self, kind: WindowKind, value: TimeDelta) {
+        match kind {
+            WindowKind::Rtt => self.rtt.record(value),
+            WindowKind::QueueWait => self.qdelay.record(value),
+            WindowKind::Delay => self.delay.record(value),
+        }
+    }
+}
+
+/// A window-histogram sample on its way to the recorder thread (crate::recorder).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowSample {
+    pub flow: u32,
+    pub kind: WindowKind,
+    pub value: TimeDelta,
+}
+
+/// Counts a window sample into `hist`, or keeps it for the recorder thread.
+#[inline(always)]
+fn window_sample(
+    deferred: &mut Option<Vec<WindowSample>>,
+    hist: &mut WindowHistograms,
+    flow: usize,
+    kind: WindowKind,
+    value: TimeDelta,
+) {
+    match deferred {
+        Some(d) => d.push(WindowSample {
+            flow: flow as u32,
+            kind,
+            value,
+        }),
+        None => hist.record(kind, value),
+    }
 }
 
 /// Per-flow summary (summary.json `flows[]`).
@@ -621,6 +676,35 @@ fn one() -> f64 {
 /// Rows [`Metrics::reserve_series`] reserves at most (~1.7 GB); a longer series grows.
 const MAX_RESERVED_ROWS: u64 = 16 << 20;
 
+/// Whether a run computes its trace hash and window histograms on a helper thread
+/// (crate::recorder; `[measure] recorder_thread`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecorderThread {
+    /// From [`AUTO_RECORDER_MIN_FLOWS`] flows on.
+    #[default]
+    Auto,
+    /// Always (the results are the same either way).
+    On,
+    /// Never: the loop records everything itself.
+    Off,
+}
+
+/// [`RecorderThread::Auto`]'s threshold: the flows from which a run's per-flow state
+/// no longer fits the caches (the same bound as the engine's prefetch hint).
+pub const AUTO_RECORDER_MIN_FLOWS: usize = 256;
+
+impl RecorderThread {
+    /// Whether a run of `flows` flows records on the helper.
+    pub fn used(self, flows: usize) -> bool {
+        match self {
+            Self::Auto => flows >= AUTO_RECORDER_MIN_FLOWS,
+            Self::On => true,
+            Self::Off => false,
+        }
+    }
+}
+
 /// The streaming collector.
 #[derive(Debug, Clone)]
 pub struct Metrics {
@@ -628,13 +712,19 @@ pub struct Metrics {
     flows: Vec<FlowMeta>,
     /// Per flow: its name as every series row shares it.
     names: Vec<FlowName>,
-    /// Per flow: the open bin's and the window's accumulators side by side (one
-    /// cache neighbourhood per flow on the per-packet path).
+    /// Per flow: the open bin's and the window's counters side by side (one cache
+    /// neighbourhood per flow on the per-packet path: three lines).
     acc: Vec<FlowAcc>,
+    /// Per flow: its window histograms (apart from `acc`: with the recorder thread the
+    /// loop never touches them).
+    hists: Vec<WindowHistograms>,
     bin_start: Timestamp,
     rows: Vec<SeriesRow>,
     forward: LinkConfig,
     window_started: bool,
+    /// Window-histogram samples waiting for the recorder thread (crate::recorder);
+    /// `None`: recorded here, into `acc`.
+    deferred: Option<Vec<WindowSample>>,
 }
 
 impl Metrics {
@@ -648,10 +738,32 @@ impl Metrics {
                 .collect(),
             flows,
             acc: vec![FlowAcc::default(); n],
+            hists: vec![WindowHistograms::default(); n],
             bin_start: Timestamp::ZERO,
             rows: Vec::new(),
             forward,
             window_started: false,
+            deferred: None,
+        }
+    }
+
+    /// From now on, window-histogram samples are kept in order for the recorder thread
+    /// ([`Metrics::deferred_samples`]) instead of being counted here.
+    pub fn defer_window_samples(&mut self) {
+        self.deferred = Some(Vec::new());
+    }
+
+    /// The deferred samples not yet handed over (`None` when nothing is deferred).
+    pub fn deferred_samples(&mut self) -> Option<&mut Vec<WindowSample>> {
+        self.deferred.as_mut()
+    }
+
+    /// Ends the deferral: every flow's window histograms as the recorder thread counted
+    /// them (`histograms[i]`: flow i's).
+    pub fn install_window_histograms(&mut self, histograms: Vec<WindowHistograms>) {
+        self.deferred = None;
+        for (acc, h) in self.hists.iter_mut().zip(histograms) {
+            *acc = h;
         }
     }
 
@@ -801,8 +913,8 @@ impl Metrics {
             b.qdelay_n += 1;
         }
         if inw {
-            if let Some(w) = self.acc.get_mut(flow).map(|a| &mut a.window) {
-                w.qdelay.record(waited);
+            if let Some(h) = self.hists.get_mut(flow) {
+                window_sample(&mut self.deferred, h, flow, WindowKind::QueueWait, waited);
             }
         }
     }
@@ -819,7 +931,9 @@ impl Metrics {
         }
         if let Some(acc) = self.acc.get(flow) {
             prefetch_index(from_ref(&acc.bin), 0);
-            prefetch_index(from_ref(&acc.window.qdelay), 0);
+            if let (None, Some(h)) = (&self.deferred, self.hists.get(flow)) {
+                prefetch_index(from_ref(&h.qdelay), 0);
+            }
         }
     }
 
@@ -839,9 +953,15 @@ impl Metrics {
             Dir::Data => {
                 prefetch_index(from_ref(&acc.window.recv_bytes), 0);
                 prefetch_index(from_ref(&acc.jitter), 0);
-                prefetch_index(from_ref(&acc.window.delay), 0);
+                if let (None, Some(h)) = (&self.deferred, self.hists.get(flow)) {
+                    prefetch_index(from_ref(&h.delay), 0);
+                }
             }
-            Dir::Feedback => prefetch_index(from_ref(&acc.window.rtt), 0),
+            Dir::Feedback => {
+                if let (None, Some(h)) = (&self.deferred, self.hists.get(flow)) {
+                    prefetch_index(from_ref(&h.rtt), 0);
+                }
+            }
         }
     }
 
@@ -868,7 +988,9 @@ impl Metrics {
         if inw {
             let w = &mut acc.window;
             w.recv_bytes += u64::from(size);
-            w.delay.record(transit);
+            if let Some(h) = self.hists.get_mut(flow) {
+                window_sample(&mut self.deferred, h, flow, WindowKind::Delay, transit);
+            }
             if let Some(j) = j {
                 w.jitter_sum_us += j;
                 w.jitter_n += 1;
@@ -884,8 +1006,8 @@ impl Metrics {
             b.rtt_n += 1;
         }
         if inw {
-            if let Some(w) = self.acc.get_mut(flow).map(|a| &mut a.window) {
-                w.rtt.record(rtt);
+            if let Some(h) = self.hists.get_mut(flow) {
+                window_sample(&mut self.deferred, h, flow, WindowKind::Rtt, rtt);
             }
         }
     }
@@ -900,6 +1022,14 @@ impl Metrics {
         goodput: impl Fn(usize) -> Option<u64>,
         target: impl Fn(usize) -> Option<Bitrate>,
     ) -> (Summary, Vec<SeriesRow>) {
+        // Samples still deferred (a run whose recorder did not take them) count here.
+        if let Some(samples) = self.deferred.take() {
+            for s in samples {
+                if let Some(h) = self.hists.get_mut(s.flow as usize) {
+                    h.record(s.kind, s.value);
+                }
+            }
+        }
         // Close the bins up to `end` (the last, partial one included).
         while self.bin_start < end {
             let full_end = self.bin_end();
@@ -941,14 +1071,19 @@ impl Metrics {
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut fwd_bytes = 0u64;
         let (mut fwd_sent, mut fwd_lost, mut fwd_q_n, mut fwd_q_ms) = (0u64, 0u64, 0u64, 0.0);
-        for (meta, w) in self.flows.iter().zip(self.acc.iter().map(|a| &a.window)) {
+        for ((meta, w), h) in self
+            .flows
+            .iter()
+            .zip(self.acc.iter().map(|a| &a.window))
+            .zip(&self.hists)
+        {
             if meta.forward {
                 fwd_bytes += w.recv_bytes;
                 fwd_sent += w.sent_pkts;
                 fwd_lost += w.lost_pkts;
-                if let Some(m) = w.qdelay.mean_ms() {
-                    fwd_q_n += w.qdelay.count();
-                    fwd_q_ms += m * w.qdelay.count() as f64;
+                if let Some(m) = h.qdelay.mean_ms() {
+                    fwd_q_n += h.qdelay.count();
+                    fwd_q_ms += m * h.qdelay.count() as f64;
                 }
             }
             let goodput_mbps = match (w.goodput_start, w.goodput_end) {
@@ -963,9 +1098,9 @@ impl Metrics {
                 throughput_mbps: mbps(w.recv_bytes),
                 send_rate_mbps: mbps(w.sent_bytes),
                 goodput_mbps,
-                rtt_ms: w.rtt.stats(),
-                queuing_delay_ms: w.qdelay.stats(),
-                one_way_delay_ms: w.delay.stats(),
+                rtt_ms: h.rtt.stats(),
+                queuing_delay_ms: h.qdelay.stats(),
+                one_way_delay_ms: h.delay.stats(),
                 jitter_ms: (w.jitter_n > 0).then(|| w.jitter_sum_us / w.jitter_n as f64 / 1000.0),
                 loss_ratio: if w.sent_pkts > 0 {
                     w.lost_pkts as f64 / w.sent_pkts as f64
@@ -1278,6 +1413,7 @@ mod tests {
             trace: false,
             series: true,
             trace_hash: true,
+            ..MetricsConfig::default()
         };
         let meta = vec![FlowMeta {
             name: "a".into(),

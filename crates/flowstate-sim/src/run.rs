@@ -208,6 +208,7 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
             trace: m.trace.unwrap_or(false),
             series: m.series.unwrap_or(true),
             trace_hash: m.trace_hash.unwrap_or(true),
+            recorder_thread: m.recorder_thread.unwrap_or_default(),
         },
     }
 }

@@ -333,6 +333,9 @@ pub struct MeasureSpec {
     pub series: Option<bool>,
     /// Compute the run's trace hash (default true); false: no fingerprint, less work.
     pub trace_hash: Option<bool>,
+    /// Record the trace hash and the window histograms on a helper thread: "auto"
+    /// (default: from 256 flows on), "on" or "off" (crate::recorder; same results).
+    pub recorder_thread: Option<crate::metrics::RecorderThread>,
 }
 
 /// A whole scenario, validated.

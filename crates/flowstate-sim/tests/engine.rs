@@ -335,6 +335,75 @@ fn without_the_trace_hash_the_run_is_the_same_and_has_no_hash() {
     assert_eq!(a.events, b.events);
 }
 
+/// Reactive flows (TCP and GCC with feedback, RTT samples, queuing and random loss)
+/// whose summary window starts after the first bins: what the recorder thread's
+/// batches carry (trace records, window samples of all three histograms) and when.
+fn many_samples() -> String {
+    r#"
+name = "recorder"
+duration = "8s"
+[link]
+capacity = "12Mbps"
+delay = "20ms"
+queue = "80ms"
+loss = 0.005
+[[flows]]
+name = "tcp"
+kind = "tcp-newreno"
+count = 3
+[[flows]]
+name = "gcc"
+kind = "gcc"
+[measure]
+start = "1.3s"
+end = "7.5s"
+"#
+    .to_string()
+}
+
+#[test]
+fn the_recorder_thread_computes_what_the_loop_would() {
+    // `[measure] recorder_thread`: the trace hash and the window histograms computed on
+    // a helper thread are those the loop computes itself: the same summary (every
+    // percentile), series and hash, over many hand-overs (crate::recorder).
+    let text = many_samples();
+    let off = run_toml(
+        &format!("{text}recorder_thread = \"off\"\n"),
+        "r.toml",
+        Some(5),
+    )
+    .expect("runs");
+    let on = run_toml(
+        &format!("{text}recorder_thread = \"on\"\n"),
+        "r.toml",
+        Some(5),
+    )
+    .expect("runs");
+    assert!(off.events > 20_000, "{}", off.events);
+    assert!(off
+        .summary
+        .flows
+        .iter()
+        .all(|f| f.rtt_ms.p95.is_some() && f.queuing_delay_ms.p95.is_some()));
+    assert_eq!(on.trace_hash, off.trace_hash);
+    assert_eq!(on.summary.to_json(), off.summary.to_json());
+    assert_eq!(on.series, off.series);
+    // Auto below the threshold records in the loop: the same again.
+    let auto = run_toml(&text, "r.toml", Some(5)).expect("runs");
+    assert_eq!(auto.trace_hash, off.trace_hash);
+    assert_eq!(auto.summary.to_json(), off.summary.to_json());
+}
+
+#[test]
+fn a_recorder_thread_that_is_not_a_mode_is_refused() {
+    let text = format!("{}recorder_thread = \"yes\"\n", many_samples());
+    let err = run_toml(&text, "r.toml", Some(1))
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("recorder_thread"), "{err}");
+    assert!(!err.contains('\n'), "{err}");
+}
+
 #[test]
 fn the_scenario_name_labels_the_summary_and_nothing_else() {
     // The catalogue runner simulates points that differ only in their scenario's name
