@@ -100,6 +100,9 @@ const MAX_REPORTS_PER_DRAIN: usize = 16;
 /// stays cached and the hint would only add its instructions (docs/BENCHMARKS.md,
 /// "Seventh pass").
 const PREFETCH_MIN_FLOWS: usize = 256;
+/// How many places down its lane the flow of an event gets its early hint
+/// ([`SimFlow::prefetch_early`]).
+const EARLY_PREFETCH_AHEAD: usize = 2;
 
 /// A simulation in progress.
 pub struct Simulation {
@@ -457,6 +460,14 @@ impl Simulation {
     /// that those loads overlap the current event's work instead of stalling the next.
     #[inline]
     fn prefetch_next(&mut self) {
+        // Two stages: the flow of the event `EARLY_PREFETCH_AHEAD` places down the lane
+        // just popped (its entry already loaded by the lane's own hint) gets its
+        // fields' lines loaded, so that when it is next, the hint below finds them.
+        if let Some(Event::Deliver(pkt)) = self.queue.lane_ahead(EARLY_PREFETCH_AHEAD) {
+            if let Some(f) = self.flows.get(pkt.flow as usize) {
+                f.prefetch_early(pkt.dir);
+            }
+        }
         let (flow, dir, slot) = match self.queue.peek() {
             Some(Event::Deliver(pkt)) => (pkt.flow as usize, pkt.dir, Some(pkt.slot)),
             Some(Event::Timer(f)) => (*f as usize, Dir::Data, None),

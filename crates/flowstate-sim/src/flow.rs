@@ -81,6 +81,10 @@ pub trait SimFlow {
     /// message is in slot `slot` (`None`: the next event is this flow's timer), so start
     /// loading what that event reads first. Changes nothing.
     fn prefetch(&self, _dir: Dir, _slot: Option<u32>) {}
+    /// An earlier cache hint, a few events ahead: a packet travelling in `dir` will be
+    /// handed to this flow, so start loading the flow's own fields that
+    /// [`SimFlow::prefetch`] then reads (addresses only: no load of the flow's state).
+    fn prefetch_early(&self, _dir: Dir) {}
     /// A report for the coupling manager, if the sender's controller has a new value.
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         None
@@ -308,6 +312,21 @@ where
                 prefetch_index(from_ref(&self.sender), 0);
             }
             (_, None) => prefetch_index(from_ref(&self.sender), 0),
+        }
+    }
+
+    fn prefetch_early(&self, dir: Dir) {
+        use prefetch_index::prefetch_index;
+        use std::slice::from_ref;
+        match dir {
+            Dir::Data => {
+                prefetch_index(from_ref(&self.data), 0);
+                prefetch_index(from_ref(&self.receiver), 0);
+            }
+            Dir::Feedback => {
+                prefetch_index(from_ref(&self.feedback), 0);
+                prefetch_index(from_ref(&self.sender), 0);
+            }
         }
     }
 

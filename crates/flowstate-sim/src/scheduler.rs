@@ -94,6 +94,8 @@ pub struct EventQueue<E> {
     wheel_next: Option<Option<u128>>,
     /// The lane whose head is the smallest `(time, seq)` of all lanes' heads.
     lane_min: Option<usize>,
+    /// The lane the last pop took its event from (`usize::MAX`: the wheel).
+    popped_lane: usize,
     /// Sequence number of the next event scheduled.
     next_seq: u64,
     len: usize,
@@ -151,6 +153,7 @@ impl<E: Copy> EventQueue<E> {
             early: Vec::new(),
             lanes: Vec::new(),
             lane_heads: Vec::new(),
+            popped_lane: usize::MAX,
             wheel_next: None,
             lane_min: None,
             next_seq: 0,
@@ -389,6 +392,14 @@ impl<E: Copy> EventQueue<E> {
             .map(|e| &e.2)
     }
 
+    /// The event `k` places behind the head of the lane the last pop took its event
+    /// from (`None`: the wheel's, or the lane is shorter), for cache hints: a lane's
+    /// order is its pops' order.
+    #[inline]
+    pub fn lane_ahead(&self, k: usize) -> Option<&E> {
+        self.lanes.get(self.popped_lane)?.get(k).map(|e| &e.2)
+    }
+
     /// Pop the next event if it is before `end` (the one pass of a
     /// [`EventQueue::peek_time`] and a [`EventQueue::pop`]).
     #[inline]
@@ -422,6 +433,7 @@ impl<E: Copy> EventQueue<E> {
                     *h = next;
                 }
                 self.update_lane_min();
+                self.popped_lane = lane;
                 return Some(self.popped(time, event));
             }
         }
@@ -429,6 +441,7 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         self.wheel_next = None;
+        self.popped_lane = usize::MAX;
         if let Some((t, _, event)) = self.early.pop() {
             return Some(self.popped(t, event));
         }
@@ -705,6 +718,25 @@ mod tests {
         q.schedule(Timestamp::from_micros(1 << 20), 'd');
         assert_eq!(q.peek(), None);
         assert_eq!(q.pop().map(|e| e.1), Some('d'));
+    }
+
+    #[test]
+    fn lane_ahead_looks_down_the_lane_just_popped() {
+        let mut q = EventQueue::new();
+        let lane = q.add_lane();
+        for (t, e) in [(10, 1u32), (20, 2), (30, 3), (40, 4)] {
+            q.schedule_in(lane, Timestamp::from_micros(t), e);
+        }
+        q.schedule(Timestamp::from_micros(25), 99);
+        assert_eq!(q.lane_ahead(0), None); // nothing popped yet
+        assert_eq!(q.pop(), Some((Timestamp::from_micros(10), 1)));
+        assert_eq!(q.lane_ahead(0), Some(&2));
+        assert_eq!(q.lane_ahead(2), Some(&4));
+        assert_eq!(q.lane_ahead(3), None);
+        q.pop();
+        // The wheel's event: no lane.
+        assert_eq!(q.pop(), Some((Timestamp::from_micros(25), 99)));
+        assert_eq!(q.lane_ahead(0), None);
     }
 
     #[test]
