@@ -83,13 +83,17 @@ print(json.dumps({
 """
 
 
-def scenario(mix: str, n: int, duration: float, series: bool = True, trace_hash: bool = True) -> str:
+def scenario(
+    mix: str, n: int, duration: float, series: bool = True, trace_hash: bool = True, recorder: str = "auto"
+) -> str:
     head = (
         f'name = "{mix}-{n}"\nduration = "{duration:g}s"\nseed = 1\n'
         f'[link]\ncapacity = "{n}Mbps"\ndelay = "20ms"\nqueue = "100ms"\n'
     )
-    if not series or not trace_hash:
+    if not series or not trace_hash or recorder != "auto":
         head += "[measure]\n"
+    if recorder != "auto":
+        head += f'recorder_thread = "{recorder}"\n'
     if not series:
         head += "series = false\n"
     if not trace_hash:
@@ -171,6 +175,12 @@ def main(argv: list[str]) -> int:
         "--no-trace-hash", action="store_true", help="runs compute no trace hash ([measure] trace_hash = false)"
     )
     ap.add_argument(
+        "--recorder-thread",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="[measure] recorder_thread of the runs (default auto: the helper thread from 256 flows on)",
+    )
+    ap.add_argument(
         "--engine",
         type=Path,
         help=f"the engine binary (default: {PGO_ENGINE.relative_to(ROOT)} when it exists, else {PLAIN_ENGINE.relative_to(ROOT)})",
@@ -195,7 +205,14 @@ def main(argv: list[str]) -> int:
         for mix in mixes:
             for n in flows:
                 path = work / f"{mix}-{n}.toml"
-                path.write_text(scenario(mix, n, args.duration, series=not args.no_series, trace_hash=not args.no_trace_hash))
+                path.write_text(scenario(
+                        mix,
+                        n,
+                        args.duration,
+                        series=not args.no_series,
+                        trace_hash=not args.no_trace_hash,
+                        recorder=args.recorder_thread,
+                    ))
                 eng = [run_engine(engine, path) for _ in range(args.repeat)]
                 py = [run_python(path) for _ in range(args.repeat)]
                 cli = [run_cli(path, work) for _ in range(args.repeat)] if args.cli else []

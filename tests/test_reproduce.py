@@ -133,7 +133,7 @@ def test_a_reproduction_simulates_without_the_trace_hash(tiny, tmp_path, monkeyp
     raws = []
     simulate = reproduce._native.simulate
     monkeypatch.setattr(reproduce._native, "simulate", lambda *a, **k: raws.extend(simulate(*a, **k)) or raws[-1:])
-    monkeypatch.setattr(reproduce, "without_trace_hash", dict)  # the runs as they were
+    monkeypatch.setattr(reproduce, "as_pooled_run", dict)  # the runs as they were
     with_hash = reproduce.reproduce(tiny, out=tmp_path / "a", runs=1)
     assert all(isinstance(r["trace_hash"], int) for r in raws) and len(raws) == 2
     monkeypatch.undo()

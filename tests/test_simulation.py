@@ -164,6 +164,40 @@ def test_runs_use_consecutive_distinct_seeds_independent_of_threads():
     assert alone.runs[0] == serial.runs[1] and alone.trace_hashes[0] == serial.trace_hashes[1]
 
 
+def test_the_recorder_thread_changes_no_result():
+    """``[measure] recorder_thread``: the trace hash and window histograms computed on a
+    helper thread ("on"; "auto" from 256 flows) are those of the loop ("off"), also
+    for runs side by side (threads=2 turns "auto" off, "on" stays)."""
+    base = scenario(cbr("a", "1.2Mbps"), cbr("b", "1Mbps"), loss=0.02, duration="6s")
+    results = {}
+    for mode in ("off", "on", "auto"):
+        s = {**base, "measure": {"start": "1s", "recorder_thread": mode}}
+        results[mode] = flowstate.run(s, seed=3, runs=2, threads=2)
+        alone = flowstate.run(s, seed=3, runs=2, threads=1)
+        assert alone.runs == results[mode].runs and alone.trace_hashes == results[mode].trace_hashes
+    off = results["off"]
+    for mode in ("on", "auto"):
+        assert results[mode].runs == off.runs and results[mode].trace_hashes == off.trace_hashes
+        pandas.testing.assert_frame_equal(results[mode].timeseries, off.timeseries)
+
+
+def test_a_pooled_run_has_no_fingerprint_and_no_recorder_thread_unless_asked():
+    from flowstate.simulation import as_pooled_run
+
+    plain = scenario()
+    pooled = as_pooled_run(plain)
+    assert pooled["measure"] == {"trace_hash": False, "recorder_thread": "off"}
+    assert "measure" not in plain  # the caller's dict is left as it was
+    asked = as_pooled_run({**plain, "measure": {"recorder_thread": "on", "start": "1s"}})
+    assert asked["measure"] == {"trace_hash": False, "recorder_thread": "on", "start": "1s"}
+
+
+def test_a_recorder_thread_that_is_not_a_mode_is_one_line():
+    with pytest.raises(ScenarioError, match=r"measure\.recorder_thread: unknown variant `sometimes`") as e:
+        flowstate.run({**scenario(), "measure": {"recorder_thread": "sometimes"}})
+    assert "\n" not in str(e.value)
+
+
 def test_batch_summary_means_and_spread():
     result = flowstate.run(LOSSY, seed=5, runs=3)
     s = result.summary

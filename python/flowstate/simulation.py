@@ -242,6 +242,19 @@ def without_trace_hash(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return {**scenario, "measure": measure}
 
 
+def as_pooled_run(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """``scenario`` (a dict) as one run of a pool that keeps every core busy (the
+    catalogue's, a sweep's), whose outputs are its summary and series: without its
+    fingerprint (:func:`without_trace_hash`) and, unless the scenario asks for it,
+    without the recorder thread (``[measure] recorder_thread = "off"``): the helper
+    thread a run of 256 flows or more would start competes with the pool's other runs
+    (docs/BENCHMARKS.md, "Tenth pass"). The results are the same."""
+    pooled = without_trace_hash(scenario)
+    if pooled["measure"].get("recorder_thread", "auto") == "auto":
+        pooled["measure"]["recorder_thread"] = "off"
+    return pooled
+
+
 def _rows_text(runs: list[dict[str, list[Any]]]) -> Optional[list[str]]:
     """Each run's rows (the cells after ``run,seed``) rendered by the simulator's writer
     (``_native.csv_rows_text``: csv.writer's text for the same cells), or None when a

@@ -370,6 +370,12 @@ fn simulate<'py>(
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, seeds.len());
+    // Runs side by side: no recorder thread each unless the scenario asks for one.
+    let scenario = if threads > 1 {
+        scenario.sharing_cores()
+    } else {
+        scenario
+    };
     let (outcomes, callback_err) =
         py.detach(|| run_parallel(&scenario, &seeds, threads, series_text, progress.as_ref()));
     // A failed run is reported first (it is what stopped the batch), in seed order.

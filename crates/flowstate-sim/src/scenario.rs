@@ -389,6 +389,22 @@ fn line_of(text: &str, pos: usize) -> usize {
 }
 
 impl Scenario {
+    /// This scenario as one of several runs sharing the machine's cores (a pool of
+    /// runs): `[measure] recorder_thread` "auto" (or unset) becomes "off", because the
+    /// recorder's helper thread would compete with the other runs for the cores (two
+    /// 1,000-flow runs side by side on two cores took 15-30 % longer with it:
+    /// docs/BENCHMARKS.md, "Tenth pass"). An explicit "on" stays. Results do not change.
+    pub fn sharing_cores(mut self) -> Self {
+        use crate::metrics::RecorderThread;
+        if matches!(
+            self.measure.recorder_thread,
+            None | Some(RecorderThread::Auto)
+        ) {
+            self.measure.recorder_thread = Some(RecorderThread::Off);
+        }
+        self
+    }
+
     /// Parse and validate `text`; `file` names the source in error messages. Trace
     /// files are read relative to `file`'s folder when `file` is a file, else relative
     /// to the current folder.

@@ -395,6 +395,25 @@ fn the_recorder_thread_computes_what_the_loop_would() {
 }
 
 #[test]
+fn runs_sharing_the_cores_leave_the_recorder_thread_off_unless_asked() {
+    use flowstate_sim::metrics::RecorderThread;
+    let mode = |line: &str| {
+        let text = format!("{}{line}", many_samples());
+        flowstate_sim::Scenario::from_toml(&text, "r.toml")
+            .expect("valid")
+            .sharing_cores()
+            .measure
+            .recorder_thread
+    };
+    assert_eq!(mode(""), Some(RecorderThread::Off));
+    assert_eq!(
+        mode("recorder_thread = \"auto\"\n"),
+        Some(RecorderThread::Off)
+    );
+    assert_eq!(mode("recorder_thread = \"on\"\n"), Some(RecorderThread::On));
+}
+
+#[test]
 fn a_recorder_thread_that_is_not_a_mode_is_refused() {
     let text = format!("{}recorder_thread = \"yes\"\n", many_samples());
     let err = run_toml(&text, "r.toml", Some(1))

@@ -12,7 +12,8 @@ results.json (docs/CATALOGUE.md).
 
 Each run is one call of the native simulator (``threads=1``; it releases the GIL), on a
 pool of ``jobs`` threads, the longest runs first, without the trace hash (``[measure]
-trace_hash = false``: nothing a reproduction writes uses it). Point ``p`` runs the seeds
+trace_hash = false``: nothing a reproduction writes uses it) and without the recorder
+thread (``recorder_thread = "off"``: the pool keeps the cores busy). Point ``p`` runs the seeds
 ``seed .. seed + runs - 1`` (``seed`` default 1), the same for every point, so that
 the results are a pure function of (entry, runs, seed, short): two reproductions give
 the same results.json except ``elapsed_s``.
@@ -43,7 +44,7 @@ from flowstate.catalogue.catalogue import Experiment, Point
 from flowstate.errors import FlowstateError
 from flowstate.json_text import dumps_indent2
 from flowstate.output_files import RESULTS_FILE
-from flowstate.simulation import MAX_SEED, RunResult, without_trace_hash
+from flowstate.simulation import MAX_SEED, RunResult, as_pooled_run
 
 DEFAULT_SEED = 1
 Progress = Callable[[int, int], Any]
@@ -188,8 +189,9 @@ def submit_points(
     longest runs first."""
     shared = shared if shared is not None else SharedRuns(pool)
     # A reproduction writes summaries and series, the same without the fingerprint (the
-    # catalogue's trace hashes are scripts/catalogue_hashes.py's job).
-    texts = [_native.scenario_toml(without_trace_hash(p.scenario)) for p in points]
+    # catalogue's trace hashes are scripts/catalogue_hashes.py's job), from a pool of
+    # runs (no recorder thread each).
+    texts = [_native.scenario_toml(as_pooled_run(p.scenario)) for p in points]
     bases = [run_key(p.scenario, 0)[:2] for p in points]
     names = [p.scenario.get("name") for p in points]
     files = [f"{exp.file}: point {p.name}" for p in points]

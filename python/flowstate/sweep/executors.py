@@ -32,12 +32,13 @@ def run_task(scenario: Mapping[str, Any], seed: int, derived: Sequence[Mapping[s
     ``{"summary": the run's summary, "derived": {name: {fn, args, value}}}``, or
     ``{"error": one line}`` for a scenario that cannot be run (a FlowstateError), or
     ``{"error": one line, "bug": the exception's type}`` for any other exception."""
-    from flowstate.simulation import run, without_trace_hash
+    from flowstate.simulation import as_pooled_run, run
     from flowstate.sweep.metrics import compute_derived
 
     try:
-        # A task returns the summary and derived metrics: the fingerprint is not needed.
-        result = run(without_trace_hash(scenario), seed=seed, runs=1, threads=1)
+        # A task returns the summary and derived metrics (no fingerprint needed), one of
+        # many on the machine's cores (no recorder thread).
+        result = run(as_pooled_run(scenario), seed=seed, runs=1, threads=1)
         summary = result.runs[0]
         return {"summary": summary, "derived": compute_derived(result, derived)}
     except FlowstateError as e:  # bad input: ScenarioError, MetricError, ...
