@@ -137,7 +137,7 @@ pub struct Simulation {
     link_metrics: LinkMetrics,
     lanes: EventLanes,
     /// The helper thread that computes the trace hash and the window histograms
-    /// (crate::recorder), when the run uses one.
+    /// (crate::recorder), while a run that uses one is running.
     recorder: Option<Recorder>,
 }
 
@@ -316,14 +316,6 @@ impl Simulation {
         let mut flows = flows;
         flows.truncate(n);
         let trace = config.metrics.trace.then(Vec::new);
-        let recorder = if config.metrics.recorder_thread.used(n) {
-            Recorder::start(n)
-        } else {
-            None
-        };
-        if recorder.is_some() {
-            metrics.defer_window_samples();
-        }
         Self {
             states: vec![FlowState::Idle; n],
             armed: vec![None; n],
@@ -346,7 +338,7 @@ impl Simulation {
             hop_waits: std::collections::HashMap::new(),
             link_metrics,
             lanes,
-            recorder,
+            recorder: None,
             config,
         }
     }
@@ -389,6 +381,14 @@ impl Simulation {
     /// Run to the scenario's duration and collect the results.
     pub fn run(mut self) -> RunResult {
         let end = self.config.duration;
+        // The helper thread starts with the run (a simulation built only to check a
+        // scenario starts none).
+        if self.config.metrics.recorder_thread.used(self.flows.len()) {
+            self.recorder = Recorder::start(self.flows.len());
+            if self.recorder.is_some() {
+                self.metrics.defer_window_samples();
+            }
+        }
         while let Some((now, ev)) = self.queue.pop_before(end) {
             if self.prefetch {
                 self.prefetch_next();
