@@ -99,7 +99,7 @@ const MAX_REPORTS_PER_DRAIN: usize = 16;
 /// fits the caches, so an event would otherwise wait on memory for it. Below, the state
 /// stays cached and the hint would only add its instructions (docs/BENCHMARKS.md,
 /// "Seventh pass").
-const PREFETCH_MIN_FLOWS: usize = 256;
+const PREFETCH_MIN_FLOWS: usize = crate::metrics::AUTO_RECORDER_MIN_FLOWS;
 /// How many places down its lane the flow of an event gets its early hint
 /// ([`SimFlow::prefetch_early`]).
 const EARLY_PREFETCH_AHEAD: usize = 2;

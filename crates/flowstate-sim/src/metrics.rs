@@ -723,7 +723,7 @@ pub struct Metrics {
     forward: LinkConfig,
     window_started: bool,
     /// Window-histogram samples waiting for the recorder thread (crate::recorder);
-    /// `None`: recorded here, into `acc`.
+    /// `None`: recorded here, into `hists`.
     deferred: Option<Vec<WindowSample>>,
 }
 
