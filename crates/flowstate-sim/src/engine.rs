@@ -776,17 +776,28 @@ impl Simulation {
     /// timeout still `<= now` is pushed 1 us later (guards against a live-lock by an
     /// endpoint that keeps asking for `now`).
     fn service(&mut self, now: Timestamp, f: usize, after_timeout: bool) {
-        // Flows touched by allowances applied before this call are already queued.
-        self.work.retain(|&g| g != f);
-        self.work.push(f);
         let max_rounds = MAX_COUPLING_ROUNDS + self.flows.len();
         let mut rounds = 0;
         let mut first = true;
+        if self.work.is_empty() {
+            // The common case, nothing queued by an earlier allowance: `f` first, as
+            // the queue below would pop it, without the queue.
+            if self.serviceable(f) {
+                self.drain(now, f);
+                self.arm(now, f, after_timeout);
+                rounds = 1;
+            }
+            if self.work.is_empty() {
+                return;
+            }
+            first = false;
+        } else {
+            // Flows touched by allowances applied before this call are already queued.
+            self.work.retain(|&g| g != f);
+            self.work.push(f);
+        }
         while let Some(i) = self.work.pop() {
-            if !matches!(
-                self.states.get(i),
-                Some(FlowState::Active | FlowState::Paused | FlowState::Stopped)
-            ) {
+            if !self.serviceable(i) {
                 first = false;
                 continue;
             }
@@ -799,6 +810,15 @@ impl Simulation {
             }
         }
         self.work.clear();
+    }
+
+    /// Flow `i` is polled (it has started: active, paused or stopped; see [`FlowState`]).
+    #[inline]
+    fn serviceable(&self, i: usize) -> bool {
+        matches!(
+            self.states.get(i),
+            Some(FlowState::Active | FlowState::Paused | FlowState::Stopped)
+        )
     }
 
     fn drain(&mut self, now: Timestamp, i: usize) {
