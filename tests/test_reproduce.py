@@ -159,6 +159,26 @@ def test_the_command_shares_runs_between_entries(tmp_path, monkeypatch):
     assert calls == [1, 1]  # plain and heavy once each, for both entries
 
 
+def test_the_command_queues_every_entry_before_collecting_the_first(tmp_path, monkeypatch):
+    # The pool must never wait for the main thread to write an entry's files: every
+    # entry's runs are on it before the first entry is collected.
+    root = make_catalogue(tmp_path / "cat")
+    for name in ("tiny2", "tiny3"):
+        make_catalogue(root, EXPERIMENT.replace('id = "tiny"', f'id = "{name}"'), name=name)
+    order = []
+    start, collect = reproduce.start, reproduce.reproduce
+    monkeypatch.setattr(reproduce, "start", lambda exp, *a, **k: order.append(("start", exp.id)) or start(exp, *a, **k))
+    monkeypatch.setattr(reproduce, "reproduce", lambda exp, **k: order.append(("collect", exp.id)) or collect(exp, **k))
+    status = reproduce_command.main(
+        [], all_=True, runs=1, catalogue_dir=str(root), out=str(tmp_path / "out"), no_report=True, jobs=2,
+        stdout=io.StringIO(), stderr=io.StringIO(),
+    )  # fmt: skip
+    assert status == 0
+    assert order == [("start", "tiny"), ("start", "tiny2"), ("start", "tiny3"),
+                     ("collect", "tiny"), ("collect", "tiny2"), ("collect", "tiny3")]  # fmt: skip
+    assert json.loads((tmp_path / "out/tiny3/results.json").read_text())["runs"] == 1
+
+
 def test_short_applies_the_short_runs_and_set(tiny, tmp_path):
     results = reproduce.reproduce(tiny, out=tmp_path, short=True)
     assert results["short"] is True and results["runs"] == 2

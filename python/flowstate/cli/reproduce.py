@@ -201,19 +201,22 @@ def main(
     failed = False
     # Several experiments: an overall row on the bar; one line per finished experiment.
     overall = Overall(plan(experiments, runs, short)) if several else None
-    # One pool for every entry; each entry's runs are submitted when the entry before it
-    # starts, so they simulate while that entry's results are written (Python, one core).
+    # One pool for every entry, and every entry's runs queued on it from the start, entry
+    # after entry (each entry's longest first): the pool simulates while the main thread
+    # collects and writes an entry's results (Python, one core), and never waits for it.
+    # With only the next entry queued, the pool ran dry behind a long entry's writing or
+    # its last long run (~10 % of the catalogue's wall time; docs/BENCHMARKS.md, "Eleventh
+    # pass"). The pool finishes runs in entry order and the main thread collects faster
+    # than the pool simulates, so the results waiting to be collected stay few.
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
         # Entries that simulate the same scenarios (but for their names) share the runs.
         shared = reproduce.SharedRuns.counting(pool, experiments, runs=runs, seed=seed, short=short)
-        ahead = [reproduce.start(experiments[0], pool, runs=runs, seed=seed, short=short, shared=shared)]
+        ahead: list[reproduce.PendingRuns] = []
         try:
+            for exp in experiments:
+                ahead.append(reproduce.start(exp, pool, runs=runs, seed=seed, short=short, shared=shared))
             for i, exp in enumerate(experiments):
-                if i + 1 < len(experiments):
-                    ahead.append(
-                        reproduce.start(experiments[i + 1], pool, runs=runs, seed=seed, short=short, shared=shared)
-                    )
                 pending = ahead.pop(0)
                 folder = out_root / exp.id if (all_ or several or out is None) else out_root
                 total = len(exp.point_names()) * reproduce.entry_runs(exp, runs, short)
