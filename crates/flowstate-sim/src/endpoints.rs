@@ -89,6 +89,8 @@ pub trait FlowFactory {
 
 /// What [`Tracked`] needs from a flowstate-core sender.
 pub trait CoreSender: Endpoint {
+    /// See [`SenderHooks::INPUT_DRIVEN`].
+    const INPUT_DRIVEN: bool = false;
     fn cc_report(&mut self) -> Option<FlowReport>;
     fn allowance(&mut self, now: Timestamp, a: Allowance);
     /// The newest RTT sample (or estimate), if any.
@@ -189,6 +191,9 @@ impl<S: CoreSender> Endpoint for Tracked<S> {
 }
 
 impl<S: CoreSender> SenderHooks for Tracked<S> {
+    /// The wrapper's own input, a scheduled application rate, is a deadline in its
+    /// `poll_timeout`.
+    const INPUT_DRIVEN: bool = S::INPUT_DRIVEN;
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.inner.cc_report()
     }
@@ -225,6 +230,8 @@ impl<S: CoreSender> SenderHooks for Tracked<S> {
     }
 }
 
+/// Not [`CoreSender::INPUT_DRIVEN`]: the pacer sends what its budget allows whenever
+/// it is polled, so the media sender is polled at every event of its flow, as before.
 impl CoreSender for MediaSender {
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
@@ -268,6 +275,9 @@ fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> FlowR
 macro_rules! window_core_sender {
     ($($sender:ty),*) => {$(
         impl CoreSender for $sender {
+            /// A segment goes out on an ack, a timeout or new data from the source,
+            /// whose next write is in `poll_timeout` (`DataSource::next_wakeup`).
+            const INPUT_DRIVEN: bool = true;
             fn cc_report(&mut self) -> Option<FlowReport> {
                 self.poll_cc_report()
             }
@@ -289,6 +299,9 @@ macro_rules! window_core_sender {
 
 window_core_sender!(TcpSender);
 
+/// Not [`CoreSender::INPUT_DRIVEN`]: every new instant it is polled at refills its
+/// max-burst allowance (RFC 4960 6.1 D), so how often it is polled is part of what it
+/// sends; the catalogue's traces change if it is polled less.
 impl CoreSender for SctpSender {
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
@@ -318,6 +331,8 @@ impl CoreSender for SctpSender {
 macro_rules! paced_rate_core_sender {
     ($sender:ty, $rtt:expr) => {
         impl CoreSender for $sender {
+            /// The pacer sends at `next_send`, which is in `poll_timeout`.
+            const INPUT_DRIVEN: bool = true;
             fn cc_report(&mut self) -> Option<FlowReport> {
                 self.poll_cc_report()
             }
@@ -344,6 +359,9 @@ paced_rate_core_sender!(RapSender, |s: &RapSender| s.controller().srtt_sample())
 paced_rate_core_sender!(TfrcSender, |s: &TfrcSender| s.controller().rtt());
 
 impl CoreSender for NadaSender {
+    /// The shaping buffer sends at its `next_send_time`, frames come at the video's
+    /// frame times: both in `poll_timeout`.
+    const INPUT_DRIVEN: bool = true;
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
     }
@@ -359,6 +377,9 @@ impl CoreSender for NadaSender {
 }
 
 impl CoreSender for ScreamSender {
+    /// The pacer sends at `next_send` (in `poll_timeout` while the window is open; a
+    /// feedback opens it), frames come at the video's frame times.
+    const INPUT_DRIVEN: bool = true;
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
     }
@@ -374,6 +395,8 @@ impl CoreSender for ScreamSender {
 }
 
 impl CoreSender for LedbatSender {
+    /// The TCP sender underneath.
+    const INPUT_DRIVEN: bool = true;
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.tcp_mut().poll_cc_report()
     }
@@ -394,30 +417,47 @@ impl CoreSender for LedbatSender {
     }
 }
 
-impl ReceiverHooks for CcfbReceiver {}
+impl ReceiverHooks for CcfbReceiver {
+    /// A report goes out on a packet or at its report deadline (`poll_transmit` ignores the time).
+    const INPUT_DRIVEN: bool = true;
+}
 impl ReceiverHooks for LedbatReceiver {
+    /// The TCP receiver's acks, with the delays measured since the last one.
+    const INPUT_DRIVEN: bool = true;
     fn goodput_bytes(&self) -> Option<u64> {
         Some(self.bytes_delivered().as_bytes())
     }
 }
 
 impl ReceiverHooks for MediaReceiver {
+    /// Feedback goes out on a packet or at its feedback deadline (`poll_transmit` ignores the time).
+    const INPUT_DRIVEN: bool = true;
     fn delay_based_decreases(&self) -> Option<u64> {
         self.delay_based().map(|d| d.delay_based_decreases())
     }
 }
 impl ReceiverHooks for SctpReceiver {
+    /// A SACK goes out on a chunk or at the delayed-SACK deadline (`poll_transmit` ignores the time).
+    const INPUT_DRIVEN: bool = true;
     fn goodput_bytes(&self) -> Option<u64> {
         Some(self.bytes_delivered().as_bytes())
     }
 }
 impl ReceiverHooks for TcpReceiver {
+    /// An ack goes out on a segment or at the delayed-ack deadline.
+    const INPUT_DRIVEN: bool = true;
     fn goodput_bytes(&self) -> Option<u64> {
         Some(self.bytes_delivered().as_bytes())
     }
 }
-impl ReceiverHooks for RapReceiver {}
-impl ReceiverHooks for TfrcReceiver {}
+impl ReceiverHooks for RapReceiver {
+    /// An ack per packet (`poll_transmit` ignores the time).
+    const INPUT_DRIVEN: bool = true;
+}
+impl ReceiverHooks for TfrcReceiver {
+    /// Feedback is due after a packet or at the feedback timer (`next_deadline`).
+    const INPUT_DRIVEN: bool = true;
+}
 
 /// A GCC media flow (sender + receiver).
 pub type GccFlow = EndpointPairFlow<Tracked<MediaSender>, MediaReceiver>;

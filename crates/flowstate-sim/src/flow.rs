@@ -6,6 +6,8 @@
 //! delivered (or dropped), so queues and links are not generic and the hot path moves
 //! 40-byte values.
 
+use std::cell::Cell;
+
 use crate::app_stats::{AppControl, AppStats};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::Endpoint;
@@ -115,6 +117,10 @@ pub trait SimFlow {
     }
     /// Apply what the web application's rule decided (max bitrate, pacing rate).
     fn apply_app_control(&mut self, _now: Timestamp, _control: AppControl) {}
+    /// Poll both endpoints at every event of the flow, even those that declare
+    /// [`SenderHooks::INPUT_DRIVEN`]: the reference behaviour, against which a test
+    /// checks that declaring it changes no trace.
+    fn poll_at_every_event(&mut self) {}
 }
 
 /// A growable store of in-flight messages with a free list, so that steady-state
@@ -171,6 +177,18 @@ impl<M> Slab<M> {
 /// default, so `impl SenderHooks for MySender {}` is enough to run; forward the
 /// coupling methods to plug the sender into a coupling manager.
 pub trait SenderHooks: Endpoint {
+    /// The endpoint transmits only in answer to its inputs and at its own deadline:
+    /// after it has answered `None` from `poll_transmit`, it answers `None` again at any
+    /// time before its `poll_timeout` unless it is handed a message, a timeout, a state
+    /// change or an allowance in between. The flow then polls it only after one of
+    /// those or once its deadline has come, instead of at every event of the flow
+    /// (which, with thousands of flows, reads state that has left the caches). Default
+    /// `false`: polled at every event of its flow, because for some endpoints that is
+    /// part of their behaviour (a pacer that sends whatever its budget allows whenever
+    /// it is woken, like the media sender's). Set it only for an endpoint for which the
+    /// statement holds; `EndpointPairFlow`'s tests and the catalogue's trace hashes
+    /// check the ones that do (BENCHMARKS.md, twelfth pass).
+    const INPUT_DRIVEN: bool = false;
     /// The flow starts (its scheduled `start`).
     fn on_start(&mut self, _now: Timestamp) {}
     /// The application pauses (RFC 8867 5.8). Default: nothing; the adapter stops
@@ -207,6 +225,8 @@ pub trait SenderHooks: Endpoint {
 
 /// What the simulator needs from a receiver beyond [`Endpoint`].
 pub trait ReceiverHooks: Endpoint {
+    /// See [`SenderHooks::INPUT_DRIVEN`].
+    const INPUT_DRIVEN: bool = false;
     /// Application payload bytes delivered so far, for goodput.
     fn goodput_bytes(&self) -> Option<u64> {
         None
@@ -229,6 +249,72 @@ where
     data: Slab<S::Outgoing>,
     feedback: Slab<R::Outgoing>,
     state: FlowState,
+    /// What may have changed since the engine last drained each side (see
+    /// [`Changed`]).
+    changed: Changed,
+    /// Each side's `poll_timeout`, kept from the last time it was asked until the next
+    /// call that can change the side (`None`: ask again). `poll_timeout` takes `&self`
+    /// and no time, so its answer depends only on the side's state, which changes only
+    /// through the `&mut` calls that [`Self::touch_sender`] and
+    /// [`Self::touch_receiver`] guard.
+    sender_deadline: Cell<Option<Option<Timestamp>>>,
+    receiver_deadline: Cell<Option<Option<Timestamp>>>,
+    /// [`SimFlow::poll_at_every_event`] was called: no side is skipped and no
+    /// deadline is kept (the reference behaviour).
+    every_event: bool,
+}
+
+/// `cache`'s value, or `compute`'s, kept in `cache`.
+#[inline]
+fn cached(
+    cache: &Cell<Option<Option<Timestamp>>>,
+    compute: impl FnOnce() -> Option<Timestamp>,
+) -> Option<Timestamp> {
+    if let Some(t) = cache.get() {
+        return t;
+    }
+    let t = compute();
+    cache.set(Some(t));
+    t
+}
+
+/// Which of a flow's endpoints the engine must poll again. A sans-I/O endpoint's
+/// answers (a transmit, an RTT sample, a coupling report) change only through its own
+/// inputs: a message, a timeout, a state change, an allowance. So a side that answered
+/// `None` and has had no input since would answer `None` again, and polling it only
+/// reads its state. At 1,000 flows that state is out of the caches: a data packet
+/// delivered to the receiver used to load the sender's source, window and RTT lines to
+/// learn that it had nothing to send (BENCHMARKS.md, twelfth pass).
+///
+/// Every flag is set by any input to its side and cleared only when the side answers
+/// `None`, so a side is never skipped while it may have something to say. A timeout
+/// sets every flag, whichever side was due (a timer is rarer than a packet, and this
+/// keeps the rule independent of which side asked for it).
+#[derive(Debug, Clone, Copy)]
+struct Changed {
+    /// The receiver may have a transmit.
+    receiver: bool,
+    /// The sender may have a transmit.
+    sender: bool,
+    /// The sender may have a new RTT sample.
+    rtt_sample: bool,
+    /// The sender may have a coupling report.
+    cc_report: bool,
+}
+
+impl Changed {
+    const ALL: Changed = Changed {
+        receiver: true,
+        sender: true,
+        rtt_sample: true,
+        cc_report: true,
+    };
+    /// The sender had an input.
+    fn sender(&mut self) {
+        self.sender = true;
+        self.rtt_sample = true;
+        self.cc_report = true;
+    }
 }
 
 impl<S, R> EndpointPairFlow<S, R>
@@ -243,13 +329,40 @@ where
             data: Slab::default(),
             feedback: Slab::default(),
             state: FlowState::Idle,
+            changed: Changed::ALL,
+            sender_deadline: Cell::new(None),
+            receiver_deadline: Cell::new(None),
+            every_event: false,
         }
     }
     pub fn sender(&self) -> &S {
         &self.sender
     }
     pub fn sender_mut(&mut self) -> &mut S {
+        self.changed = Changed::ALL;
+        self.touch_sender()
+    }
+    /// The sender's timer is due at `now`: a side that is not told anything may still
+    /// have a transmit then (a pacer's next packet).
+    #[inline]
+    fn sender_due(&self, now: Timestamp) -> bool {
+        cached(&self.sender_deadline, || self.sender.poll_timeout()).is_some_and(|t| t <= now)
+    }
+    #[inline]
+    fn receiver_due(&self, now: Timestamp) -> bool {
+        cached(&self.receiver_deadline, || self.receiver.poll_timeout()).is_some_and(|t| t <= now)
+    }
+    /// The sender, for a call that may change it: its kept deadline is dropped.
+    #[inline]
+    fn touch_sender(&mut self) -> &mut S {
+        self.sender_deadline.set(None);
         &mut self.sender
+    }
+    /// The receiver, for a call that may change it: its kept deadline is dropped.
+    #[inline]
+    fn touch_receiver(&mut self) -> &mut R {
+        self.receiver_deadline.set(None);
+        &mut self.receiver
     }
     /// The two endpoints (the real-network testbed drives them on separate hosts).
     pub fn into_parts(self) -> (S, R) {
@@ -284,14 +397,16 @@ where
             Dir::Data => {
                 if let Some(m) = self.data.remove(pkt.slot) {
                     if self.alive() {
-                        self.receiver.handle_input(now, m);
+                        self.touch_receiver().handle_input(now, m);
+                        self.changed.receiver = true;
                     }
                 }
             }
             Dir::Feedback => {
                 if let Some(m) = self.feedback.remove(pkt.slot) {
                     if self.alive() {
-                        self.sender.handle_input(now, m);
+                        self.touch_sender().handle_input(now, m);
+                        self.changed.sender();
                     }
                 }
             }
@@ -338,8 +453,13 @@ where
     }
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Outgoing> {
-        if self.alive() {
-            if let Some(t) = self.receiver.poll_transmit(now) {
+        if self.alive()
+            && (!R::INPUT_DRIVEN
+                || self.every_event
+                || self.changed.receiver
+                || self.receiver_due(now))
+        {
+            if let Some(t) = self.touch_receiver().poll_transmit(now) {
                 let slot = self.feedback.insert(t.message);
                 return Some(Outgoing {
                     dir: Dir::Feedback,
@@ -347,9 +467,16 @@ where
                     slot,
                 });
             }
+            self.changed.receiver = false;
         }
-        if self.sender_runs() {
-            if let Some(t) = self.sender.poll_transmit(now) {
+        if self.sender_runs()
+            && (!S::INPUT_DRIVEN || self.every_event || self.changed.sender || self.sender_due(now))
+        {
+            // A transmit changes the sender's state (its flight, its timer) even when
+            // it returns `None`.
+            self.changed.rtt_sample = true;
+            self.changed.cc_report = true;
+            if let Some(t) = self.touch_sender().poll_transmit(now) {
                 let slot = self.data.insert(t.message);
                 return Some(Outgoing {
                     dir: Dir::Data,
@@ -357,20 +484,25 @@ where
                     slot,
                 });
             }
+            self.changed.sender = false;
         }
         None
     }
 
     fn poll_timeout(&self) -> Option<Timestamp> {
-        let s = if self.sender_runs() {
+        let s = if !self.sender_runs() {
+            None
+        } else if self.every_event {
             self.sender.poll_timeout()
         } else {
-            None
+            cached(&self.sender_deadline, || self.sender.poll_timeout())
         };
-        let r = if self.alive() {
+        let r = if !self.alive() {
+            None
+        } else if self.every_event {
             self.receiver.poll_timeout()
         } else {
-            None
+            cached(&self.receiver_deadline, || self.receiver.poll_timeout())
         };
         match (s, r) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -379,34 +511,54 @@ where
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {
+        self.changed = Changed::ALL;
         if self.alive() && self.receiver.poll_timeout().is_some_and(|t| t <= now) {
-            self.receiver.handle_timeout(now);
+            self.touch_receiver().handle_timeout(now);
         }
         if self.sender_runs() && self.sender.poll_timeout().is_some_and(|t| t <= now) {
-            self.sender.handle_timeout(now);
+            self.touch_sender().handle_timeout(now);
         }
     }
 
     fn set_state(&mut self, now: Timestamp, state: FlowState) {
         match (self.state, state) {
-            (FlowState::Idle, FlowState::Active) => self.sender.on_start(now),
-            (FlowState::Active, FlowState::Paused) => self.sender.on_pause(now),
-            (FlowState::Paused, FlowState::Active) => self.sender.on_resume(now),
+            (FlowState::Idle, FlowState::Active) => self.touch_sender().on_start(now),
+            (FlowState::Active, FlowState::Paused) => self.touch_sender().on_pause(now),
+            (FlowState::Paused, FlowState::Active) => self.touch_sender().on_resume(now),
             _ => {}
         }
         self.state = state;
+        self.changed = Changed::ALL;
+    }
+
+    fn poll_at_every_event(&mut self) {
+        self.every_event = true;
+        self.changed = Changed::ALL;
+        self.sender_deadline.set(None);
+        self.receiver_deadline.set(None);
     }
 
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.sender.poll_cc_report()
+        if !(self.changed.cc_report || self.every_event) {
+            return None;
+        }
+        let report = self.touch_sender().poll_cc_report();
+        self.changed.cc_report = report.is_some();
+        report
     }
 
     fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
-        self.sender.apply_allowance(now, allowance);
+        self.touch_sender().apply_allowance(now, allowance);
+        self.changed.sender();
     }
 
     fn poll_rtt_sample(&mut self) -> Option<TimeDelta> {
-        self.sender.poll_rtt_sample()
+        if !(self.changed.rtt_sample || self.every_event) {
+            return None;
+        }
+        let sample = self.touch_sender().poll_rtt_sample();
+        self.changed.rtt_sample = sample.is_some();
+        sample
     }
 
     fn goodput_bytes(&self) -> Option<u64> {
@@ -428,7 +580,8 @@ where
     }
 
     fn apply_app_control(&mut self, now: Timestamp, control: AppControl) {
-        self.sender.apply_app_control(now, control);
+        self.touch_sender().apply_app_control(now, control);
+        self.changed.sender();
     }
 }
 
@@ -448,5 +601,113 @@ mod tests {
         assert_eq!(c, a, "freed slot is reused");
         assert_eq!(s.len(), 2);
         assert_eq!(s.remove(99), None);
+    }
+
+    /// A side that counts how often it is polled, sends `pending` messages and then
+    /// nothing until its next input.
+    #[derive(Default)]
+    struct Counting {
+        polls: u32,
+        pending: u32,
+        deadline: Option<Timestamp>,
+    }
+
+    impl Endpoint for Counting {
+        type Outgoing = u32;
+        type Incoming = u32;
+        fn handle_input(&mut self, _now: Timestamp, _m: u32) {
+            self.pending += 1;
+        }
+        fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<u32>> {
+            self.polls += 1;
+            (self.pending > 0).then(|| {
+                self.pending -= 1;
+                Transmit {
+                    size: DataSize::bytes(100),
+                    message: 0,
+                }
+            })
+        }
+        fn poll_timeout(&self) -> Option<Timestamp> {
+            self.deadline
+        }
+        fn handle_timeout(&mut self, _now: Timestamp) {
+            self.deadline = None;
+            self.pending += 1;
+        }
+    }
+    impl SenderHooks for Counting {
+        const INPUT_DRIVEN: bool = true;
+    }
+    impl ReceiverHooks for Counting {
+        const INPUT_DRIVEN: bool = true;
+    }
+
+    use flowstate_core::endpoint::{Endpoint, Transmit};
+
+    fn drain(f: &mut EndpointPairFlow<Counting, Counting>, now: Timestamp) -> Vec<Dir> {
+        std::iter::from_fn(|| f.poll_transmit(now).map(|o| o.dir)).collect()
+    }
+
+    fn packet(dir: Dir, slot: u32) -> SimPacket {
+        SimPacket {
+            id: 0,
+            sent_at: Timestamp::ZERO,
+            flow: 0,
+            size: 100,
+            slot,
+            seq: 0,
+            dir,
+        }
+    }
+
+    #[test]
+    fn an_input_driven_side_is_polled_only_after_an_input_or_at_its_deadline() {
+        let t = Timestamp::from_micros;
+        let mut f = EndpointPairFlow::new(Counting::default(), Counting::default());
+        f.set_state(t(0), FlowState::Active);
+        f.sender.pending = 1;
+        assert_eq!(drain(&mut f, t(0)), vec![Dir::Data]);
+        let sender_polls = f.sender.polls;
+        // The data reaches the receiver: it answers; the sender is not asked.
+        f.deliver(t(10), &packet(Dir::Data, 0));
+        assert_eq!(drain(&mut f, t(10)), vec![Dir::Feedback]);
+        assert_eq!(f.sender.polls, sender_polls, "the sender had no input");
+        let receiver_polls = f.receiver.polls;
+        // The ack reaches the sender: it is asked; the receiver is not.
+        f.deliver(t(20), &packet(Dir::Feedback, 0));
+        assert_eq!(drain(&mut f, t(20)), vec![Dir::Data]);
+        assert_eq!(
+            f.receiver.polls, receiver_polls,
+            "the receiver had no input"
+        );
+        // A deadline that has come makes a side be asked without an input.
+        f.sender.deadline = Some(t(30));
+        f.sender_deadline.set(None);
+        let sender_polls = f.sender.polls;
+        assert!(drain(&mut f, t(29)).is_empty());
+        assert_eq!(f.sender.polls, sender_polls, "deadline not reached");
+        assert!(drain(&mut f, t(30)).is_empty());
+        assert_eq!(f.sender.polls, sender_polls + 1, "deadline reached");
+        // The reference behaviour asks both sides every time.
+        f.poll_at_every_event();
+        let (s, r) = (f.sender.polls, f.receiver.polls);
+        assert!(drain(&mut f, t(31)).is_empty());
+        assert_eq!((f.sender.polls, f.receiver.polls), (s + 1, r + 1));
+    }
+
+    #[test]
+    fn a_kept_deadline_is_dropped_by_any_call_that_can_change_its_side() {
+        let t = Timestamp::from_micros;
+        let mut f = EndpointPairFlow::new(Counting::default(), Counting::default());
+        f.set_state(t(0), FlowState::Active);
+        assert_eq!(f.poll_timeout(), None);
+        f.sender.deadline = Some(t(50));
+        assert_eq!(f.poll_timeout(), None, "kept: nothing told the flow");
+        let slot = f.feedback.insert(0);
+        f.deliver(t(1), &packet(Dir::Feedback, slot));
+        assert_eq!(f.poll_timeout(), Some(t(50)), "an input drops it");
+        f.sender_mut().deadline = Some(t(40));
+        assert_eq!(f.poll_timeout(), Some(t(40)), "so does `sender_mut`");
     }
 }
