@@ -117,8 +117,6 @@ impl Endpoint for CbrSender {
 }
 
 impl SenderHooks for CbrSender {
-    /// Packets become due only in `handle_timeout`.
-    const INPUT_DRIVEN: bool = true;
     fn on_start(&mut self, now: Timestamp) {
         self.restart(now);
     }
@@ -169,8 +167,6 @@ impl Endpoint for CbrSink {
 }
 
 impl ReceiverHooks for CbrSink {
-    /// Sends nothing.
-    const INPUT_DRIVEN: bool = true;
     fn goodput_bytes(&self) -> Option<u64> {
         Some(self.bytes)
     }

@@ -331,8 +331,6 @@ impl CoreSender for SctpSender {
 macro_rules! paced_rate_core_sender {
     ($sender:ty, $rtt:expr) => {
         impl CoreSender for $sender {
-            /// The pacer sends at `next_send`, which is in `poll_timeout`.
-            const INPUT_DRIVEN: bool = true;
             fn cc_report(&mut self) -> Option<FlowReport> {
                 self.poll_cc_report()
             }
@@ -359,9 +357,6 @@ paced_rate_core_sender!(RapSender, |s: &RapSender| s.controller().srtt_sample())
 paced_rate_core_sender!(TfrcSender, |s: &TfrcSender| s.controller().rtt());
 
 impl CoreSender for NadaSender {
-    /// The shaping buffer sends at its `next_send_time`, frames come at the video's
-    /// frame times: both in `poll_timeout`.
-    const INPUT_DRIVEN: bool = true;
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
     }
@@ -377,9 +372,6 @@ impl CoreSender for NadaSender {
 }
 
 impl CoreSender for ScreamSender {
-    /// The pacer sends at `next_send` (in `poll_timeout` while the window is open; a
-    /// feedback opens it), frames come at the video's frame times.
-    const INPUT_DRIVEN: bool = true;
     fn cc_report(&mut self) -> Option<FlowReport> {
         self.poll_cc_report()
     }
@@ -417,10 +409,7 @@ impl CoreSender for LedbatSender {
     }
 }
 
-impl ReceiverHooks for CcfbReceiver {
-    /// A report goes out on a packet or at its report deadline (`poll_transmit` ignores the time).
-    const INPUT_DRIVEN: bool = true;
-}
+impl ReceiverHooks for CcfbReceiver {}
 impl ReceiverHooks for LedbatReceiver {
     /// The TCP receiver's acks, with the delays measured since the last one.
     const INPUT_DRIVEN: bool = true;
@@ -430,15 +419,11 @@ impl ReceiverHooks for LedbatReceiver {
 }
 
 impl ReceiverHooks for MediaReceiver {
-    /// Feedback goes out on a packet or at its feedback deadline (`poll_transmit` ignores the time).
-    const INPUT_DRIVEN: bool = true;
     fn delay_based_decreases(&self) -> Option<u64> {
         self.delay_based().map(|d| d.delay_based_decreases())
     }
 }
 impl ReceiverHooks for SctpReceiver {
-    /// A SACK goes out on a chunk or at the delayed-SACK deadline (`poll_transmit` ignores the time).
-    const INPUT_DRIVEN: bool = true;
     fn goodput_bytes(&self) -> Option<u64> {
         Some(self.bytes_delivered().as_bytes())
     }
@@ -450,14 +435,8 @@ impl ReceiverHooks for TcpReceiver {
         Some(self.bytes_delivered().as_bytes())
     }
 }
-impl ReceiverHooks for RapReceiver {
-    /// An ack per packet (`poll_transmit` ignores the time).
-    const INPUT_DRIVEN: bool = true;
-}
-impl ReceiverHooks for TfrcReceiver {
-    /// Feedback is due after a packet or at the feedback timer (`next_deadline`).
-    const INPUT_DRIVEN: bool = true;
-}
+impl ReceiverHooks for RapReceiver {}
+impl ReceiverHooks for TfrcReceiver {}
 
 /// A GCC media flow (sender + receiver).
 pub type GccFlow = EndpointPairFlow<Tracked<MediaSender>, MediaReceiver>;

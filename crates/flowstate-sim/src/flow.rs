@@ -181,13 +181,22 @@ pub trait SenderHooks: Endpoint {
     /// after it has answered `None` from `poll_transmit`, it answers `None` again at any
     /// time before its `poll_timeout` unless it is handed a message, a timeout, a state
     /// change or an allowance in between. The flow then polls it only after one of
-    /// those or once its deadline has come, instead of at every event of the flow
-    /// (which, with thousands of flows, reads state that has left the caches). Default
-    /// `false`: polled at every event of its flow, because for some endpoints that is
-    /// part of their behaviour (a pacer that sends whatever its budget allows whenever
-    /// it is woken, like the media sender's). Set it only for an endpoint for which the
-    /// statement holds; `EndpointPairFlow`'s tests and the catalogue's trace hashes
-    /// check the ones that do (BENCHMARKS.md, twelfth pass).
+    /// those or once its deadline has come, and keeps its deadline between them,
+    /// instead of polling it at every event of the flow (which, with thousands of
+    /// flows, reads state that has left the caches: see `KeptDeadline`).
+    ///
+    /// Default `false`: polled at every event of its flow. For some endpoints that is
+    /// part of their behaviour (the media sender's pacer sends what its budget allows
+    /// whenever it is polled; the SCTP sender's max-burst allowance refills at every
+    /// new instant it is polled at). Declared by the TCP and LEDBAT senders and
+    /// receivers, whose other side's packets are most of a flow's events. The paced
+    /// rate senders (RAP, TFRC, NADA, SCReAM, CBR) and the other receivers also satisfy
+    /// the statement (declared, they leave every catalogue trace and
+    /// `tests/input_driven.rs` unchanged), but their own timer wakes them for most of
+    /// their packets, so the bookkeeping costs more instructions than the polls it
+    /// saves (RAP +2.0 %, CBR +2.7 %; BENCHMARKS.md, twelfth pass). Declare it only for
+    /// an endpoint for which the statement holds; `tests/input_driven.rs` checks each
+    /// declared one against [`SimFlow::poll_at_every_event`].
     const INPUT_DRIVEN: bool = false;
     /// The flow starts (its scheduled `start`).
     fn on_start(&mut self, _now: Timestamp) {}
@@ -249,71 +258,75 @@ where
     data: Slab<S::Outgoing>,
     feedback: Slab<R::Outgoing>,
     state: FlowState,
-    /// What may have changed since the engine last drained each side (see
-    /// [`Changed`]).
-    changed: Changed,
-    /// Each side's `poll_timeout`, kept from the last time it was asked until the next
-    /// call that can change the side (`None`: ask again). `poll_timeout` takes `&self`
-    /// and no time, so its answer depends only on the side's state, which changes only
-    /// through the `&mut` calls that [`Self::touch_sender`] and
-    /// [`Self::touch_receiver`] guard.
-    sender_deadline: Cell<Option<Option<Timestamp>>>,
-    receiver_deadline: Cell<Option<Option<Timestamp>>>,
+    /// Each side's `poll_timeout` as last asked, for a side that declares
+    /// [`SenderHooks::INPUT_DRIVEN`] (see [`KeptDeadline`]).
+    sender_deadline: KeptDeadline,
+    receiver_deadline: KeptDeadline,
+    /// An input-driven side may have a transmit, the sender a new RTT sample or a
+    /// coupling report: set by every call that can change the side, cleared when it
+    /// answers `None`.
+    sender_pending: bool,
+    receiver_pending: bool,
+    rtt_sample_pending: bool,
+    cc_report_pending: bool,
     /// [`SimFlow::poll_at_every_event`] was called: no side is skipped and no
     /// deadline is kept (the reference behaviour).
     every_event: bool,
 }
 
-/// `cache`'s value, or `compute`'s, kept in `cache`.
-#[inline]
-fn cached(
-    cache: &Cell<Option<Option<Timestamp>>>,
-    compute: impl FnOnce() -> Option<Timestamp>,
-) -> Option<Timestamp> {
-    if let Some(t) = cache.get() {
-        return t;
-    }
-    let t = compute();
-    cache.set(Some(t));
-    t
-}
-
-/// Which of a flow's endpoints the engine must poll again. A sans-I/O endpoint's
-/// answers (a transmit, an RTT sample, a coupling report) change only through its own
-/// inputs: a message, a timeout, a state change, an allowance. So a side that answered
-/// `None` and has had no input since would answer `None` again, and polling it only
-/// reads its state. At 1,000 flows that state is out of the caches: a data packet
-/// delivered to the receiver used to load the sender's source, window and RTT lines to
-/// learn that it had nothing to send (BENCHMARKS.md, twelfth pass).
+/// An input-driven side's `poll_timeout`, kept from one call that can change the side
+/// to the next, and what decides whether the side is polled at all.
 ///
-/// Every flag is set by any input to its side and cleared only when the side answers
-/// `None`, so a side is never skipped while it may have something to say. A timeout
-/// sets every flag, whichever side was due (a timer is rarer than a packet, and this
-/// keeps the rule independent of which side asked for it).
-#[derive(Debug, Clone, Copy)]
-struct Changed {
-    /// The receiver may have a transmit.
-    receiver: bool,
-    /// The sender may have a transmit.
-    sender: bool,
-    /// The sender may have a new RTT sample.
-    rtt_sample: bool,
-    /// The sender may have a coupling report.
-    cc_report: bool,
-}
+/// A flow's engine event used to poll both endpoints, the sender's RTT sample and its
+/// coupling report, and ask both for their deadline. At 1,000 flows that state is out
+/// of the caches: a data packet delivered to a TCP receiver loaded the sender's source,
+/// window and RTT lines to learn that it had nothing to send (BENCHMARKS.md, twelfth
+/// pass). An input-driven side answers `None` from `poll_transmit` until its next input
+/// or its deadline, and `poll_timeout` takes `&self` and no time, so its answer changes
+/// only through the `&mut` calls the flow makes ([`EndpointPairFlow`]'s `touch_sender`
+/// and `touch_receiver`), which mark it [`KeptDeadline::STALE`] and the side pending.
+/// A side is polled while it is pending (from a call that changed it until it answers
+/// `None`) and once its kept deadline has come (`STALE`, the epoch, always has).
+#[derive(Debug)]
+struct KeptDeadline(Cell<Timestamp>);
 
-impl Changed {
-    const ALL: Changed = Changed {
-        receiver: true,
-        sender: true,
-        rtt_sample: true,
-        cc_report: true,
-    };
-    /// The sender had an input.
-    fn sender(&mut self) {
-        self.sender = true;
-        self.rtt_sample = true;
-        self.cc_report = true;
+impl KeptDeadline {
+    /// Changed since it was last asked: ask again, and poll the side.
+    const STALE: Timestamp = Timestamp::ZERO;
+    /// Asked, and the side has no deadline.
+    const NONE: Timestamp = Timestamp::MAX;
+
+    fn stale() -> Self {
+        KeptDeadline(Cell::new(Self::STALE))
+    }
+    #[inline]
+    fn mark_stale(&self) {
+        self.0.set(Self::STALE);
+    }
+    /// The side must be polled at `now`.
+    #[inline]
+    fn due(&self, now: Timestamp) -> bool {
+        self.0.get() <= now
+    }
+    /// The kept deadline, or `ask`'s answer, kept. A deadline at the epoch or at
+    /// `Timestamp::MAX` is not kept (they are the markers): the side is then asked,
+    /// and polled, every time, as without keeping.
+    #[inline]
+    fn get(&self, ask: impl FnOnce() -> Option<Timestamp>) -> Option<Timestamp> {
+        let kept = self.0.get();
+        if kept == Self::NONE {
+            return None;
+        }
+        if kept != Self::STALE {
+            return Some(kept);
+        }
+        let t = ask();
+        match t {
+            None => self.0.set(Self::NONE),
+            Some(Self::NONE) => {}
+            Some(t) => self.0.set(t),
+        }
+        t
     }
 }
 
@@ -329,9 +342,12 @@ where
             data: Slab::default(),
             feedback: Slab::default(),
             state: FlowState::Idle,
-            changed: Changed::ALL,
-            sender_deadline: Cell::new(None),
-            receiver_deadline: Cell::new(None),
+            sender_deadline: KeptDeadline::stale(),
+            receiver_deadline: KeptDeadline::stale(),
+            sender_pending: true,
+            receiver_pending: true,
+            rtt_sample_pending: true,
+            cc_report_pending: true,
             every_event: false,
         }
     }
@@ -339,29 +355,47 @@ where
         &self.sender
     }
     pub fn sender_mut(&mut self) -> &mut S {
-        self.changed = Changed::ALL;
         self.touch_sender()
     }
-    /// The sender's timer is due at `now`: a side that is not told anything may still
-    /// have a transmit then (a pacer's next packet).
+    /// The sender is polled for a transmit at `now`.
     #[inline]
-    fn sender_due(&self, now: Timestamp) -> bool {
-        cached(&self.sender_deadline, || self.sender.poll_timeout()).is_some_and(|t| t <= now)
+    fn poll_sender(&self, now: Timestamp) -> bool {
+        !S::INPUT_DRIVEN || self.every_event || self.sender_pending || self.sender_deadline.due(now)
     }
+    /// The receiver is polled for a transmit at `now`.
     #[inline]
-    fn receiver_due(&self, now: Timestamp) -> bool {
-        cached(&self.receiver_deadline, || self.receiver.poll_timeout()).is_some_and(|t| t <= now)
+    fn poll_receiver(&self, now: Timestamp) -> bool {
+        !R::INPUT_DRIVEN
+            || self.every_event
+            || self.receiver_pending
+            || self.receiver_deadline.due(now)
     }
-    /// The sender, for a call that may change it: its kept deadline is dropped.
+    /// The sender, for a call that may change it.
     #[inline]
     fn touch_sender(&mut self) -> &mut S {
-        self.sender_deadline.set(None);
+        if S::INPUT_DRIVEN {
+            self.sender_deadline.mark_stale();
+            self.sender_pending = true;
+            self.rtt_sample_pending = true;
+            self.cc_report_pending = true;
+        }
         &mut self.sender
     }
-    /// The receiver, for a call that may change it: its kept deadline is dropped.
+    /// The sender, to take an RTT sample or a report (which may change it too).
+    #[inline]
+    fn sender_for_report(&mut self) -> &mut S {
+        if S::INPUT_DRIVEN {
+            self.sender_deadline.mark_stale();
+        }
+        &mut self.sender
+    }
+    /// The receiver, for a call that may change it.
     #[inline]
     fn touch_receiver(&mut self) -> &mut R {
-        self.receiver_deadline.set(None);
+        if R::INPUT_DRIVEN {
+            self.receiver_deadline.mark_stale();
+            self.receiver_pending = true;
+        }
         &mut self.receiver
     }
     /// The two endpoints (the real-network testbed drives them on separate hosts).
@@ -398,7 +432,6 @@ where
                 if let Some(m) = self.data.remove(pkt.slot) {
                     if self.alive() {
                         self.touch_receiver().handle_input(now, m);
-                        self.changed.receiver = true;
                     }
                 }
             }
@@ -406,7 +439,6 @@ where
                 if let Some(m) = self.feedback.remove(pkt.slot) {
                     if self.alive() {
                         self.touch_sender().handle_input(now, m);
-                        self.changed.sender();
                     }
                 }
             }
@@ -453,12 +485,7 @@ where
     }
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Outgoing> {
-        if self.alive()
-            && (!R::INPUT_DRIVEN
-                || self.every_event
-                || self.changed.receiver
-                || self.receiver_due(now))
-        {
+        if self.alive() && self.poll_receiver(now) {
             if let Some(t) = self.touch_receiver().poll_transmit(now) {
                 let slot = self.feedback.insert(t.message);
                 return Some(Outgoing {
@@ -467,15 +494,11 @@ where
                     slot,
                 });
             }
-            self.changed.receiver = false;
+            if R::INPUT_DRIVEN {
+                self.receiver_pending = false;
+            }
         }
-        if self.sender_runs()
-            && (!S::INPUT_DRIVEN || self.every_event || self.changed.sender || self.sender_due(now))
-        {
-            // A transmit changes the sender's state (its flight, its timer) even when
-            // it returns `None`.
-            self.changed.rtt_sample = true;
-            self.changed.cc_report = true;
+        if self.sender_runs() && self.poll_sender(now) {
             if let Some(t) = self.touch_sender().poll_transmit(now) {
                 let slot = self.data.insert(t.message);
                 return Some(Outgoing {
@@ -484,7 +507,9 @@ where
                     slot,
                 });
             }
-            self.changed.sender = false;
+            if S::INPUT_DRIVEN {
+                self.sender_pending = false;
+            }
         }
         None
     }
@@ -492,17 +517,17 @@ where
     fn poll_timeout(&self) -> Option<Timestamp> {
         let s = if !self.sender_runs() {
             None
-        } else if self.every_event {
-            self.sender.poll_timeout()
+        } else if S::INPUT_DRIVEN && !self.every_event {
+            self.sender_deadline.get(|| self.sender.poll_timeout())
         } else {
-            cached(&self.sender_deadline, || self.sender.poll_timeout())
+            self.sender.poll_timeout()
         };
         let r = if !self.alive() {
             None
-        } else if self.every_event {
-            self.receiver.poll_timeout()
+        } else if R::INPUT_DRIVEN && !self.every_event {
+            self.receiver_deadline.get(|| self.receiver.poll_timeout())
         } else {
-            cached(&self.receiver_deadline, || self.receiver.poll_timeout())
+            self.receiver.poll_timeout()
         };
         match (s, r) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -511,7 +536,6 @@ where
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {
-        self.changed = Changed::ALL;
         if self.alive() && self.receiver.poll_timeout().is_some_and(|t| t <= now) {
             self.touch_receiver().handle_timeout(now);
         }
@@ -528,36 +552,37 @@ where
             _ => {}
         }
         self.state = state;
-        self.changed = Changed::ALL;
+        self.touch_sender();
+        self.touch_receiver();
     }
 
     fn poll_at_every_event(&mut self) {
         self.every_event = true;
-        self.changed = Changed::ALL;
-        self.sender_deadline.set(None);
-        self.receiver_deadline.set(None);
     }
 
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        if !(self.changed.cc_report || self.every_event) {
+        if S::INPUT_DRIVEN && !self.every_event && !self.cc_report_pending {
             return None;
         }
-        let report = self.touch_sender().poll_cc_report();
-        self.changed.cc_report = report.is_some();
+        let report = self.sender_for_report().poll_cc_report();
+        if S::INPUT_DRIVEN {
+            self.cc_report_pending = report.is_some();
+        }
         report
     }
 
     fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
         self.touch_sender().apply_allowance(now, allowance);
-        self.changed.sender();
     }
 
     fn poll_rtt_sample(&mut self) -> Option<TimeDelta> {
-        if !(self.changed.rtt_sample || self.every_event) {
+        if S::INPUT_DRIVEN && !self.every_event && !self.rtt_sample_pending {
             return None;
         }
-        let sample = self.touch_sender().poll_rtt_sample();
-        self.changed.rtt_sample = sample.is_some();
+        let sample = self.sender_for_report().poll_rtt_sample();
+        if S::INPUT_DRIVEN {
+            self.rtt_sample_pending = sample.is_some();
+        }
         sample
     }
 
@@ -581,7 +606,6 @@ where
 
     fn apply_app_control(&mut self, now: Timestamp, control: AppControl) {
         self.touch_sender().apply_app_control(now, control);
-        self.changed.sender();
     }
 }
 
@@ -645,8 +669,11 @@ mod tests {
 
     use flowstate_core::endpoint::{Endpoint, Transmit};
 
+    /// What the engine does after an event: poll until `None`, then ask the deadline.
     fn drain(f: &mut EndpointPairFlow<Counting, Counting>, now: Timestamp) -> Vec<Dir> {
-        std::iter::from_fn(|| f.poll_transmit(now).map(|o| o.dir)).collect()
+        let sent = std::iter::from_fn(|| f.poll_transmit(now).map(|o| o.dir)).collect();
+        let _ = f.poll_timeout();
+        sent
     }
 
     fn packet(dir: Dir, slot: u32) -> SimPacket {
@@ -683,7 +710,8 @@ mod tests {
         );
         // A deadline that has come makes a side be asked without an input.
         f.sender.deadline = Some(t(30));
-        f.sender_deadline.set(None);
+        f.sender_deadline.mark_stale();
+        assert_eq!(f.poll_timeout(), Some(t(30)));
         let sender_polls = f.sender.polls;
         assert!(drain(&mut f, t(29)).is_empty());
         assert_eq!(f.sender.polls, sender_polls, "deadline not reached");

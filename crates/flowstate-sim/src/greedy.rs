@@ -170,8 +170,6 @@ impl Endpoint for GreedySender {
 }
 
 impl SenderHooks for GreedySender {
-    /// Sends while its window allows, which only acks and loss timeouts change.
-    const INPUT_DRIVEN: bool = true;
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()
     }
@@ -239,8 +237,6 @@ impl Endpoint for GreedyReceiver {
 }
 
 impl ReceiverHooks for GreedyReceiver {
-    /// An ack per packet (`poll_transmit` ignores the time).
-    const INPUT_DRIVEN: bool = true;
     fn goodput_bytes(&self) -> Option<u64> {
         Some(self.bytes)
     }

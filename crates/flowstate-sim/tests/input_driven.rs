@@ -1,13 +1,15 @@
-//! A flow skips polling an endpoint that declares `INPUT_DRIVEN` while nothing has
-//! reached it, keeps its deadline between calls and asks its sender for RTT samples and
-//! coupling reports only after the sender changed (`flow.rs`, `Changed`). None of that
+//! A flow skips polling an endpoint that declares `INPUT_DRIVEN` (TCP, LEDBAT) while
+//! nothing has reached it, keeps its deadline between calls and asks its sender for RTT
+//! samples and coupling reports only after the sender changed (`flow.rs`,
+//! `KeptDeadline`). None of that
 //! may change a run: every scenario here gives the same trace, to the packet, as the
 //! same scenario with every flow polled at every event of its flow
 //! (`SimFlow::poll_at_every_event`, the behaviour before). The scenarios put every flow
 //! kind through starts, stops, a pause, losses, timeouts and the coupling managers'
 //! allowances. (An endpoint wrongly declared input-driven fails here: the SCTP sender,
 //! whose max-burst allowance refills at every new instant it is polled at, changes
-//! these traces when declared so.)
+//! these traces when declared so; so does an allowance that does not mark its sender
+//! pending.)
 
 mod common;
 
