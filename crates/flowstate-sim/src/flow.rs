@@ -546,12 +546,13 @@ where
 
     fn set_state(&mut self, now: Timestamp, state: FlowState) {
         match (self.state, state) {
-            (FlowState::Idle, FlowState::Active) => self.touch_sender().on_start(now),
-            (FlowState::Active, FlowState::Paused) => self.touch_sender().on_pause(now),
-            (FlowState::Paused, FlowState::Active) => self.touch_sender().on_resume(now),
+            (FlowState::Idle, FlowState::Active) => self.sender.on_start(now),
+            (FlowState::Active, FlowState::Paused) => self.sender.on_pause(now),
+            (FlowState::Paused, FlowState::Active) => self.sender.on_resume(now),
             _ => {}
         }
         self.state = state;
+        // Either side may now answer differently (and the sender may have changed).
         self.touch_sender();
         self.touch_receiver();
     }
