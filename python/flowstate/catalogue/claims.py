@@ -9,6 +9,15 @@ the rest may only use numbers, ``+ - * /``, unary ``-``/``+``, comparisons (chai
 too), ``and``, ``or``, ``not`` and calls to ``abs``, ``min`` and ``max``. The text is
 parsed with :mod:`ast` and only those nodes are walked; nothing is ever passed to
 ``eval``. A placeholder whose value is missing (None) makes the claim "not evaluated".
+
+A claim checks a direction ("below 75 % of the uncoupled RTT"); the paper's numbers for
+the same metrics (results.json ``comparison``) say how far ours are from the paper's.
+:func:`annotate_claims` adds them to each claim and flags a claim whose values are off
+the paper's by more than :data:`VALUE_OFF_THRESHOLD` (docs/CATALOGUE.md, "Claims")::
+
+    {"status": "holds", "value_off": true, "relative_difference": 0.76,
+     "paper_values": [{"ref": "{fsev2:flows.gcc.rtt_ms.mean}", "paper": 115.0, "ours": 202.0,
+                       "relative_difference": 0.76}]}
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from flowstate.errors import FlowstateError
 
@@ -45,6 +54,9 @@ _CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
 _FUNCTIONS: dict[str, Callable[..., float]] = {"abs": abs, "min": min, "max": max}
 # How many arguments each function takes: (at least, at most; None: no limit).
 _ARITY: dict[str, tuple[int, Optional[int]]] = {"abs": (1, 1), "min": (2, None), "max": (2, None)}
+# A claim's value is "off" when one of its metrics differs from the paper's number for
+# it by more than this fraction of the paper's number (either way).
+VALUE_OFF_THRESHOLD = 0.25
 # Deepest expression tree a check may have (Python's parser and the evaluator recurse).
 MAX_DEPTH = 50
 
@@ -205,3 +217,69 @@ def _eval(node: ast.AST, env: Mapping[str, float]) -> Any:
         assert isinstance(node.func, ast.Name)
         return _FUNCTIONS[node.func.id](*(_eval(a, env) for a in node.args))
     raise ClaimError(f"not allowed in a check: {type(node).__name__}")  # pragma: no cover
+
+
+def _number(value: Any) -> Optional[float]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def relative_difference(ours: Optional[float], paper: Optional[float]) -> Optional[float]:
+    """``(ours - paper) / |paper|``; None without both values or for a paper value of 0."""
+    if ours is None or paper is None or paper == 0:
+        return None
+    return (ours - paper) / abs(paper)
+
+
+def paper_values(values: Mapping[str, Any], comparison: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The claim's placeholders (``values``: placeholder text -> our value) that the
+    paper gives a number for (``comparison``: results.json's rows with ``point``,
+    ``metric``, ``paper``): ``{"ref", "paper", "ours", "relative_difference"}`` each."""
+    paper: dict[tuple[str, str], float] = {}
+    for row in comparison:
+        number = _number(row.get("paper"))
+        if number is not None and isinstance(row.get("point"), str) and isinstance(row.get("metric"), str):
+            paper.setdefault((row["point"].strip(), row["metric"].strip()), number)
+    rows = []
+    for ref, ours in values.items():
+        match = PLACEHOLDER.fullmatch(str(ref))
+        key = (match.group(1).strip(), match.group(2).strip()) if match else None
+        if key in paper:
+            value = _number(ours)
+            rows.append({
+                "ref": ref, "paper": paper[key], "ours": value,  # type: ignore[index]
+                "relative_difference": relative_difference(value, paper[key]),  # type: ignore[index]
+            })
+    return rows
+
+
+def annotate_claims(claims: Iterable[dict[str, Any]], comparison: Iterable[Mapping[str, Any]]) -> None:
+    """Adds to each claim ``paper_values`` (:func:`paper_values`), ``relative_difference``
+    (the largest in size of theirs, None without any) and ``value_off`` (that one is over
+    VALUE_OFF_THRESHOLD). Idempotent."""
+    comparison = list(comparison)
+    for claim in claims:
+        values = claim.get("values")
+        rows = paper_values(values if isinstance(values, Mapping) else {}, comparison)
+        differences = [r["relative_difference"] for r in rows if r["relative_difference"] is not None]
+        worst = max(differences, key=abs, default=None)
+        claim["paper_values"] = rows
+        claim["relative_difference"] = worst
+        claim["value_off"] = worst is not None and abs(worst) > VALUE_OFF_THRESHOLD
+
+
+def percent(fraction: float) -> str:
+    """``+76 %`` / ``-30 %``: a relative difference in whole percent, signed."""
+    whole = round(fraction * 100)
+    return f"{whole:+d} %" if whole else "0 %"
+
+
+def status_text(claim: Mapping[str, Any]) -> str:
+    """The claim's status, with the flag of :func:`annotate_claims`: ``holds, value off
+    by +76 %``."""
+    status = str(claim.get("status", NOT_EVALUATED))
+    worst = claim.get("relative_difference")
+    if claim.get("value_off") and isinstance(worst, (int, float)):
+        return f"{status}, value off by {percent(float(worst))}"
+    return status

@@ -8,7 +8,7 @@ results.json (docs/CATALOGUE.md).
 
     exp = catalogue.load_id(catalogue.find_root(), "p000-table5")
     results = reproduce.reproduce(exp, runs=10, out="out/p000-table5")
-    results["claims"]      # [{"text", "check", "status", "values"}, ...]
+    results["claims"]      # [{"text", "check", "status", "values", "value_off", ...}, ...]
 
 Each run is one call of the native simulator (``threads=1``; it releases the GIL), on a
 pool of ``jobs`` threads, the longest runs first, without the trace hash (``[measure]
@@ -277,6 +277,7 @@ def evaluate(exp: Experiment, points: list[dict[str, Any]]) -> tuple[list[dict[s
     for claim in exp.claims:
         status, values = claims_mod.evaluate(claim.check, lookup)
         claims.append({"text": claim.text, "check": claim.check.text, "status": status, "values": values})
+    claims_mod.annotate_claims(claims, comparison)
     return comparison, claims
 
 

@@ -7,13 +7,16 @@ flowstate.report.folder_results.compare_results) in the output folder (default
 out/compare-A-vs-B), drawn by flowstate.report.report: the side-by-side table, time series
 overlaid (one panel per flow, a line per folder: the mean over its runs with a min-max
 band), bars of each flow's throughput, share, RTT and queuing delay. The table is
-printed too.
+printed too. Each folder is labelled from its manifest.json (its coupling mechanism and
+the ``--set`` values that differ between the folders), else by its name. Every input is
+read and checked before anything is written; the output folder may not be one of the
+inputs, inside one, or hold one.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence, TextIO
@@ -21,13 +24,13 @@ from typing import Any, Optional, Sequence, TextIO
 from flowstate.cli import argtypes
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.errors import UsageError
-from flowstate.output_files import RESULTS_FILE
 from flowstate.report import folder_results
 from flowstate.report import report
 
 
 def table(results: dict) -> object:
-    """The side-by-side table (rich): one row per flow and metric, a column per point."""
+    """The side-by-side table (rich): one row per flow and metric, a column per point;
+    "± std" only for a point of several runs."""
     from rich.table import Table
 
     labels, rows = report.side_by_side_rows(results)
@@ -41,20 +44,30 @@ def table(results: dict) -> object:
         out.add_column(label, justify="right", overflow="fold")
     previous = None
     for owner, metric, cells in rows:
-        text = []
-        for c in cells:
-            if c is None:
-                text.append("-")
-            else:
-                text.append(report.fmt(c["mean"]) + (f" ± {report.fmt(c['std'], c['mean'])}" if several else ""))
-        out.add_row(owner if owner != previous else "", metric, *text)
+        out.add_row(owner if owner != previous else "", metric, *(report.side_by_side_text(c) for c in cells))
         previous = owner
     return out
 
 
+def check_out(out_dir: Path, folders: Sequence[Path]) -> None:
+    """The output folder must be none of the compared folders, nor inside or around one."""
+    out = out_dir.resolve()
+    for folder in folders:
+        source = folder.resolve()
+        if out == source or source in out.parents:
+            raise UsageError(f"--out {out_dir}: is or is inside the compared folder {folder}; "
+                             "give an output folder outside the compared ones")
+        if out in source.parents:
+            raise UsageError(f"--out {out_dir}: holds the compared folder {folder}; "
+                             "give an output folder outside the compared ones")
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out_dir}: not a folder; give a folder to write the comparison into")
+
+
 def main(dirs: Sequence[str], *, out: Optional[str] = None, stdout: Optional[TextIO] = None) -> Path:
     """Writes results.json and report.html of the comparison; returns the report's path.
-    ReportError (one line) for a folder that cannot be read."""
+    Every folder is read and checked before anything is written; ReportError (one line)
+    for a folder that cannot be read, UsageError for an output folder among the inputs."""
     stdout = stdout if stdout is not None else sys.stdout
     from rich.console import Console
 
@@ -63,13 +76,18 @@ def main(dirs: Sequence[str], *, out: Optional[str] = None, stdout: Optional[Tex
         if not folder.is_dir():
             raise report.ReportError(f"{folder}: not found" if not folder.exists() else f"{folder}: not a folder")
     out_dir = Path(out) if out is not None else folder_results.compare_out(folders)
+    check_out(out_dir, folders)
     results = folder_results.compare_results(folders, out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n",
-                                               encoding="utf-8")
-    path = report.build(out_dir)
+    prepared = report.prepare(out_dir, results, source="the compared folders (" + ", ".join(map(str, folders)) + ")")
+    existed = out_dir.exists()
+    try:
+        path = report.write(prepared)
+    except BaseException:
+        if not existed:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
-    console.print(table(results))
+    console.print(table(prepared.results))
     console.print(f"report: {path}", highlight=False, soft_wrap=True)
     return path
 

@@ -4,7 +4,8 @@ DIR is the output of one reproduction (holds results.json), a folder of reproduc
 (`reproduce --all`: DIR/<id>/results.json; every report is rebuilt, plus DIR/index.html),
 or any other output folder: a `flowstate run` (one run or `--runs K`), a testbed or
 browser run, a reproduction's point, a folder of such folders, a sweep. For those,
-flowstate.report.folder_results writes a results.json without the paper's columns first.
+flowstate.report.folder_results makes a results.json without the paper's columns. Every
+file is read and checked before anything is written (flowstate.report.input_files).
 """
 
 from __future__ import annotations
@@ -20,26 +21,24 @@ from flowstate.report import folder_results
 from flowstate.report import report
 
 
-def _is_reproduction(folder: Path) -> bool:
-    path = folder / RESULTS_FILE
-    if not path.is_file():
-        return False
-    try:
-        return folder_results.results_for(folder).get("source") is None
-    except report.ReportError:
-        return True  # let report.build name what is wrong with it
+def prepare(folder: Path) -> report.Prepared:
+    """The report of ``folder`` (a reproduction's, or any output folder's), read, checked
+    and drawn; nothing written yet."""
+    folder = Path(folder)
+    doc = folder_results.results_for(folder)
+    if doc.get("source") == folder_results.SOURCE_FOLDER:
+        return report.prepare(folder, doc, source=str(folder))
+    return report.prepare(folder, doc, source=str(folder / RESULTS_FILE))
 
 
 def build(folder: Path) -> Path:
     """report.html of ``folder`` (a reproduction's, or any output folder's)."""
-    folder = Path(folder)
-    if not _is_reproduction(folder):
-        folder_results.write(folder)
-    return report.build(folder)
+    return report.write(prepare(folder))
 
 
 def main(out_dir: str, *, stdout: Optional[TextIO] = None) -> list[Path]:
-    """Rebuilds and returns the written pages; raises report.ReportError (one line)."""
+    """Rebuilds and returns the written pages; raises report.ReportError (one line).
+    Every input is read and checked before anything is written."""
     stdout = stdout if stdout is not None else sys.stdout
     folder = Path(out_dir)
     if not folder.is_dir():
@@ -48,7 +47,8 @@ def main(out_dir: str, *, stdout: Optional[TextIO] = None) -> list[Path]:
     if not (folder / RESULTS_FILE).exists() and not folder_results.is_output_folder(folder):
         children = sorted(p.parent for p in folder.glob(f"*/{RESULTS_FILE}"))
         if children:
-            written = [report.build(child) for child in children]
+            prepared = [report.prepare(child) for child in children]
+            written = [report.write(p) for p in prepared]
             written.append(report.build_index(folder))
             for path in written:
                 print(f"wrote {path}", file=stdout)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
 from flowstate.catalogue import catalogue, references
+from flowstate.catalogue import claims as claims_mod
 from flowstate.catalogue import reproduce
 from flowstate.cli import argtypes
 from flowstate.cli.exit_status import ExitStatus
@@ -117,6 +118,16 @@ def print_results(results: dict[str, Any], report: Optional[Path], note: Optiona
             highlight=False,
             soft_wrap=True,
         )
+        if claim.get("value_off"):
+            against = ", ".join(
+                f"{r['ref']}: paper {_fmt(r['paper'])}, ours {_fmt(r['ours'])} ({claims_mod.percent(r['relative_difference'])})"
+                for r in claim.get("paper_values") or [] if r.get("relative_difference") is not None
+            )
+            console.print(
+                f"[yellow]{'':>13}  {escape(claims_mod.status_text(claim))}[/yellow]  [dim]({escape(against)})[/dim]",
+                highlight=False,
+                soft_wrap=True,
+            )
     console.print(f"results: {out / RESULTS_FILE} ({results['elapsed_s']:.1f} s)", highlight=False, soft_wrap=True)
     if report is not None:
         console.print(f"report: {report}", highlight=False, soft_wrap=True)

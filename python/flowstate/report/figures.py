@@ -17,6 +17,7 @@ of results.json (dicts with ``name``, ``label``, ``variant``, ``grid``, ``summar
 
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,11 +171,18 @@ def _title(fig: "Figure", text: str) -> None:
     fig.suptitle(text, x=0.01, ha="left", fontsize=12, fontweight="bold")
 
 
+def png_bytes(fig: "Figure") -> bytes:
+    """``fig`` as PNG bytes; same figure, same bytes."""
+    buffer = io.BytesIO()
+    with _style():
+        fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()
+
+
 def save(fig: "Figure", path: Path) -> Path:
     """Writes ``fig`` as a PNG at ``path`` (folder created); same figure, same bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _style():
-        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+    path.write_bytes(png_bytes(fig))
     return path
 
 

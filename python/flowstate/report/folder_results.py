@@ -33,6 +33,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from flowstate.output_files import (
     BROWSER_FILE,
+    MANIFEST_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
     SWEEP_POINTS_DIR,
@@ -41,7 +42,9 @@ from flowstate.output_files import (
     TIMESERIES_FILE,
     run_dir,
 )
-from flowstate.report.report import ReportError
+from flowstate.report import input_files
+from flowstate.report.input_files import ReportError
+from flowstate.report.report import check_results, check_summary
 from flowstate.report.report import _point_dir as point_dir
 
 SOURCE_FOLDER = "folder"
@@ -69,20 +72,14 @@ def folder_kind(folder: Path) -> str:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(f"{path}: not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ReportError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    return input_files.read_json(path)
 
 
 def _summary(path: Path) -> dict[str, Any]:
-    summary = _read_json(path)
+    summary = input_files.read_json(path)
     if not isinstance(summary, dict) or not isinstance(summary.get("flows"), list):
         raise ReportError(f"{path}: not a summary (no 'flows' list)")
+    check_summary(summary, str(path))
     return summary
 
 
@@ -159,12 +156,19 @@ def _document(rid: str, title: str, reference: str, points: list[dict], source: 
 def _sweep_results(folder: Path) -> dict[str, Any]:
     from flowstate.simulation import combine_summaries
 
-    spec = (_read_json(folder / SWEEP_SPEC_FILE) or {}).get("spec") or {}
+    spec_path = folder / SWEEP_SPEC_FILE
+    document = _read_json(spec_path)
+    spec = document.get("spec") if isinstance(document, dict) else None
+    if not isinstance(spec, dict):
+        raise ReportError(f"{spec_path}: not a sweep file (no 'spec' object)")
+    if not isinstance(spec.get("axes") or [], list):
+        raise ReportError(f"{spec_path}: spec.axes is not a list")
     by_point: dict[str, tuple[dict, list[dict]]] = {}
     for path in sorted((folder / SWEEP_POINTS_DIR).glob("*.json")):
         task = _read_json(path)
         if not isinstance(task, dict) or not isinstance(task.get("summary"), dict):
             raise ReportError(f"{path}: not a sweep task (no 'summary')")
+        check_summary(task["summary"], f"{path}: summary")
         grid = task.get("point") if isinstance(task.get("point"), dict) else {}
         key = json.dumps(grid, sort_keys=True)
         by_point.setdefault(key, (grid, []))[1].append(task["summary"])
@@ -174,7 +178,12 @@ def _sweep_results(folder: Path) -> dict[str, Any]:
     for grid, summaries in by_point.values():
         summaries.sort(key=lambda s: s.get("seed", 0))
         name = ", ".join(f"{k}={v}" for k, v in grid.items()) or "point"
-        points.append(_point(name, str(spec.get("name") or "sweep"), None, combine_summaries(summaries), grid))
+        try:
+            combined = combine_summaries(summaries)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ReportError(f"{folder / SWEEP_POINTS_DIR}: the runs of point {name!r} cannot be combined "
+                              f"({type(e).__name__}: {e})") from None
+        points.append(_point(name, str(spec.get("name") or "sweep"), None, combined, grid))
     axes = [
         {"name": a.get("name"), "key": a.get("key", ""), "label": a.get("label") or a.get("name")}
         for a in spec.get("axes") or [] if isinstance(a, dict) and a.get("name")
@@ -204,7 +213,7 @@ def results_for(folder: Path) -> dict[str, Any]:
     if existing.is_file():
         doc = _read_json(existing)
         if isinstance(doc, dict) and doc.get("source") != SOURCE_FOLDER:
-            return doc
+            return check_results(doc, existing)
     kind = folder_kind(folder)
     if kind == "sweep":
         return _sweep_results(folder)
@@ -222,7 +231,7 @@ def results_for(folder: Path) -> dict[str, Any]:
             )
         points = [_point(c.name, c.name, c.name, _summary(c / SUMMARY_FILE)) for c in children]
         name = folder.name
-    with_series = all((folder / p["dir"] / TIMESERIES_FILE).is_file() for p in points)
+    with_series = all((folder / p["dir"] / TIMESERIES_FILE).exists() for p in points)
     doc = _document(name, f"{kind}: {name}" if kind != "run" else name, KINDS[kind], points, SOURCE_FOLDER)
     doc["figures"] = default_figures(points, overlay=False, with_series=with_series)
     return doc
@@ -264,6 +273,61 @@ def _labels(folders: Sequence[Path]) -> list[str]:
     return [f"{i + 1}: {label}" for i, label in enumerate(labels)]
 
 
+def read_manifest(folder: Path) -> Optional[dict[str, Any]]:
+    """``folder``'s manifest.json (what made it: its mechanism, ``--set`` values), None for
+    a folder written before manifests; ReportError for a damaged one."""
+    path = Path(folder) / MANIFEST_FILE
+    if not path.exists():
+        return None
+    manifest = input_files.read_json(path)
+    if not isinstance(manifest, dict):
+        raise ReportError(f"{path}: expected a JSON object at the top level")
+    sets = manifest.get("sets", [])
+    if not isinstance(sets, list) or not all(isinstance(s, str) and "=" in s for s in sets):
+        raise ReportError(f"{path}: field 'sets' is not a list of \"PATH=VALUE\" strings")
+    coupling = manifest.get("coupling", {})
+    if not isinstance(coupling, dict) or not isinstance(coupling.get("mechanism", ""), (str, type(None))):
+        raise ReportError(f"{path}: field 'coupling' is not an object with a 'mechanism' string")
+    return manifest
+
+
+def _sets(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """The manifest's ``--set`` values by path (the last one given wins)."""
+    out: dict[str, str] = {}
+    for text in manifest.get("sets") or []:
+        path, _, value = str(text).partition("=")
+        out.pop(path.strip(), None)
+        out[path.strip()] = value.strip()
+    return out
+
+
+MECHANISM_PATH = "coupling.mechanism"
+
+
+def provenance_labels(folders: Sequence[Path], manifests: Sequence[Optional[Mapping[str, Any]]]) -> list[str]:
+    """A label per folder from its manifest: its coupling mechanism and the ``--set``
+    values that differ between the folders (``fsev2, link.capacity=4Mbps``); the folder's
+    name (:func:`_labels`) where it has no manifest. Labels that would repeat get the
+    folder's name in parentheses."""
+    names = _labels(folders)
+    sets = [_sets(m) if m is not None else {} for m in manifests]
+    with_manifest = [s for s, m in zip(sets, manifests) if m is not None]
+    paths = list(dict.fromkeys(p for s in with_manifest for p in s if p != MECHANISM_PATH))
+    differing = [p for p in paths if len({s.get(p) for s in with_manifest}) > 1]
+    labels = []
+    for name, manifest, own in zip(names, manifests, sets):
+        if manifest is None:
+            labels.append(name)
+            continue
+        mechanism = (manifest.get("coupling") or {}).get("mechanism") or own.get(MECHANISM_PATH)
+        parts = ([str(mechanism)] if mechanism else []) + [f"{p}={own[p]}" for p in differing if p in own]
+        labels.append(", ".join(parts) or name)
+    counts = {label: labels.count(label) for label in labels}
+    return [
+        label if counts[label] == 1 or label == name else f"{label} ({name})" for label, name in zip(labels, names)
+    ]
+
+
 def compare_out(folders: Sequence[Path]) -> Path:
     """``out/compare-A-vs-B...`` (the default output folder of ``flowstate compare``)."""
     text = "-vs-".join(Path(os.path.abspath(f)).name for f in folders)
@@ -273,27 +337,29 @@ def compare_out(folders: Sequence[Path]) -> Path:
 
 def compare_results(folders: Sequence[Path], out: Path) -> dict[str, Any]:
     """The results.json of ``flowstate compare``: every point of every folder, named by
-    its folder (and its own name when a folder has several), its ``dir`` relative to
-    ``out``; time series overlaid (one panel per flow), bars of each flow's metrics."""
+    its folder's provenance (:func:`provenance_labels`; and the point's own name when a
+    folder has several), its ``dir`` relative to ``out``; time series overlaid (one panel
+    per flow), bars of each flow's metrics."""
     if len(folders) < 2:
         raise ReportError("compare: give at least two output folders")
+    docs = [results_for(Path(folder)) for folder in folders]
+    labels = provenance_labels(folders, [read_manifest(Path(folder)) for folder in folders])
     points: list[dict[str, Any]] = []
     runs = 1
-    for label, folder in zip(_labels(folders), folders):
-        doc = results_for(Path(folder))
+    for label, folder, doc in zip(labels, folders, docs):
         own = doc.get("points") or []
         for point in own:
             name = label if len(own) == 1 else f"{label}/{point.get('label') or point['name']}"
             copy = dict(point, name=name, variant=name, label=name, grid={})
             base = Path(folder) / point_dir(point)
             copy["dir"] = os.path.relpath(os.path.abspath(base), os.path.abspath(out))
-            if not (base / TIMESERIES_FILE).is_file():
+            if not (base / TIMESERIES_FILE).exists():
                 copy.pop("dir")
             points.append(copy)
             runs = max(runs, int(point["summary"].get("runs") or 1))
     doc = _document(
         "compare",
-        " vs ".join(_labels(folders)),
+        " vs ".join(labels),
         "flowstate compare: " + ", ".join(str(f) for f in folders),
         points,
         SOURCE_COMPARE,

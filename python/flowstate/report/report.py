@@ -22,41 +22,29 @@ import base64
 import html
 import json
 import math
+import os
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from flowstate.errors import FlowstateError
 from flowstate.output_files import FIGURES_DIR, INDEX_FILE, REPORT_FILE, RESULTS_FILE, TIMESERIES_FILE
 from flowstate.report import figures
+from flowstate.report import input_files
+from flowstate.report.input_files import ReportError
+from flowstate.catalogue import claims as claims_mod
 from flowstate.catalogue import references
+from flowstate.errors import FlowstateError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-
-
-class ReportError(FlowstateError):
-    """An output folder the report cannot be built from (one-line message)."""
-
-
 # ---------------------------------------------------------------- reading
 
 
-def load_results(out_dir: Path) -> dict[str, Any]:
-    """results.json of ``out_dir``, checked for the fields the report needs."""
-    path = Path(out_dir) / RESULTS_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReportError(f"{path}: not found (run 'flowstate reproduce' first)") from None
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{path}: not UTF-8 text") from None
-    try:
-        results = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+def check_results(results: Any, path: Path) -> dict[str, Any]:
+    """``results`` (read from ``path``) checked for the fields the report reads; the
+    optional lists default to empty."""
     if not isinstance(results, dict):
         raise ReportError(f"{path}: expected a JSON object at the top level")
     for key, kind in (("id", str), ("points", list)):
@@ -65,21 +53,74 @@ def load_results(out_dir: Path) -> dict[str, Any]:
     for key in ("comparison", "claims", "figures", "axes"):
         if not isinstance(results.setdefault(key, []), list):
             raise ReportError(f"{path}: field '{key}' is not a list")
+        for i, item in enumerate(results[key]):
+            if not isinstance(item, dict):
+                raise ReportError(f"{path}: {key}[{i}]: expected an object, got {type(item).__name__}")
+    for key in ("runs", "seed"):
+        if results.get(key) is not None and (not isinstance(results[key], int) or isinstance(results[key], bool)):
+            raise ReportError(f"{path}: field '{key}' is not an integer")
     names = set()
     for i, point in enumerate(results["points"]):
         if not isinstance(point, dict) or not isinstance(point.get("name"), str):
             raise ReportError(f"{path}: points[{i}].name missing")
-        if not isinstance(point.get("summary"), dict) or not isinstance(point["summary"].get("flows"), list):
-            raise ReportError(f"{path}: points[{i}].summary missing or without 'flows'")
+        where = f"{path}: points[{i}].summary"
+        summary = point.get("summary")
+        if not isinstance(summary, dict) or not isinstance(summary.get("flows"), list):
+            raise ReportError(f"{where} missing or without 'flows'")
+        check_summary(summary, where)
         names.add(point["name"])
+    for i, claim in enumerate(results["claims"]):
+        if not isinstance(claim.get("values", {}), dict):
+            raise ReportError(f"{path}: claims[{i}].values is not an object")
     for i, spec in enumerate(results["figures"]):
-        if not isinstance(spec, dict) or spec.get("kind") not in figures.KINDS:
-            kind = spec.get("kind") if isinstance(spec, dict) else spec
-            raise ReportError(f"{path}: figures[{i}].kind: expected one of {', '.join(figures.KINDS)}, got {kind!r}")
-        unknown = [p for p in spec.get("points") or [] if p not in names]
+        if spec.get("kind") not in figures.KINDS:
+            raise ReportError(
+                f"{path}: figures[{i}].kind: expected one of {', '.join(figures.KINDS)}, got {spec.get('kind')!r}"
+            )
+        shown = spec.get("points") or []
+        if not isinstance(shown, list):
+            raise ReportError(f"{path}: figures[{i}].points: expected a list of point names")
+        unknown = [p for p in shown if p not in names]
         if unknown:
             raise ReportError(f"{path}: figures[{i}].points: no point named {unknown[0]!r}")
     return results
+
+
+def check_summary(summary: Mapping[str, Any], where: str) -> None:
+    """The parts of a summary.json the report reads: ``flows`` a list of objects, each
+    with a name; ``aggregate`` an object; ``runs`` an integer (``where`` names it)."""
+    flows = summary.get("flows")
+    if not isinstance(flows, list):
+        raise ReportError(f"{where}: field 'flows' missing or not a list")
+    for i, flow in enumerate(flows):
+        if not isinstance(flow, dict) or not isinstance(flow.get("name"), str) or not flow["name"]:
+            raise ReportError(f"{where}: flows[{i}]: expected an object with a 'name'")
+    if not isinstance(summary.get("aggregate", {}), dict):
+        raise ReportError(f"{where}: field 'aggregate' is not an object")
+    runs = summary.get("runs", 1)
+    if runs is not None and (not isinstance(runs, int) or isinstance(runs, bool) or runs < 1):
+        raise ReportError(f"{where}: field 'runs' is not a positive integer")
+    window = summary.get("window_s")
+    if window is not None and not (
+        isinstance(window, list) and len(window) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in window)
+    ):
+        raise ReportError(f"{where}: field 'window_s' is not a pair of numbers")
+    for key in ("warnings",):
+        value = summary.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise ReportError(f"{where}: field '{key}' is not a list of strings")
+    coupling = summary.get("coupling")
+    if coupling is not None and not isinstance(coupling, dict):
+        raise ReportError(f"{where}: field 'coupling' is not an object")
+
+
+def load_results(out_dir: Path) -> dict[str, Any]:
+    """results.json of ``out_dir``, checked for the fields the report needs."""
+    path = Path(out_dir) / RESULTS_FILE
+    if not path.exists():
+        raise ReportError(f"{path}: not found (run 'flowstate reproduce' first)")
+    return check_results(input_files.read_json(path), path)
 
 
 def _point_dir(point: Mapping[str, Any]) -> str:
@@ -102,29 +143,29 @@ def _label(point: Mapping[str, Any]) -> str:
 _point_label = figures.point_label
 
 
+# The timeseries.csv column each time-series figure kind draws.
+SERIES_COLUMN = {"rate": "throughput_mbps", "rtt": "rtt_ms", "queue": "queuing_delay_ms", "rtt_box": "rtt_ms"}
+
+
 class _Series:
-    """The points' timeseries.csv, read once each."""
+    """The points' timeseries.csv, read and checked once each. A point's ``dir`` is
+    resolved lexically against ``out_dir`` (which need not exist yet)."""
 
     def __init__(self, out_dir: Path) -> None:
         self.out_dir = out_dir
         self.cache: dict[str, "pandas.DataFrame"] = {}
 
-    def panel(self, point: Mapping[str, Any]) -> figures.Panel:
-        import pandas
+    def path(self, point: Mapping[str, Any]) -> Path:
+        return Path(os.path.normpath(self.out_dir / _point_dir(point) / TIMESERIES_FILE))
 
+    def panel(self, point: Mapping[str, Any], kind: str) -> figures.Panel:
         name = str(point["name"])
+        path = self.path(point)
         if name not in self.cache:
-            path = self.out_dir / _point_dir(point) / TIMESERIES_FILE
-            try:
-                frame = pandas.read_csv(path)
-            except FileNotFoundError:
-                raise ReportError(f"{path}: not found (point {name!r})") from None
-            except (OSError, ValueError, pandas.errors.ParserError) as e:
-                raise ReportError(f"{path}: cannot read: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
-            missing = {"time_s", "flow"} - set(frame.columns)
-            if missing:
-                raise ReportError(f"{path}: column '{sorted(missing)[0]}' missing")
-            self.cache[name] = frame
+            if not path.exists():
+                raise ReportError(f"{path}: not found (point {name!r})")
+            self.cache[name] = input_files.read_timeseries(path)
+        input_files.require_columns(self.cache[name], path, [SERIES_COLUMN[kind]])
         return figures.Panel(name, _point_label(point), self.cache[name], _window(point))
 
 
@@ -187,9 +228,10 @@ def add_paper_delay_figure(results: dict[str, Any]) -> None:
         results["figures"].append({"kind": "bar", "metrics": missing, "title": DELAY_FIGURE_TITLE})
 
 
-def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[str, Any], Path]]:
-    """Draws every figure of ``results`` into out_dir/figures/<n>-<kind>.png and fills
-    in ``figures[].file`` (relative to out_dir). Every figure is checked first."""
+def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[str, Any], bytes]]:
+    """Draws every figure of ``results`` as PNG bytes, named in ``figures[].file``
+    (``figures/<n>-<kind>.png``, relative to out_dir); writes nothing. Every figure is
+    checked before any is drawn."""
     by_name = {p["name"]: p for p in results["points"]}
     series = _Series(out_dir)
 
@@ -202,6 +244,10 @@ def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[s
             plans.append(_plan(spec, results))
         except figures.FigureError as e:
             raise ReportError(f"{where(n, spec)}: {e}") from None
+    for spec in results["figures"]:
+        if spec["kind"] in SERIES_COLUMN:
+            for name in spec.get("points") or by_name:
+                series.panel(by_name[name], spec["kind"])
     drawn = []
     for n, (spec, args) in enumerate(zip(results["figures"], plans)):
         points = [by_name[name] for name in spec.get("points") or by_name]
@@ -210,14 +256,11 @@ def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[s
             if spec["kind"] in ("sweep", "bar"):
                 fig = draw(points, **args)
             else:
-                fig = draw([series.panel(p) for p in points], **args)
+                fig = draw([series.panel(p, spec["kind"]) for p in points], **args)
         except figures.FigureError as e:
             raise ReportError(f"{where(n, spec)}: {e}") from None
-        file = f"{FIGURES_DIR}/{n + 1}-{spec['kind']}.png"
-        figures.save(fig, out_dir / file)
-        spec["file"] = file
-        drawn.append((spec, out_dir / file))
-    _remove_stale(out_dir / FIGURES_DIR, {path.name for _, path in drawn})
+        spec["file"] = f"{FIGURES_DIR}/{n + 1}-{spec['kind']}.png"
+        drawn.append((spec, figures.png_bytes(fig)))
     return drawn
 
 
@@ -366,32 +409,58 @@ def _value(value: Any) -> str:
 _STATUS = {"holds": "holds", "fails": "fails", "not evaluated": "na"}
 
 
+def _paper_cell(claim: Mapping[str, Any]) -> str:
+    """The claim's metrics the paper gives a number for: paper, ours, relative difference."""
+    parts = []
+    for row in claim.get("paper_values") or []:
+        if not isinstance(row, Mapping):
+            continue
+        difference = row.get("relative_difference")
+        off = isinstance(difference, (int, float)) and abs(difference) > claims_mod.VALUE_OFF_THRESHOLD
+        text = (
+            f"<code>{_e(row.get('ref', ''))}</code>: paper {_e(_value(row.get('paper')))}, "
+            f"ours {_e(_value(row.get('ours')))}"
+        )
+        if isinstance(difference, (int, float)):
+            text += f' (<span class="{"off" if off else "near"}">{_e(claims_mod.percent(difference))}</span>)'
+        parts.append(text)
+    return "<br>".join(parts) or "-"
+
+
 def _claims_section(results: Mapping[str, Any]) -> str:
     rows = []
     for claim in results["claims"]:
         status = str(claim.get("status", "not evaluated"))
         values = claim.get("values") or {}
         value_cell = "<br>".join(f"<code>{_e(k)}</code> = {_e(_value(v))}" for k, v in values.items())
+        flag = " off" if claim.get("value_off") else ""
         rows.append(
             [
                 _e(claim.get("text", "")),
                 f"<code>{_e(claim.get('check', ''))}</code>",
                 value_cell or "-",
-                f'<span class="status {_STATUS.get(status, "na")}">{_e(status)}</span>',
+                _paper_cell(claim),
+                f'<span class="status {_STATUS.get(status, "na")}{flag}">{_e(claims_mod.status_text(claim))}</span>',
             ]
         )
     if not rows:
         return "<p>No claims are checked for this experiment.</p>"
     counts = {s: sum(1 for c in results["claims"] if c.get("status") == s) for s in _STATUS}
+    off = sum(1 for c in results["claims"] if c.get("status") == "holds" and c.get("value_off"))
     summary = (
-        f'<p class="tally">{counts["holds"]} of {len(rows)} claims hold, {counts["fails"]} fail, '
-        f'{counts["not evaluated"]} not evaluated.</p>'
+        f'<p class="tally">{counts["holds"]} of {len(rows)} claims hold'
+        + (f' (<span class="off">{off} with a value off the paper\'s by more than '
+           f'{claims_mod.VALUE_OFF_THRESHOLD * 100:.0f} %</span>)' if off else "")
+        + f', {counts["fails"]} fail, {counts["not evaluated"]} not evaluated.</p>'
     )
-    return summary + _table(["claim", "check", "values (our means)", "status"], rows, "claims", 4)
+    return summary + _table(
+        ["claim", "check", "values (our means)", "paper against ours (relative difference)", "status"],
+        rows, "claims", 5,
+    )
 
 
-def _png_uri(path: Path) -> str:
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+def _png_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 _KIND_TEXT = {
@@ -404,15 +473,15 @@ _KIND_TEXT = {
 }
 
 
-def _figures_section(drawn: Sequence[tuple[Mapping[str, Any], Path]]) -> str:
+def _figures_section(drawn: Sequence[tuple[Mapping[str, Any], bytes]]) -> str:
     if not drawn:
         return "<p>No figures for this experiment.</p>"
     parts = []
-    for n, (spec, path) in enumerate(drawn, start=1):
+    for n, (spec, png) in enumerate(drawn, start=1):
         caption = spec.get("title") or _KIND_TEXT[spec["kind"]]
         alt = f"Figure {n}: {caption}"
         parts.append(
-            f'<figure id="figure-{n}"><img src="{_png_uri(path)}" alt="{_e(alt)}">'
+            f'<figure id="figure-{n}"><img src="{_png_uri(png)}" alt="{_e(alt)}">'
             f'<figcaption>Figure {n} ({_e(spec["kind"])}): {_e(caption)}. '
             f'File: <code>{_e(spec["file"])}</code></figcaption></figure>'
         )
@@ -436,8 +505,12 @@ def _flow_cell(flow: Mapping[str, Any], runs: int, *path: str, scale: float = 1.
 
 
 def _summary_section(results: Mapping[str, Any]) -> str:
+    points = results["points"]
+    # Columns of summary.json fields older folders lack: shown when any point has them.
+    grouped = any("group" in flow for p in points for flow in p["summary"]["flows"])
+    coupled = any(coupling_text(p["summary"]) != "-" for p in points)
     flow_rows, aggregate_rows = [], []
-    for point in results["points"]:
+    for point in points:
         summary = point["summary"]
         runs = int(summary.get("runs") or 1)
         label = _e(_point_label(point))
@@ -447,6 +520,7 @@ def _summary_section(results: Mapping[str, Any]) -> str:
                     label,
                     f'<span class="flow">{_e(flow.get("name", ""))} '
                     f'<span class="kind">({_e(flow.get("kind", ""))})</span></span>',
+                    *([_e(flow_group(flow))] if grouped else []),
                     _flow_cell(flow, runs, "throughput_mbps"),
                     _flow_cell(flow, runs, "share", scale=100),
                     _flow_cell(flow, runs, "rtt_ms", "mean"),
@@ -462,6 +536,7 @@ def _summary_section(results: Mapping[str, Any]) -> str:
         aggregate_rows.append(
             [
                 label,
+                *([_e(coupling_text(summary))] if coupled else []),
                 _flow_cell(aggregate, runs, "throughput_mbps"),
                 _flow_cell(aggregate, runs, "utilization", scale=100),
                 _flow_cell(aggregate, runs, "jain_index"),
@@ -470,16 +545,19 @@ def _summary_section(results: Mapping[str, Any]) -> str:
             ]
         )
     flows = _table(
-        ["point", "flow", "throughput (Mbit/s)", "share (%)", "RTT mean (ms)", "RTT p95 (ms)",
-         "queuing mean (ms)", "queuing p95 (ms)", "one-way delay p95 (ms)", "jitter (ms)", "loss (%)"],
-        flow_rows, "summary", 2,
+        ["point", "flow", *(["coupling group"] if grouped else []), "throughput (Mbit/s)", "share (%)",
+         "RTT mean (ms)", "RTT p95 (ms)", "queuing mean (ms)", "queuing p95 (ms)", "one-way delay p95 (ms)",
+         "jitter (ms)", "loss (%)"],
+        flow_rows, "summary", 3 if grouped else 2,
     )
     aggregate_table = _table(
-        ["point", "throughput (Mbit/s)", "utilization (%)", "Jain index", "priority-weighted Jain index", "runs"],
-        aggregate_rows, "aggregate", 1
+        ["point", *(["coupling"] if coupled else []), "throughput (Mbit/s)", "utilization (%)", "Jain index",
+         "priority-weighted Jain index", "runs"],
+        aggregate_rows, "aggregate", 2 if coupled else 1,
     )
     return (
-        "<p>Means over the runs ± the sample standard deviation, in the measurement window.</p>"
+        "<p>Means over the runs ± the sample standard deviation (a point of one run: its value), in the "
+        "measurement window.</p>"
         f"<h3>Per flow</h3>\n{flows}\n<h3>Aggregate</h3>\n{aggregate_table}"
     )
 
@@ -514,6 +592,11 @@ table.claims td:nth-child(2) code { white-space: pre-wrap; word-break: break-wor
 .status.holds { background: #d7f5dd; color: #11632a; }
 .status.fails { background: #fde0dd; color: #9b1c12; }
 .status.na { background: #eceff3; color: #4b5563; }
+.status.off { background: #fff1c2; color: #7a4b00; }
+span.off { color: #9b4a00; font-weight: 600; }
+.warnings { background: #fff8e6; border: 1px solid #E69F00; border-left: 4px solid #E69F00; padding: 0.5em 1em;
+            margin: 1em 0; }
+.warnings ul { margin: 0.3em 0; padding-left: 1.3em; }
 figure { margin: 1.2em 0 2em; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e5e7eb; }
 figcaption { color: #444; font-size: 0.92em; margin-top: 0.3em; }
@@ -551,7 +634,37 @@ def has_paper(results: Mapping[str, Any]) -> bool:
     return bool(results.get("paper") or results.get("comparison") or results.get("claims"))
 
 
-def render(results: Mapping[str, Any], drawn: Sequence[tuple[Mapping[str, Any], Path]]) -> str:
+def page_title(rid: str, title: str) -> str:
+    """``id: title``, or the title alone when it already names the id (``mix-drop``, not
+    ``mix-drop: mix-drop``)."""
+    return title if rid in title else f"{rid}: {title}"
+
+
+def _warnings(results: Mapping[str, Any]) -> list[str]:
+    """The points' summary.json ``warnings`` (legal but suspicious values), each once,
+    prefixed by the point when there are several."""
+    several = len(results["points"]) > 1
+    out: list[str] = []
+    for point in results["points"]:
+        for text in point["summary"].get("warnings") or []:
+            line = f"{_point_label(point)}: {text}" if several else str(text)
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def _warnings_box(results: Mapping[str, Any]) -> str:
+    warnings = _warnings(results)
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{_e(w)}</li>" for w in warnings)
+    return (
+        f'<aside class="warnings" id="warnings" role="note"><strong>Warnings</strong> (legal but suspicious values '
+        f"in the scenario or the results)<ul>{items}</ul></aside>"
+    )
+
+
+def render(results: Mapping[str, Any], drawn: Sequence[tuple[Mapping[str, Any], bytes]]) -> str:
     """The HTML text of the report: a reproduction's with the paper's finding, the
     comparison and the claims; any other folder's (``flowstate report DIR`` of a run,
     ``flowstate compare``) without them, with the points side by side."""
@@ -561,9 +674,11 @@ def render(results: Mapping[str, Any], drawn: Sequence[tuple[Mapping[str, Any], 
     reference = ", ".join(
         part for part in (references.cite(paper) if paper else "", str(results.get("reference") or "")) if part
     )
+    heading = page_title(rid, title)
     sections = [
-        f"<header><h1>{_e(rid)}: {_e(title)}</h1>",
+        f"<header><h1>{_e(heading)}</h1>",
         f'<p class="ref">{_e(reference)}</p></header>' if reference else "</header>",
+        _warnings_box(results),
     ]
     if has_paper(results):
         sections += [
@@ -600,7 +715,7 @@ def render(results: Mapping[str, Any], drawn: Sequence[tuple[Mapping[str, Any], 
         f"<footer>Generated by <code>flowstate report</code> from <code>{RESULTS_FILE}</code> "
         "and the points' <code>timeseries.csv</code>.</footer>",
     ]
-    return _page(f"{rid}: {title}", "\n".join(sections))
+    return _page(heading, "\n".join(s for s in sections if s))
 
 
 # Rows of the side-by-side table: (label, metric path without the flow, scale).
@@ -624,40 +739,91 @@ SIDE_BY_SIDE_AGGREGATE = (
 )
 
 
-def side_by_side_rows(results: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, str, list[Optional[dict[str, float]]]]]]:
+def flow_group(flow: Mapping[str, Any]) -> str:
+    """The coupling group a summary's flow is in (summary.json ``flows[].group``): its
+    name, ``not coupled`` for null, ``-`` for a summary without groups."""
+    if "group" not in flow:
+        return "-"
+    return "not coupled" if flow["group"] is None else str(flow["group"])
+
+
+def coupling_text(summary: Mapping[str, Any]) -> str:
+    """The mechanism of a summary (summary.json ``coupling``): ``fsev2 (groups: static)``;
+    ``-`` for a summary without it."""
+    coupling = summary.get("coupling")
+    if not isinstance(coupling, Mapping) or not coupling.get("mechanism"):
+        return "-"
+    mode = coupling.get("groups_mode")
+    return str(coupling["mechanism"]) + (f" (groups: {mode})" if mode else "")
+
+
+Cell = Optional[Any]  # stats {"mean", "std", "min", "max", "runs"}, a text, or None
+
+
+def side_by_side_rows(results: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, str, list[Cell]]]]:
     """The points' labels and one row per (flow or aggregate, metric): ``(owner, metric
-    label, [stats per point])`` (None where a point has no value), scaled for display."""
+    label, [cell per point])``, a cell the stats scaled for display with the point's
+    ``runs``, or a text (a flow's coupling group, the mechanism); None where a point has
+    no value."""
     points = results["points"]
     flows: list[str] = []
     for point in points:
         for flow in point["summary"]["flows"]:
             if flow.get("name") not in flows:
                 flows.append(str(flow.get("name")))
-    rows = []
+    rows: list[tuple[str, str, list[Cell]]] = []
     for owner, prefix, fields in [(f, f"flows.{f}", SIDE_BY_SIDE_FLOW) for f in flows] + [
         ("aggregate", "aggregate", SIDE_BY_SIDE_AGGREGATE)
     ]:
+        if prefix != "aggregate":
+            groups: list[Cell] = []
+            for point in points:
+                flow = next((f for f in point["summary"]["flows"] if f.get("name") == owner), None)
+                groups.append(None if flow is None else flow_group(flow))
+            if any(g not in (None, "-") for g in groups):
+                rows.append((owner, "coupling group", groups))
+        else:
+            mechanisms: list[Cell] = [coupling_text(p["summary"]) for p in points]
+            if any(m != "-" for m in mechanisms):
+                rows.append((owner, "coupling", mechanisms))
         for label, field, scale in fields:
-            cells = []
+            cells: list[Cell] = []
             for point in points:
                 stats = figures.metric_stats(point, f"{prefix}.{field}")
-                cells.append(None if stats is None else {k: v * scale for k, v in stats.items()})
+                runs = int(point["summary"].get("runs") or 1)
+                cells.append(None if stats is None else {**{k: v * scale for k, v in stats.items()}, "runs": runs})
             if any(c is not None for c in cells):
                 rows.append((owner, label, cells))
     return [_point_label(p) for p in points], rows
 
 
+def side_by_side_text(cell: Cell) -> str:
+    """A side-by-side cell as plain text: ``1.02 ± 0.01`` (``± std`` only over several runs)."""
+    if cell is None:
+        return "-"
+    if isinstance(cell, str):
+        return cell
+    text = fmt(cell["mean"])
+    if cell.get("runs", 1) > 1 and cell.get("std") is not None:
+        text += f" ± {fmt(cell['std'], cell['mean'])}"
+    return text
+
+
 def side_by_side_section(results: Mapping[str, Any]) -> str:
     labels, rows = side_by_side_rows(results)
-    runs = int(results.get("runs") or 1)
     body = []
     for owner, label, cells in rows:
         body.append(
             [f'<span class="flow">{_e(owner)}</span>', _e(label)]
-            + [_stats_cell(c["mean"], c["std"], c["min"], c["max"], runs) if c else "-" for c in cells]
+            + [
+                _e(c) if isinstance(c, str)
+                else _stats_cell(c["mean"], c["std"], c["min"], c["max"], int(c.get("runs", 1))) if c else "-"
+                for c in cells
+            ]
         )
     return (
-        "<p>Means over each point's runs ± the sample standard deviation [min..max], in the measurement window.</p>"
+        "<p>Means over each point's runs ± the sample standard deviation [min..max], in the measurement window "
+        "(a point of one run: its value).</p>"
         + _table(["flow", "metric", *labels], body, "side", 2)
     )
 
@@ -665,27 +831,87 @@ def side_by_side_section(results: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------- entry points
 
 
-def _write_json(path: Path, document: Any) -> None:
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+@dataclass(frozen=True)
+class Prepared:
+    """A report checked, drawn and rendered in memory, ready to be written: results.json
+    (with ``figures[].file``), the figures' PNG bytes by file, report.html's text."""
+
+    out_dir: Path
+    results: dict[str, Any]
+    pngs: dict[str, bytes]
+    page: str
 
 
-def build(out_dir: Path) -> Path:
-    """Draws the figures and writes ``out_dir/report.html`` from ``out_dir/results.json``
-    (whose ``figures[].file`` it fills in). Returns the report's path."""
+def _check_targets(out_dir: Path) -> None:
+    """The files a build writes must be files (or absent), figures/ a folder."""
+    for name in (RESULTS_FILE, REPORT_FILE):
+        path = out_dir / name
+        if path.exists() and not path.is_file():
+            raise ReportError(f"{path}: not a file, cannot write it (remove it)")
+    figures_dir = out_dir / FIGURES_DIR
+    if figures_dir.exists() and not figures_dir.is_dir():
+        raise ReportError(f"{figures_dir}: not a folder, cannot write the figures into it (remove it)")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ReportError(f"{out_dir}: not a folder")
+
+
+def prepare(out_dir: Path, results: Optional[dict[str, Any]] = None, *, source: Optional[str] = None) -> Prepared:
+    """Reads and checks everything the report of ``out_dir`` needs (its results.json, or
+    ``results`` given, whose origin ``source`` names in errors) and draws it; writes
+    nothing. ReportError (one line) for any input it cannot use."""
     out_dir = Path(out_dir)
-    results = load_results(out_dir)
-    add_paper_delay_figure(results)
+    where = source or str(out_dir / RESULTS_FILE)
+    results = load_results(out_dir) if results is None else check_results(results, Path(where))
+    _check_targets(out_dir)
     try:
+        add_paper_delay_figure(results)
+        claims_mod.annotate_claims(results["claims"], results["comparison"])
         drawn = draw_figures(out_dir, results)
-        _write_json(out_dir / RESULTS_FILE, results)
         page = render(results, drawn)
+    except FlowstateError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+        raise ReportError(f"{where}: unexpected content ({type(e).__name__}: {e})") from None
+    return Prepared(out_dir, results, {str(spec["file"]): png for spec, png in drawn}, page)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """``path`` holds ``data`` or its earlier content, never a part of it."""
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def write(prepared: Prepared) -> Path:
+    """Writes a prepared report: the figures, results.json, report.html (each file whole);
+    removes the figures of an earlier build that were not drawn again. Returns the
+    report's path."""
+    out_dir = prepared.out_dir
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / FIGURES_DIR).mkdir(exist_ok=True)
+        for file, png in prepared.pngs.items():
+            _write_atomically(out_dir / file, png)
+        _remove_stale(out_dir / FIGURES_DIR, {Path(file).name for file in prepared.pngs})
+        text = json.dumps(prepared.results, indent=2, ensure_ascii=False) + "\n"
+        _write_atomically(out_dir / RESULTS_FILE, text.encode("utf-8"))
         path = out_dir / REPORT_FILE
-        path.write_text(page, encoding="utf-8")
+        _write_atomically(path, prepared.page.encode("utf-8"))
     except OSError as e:
         raise ReportError(f"{getattr(e, 'filename', None) or out_dir}: cannot write: {e.strerror or e}") from None
-    except (KeyError, TypeError, AttributeError) as e:
-        raise ReportError(f"{out_dir / RESULTS_FILE}: unexpected content ({type(e).__name__}: {e})") from None
     return path
+
+
+def build(out_dir: Path, results: Optional[dict[str, Any]] = None) -> Path:
+    """Draws the figures and writes ``out_dir/report.html`` from ``out_dir/results.json``
+    (or ``results``), whose ``figures[].file`` it fills in; every input is checked before
+    anything is written. Returns the report's path."""
+    return write(prepare(out_dir, results))
 
 
 def build_index(out_root: Path) -> Path:
