@@ -233,7 +233,10 @@ def test_saved_png_has_the_documented_size(tmp_path):
     image = imread(figures.save(figures.rate(PANELS), tmp_path / "r.png"))
     height, width = image.shape[:2]
     assert width == int(figures.WIDTH_IN * figures.DPI)
-    assert height == int((figures.HEADER_HEIGHT_IN + 2 * figures.PANEL_HEIGHT_IN) * figures.DPI)
+    header = figures.Header.plan(figures.WIDTH_IN, "Throughput per flow", "mean over 2 runs, band: min-max",
+                                 ["measurement window", "gcc", "sctp", "capacity"])
+    assert header.legend_rows == 1 and len(header.title_lines) == 1
+    assert height == round((header.height_in + 2 * figures.PANEL_HEIGHT_IN) * figures.DPI)
 
 
 def test_a_flow_without_rtt_samples_and_an_empty_series_still_draw(tmp_path):

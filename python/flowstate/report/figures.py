@@ -35,14 +35,32 @@ if TYPE_CHECKING:  # pragma: no cover
 DPI = 100
 WIDTH_IN = 10.0
 PANEL_HEIGHT_IN = 2.1
-HEADER_HEIGHT_IN = 0.9
+# The header above a figure's axes, one row under the other (never overlapping): the
+# title (wrapped to the width), a note saying what the lines, bands or boxes are, the
+# legend (as many rows as its entries need).
+HEADER_PAD_IN = 0.08
+TITLE_ROW_IN = 0.3
+NOTE_ROW_IN = 0.24
+LEGEND_ROW_IN = 0.27
+MAX_LEGEND_COLUMNS = 6
+# About how many characters fit an inch: the bold 12-point title, a 9-point legend entry.
+TITLE_CHARS_PER_IN = 9.0
+LEGEND_CHARS_PER_IN = 12.0
+LEGEND_ENTRY_EXTRA_CHARS = 7  # the line sample and the gap before the next entry
 BAR_PANEL_WIDTH_IN = 4.6
 BAR_HEIGHT_IN = 3.8
+BAR_TITLE = "Ours against the paper"
+BAR_NOTE = "bar: mean over the runs, whiskers: min-max"
+BAR_PAPER_NOTE = "; red line: the paper's value"
 SWEEP_HEIGHT_IN = 4.2
 MAX_BAR_COLUMNS = 2
 MAX_SWEEP_TICKS = 12  # up to this many grid values, one x tick per value
 # rtt_box whiskers: this percentile range of the per-bin RTTs (outliers not drawn).
 BOX_WHISKERS = (5.0, 95.0)
+BOX_HEIGHT_IN = 3.8
+BOX_TITLE = "RTT per bin in the measurement window"
+BOX_NOTE = (f"all runs; box: quartiles, line: median, dot: mean, whiskers: {BOX_WHISKERS[0]:g}th-"
+            f"{BOX_WHISKERS[1]:g}th percentile")
 WINDOW_COLOUR = "#e8eef7"
 CAPACITY_COLOUR = "#222222"
 PAPER_COLOUR = "#d62728"
@@ -167,8 +185,59 @@ def _style() -> Any:
     return matplotlib.rc_context(rc=STYLE)
 
 
-def _title(fig: "Figure", text: str) -> None:
-    fig.suptitle(text, x=0.01, ha="left", fontsize=12, fontweight="bold")
+@dataclass(frozen=True)
+class Header:
+    """The header of a figure (see HEADER_PAD_IN): its title lines, its note, how the
+    legend of ``labels`` is laid out."""
+
+    title_lines: tuple[str, ...]
+    note: Optional[str]
+    labels: tuple[str, ...]
+    legend_columns: int
+
+    @staticmethod
+    def plan(width_in: float, title: str, note: Optional[str], labels: Sequence[str]) -> "Header":
+        import textwrap
+
+        lines = tuple(textwrap.wrap(title, width=max(int(width_in * TITLE_CHARS_PER_IN), 10))) or ("",)
+        longest = max((len(label) for label in labels), default=0) + LEGEND_ENTRY_EXTRA_CHARS
+        fit = max(int(width_in * LEGEND_CHARS_PER_IN) // longest, 1)
+        columns = max(min(len(labels), MAX_LEGEND_COLUMNS, fit), 1)
+        return Header(lines, note, tuple(labels), columns)
+
+    @property
+    def legend_rows(self) -> int:
+        return math.ceil(len(self.labels) / self.legend_columns) if self.labels else 0
+
+    @property
+    def height_in(self) -> float:
+        return (
+            HEADER_PAD_IN * 2 + TITLE_ROW_IN * len(self.title_lines) + (NOTE_ROW_IN if self.note else 0.0)
+            + LEGEND_ROW_IN * self.legend_rows
+        )
+
+
+def _figure_with_header(width: float, body_height: float, header: Header) -> "Figure":
+    """A figure ``body_height`` tall for its axes (constrained layout) under ``header``."""
+    height = body_height + header.height_in
+    fig = _new_figure(width, height)
+    fig.get_layout_engine().set(rect=(0.0, 0.0, 1.0, 1.0 - header.height_in / height))  # type: ignore[union-attr]
+    return fig
+
+
+def _draw_header(fig: "Figure", header: Header, handles: Sequence[Any] = (), labels: Sequence[str] = ()) -> None:
+    """Draws the title, the note and the legend of ``handles`` in the header's rows."""
+    height = fig.get_figheight()
+    y = HEADER_PAD_IN
+    fig.text(0.01, 1.0 - y / height, "\n".join(header.title_lines), ha="left", va="top", fontsize=12,
+             fontweight="bold", linespacing=1.25)
+    y += TITLE_ROW_IN * len(header.title_lines)
+    if header.note:
+        fig.text(0.01, 1.0 - y / height, header.note, ha="left", va="top", fontsize=9, color="#444444")
+        y += NOTE_ROW_IN
+    if labels:
+        fig.legend(list(handles), list(labels), loc="upper left", bbox_to_anchor=(0.0, 1.0 - y / height),
+                   ncols=header.legend_columns, frameon=False, borderaxespad=0.0, borderpad=0.2)
 
 
 def png_bytes(fig: "Figure") -> bytes:
@@ -237,9 +306,10 @@ def _isnan(values: Any) -> Any:
     return numpy.isnan(numpy.asarray(values, dtype=float))
 
 
-def _runs_suffix(panels: Sequence[Panel]) -> str:
+def _runs_note(panels: Sequence[Panel]) -> Optional[str]:
+    """What the lines are with several runs (None for one run: the line is the run)."""
     runs = max((_runs(p.frame) for p in panels), default=1)
-    return f" (mean over {runs} runs, band: min-max)" if runs > 1 else ""
+    return f"mean over {runs} runs, band: min-max" if runs > 1 else None
 
 
 def _shade_window(ax: "Axes", window: Optional[tuple[float, float]], label: bool) -> None:
@@ -274,7 +344,8 @@ def _time_panels(
     order = _flow_order(panels, flows)
     colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(_flow_order(panels, None))}
     with _style():
-        fig = _new_figure(WIDTH_IN, HEADER_HEIGHT_IN + PANEL_HEIGHT_IN * len(panels))
+        header = Header.plan(WIDTH_IN, title, _runs_note(panels), _legend_labels(panels, order, capacity))
+        fig = _figure_with_header(WIDTH_IN, PANEL_HEIGHT_IN * len(panels), header)
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
         ymax = 0.0
         for i, (ax, panel) in enumerate(zip(axes, panels)):
@@ -289,19 +360,24 @@ def _time_panels(
             ax.set_title(panel.label if panel.label == panel.name else f"{panel.label} ({panel.name})", loc="left")
             ax.set_ylabel(ylabel)
             ax.set_ylim(bottom=0)
-        _finish_time_axes(fig, axes, ymax, title)
+        _finish_time_axes(fig, axes, ymax, header)
     return fig
 
 
-def _finish_time_axes(fig: "Figure", axes: Any, ymax: float, title: str) -> None:
+def _legend_labels(panels: Sequence[Panel], lines: Sequence[str], capacity: bool) -> list[str]:
+    """The legend a time-series figure can have: the window, its lines, the capacity."""
+    window = ["measurement window"] if any(p.window is not None for p in panels) else []
+    return window + list(lines) + (["capacity"] if capacity else [])
+
+
+def _finish_time_axes(fig: "Figure", axes: Any, ymax: float, header: Header) -> None:
     if ymax > 0:
         for ax in axes:
             ax.set_ylim(0, ymax * 1.08)
     axes[-1].set_xlabel("time (s)")
     axes[0].set_xlim(left=0)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper right", ncols=min(max(len(labels), 1), 6), frameon=False)
-    _title(fig, title)
+    _draw_header(fig, header, handles, labels)
 
 
 def _overlay_panels(
@@ -318,7 +394,10 @@ def _overlay_panels(
         raise FigureError("no points to draw")
     order = _flow_order(panels, flows)
     with _style():
-        fig = _new_figure(WIDTH_IN, HEADER_HEIGHT_IN + PANEL_HEIGHT_IN * max(len(order), 1))
+        header = Header.plan(
+            WIDTH_IN, title, _runs_note(panels), _legend_labels(panels, [p.label for p in panels], capacity)
+        )
+        fig = _figure_with_header(WIDTH_IN, PANEL_HEIGHT_IN * max(len(order), 1), header)
         axes = fig.subplots(max(len(order), 1), 1, sharex=True, squeeze=False)[:, 0]
         ymax = 0.0
         for i, (ax, name) in enumerate(zip(axes, order)):
@@ -333,7 +412,7 @@ def _overlay_panels(
             ax.set_title(f"flow {name}", loc="left")
             ax.set_ylabel(ylabel)
             ax.set_ylim(bottom=0)
-        _finish_time_axes(fig, axes, ymax, title)
+        _finish_time_axes(fig, axes, ymax, header)
     return fig
 
 
@@ -349,8 +428,9 @@ def _series_kind(
 
 
 def _default_title(title: Optional[str], default: str, panels: Sequence[Panel]) -> str:
-    """The title given, else the default with how many runs the lines are the mean of."""
-    return title or default + _runs_suffix(panels)
+    """The title given, else the default (how many runs the lines are the mean of is in
+    the header's note)."""
+    return title or default
 
 
 def rate(
@@ -401,7 +481,9 @@ def rtt_box(
     colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(_flow_order(panels, None))}
     width = 0.8 / max(len(order), 1)
     with _style():
-        fig = _new_figure(max(WIDTH_IN * 0.75, 1.6 * len(panels) + 2.5), 4.6)
+        fig_width = max(WIDTH_IN * 0.75, 1.6 * len(panels) + 2.5)
+        header = Header.plan(fig_width, title or BOX_TITLE, BOX_NOTE, order)
+        fig = _figure_with_header(fig_width, BOX_HEIGHT_IN, header)
         ax = fig.subplots()
         for j, name in enumerate(order):
             data, positions = [], []
@@ -432,9 +514,8 @@ def rtt_box(
         ax.set_ylabel("RTT per bin (ms)")
         ax.set_xlabel("point")
         ax.grid(axis="x", visible=False)
-        if order:
-            ax.legend(title="flow", loc="best")
-        _title(fig, title or "RTT per bin in the measurement window, all runs (box: quartiles, whiskers: 5-95 %)")
+        handles, labels = ax.get_legend_handles_labels()
+        _draw_header(fig, header, handles, labels)
     return fig
 
 
@@ -478,8 +559,13 @@ def sweep(
         if stats is not None:
             lines.setdefault(key, []).append((position[repr(grid[x])], stats, str(point["name"])))
     paper_at = {str(r["point"]): float(r["paper"]) for r in paper if r.get("metric") == y and r.get("paper") is not None}
+    any_paper = any(name in paper_at for rows in lines.values() for _, _, name in rows)
     with _style():
-        fig = _new_figure(WIDTH_IN * 0.8, SWEEP_HEIGHT_IN)
+        header = Header.plan(
+            WIDTH_IN * 0.8, title or f"{metric_label(y)} against {axis.get('label') or x}",
+            "mean over the runs, band: min-max", list(lines) + (["paper"] if any_paper else []),
+        )
+        fig = _figure_with_header(WIDTH_IN * 0.8, SWEEP_HEIGHT_IN, header)
         ax = fig.subplots()
         paper_drawn = False
         for i, (key, rows) in enumerate(lines.items()):
@@ -500,9 +586,8 @@ def sweep(
             ax.set_xticks([float(v) for v in values], [f"{v:g}" for v in values])
         ax.set_xlabel(str(axis.get("label") or x))
         ax.set_ylabel(metric_label(y))
-        if lines:
-            ax.legend(loc="best")
-        _title(fig, title or f"{metric_label(y)} against {axis.get('label') or x} (mean, band: min-max over runs)")
+        handles, labels = ax.get_legend_handles_labels()
+        _draw_header(fig, header, handles, labels)
     return fig
 
 
@@ -520,11 +605,15 @@ def bar(
     labels = {str(r["metric"]): str(r["label"]) for r in paper if r.get("label")}
     ncols = min(len(metrics), MAX_BAR_COLUMNS)
     nrows = math.ceil(len(metrics) / ncols)
+    names = {str(p["name"]) for p in points}
+    any_paper = any(r.get("metric") in metrics and str(r.get("point")) in names and r.get("paper") is not None
+                    for r in paper)
     with _style():
-        fig = _new_figure(
-            min(WIDTH_IN, max(BAR_PANEL_WIDTH_IN * ncols, 0.9 * len(points) * ncols + 1.5)),
-            BAR_HEIGHT_IN * nrows + HEADER_HEIGHT_IN,
+        fig_width = min(WIDTH_IN, max(BAR_PANEL_WIDTH_IN * ncols, 0.9 * len(points) * ncols + 1.5))
+        header = Header.plan(
+            fig_width, title or BAR_TITLE, BAR_NOTE + (BAR_PAPER_NOTE if any_paper else ""), ["paper"] if any_paper else []
         )
+        fig = _figure_with_header(fig_width, BAR_HEIGHT_IN * nrows, header)
         grid = fig.subplots(nrows, ncols, squeeze=False)
         paper_drawn = False
         for k, path in enumerate(metrics):
@@ -560,9 +649,13 @@ def bar(
             ax.grid(axis="x", visible=False)
         for k in range(len(metrics), nrows * ncols):
             grid[k // ncols][k % ncols].set_visible(False)
-        if paper_drawn:
-            fig.legend(loc="outside upper right", frameon=False)
-        _title(fig, title or "Ours (bar: mean, whiskers: min-max over runs) against the paper")
+        handles, labels = [], []
+        for ax in fig.axes:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(handle)
+                    labels.append(label)
+        _draw_header(fig, header, handles, labels)
     return fig
 
 

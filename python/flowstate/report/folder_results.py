@@ -119,13 +119,13 @@ def default_figures(points: Sequence[Mapping[str, Any]], *, overlay: bool, with_
         ):
             figs.append({
                 "kind": "bar", "metrics": [f"flows.{f}.{field}" for f in flows],
-                "title": f"{title} (bar: mean, whiskers: min-max over runs)",
+                "title": title,
             })
         figs.append({
             "kind": "bar",
             "metrics": ["aggregate.throughput_mbps", "aggregate.utilization", "aggregate.jain_index",
                         "aggregate.weighted_jain_index"],
-            "title": "Aggregate (bar: mean, whiskers: min-max over runs)",
+            "title": "Aggregate",
         })
     return figs
 

@@ -203,7 +203,7 @@ def _plan(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]
     return args
 
 
-DELAY_FIGURE_TITLE = "RTT and queuing delay against the paper (bar: mean, whiskers: min-max)"
+DELAY_FIGURE_TITLE = "RTT and queuing delay against the paper"
 
 
 def add_paper_delay_figure(results: dict[str, Any]) -> None:
@@ -324,6 +324,18 @@ def _difference(ours: Optional[float], paper: Optional[float]) -> str:
     return text
 
 
+def _difference_cell(ours: Any, paper: Any) -> str:
+    """:func:`_difference`, marked when ours is off the paper's by more than the claims'
+    VALUE_OFF_THRESHOLD."""
+    ours = ours if isinstance(ours, (int, float)) and not isinstance(ours, bool) else None
+    paper = paper if isinstance(paper, (int, float)) and not isinstance(paper, bool) else None
+    text = _e(_difference(ours, paper))
+    relative = claims_mod.relative_difference(ours, paper)
+    if relative is not None and abs(relative) > claims_mod.VALUE_OFF_THRESHOLD:
+        return f'<span class="off">{text}</span>'
+    return text
+
+
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str, numeric_from: int = 1) -> str:
     """An HTML table; cells are already escaped HTML."""
     head = "".join(
@@ -390,7 +402,7 @@ def _comparison_section(results: Mapping[str, Any]) -> str:
                 metric_cell,
                 _e(fmt(row.get("paper"))),
                 _stats_cell(row.get("ours"), row.get("std"), row.get("min"), row.get("max"), runs),
-                _e(_difference(row.get("ours"), row.get("paper"))),
+                _difference_cell(row.get("ours"), row.get("paper")),
             ]
         )
     if not rows:
