@@ -89,8 +89,8 @@ def test_chromium_renders_the_tables_and_decodes_every_image(page, tmp_path):
     for point, flow in (("uncoupled", "gcc"), ("uncoupled", "sctp"), ("FSEv2", "gcc"), ("FSEv2", "sctp")):
         assert f'<tr><td>{point}</td><td><span class="flow">{flow} ' in summary, (point, flow)
     claims = dom.split('<table class="claims">')[1].split("</table>")[0]
-    assert claims.count('<span class="status holds">holds</span>') + claims.count(
-        '<span class="status fails">fails</span>') == 2
+    # "holds" or "fails", possibly flagged "value off by ..." (class "off")
+    assert claims.count('<span class="status holds') + claims.count('<span class="status fails') == 2
     assert claims.count('<span class="status na">not evaluated</span>') == 1
 
 
