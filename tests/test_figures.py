@@ -256,3 +256,58 @@ def test_bar_of_runs_with_equal_values_draws():
     point = {"name": "p", "summary": {"flows": [{"name": "a", "throughput_mbps": v,
                                                  "spread": {"throughput_mbps": {"std": 0.0, "min": 0.3, "max": 0.3}}}]}}
     figures.bar([point], metrics=["flows.a.throughput_mbps"])
+
+
+def _header_extents(fig):
+    """The window extents of the figure's header texts (title, note) and legends, and of
+    each axes with its labels, drawn."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    titles = list(dict.fromkeys([*fig.texts, *([fig._suptitle] if getattr(fig, "_suptitle", None) is not None else [])]))
+    texts = [t.get_window_extent(renderer) for t in titles if t.get_text()]
+    legends = [legend.get_window_extent(renderer) for legend in fig.legends]
+    axes = [ax.get_tightbbox(renderer) for ax in fig.axes if ax.get_visible()]
+    return texts, legends, axes, fig.bbox
+
+
+LONG_TITLE = "A title a catalogue entry could give, long enough to need more than one line at this width, " * 2
+MANY = [Panel(f"p{i}", f"a rather long label of point number {i}", series(), (5.0, 20.0)) for i in range(8)]
+BAR_POINTS = [dict(POINT, name=f"p{i}", label=f"point {i}") for i in range(6)]
+PAPER_ROWS = [{"point": "p0", "metric": "flows.gcc.throughput_mbps", "paper": 0.5}]
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: figures.rate(PANELS),
+        lambda: figures.rtt(PANELS, title=LONG_TITLE),
+        lambda: figures.queue(MANY, overlay=True),
+        lambda: figures.rate(MANY, overlay=True, title=LONG_TITLE),
+        lambda: figures.rtt_box(PANELS),
+        lambda: figures.rtt_box(MANY, title=LONG_TITLE),
+        lambda: figures.bar(BAR_POINTS, metrics=["flows.gcc.throughput_mbps", "aggregate.jain_index"],
+                            paper=PAPER_ROWS),
+        lambda: figures.bar([POINT], metrics=["flows.gcc.throughput_mbps"], title=LONG_TITLE),
+        lambda: figures.sweep([POINT, dict(POINT, name="q", grid={"p": 1.0})], x="p", y="aggregate.jain_index"),
+    ],
+    ids=["rate", "rtt-long-title", "queue-overlay-8", "rate-overlay-8-long-title", "rtt_box", "rtt_box-8-long-title",
+         "bar-paper", "bar-long-title", "sweep"],
+)
+def test_titles_notes_and_legends_do_not_overlap_each_other_or_the_axes_and_fit_the_figure(draw):
+    fig = draw()
+    texts, legends, axes, frame = _header_extents(fig)
+    assert texts, "a title"
+    header = texts + legends
+    for i, a in enumerate(header):
+        assert a.x0 >= frame.x0 - 1 and a.x1 <= frame.x1 + 1 and a.y0 >= frame.y0 - 1 and a.y1 <= frame.y1 + 1, (
+            "cut off", a, frame)
+        for b in header[i + 1:] + axes:
+            assert not a.overlaps(b), (a, b)
+    assert not any("±" in t.get_text() for t in fig.texts)
+
+
+def test_a_single_run_gets_no_note_of_runs_and_several_runs_do():
+    one = figures.rate([Panel("a", "a", series(runs=1))])
+    assert [t.get_text() for t in one.texts] == ["Throughput per flow"]
+    several = figures.rate([Panel("a", "a", series(runs=3))])
+    assert [t.get_text() for t in several.texts] == ["Throughput per flow", "mean over 3 runs, band: min-max"]
