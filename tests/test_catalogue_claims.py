@@ -128,3 +128,57 @@ def test_checks_that_cannot_be_evaluated_as_a_claim_are_rejected(text, needle):
     with pytest.raises(ClaimError, match=re.escape(needle)) as e:
         claims.parse(text)
     assert "\n" not in str(e.value)
+
+
+COMPARISON = [
+    {"point": "fsev2", "metric": "flows.gcc.rtt_ms.mean", "paper": 115.0, "ours": 202.0},
+    {"point": "none", "metric": "flows.gcc.rtt_ms.mean", "paper": 268.0, "ours": 300.0},
+    {"point": "none", "metric": "aggregate.jain_index", "paper": 0.0, "ours": 0.6},
+]
+
+
+def _claim(check: str, ours: dict[tuple[str, str], float]) -> dict:
+    parsed = claims.parse(check)
+    status, values = claims.evaluate(parsed, lambda p, m: ours.get((p, m)))
+    return {"text": "t", "check": check, "status": status, "values": values}
+
+
+def test_a_holding_claim_whose_value_is_off_the_papers_by_more_than_the_threshold_is_flagged():
+    claim = _claim(
+        "{fsev2:flows.gcc.rtt_ms.mean} < 0.75 * {none:flows.gcc.rtt_ms.mean}",
+        {("fsev2", "flows.gcc.rtt_ms.mean"): 202.0, ("none", "flows.gcc.rtt_ms.mean"): 300.0},
+    )
+    claims.annotate_claims([claim], COMPARISON)
+    assert claim["status"] == HOLDS and claim["value_off"] is True
+    assert claim["relative_difference"] == pytest.approx((202 - 115) / 115)
+    assert claim["paper_values"] == [
+        {"ref": "{fsev2:flows.gcc.rtt_ms.mean}", "paper": 115.0, "ours": 202.0,
+         "relative_difference": pytest.approx(87 / 115)},
+        {"ref": "{none:flows.gcc.rtt_ms.mean}", "paper": 268.0, "ours": 300.0,
+         "relative_difference": pytest.approx(32 / 268)},
+    ]
+    assert claims.status_text(claim) == "holds, value off by +76 %"
+
+
+@pytest.mark.parametrize(
+    "ours, off",
+    [(115 * (1 + claims.VALUE_OFF_THRESHOLD) - 0.01, False), (115 * (1 + claims.VALUE_OFF_THRESHOLD) + 0.01, True),
+     (115 * (1 - claims.VALUE_OFF_THRESHOLD) - 0.01, True), (115.0, False)],
+)
+def test_the_threshold_is_relative_to_the_papers_value_either_way(ours, off):
+    claim = _claim("{fsev2:flows.gcc.rtt_ms.mean} > 0", {("fsev2", "flows.gcc.rtt_ms.mean"): ours})
+    claims.annotate_claims([claim], COMPARISON)
+    assert claim["value_off"] is off
+    assert claims.status_text(claim) == ("holds, value off by " if off else "holds") + (
+        claims.percent(claim["relative_difference"]) if off else "")
+
+
+def test_no_paper_value_a_paper_value_of_zero_or_a_missing_value_is_not_flagged():
+    claim = _claim("{none:aggregate.jain_index} < 0.75 and {x:aggregate.jain_index} < 1",
+                   {("none", "aggregate.jain_index"): 0.6, ("x", "aggregate.jain_index"): 0.5})
+    missing = _claim("{fsev2:flows.gcc.rtt_ms.mean} > 0", {})
+    claims.annotate_claims([claim, missing], COMPARISON)
+    assert claim["value_off"] is False and claim["relative_difference"] is None
+    assert claim["paper_values"][0]["relative_difference"] is None
+    assert missing["status"] == NOT_EVALUATED and missing["value_off"] is False
+    assert claims.status_text(missing) == NOT_EVALUATED

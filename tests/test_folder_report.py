@@ -135,3 +135,104 @@ def test_paper_rtt_and_delay_numbers_get_a_comparison_figure():
     }
     report.add_paper_delay_figure(results)  # idempotent
     assert len(results["figures"]) == 2
+
+
+# ---------------------------------------------------------------- provenance, groups, one run
+
+
+def _with_provenance(folder: Path, *, sets: list[str], mechanism: str = "fsev2", groups: bool = True,
+                     warnings: tuple[str, ...] = ()) -> Path:
+    """Adds what newer versions write to a run folder: manifest.json (mechanism, --set
+    values) and summary.json's per-flow ``group``, ``coupling`` and ``warnings``."""
+    (folder / "manifest.json").write_text(json.dumps({
+        "flowstate_version": "0", "git_commit": None, "command": ["flowstate", "run"], "kind": "run",
+        "status": "complete", "seeds": [1, 2], "sets": sets, "unsets": [], "scenario": {},
+        "coupling": {"mechanism": mechanism, "groups": {"gcc": "g1", "sctp": "g1"}},
+    }))
+    summary = json.loads((folder / "summary.json").read_text())
+    if groups:
+        for flow in summary["flows"]:
+            flow["group"] = "g1" if flow["name"] == "gcc" else None
+        summary["coupling"] = {"mechanism": mechanism, "groups_mode": "static"}
+    summary["warnings"] = list(warnings)
+    (folder / "summary.json").write_text(json.dumps(summary))
+    return folder
+
+
+def test_compare_labels_each_folder_from_its_manifest(runs, tmp_path):
+    two = _with_provenance(shutil.copytree(runs / "fsev2", tmp_path / "two"),
+                           sets=["duration=4s", "link.capacity=2Mbps"])
+    four = _with_provenance(shutil.copytree(runs / "fsev2", tmp_path / "four"),
+                            sets=["duration=4s", "link.capacity=1Mbps", "link.capacity=4Mbps"])
+    old = shutil.copytree(runs / "none", tmp_path / "old")  # written before manifests
+    out = tmp_path / "cmp"
+    result = flowstate_cli("compare", two, four, old, "--out", out)
+    assert result.returncode == 0, result.stderr
+    labels = ["fsev2, link.capacity=2Mbps", "fsev2, link.capacity=4Mbps", "old"]
+    results = json.loads((out / "results.json").read_text())
+    assert [p["name"] for p in results["points"]] == labels
+    html = (out / "report.html").read_text()
+    assert all(f'<th scope="col" class=num>{label}</th>' in html for label in labels)
+    header = [line for line in result.stdout.splitlines() if "flow" in line and "metric" in line][0]
+    assert "link.capacity=2Mbps" in result.stdout and "link.capacity=4Mbps" in result.stdout, header
+
+
+def test_provenance_labels_fall_back_to_the_folder_name():
+    folders = [Path("/x/a"), Path("/x/b"), Path("/x/c")]
+    same = {"sets": ["duration=4s"], "coupling": {"mechanism": "fsev2"}}
+    assert folder_results.provenance_labels(folders, [None, None, None]) == ["a", "b", "c"]
+    # The same mechanism and --set values: the label gets the folder's name.
+    assert folder_results.provenance_labels(folders, [same, same, None]) == ["fsev2 (a)", "fsev2 (b)", "c"]
+    # A mechanism chosen with --set is the mechanism, not a difference.
+    by_set = [{"sets": ["coupling.mechanism=none"]}, {"sets": ["coupling.mechanism=fsev2"]}]
+    assert folder_results.provenance_labels(folders[:2], by_set) == ["none", "fsev2"]
+
+
+def test_report_and_compare_show_groups_mechanism_and_warnings(runs, tmp_path):
+    folder = _with_provenance(shutil.copytree(runs / "fsev2", tmp_path / "run"), sets=[],
+                              warnings=("link.delay: a one-way delay of 1.5 s is over 1 s",))
+    assert flowstate_cli("report", folder).returncode == 0
+    html = (folder / "report.html").read_text()
+    assert '<aside class="warnings"' in html and "a one-way delay of 1.5 s is over 1 s" in html
+    assert '<th scope="col">coupling group</th>' in html
+    assert '<span class="kind">(gcc)</span></span></td><td>g1</td>' in html
+    assert '<span class="kind">(sctp)</span></span></td><td>not coupled</td>' in html
+    assert "<td>fsev2 (groups: static)</td>" in html
+    result = flowstate_cli("compare", folder, runs / "none", "--out", tmp_path / "cmp")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "coupling" in line]
+    assert any("coupling group" in r and "g1" in r for r in rows)
+    assert any("not coupled" in r for r in rows)
+    assert any("fsev2 (groups: static)" in r for r in rows)
+    # Older folders (no groups, no warnings): no such column, row or box.
+    html = (runs / "none" / "report.html") if (runs / "none" / "report.html").exists() else None
+    plain = shutil.copytree(runs / "none", tmp_path / "plain")
+    assert flowstate_cli("report", plain).returncode == 0
+    text = (plain / "report.html").read_text()
+    assert "coupling group" not in text and 'class="warnings"' not in text
+
+
+def test_a_single_run_shows_its_values_without_plus_minus(tmp_path):
+    one = tmp_path / "one"
+    flowstate.run(SCENARIO, runs=1).write(one)
+    assert flowstate_cli("report", one).returncode == 0
+    html = (one / "report.html").read_text()
+    body = html.split('<section id="summary">')[1]
+    assert "<td class=num>" in body and "±" not in body.split("</p>", 1)[1]
+    three = tmp_path / "three"
+    flowstate.run(SCENARIO, runs=3).write(three)
+    result = flowstate_cli("compare", one, three, "--out", tmp_path / "cmp")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "throughput (Mbit/s)" in line]
+    cells = [[c.strip() for c in row.split("│")[3:5]] for row in rows]
+    assert cells and all("±" not in a and "±" in b for a, b in cells), cells
+    side = (tmp_path / "cmp" / "report.html").read_text().split('<section id="side-by-side">')[1]
+    first_row = side.split("<tbody>")[1].split("</tr>")[0]
+    assert first_row.count("±") == 1
+
+
+def test_a_page_title_names_the_folder_once(runs, tmp_path):
+    folder = shutil.copytree(runs / "none", tmp_path / "run")
+    assert flowstate_cli("report", folder).returncode == 0
+    html = (folder / "report.html").read_text()
+    assert "<h1>tiny</h1>" in html and "<title>tiny</title>" in html

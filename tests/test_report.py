@@ -352,3 +352,27 @@ def test_a_rebuild_removes_figures_of_an_earlier_build_only(small):
     report.build(small)
     names = sorted(p.name for p in (small / "figures").iterdir())
     assert names == ["1-sweep.png", "2-sweep.png", "3-bar.png", "mine.png"]
+
+
+def test_a_claim_off_the_papers_value_is_flagged_in_the_page_and_results(tmp_path):
+    """A results.json written before the flag existed: the report adds it."""
+    summary = {"runs": 1, "flows": [{"name": "gcc", "rtt_ms": {"mean": 202.0}}], "aggregate": {}}
+    results = {
+        "id": "flag", "title": "a claim off the paper", "runs": 1, "points": [{"name": "fsev2", "summary": summary}],
+        "comparison": [{"point": "fsev2", "metric": "flows.gcc.rtt_ms.mean", "label": "GCC RTT (ms)", "paper": 115,
+                        "ours": 202.0, "std": 0.0, "min": 202.0, "max": 202.0}],
+        "claims": [{"text": "RTT below 250 ms", "check": "{fsev2:flows.gcc.rtt_ms.mean} < 250", "status": "holds",
+                    "values": {"{fsev2:flows.gcc.rtt_ms.mean}": 202.0}}],
+    }
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    text = report.build(tmp_path).read_text()
+    claims_rows = parse(text).rows["claims"]
+    assert claims_rows[1][4] == "holds, value off by +76 %"
+    assert claims_rows[1][3] == "{fsev2:flows.gcc.rtt_ms.mean}: paper 115, ours 202 (+76 %)"
+    import html
+    import re
+
+    plain = html.unescape(re.sub(r"<[^>]+>", "", text))
+    assert "1 of 1 claims hold (1 with a value off the paper's by more than 25 %), 0 fail" in plain
+    written = json.loads((tmp_path / "results.json").read_text())["claims"][0]
+    assert written["value_off"] is True and written["relative_difference"] == pytest.approx(87 / 115)

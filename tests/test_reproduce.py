@@ -251,3 +251,16 @@ def test_seeds_past_64_bits_are_a_one_line_error(tmp_path):
     root = make_catalogue(tmp_path / "cat")
     r = _cli("reproduce", "tiny", "--seed", str(2**64 - 1), "--runs", "2", "--catalogue", str(root), cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be in [0, 2^64 - 1]" in r.stderr
+
+
+def test_cli_reproduce_flags_a_claim_whose_value_is_off_the_papers(tmp_path):
+    # The paper's utilization set far below ours: "the link is used" still holds, flagged.
+    root = make_catalogue(tmp_path / "cat", EXPERIMENT.replace("value = 0.9", "value = 0.2"))
+    r = _cli("reproduce", "tiny", "--runs", "1", "--catalogue", str(root), "--no-report", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    claim = json.loads((tmp_path / "out/tiny/results.json").read_text())["claims"][0]
+    assert claim["status"] == "holds" and claim["value_off"] is True and claim["relative_difference"] > 0.25
+    assert claim["paper_values"][0]["paper"] == 0.2
+    flag = f"holds, value off by +{round(claim['relative_difference'] * 100)} %"
+    assert flag in r.stdout
+    assert "{plain:aggregate.utilization}: paper 0.200" in r.stdout
