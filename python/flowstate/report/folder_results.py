@@ -7,7 +7,8 @@ The folders it reads::
     flowstate run / --runs K / testbed / browser   DIR/summary.json + DIR/timeseries.csv
         (a browser batch also has DIR/run-1..run-K; the top-level files hold all runs)
     a reproduction's point                         the same
-    a folder of such folders                       DIR/*/summary.json (one point each)
+    a folder of such folders                       DIR/*/summary.json (one point each, labelled
+                                                   from its manifest.json as in compare)
     flowstate sweep                                DIR/sweep.json + DIR/points/*.json
         (one point per grid point, its seeds combined; no time series)
 
@@ -229,7 +230,8 @@ def results_for(folder: Path) -> dict[str, Any]:
                 f"{folder / RESULTS_FILE}: not found, nor {SUMMARY_FILE} or */{SUMMARY_FILE} (not an output "
                 "folder of flowstate run, reproduce, testbed, browser or sweep)"
             )
-        points = [_point(c.name, c.name, c.name, _summary(c / SUMMARY_FILE)) for c in children]
+        labels = provenance_labels(children, [read_manifest(c) for c in children])
+        points = [_point(c.name, label, c.name, _summary(c / SUMMARY_FILE)) for c, label in zip(children, labels)]
         name = folder.name
     with_series = all((folder / p["dir"] / TIMESERIES_FILE).exists() for p in points)
     doc = _document(name, f"{kind}: {name}" if kind != "run" else name, KINDS[kind], points, SOURCE_FOLDER)
