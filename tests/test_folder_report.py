@@ -236,3 +236,13 @@ def test_a_page_title_names_the_folder_once(runs, tmp_path):
     assert flowstate_cli("report", folder).returncode == 0
     html = (folder / "report.html").read_text()
     assert "<h1>tiny</h1>" in html and "<title>tiny</title>" in html
+
+
+def test_a_folder_of_runs_labels_each_run_from_its_manifest(runs, tmp_path):
+    root = tmp_path / "batch"
+    _with_provenance(shutil.copytree(runs / "fsev2", root / "a"), sets=["link.capacity=1Mbps"], groups=False)
+    _with_provenance(shutil.copytree(runs / "none", root / "b"), sets=["link.capacity=2Mbps"], mechanism="none",
+                     groups=False)
+    doc = folder_results.results_for(root)
+    assert [(p["name"], p["label"]) for p in doc["points"]] == [
+        ("a", "fsev2, link.capacity=1Mbps"), ("b", "none, link.capacity=2Mbps")]
