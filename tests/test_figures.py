@@ -311,3 +311,14 @@ def test_a_single_run_gets_no_note_of_runs_and_several_runs_do():
     assert [t.get_text() for t in one.texts] == ["Throughput per flow"]
     several = figures.rate([Panel("a", "a", series(runs=3))])
     assert [t.get_text() for t in several.texts] == ["Throughput per flow", "mean over 3 runs, band: min-max"]
+
+
+def test_an_overlay_of_points_of_different_capacities_draws_each_capacity():
+    same = figures.rate(PANELS, overlay=True)
+    assert [line.get_label() for line in same.axes[0].get_lines()].count("capacity") == 1
+    different = figures.rate([Panel("a", "2 Mbit/s", series(capacity=2.0)), Panel("b", "4 Mbit/s", series(capacity=4.0))],
+                             overlay=True)
+    lines = {line.get_label(): line for line in different.axes[0].get_lines()}
+    assert max(lines["capacity: 2 Mbit/s"].get_ydata()) == 2.0
+    assert max(lines["capacity: 4 Mbit/s"].get_ydata()) == 4.0
+    assert different.axes[0].get_ylim()[1] >= 4.0

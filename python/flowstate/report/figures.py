@@ -319,14 +319,27 @@ def _shade_window(ax: "Axes", window: Optional[tuple[float, float]], label: bool
         )
 
 
-def _capacity(ax: "Axes", frame: "pandas.DataFrame") -> float:
+def _capacity_series(frame: "pandas.DataFrame") -> Any:
+    """The capacity per time bin (a pandas Series, empty without the column)."""
+    import pandas
+
     if "capacity_mbps" not in frame.columns:
-        return 0.0
-    cap = frame.groupby("time_s", sort=True)["capacity_mbps"].first().dropna()
+        return pandas.Series(dtype=float)
+    return frame.groupby("time_s", sort=True)["capacity_mbps"].first().dropna()
+
+
+def _capacity(ax: "Axes", frame: "pandas.DataFrame", colour: str = CAPACITY_COLOUR, label: str = "capacity") -> float:
+    cap = _capacity_series(frame)
     if cap.empty:
         return 0.0
-    ax.step(cap.index, cap.values, where="post", color=CAPACITY_COLOUR, linestyle="--", linewidth=1.1, label="capacity")
+    ax.step(cap.index, cap.values, where="post", color=colour, linestyle="--", linewidth=1.1, label=label)
     return float(cap.max())
+
+
+def _same_capacity(panels: Sequence[Panel]) -> bool:
+    """Whether the points of an overlay share one capacity over time (one dashed line)."""
+    series = [_capacity_series(p.frame) for p in panels]
+    return all(s.equals(series[0]) for s in series[1:])
 
 
 def _time_panels(
@@ -394,9 +407,12 @@ def _overlay_panels(
         raise FigureError("no points to draw")
     order = _flow_order(panels, flows)
     with _style():
-        header = Header.plan(
-            WIDTH_IN, title, _runs_note(panels), _legend_labels(panels, [p.label for p in panels], capacity)
-        )
+        # Points of different capacities: a dashed capacity line per point, in its colour.
+        shared = _same_capacity(panels) if capacity else True
+        labels = _legend_labels(panels, [p.label for p in panels], capacity and shared)
+        if not shared:
+            labels += [f"capacity: {p.label}" for p in panels]
+        header = Header.plan(WIDTH_IN, title, _runs_note(panels), labels)
         fig = _figure_with_header(WIDTH_IN, PANEL_HEIGHT_IN * max(len(order), 1), header)
         axes = fig.subplots(max(len(order), 1), 1, sharex=True, squeeze=False)[:, 0]
         ymax = 0.0
@@ -407,8 +423,12 @@ def _overlay_panels(
                 frame = panel.frame
                 rows = frame[frame["flow"].astype(str) == name]
                 ymax = max(ymax, _draw_series(ax, rows, column, PALETTE[j % len(PALETTE)], panel.label, _runs(frame) > 1))
-            if capacity and panels:
+            if capacity and shared:
                 ymax = max(ymax, _capacity(ax, panels[0].frame))
+            elif capacity:
+                for j, panel in enumerate(panels):
+                    colour = PALETTE[j % len(PALETTE)]
+                    ymax = max(ymax, _capacity(ax, panel.frame, colour, f"capacity: {panel.label}"))
             ax.set_title(f"flow {name}", loc="left")
             ax.set_ylabel(ylabel)
             ax.set_ylim(bottom=0)
