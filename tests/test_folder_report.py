@@ -219,6 +219,7 @@ def test_a_single_run_shows_its_values_without_plus_minus(tmp_path):
     html = (one / "report.html").read_text()
     body = html.split('<section id="summary">')[1]
     assert "<td class=num>" in body and "±" not in body.split("</p>", 1)[1]
+    assert '<th scope="row">seeds</th><td>1</td>' in html
     three = tmp_path / "three"
     flowstate.run(SCENARIO, runs=3).write(three)
     result = flowstate_cli("compare", one, three, "--out", tmp_path / "cmp")

@@ -333,7 +333,7 @@ def test_minimal_results_render_with_placeholders(tmp_path):
     assert "No figures" in text
     row = doc.rows["summary"][1]
     assert row[:3] == ["only", "cbr (cbr)", "1.00"] and row[4] == "-" and row[5] == "-"
-    assert dict((r[0], r[1]) for r in doc.rows["setup"])["seeds"] == "7..7"
+    assert dict((r[0], r[1]) for r in doc.rows["setup"])["seeds"] == "7"  # one run, one seed
     assert json.loads((tmp_path / "results.json").read_text())["figures"] == []
 
 

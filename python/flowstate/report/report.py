@@ -369,7 +369,7 @@ def _setup_section(results: Mapping[str, Any]) -> str:
     rows = [
         ("points", f"{len(points)} ({_e(', '.join(variants))}{grid})"),
         ("runs per point", _e(runs)),
-        ("seeds", _e(f"{seeds[0]}..{seeds[-1]}" if seeds else "-")),
+        ("seeds", _e("-" if not seeds else str(seeds[0]) if seeds[0] == seeds[-1] else f"{seeds[0]}..{seeds[-1]}")),
         ("short (CI) version", "yes" if results.get("short") else "no"),
     ]
     if first.get("duration_s") is not None:
