@@ -364,8 +364,10 @@ def test_a_claim_off_the_papers_value_is_flagged_in_the_page_and_results(tmp_pat
         "claims": [{"text": "RTT below 250 ms", "check": "{fsev2:flows.gcc.rtt_ms.mean} < 250", "status": "holds",
                     "values": {"{fsev2:flows.gcc.rtt_ms.mean}": 202.0}}],
     }
-    (tmp_path / "results.json").write_text(json.dumps(results))
-    text = report.build(tmp_path).read_text()
+    folder = tmp_path / "flag"
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps(results))
+    text = report.build(folder).read_text()
     claims_rows = parse(text).rows["claims"]
     assert claims_rows[1][4] == "holds, value off by +76 %"
     assert claims_rows[1][3] == "{fsev2:flows.gcc.rtt_ms.mean}: paper 115, ours 202 (+76 %)"
@@ -374,5 +376,7 @@ def test_a_claim_off_the_papers_value_is_flagged_in_the_page_and_results(tmp_pat
 
     plain = html.unescape(re.sub(r"<[^>]+>", "", text))
     assert "1 of 1 claims hold (1 with a value off the paper's by more than 25 %), 0 fail" in plain
-    written = json.loads((tmp_path / "results.json").read_text())["claims"][0]
+    written = json.loads((folder / "results.json").read_text())["claims"][0]
     assert written["value_off"] is True and written["relative_difference"] == pytest.approx(87 / 115)
+
+    assert "1 off the paper&#x27;s values" in report.build_index(tmp_path).read_text()

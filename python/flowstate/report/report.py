@@ -937,6 +937,7 @@ def build_index(out_root: Path) -> Path:
         claims = results["claims"]
         holds = sum(1 for c in claims if c.get("status") == "holds")
         fails = sum(1 for c in claims if c.get("status") == "fails")
+        off = sum(1 for c in claims if c.get("status") == "holds" and c.get("value_off"))
         link = f"{folder.name}/{REPORT_FILE}"
         if (folder / REPORT_FILE).exists():
             report_cell = f'<a href="{_e(link)}">{_e(results["id"])}</a>'
@@ -950,7 +951,8 @@ def build_index(out_root: Path) -> Path:
                 _e(", ".join(p for p in (references.short(str(results.get("paper"))) if results.get("paper") else "",
                                           str(results.get("reference") or "")) if p)),
                 _e(len(results["points"])),
-                f'<span class="status {status}">{holds} / {len(claims)} hold</span>' + (f", {fails} fail" if fails else ""),
+                f'<span class="status {status}">{holds} / {len(claims)} hold</span>' + (f", {fails} fail" if fails else "")
+                + (f', <span class="off">{off} off the paper\'s values</span>' if off else ""),
             ]
         )
     if not rows:
