@@ -379,4 +379,4 @@ def test_a_claim_off_the_papers_value_is_flagged_in_the_page_and_results(tmp_pat
     written = json.loads((folder / "results.json").read_text())["claims"][0]
     assert written["value_off"] is True and written["relative_difference"] == pytest.approx(87 / 115)
 
-    assert "1 off the paper&#x27;s values" in report.build_index(tmp_path).read_text()
+    assert "1 off the paper's values" in report.build_index(tmp_path).read_text()
