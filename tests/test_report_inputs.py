@@ -254,3 +254,49 @@ def test_compare_refuses_an_output_folder_named_by_another_path(good, tmp_path, 
     other = shutil.copytree(good, tmp_path / "other")
     status, stderr = run_cli(capsys, "compare", good, other, "--out", other / "x" / "..")
     assert_error(status, stderr, "outside the compared")
+
+
+# ---------------------------------------------------------------- a sweep folder
+
+
+def _sweep(good: Path, folder: Path) -> Path:
+    """A sweep folder as `flowstate sweep` stores it: sweep.json and one task per point
+    and seed in points/."""
+    summary = json.loads((good / "summary.json").read_text())
+    (folder / "points").mkdir(parents=True)
+    (folder / "sweep.json").write_text(json.dumps(
+        {"spec": {"name": "s", "axes": [{"name": "cap", "key": "link.capacity", "values": ["1Mbps", "2Mbps"]}]}}))
+    for i, cap in enumerate(("1Mbps", "2Mbps")):
+        (folder / "points" / f"{i}.json").write_text(json.dumps({"point": {"cap": cap}, "seed": 1, "summary": summary}))
+    return folder
+
+
+SWEEP_DAMAGE = [
+    ("sweep.json truncated", _truncate("sweep.json"), "sweep.json: not valid JSON"),
+    ("sweep.json without spec", _write("sweep.json", "{}"), "sweep.json: not a sweep file"),
+    ("sweep.json axes a string", _write("sweep.json", '{"spec": {"axes": "cap"}}'), "spec.axes is not a list"),
+    ("sweep.json nested 100000 deep", _write("sweep.json", DEEP), "sweep.json: nested more than"),
+    ("task binary", _write("points/0.json", GARBAGE), "0.json: not UTF-8"),
+    ("task without summary", _write("points/0.json", '{"point": {"cap": "1Mbps"}}'), "0.json: not a sweep task"),
+    ("task flows a number", _write("points/1.json", '{"point": {}, "summary": {"flows": [7]}}'),
+     "1.json: summary: flows[0]: expected an object"),
+    ("task a folder", _folder_for("points/1.json"), "1.json: not a file"),
+]
+
+
+@pytest.mark.parametrize("name, damage, fragment", SWEEP_DAMAGE, ids=lambda v: v if isinstance(v, str) else "")
+def test_report_of_a_damaged_sweep_folder_is_one_line_and_writes_nothing(good, tmp_path, capsys, name, damage,
+                                                                        fragment):
+    folder = _sweep(good, tmp_path / "sweep")
+    damage(folder)
+    before = snapshot(folder)
+    status, stderr = run_cli(capsys, "report", folder)
+    assert_error(status, stderr, fragment)
+    assert snapshot(folder) == before
+
+
+def test_report_of_the_undamaged_sweep_fixture_draws(good, tmp_path, capsys):
+    folder = _sweep(good, tmp_path / "sweep")
+    status, stderr = run_cli(capsys, "report", folder)
+    assert status == 0, stderr
+    assert (folder / "report.html").is_file()
