@@ -906,7 +906,8 @@ def write(prepared: Prepared) -> Path:
     out_dir = prepared.out_dir
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / FIGURES_DIR).mkdir(exist_ok=True)
+        if prepared.pngs:
+            (out_dir / FIGURES_DIR).mkdir(exist_ok=True)
         for file, png in prepared.pngs.items():
             _write_atomically(out_dir / file, png)
         _remove_stale(out_dir / FIGURES_DIR, {Path(file).name for file in prepared.pngs})
