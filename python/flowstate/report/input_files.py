@@ -32,8 +32,9 @@ MIB = 1024 * 1024
 MAX_JSON_BYTES = 64 * MIB
 # summary.json and results.json nest 6 levels; a manifest's scenario a few more.
 MAX_JSON_DEPTH = 64
-# A 120 s run of 10 seeds and 4 flows at 100 ms bins is about 4 MiB.
-MAX_TIMESERIES_BYTES = 1024 * MIB
+# About 170 bytes per flow, run and second: 120 s of 10 runs and 4 flows is under 1 MiB,
+# an hour of 10 runs and 10 flows about 60 MiB. pandas needs a few times the file's size.
+MAX_TIMESERIES_BYTES = 256 * MIB
 # Columns every timeseries.csv has (docs/CATALOGUE.md, "timeseries.csv").
 TIMESERIES_KEYS = ("time_s", "flow")
 # The columns the figures draw; each may be empty in some bins (no sample).
