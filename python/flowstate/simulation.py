@@ -203,6 +203,9 @@ def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
         # Shared bottleneck detection's verdicts over time: the first run's (per-run
         # timelines are in ``runs``).
         **({"sbd": first["sbd"]} if "sbd" in first else {}),
+        # What produced it: the same scenario in every run.
+        **({"coupling": first["coupling"]} if "coupling" in first else {}),
+        "warnings": list(first.get("warnings") or []),
     }
 
 

@@ -44,6 +44,22 @@ def _pct(value: Optional[float], spread: Optional[dict[str, float]] = None) -> s
     return _num(value * 100, {"std": spread["std"] * 100} if spread else None, 1)
 
 
+def flow_group(flow: dict[str, Any]) -> str:
+    """A flow's coupling group as the tables show it: its name, or "-" when the flow is
+    not coupled (summary.json ``group`` null) and "?" for a summary that predates the
+    field."""
+    if "group" not in flow:
+        return "?"
+    return str(flow["group"]) if flow["group"] is not None else "-"
+
+
+def print_warnings(summary: dict[str, Any], stream: TextIO) -> None:
+    """The scenario's warnings (summary.json ``warnings``), one ``flowstate: warning:``
+    line each."""
+    for warning in summary.get("warnings") or []:
+        print(f"flowstate: warning: {warning}", file=stream)
+
+
 def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_FLOWS) -> Any:
     """The rich table of a batch summary: one row per flow, the first ``max_flows``
     (None: all) and a caption counting the others."""
@@ -56,8 +72,12 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
     flows = summary["flows"]
     shown = flows if max_flows is None else flows[:max_flows]
     hidden = len(flows) - len(shown)
+    coupling = summary.get("coupling") or {}
+    mechanism = f", coupling {coupling['mechanism']}" if coupling.get("mechanism") else ""
+    if coupling.get("groups_mode") == "sbd":
+        mechanism += " (groups from SBD)"
     table = Table(
-        title=f"{summary['scenario']}: window {window[0]:g}-{window[1]:g} s, {runs}",
+        title=f"{summary['scenario']}: window {window[0]:g}-{window[1]:g} s, {runs}{mechanism}",
         title_justify="left",
         caption=f"... and {hidden} more flows (every flow is in summary.json)" if hidden else None,
         caption_justify="left",
@@ -65,6 +85,7 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
     for header, justify in (
         ("flow", "left"),
         ("kind", "left"),
+        ("group", "left"),
         ("throughput\nMbit/s", "right"),
         ("share\n% (prio %)", "right"),
         ("RTT mean\nms", "right"),
@@ -87,6 +108,7 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
         table.add_row(
             flow["name"],
             flow["kind"],
+            flow_group(flow),
             _num(flow.get("throughput_mbps"), s("throughput_mbps")),
             f"{_pct(flow.get('share'), s('share'))} ({_pct(flow.get('priority_share'))})",
             _num(rtt.get("mean"), s("rtt_ms", "mean"), 1),
@@ -200,6 +222,7 @@ def main(
         runs,
         stderr,
     )
+    print_warnings(result.summary, stderr)
     folder = Path(out) if out is not None else out_folder(result.scenario)
     summary_path, series_path = result.write(folder)
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
