@@ -10,7 +10,7 @@ with ``--runs K`` each run in run-1 .. run-K and the combined summary (mean and
 spread) on top; then the report.
 
 Needs root, iproute2, /dev/net/tun, and for media or data flows Chromium and the
-Python package playwright (``pip install 'flowstate[browser]'``); without them: one
+Python package playwright (``.venv/bin/pip install 'playwright>=1.40'``, the ``browser`` extra); without them: one
 line naming what is missing, exit status 2.
 """
 
@@ -106,7 +106,7 @@ def check_available(plan: Plan, stack: str, chromium: str) -> None:
         if not (os.path.isfile(chromium) and os.access(chromium, os.X_OK)):
             raise NotAvailable(f"--chromium: no browser at {chromium} (install the Debian package 'chromium')")
         if importlib.util.find_spec("playwright") is None:
-            raise NotAvailable("needs the Python package playwright: pip install 'flowstate[browser]'")
+            raise NotAvailable("needs the Python package playwright: .venv/bin/pip install 'playwright>=1.40' (the browser extra; bash scripts/setup-test.sh installs it)")
 
 
 def load(
