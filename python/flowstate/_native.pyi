@@ -79,6 +79,7 @@ class FlowKindDefinition(TypedDict):
     name: str
     description: str
     coupling: Optional[Literal["rate", "window"]]
+    default_group: Optional[str]
 
 OverrideDefinition = TypedDict(
     "OverrideDefinition",
