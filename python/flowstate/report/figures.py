@@ -113,39 +113,8 @@ def point_label(point: Mapping[str, Any]) -> str:
     return label
 
 
-_NAMES = {
-    "throughput": "throughput",
-    "goodput": "goodput",
-    "send_rate": "send rate",
-    "rtt": "RTT",
-    "queuing_delay": "queuing delay",
-    "one_way_delay": "one-way delay",
-    "jitter": "jitter",
-    "loss_ratio": "loss ratio",
-    "jain_index": "Jain index",
-    "weighted_jain_index": "priority-weighted Jain index",
-    "utilization": "utilization",
-    "share": "share",
-}
-
-
-def metric_label(path: str) -> str:
-    """A readable axis label with the unit: ``flows.gcc.rtt_ms.mean`` -> ``gcc RTT mean
-    (ms)``, ``aggregate.jain_index`` -> ``Jain index``."""
-    parts = path.split(".")
-    owner = ""
-    if parts[0] == "flows" and len(parts) >= 3:
-        owner, parts = parts[1] + " ", parts[2:]
-    elif parts[0] in ("aggregate", "derived") and len(parts) >= 2:
-        parts = parts[1:]
-    field, rest = parts[0], parts[1:]
-    unit = ""
-    for suffix, name in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_s", "s")):
-        if field.endswith(suffix):
-            field, unit = field[: -len(suffix)], name
-            break
-    words = " ".join([_NAMES.get(field, field.replace("_", " ")), *rest])
-    return f"{owner}{words}" + (f" ({unit})" if unit else "")
+# One mapping from metric path to label and unit, shared with the sweep's plots.
+metric_label = metric_paths.metric_label
 
 
 # ---------------------------------------------------------------- drawing helpers
