@@ -513,3 +513,13 @@ def trace_files(spec):
     from flowstate.sweep.spec import point_scenario
 
     return [point_scenario(spec, [v])["link"]["capacity_trace"]["file"] for v in spec.axes[0].values]
+
+
+def test_array_axis_values_are_written_as_labels_in_the_csv(files, tmp_path):
+    from flowstate.sweep.store import write_results
+
+    spec = parse_sweep_args(
+        files / "s.toml", "--unset", "link.capacity", "--set", 'sched:link.capacity_schedule=[{at="0s",rate="1Mbps"}]'
+    )
+    path = write_results(tmp_path, spec, [(t, {}) for t in spec.tasks(expand(spec))])
+    assert path.read_text().splitlines()[1].startswith('"sched=[{at=0s,rate=1Mbps}]","[{at=0s,rate=1Mbps}]",7,')
