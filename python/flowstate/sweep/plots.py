@@ -61,7 +61,7 @@ def metric_figure(result: SweepResult, metric: str, plt: Any) -> Any:
     """The figure of one metric (see the module's docstring); the caller closes it."""
     spec = result.spec
     first, others = spec.axes[0], spec.axes[1:]
-    numeric_x = _numeric(first.values)
+    numeric_x = first.numeric
     xpos = {repr(v): (v if numeric_x else i) for i, v in enumerate(first.values)}
     groups: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
     for entry in result.per_point:
