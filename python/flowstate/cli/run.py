@@ -171,20 +171,29 @@ def links_table(summary: dict[str, Any]) -> Any:
     return table
 
 
-def with_sets(scenario: str, sets: Sequence[str]) -> dict[str, Any]:
-    """The scenario file as a dict with every ``--set PATH=VALUE`` applied in order; the
-    sweep's parser (flowstate.sweep.spec.parse_set_flag) reads each flag, so paths and values
-    mean what they mean in ``flowstate sweep`` (one value each here)."""
-    from flowstate.overrides import load_toml, with_overrides
-    from flowstate.sweep.spec import parse_set_flag
+def with_sets(scenario: str, sets: Sequence[str], unsets: Sequence[str] = ()) -> dict[str, Any]:
+    """The scenario file as a dict with every ``--unset PATH`` removed, then every
+    ``--set PATH=VALUE`` applied in order; the sweep's parser
+    (flowstate.sweep.spec.parse_set_flag) reads each flag, so paths and values mean what
+    they mean in ``flowstate sweep`` (one value each here). A relative trace file given
+    with ``--set`` is read from the current folder, one written in the file from the
+    file's folder."""
+    from flowstate.overrides import PathError, load_toml, with_changes
+    from flowstate.sweep.spec import parse_set_flag, split_set_flag
 
     overrides: dict[str, Any] = {}
     for text in sets:
+        name, _, _ = split_set_flag(text)
+        if name is not None:
+            raise UsageError(f"--set {text}: an axis name ({name}:) is for 'flowstate sweep'; give PATH=VALUE")
         axis = parse_set_flag(text)
         if len(axis.values) != 1:
             raise UsageError(f"--set {text}: 'flowstate run' takes one value per path (several: 'flowstate sweep')")
         overrides[axis.key] = axis.values[0]
-    return with_overrides(load_toml(scenario), overrides)
+    try:
+        return with_changes(load_toml(scenario), overrides, unsets)
+    except PathError as e:
+        raise UsageError(f"{scenario}: {e}") from None
 
 
 def _run_with_progress(
@@ -204,6 +213,7 @@ def main(
     out: Optional[str] = None,
     threads: Optional[int] = None,
     sets: Sequence[str] = (),
+    unsets: Sequence[str] = (),
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> RunResult:
@@ -214,8 +224,8 @@ def main(
     # Read it first, so that a missing file is reported before any work.
     load_scenario(scenario)
     source: Any = scenario
-    if sets:
-        source = with_sets(scenario, sets)
+    if sets or unsets:
+        source = with_sets(scenario, sets, unsets)
         check_scenario(source, name=scenario)  # errors name the file, before any work
     result = _run_with_progress(
         lambda progress: run_scenario(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
@@ -262,13 +272,30 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PATH=VALUE",
-        help="set a value inside the scenario before running, with the sweep's path syntax "
+        help="set a value inside the scenario before running, with the sweep's path syntax; the value "
+        "is TOML (a number, boolean, string, [array] or {inline table}), other text a string "
         "(repeatable; e.g. coupling.mechanism=fsev2, link.capacity=4Mbps, flows.sctp.priority=0.5, "
-        "flows[1].overrides.mtu=1200B; docs/SWEEPS.md)",
+        "flows[1].overrides.mtu=1200B, 'coupling.options={cwnd_rtt=\"minimum\"}'; docs/SCENARIOS.md)",
+    )
+    p.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="remove this key (or flow, or array element) of the scenario before the --set values apply "
+        "(repeatable; e.g. --unset link.capacity --set 'link.capacity_schedule=[{at=\"0s\",rate=\"1Mbps\"}]')",
     )
     return p
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads, sets=args.set)
+    main(
+        args.scenario,
+        seed=args.seed,
+        runs=args.runs,
+        out=args.out,
+        threads=args.threads,
+        sets=args.set,
+        unsets=args.unset,
+    )
     return ExitStatus.OK

@@ -5,9 +5,13 @@
     flowstate sweep scenarios/sweeps/p002-fig8-ku-kd.toml --workers 2
     flowstate sweep SCENARIO.toml --set link.capacity=1Mbps,2Mbps \\
         --set "flows.gcc.overrides.k_up=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
+    flowstate sweep SCENARIO.toml --set video_prio:flows.video.priority=1,2 \\
+        --set data_prio:flows.data.priority=1,2
 
 FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file. ``--set``
-adds an axis (or replaces the values of the file's axis on the same path); ``--seeds``,
+adds an axis (or replaces the values of the file's axis on the same path), named
+``NAME`` with ``NAME:PATH=...``; ``--unset PATH`` removes a key of the scenario before
+the axes apply; ``--seeds``,
 ``--metric`` and ``--objective`` override / extend the file.
 """
 
@@ -42,9 +46,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         dest="axes",
         action="append",
         default=[],
-        metavar="KEY=V1,V2",
-        help="an axis: a scenario path and its values, or KEY=logspace(FROM,TO,NUM) / linspace(...) "
+        metavar="[NAME:]PATH=V1,V2",
+        help="an axis: a scenario path and its values (TOML values: numbers, booleans, strings, "
+        "[arrays], {inline tables}; other text is a string), or PATH=logspace(FROM,TO,NUM) / linspace(...); "
+        "NAME: names the axis in tables, CSV columns and plots (default: the path's last key) "
         "(repeatable; replaces the values of the file's axis on the same path, else adds an axis)",
+    )
+    p.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="remove this key of the scenario before the axes apply (repeatable; "
+        "e.g. --unset link.capacity --set 'link.capacity_schedule=[{at=\"0s\",rate=\"1Mbps\"}]')",
     )
     p.add_argument("--seeds", metavar="SEEDS", help='seeds: "1-10", "1,3,5-7" or one number')
     p.add_argument("--metric", action="append", default=[], metavar="PATH", help="a metric path (repeatable)")
@@ -62,15 +76,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def build_spec(args: argparse.Namespace) -> Any:
     """The sweep of FILE with the flags applied."""
-    from flowstate.sweep.spec import finish, load_any, parse_seeds, parse_set_flag
+    from flowstate.overrides import PathError, remove_path
+    from flowstate.sweep.spec import SweepError, finish, load_any, parse_seeds, parse_set_flag
 
     spec = load_any(args.file)
+    for path in args.unset:
+        try:
+            remove_path(spec.scenario, path)
+        except PathError as e:
+            raise SweepError(f"{spec.source}: --unset {e}") from None
     for text in args.axes:  # a flag on a path of the file replaces that axis's values
         axis = parse_set_flag(text)
         same = [i for i, a in enumerate(spec.axes) if a.key == axis.key]
         if same:
             old = spec.axes[same[0]]
-            spec.axes[same[0]] = replace(axis, name=old.name, label=old.label)
+            if not axis.named:  # the file's name and label, unless the flag names it
+                axis = replace(axis, name=old.name, label=old.label, named=old.named)
+            spec.axes[same[0]] = axis
         else:
             spec.axes.append(axis)
     if args.seeds is not None:

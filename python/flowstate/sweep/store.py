@@ -113,6 +113,8 @@ def _cell(value: Any) -> Any:
         return ""
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, (dict, list)):  # an array or table axis value, as a label
+        return format_value(value)
     return value
 
 
