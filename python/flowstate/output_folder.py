@@ -21,7 +21,6 @@ from __future__ import annotations
 import shutil
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 from flowstate.errors import UsageError
 from flowstate.output_files import (
@@ -94,9 +93,28 @@ def refusal(folder: Path, resumable: bool) -> str:
 
 
 def clear(folder: Path) -> None:
-    """Empties ``folder`` (an output folder of flowstate, :func:`is_flowstate_output`);
-    UsageError, deleting nothing, for any other folder, and for the working folder or
-    one above it."""
+    """Empties ``folder``, an output folder of flowstate (:func:`check_claim` with
+    ``force`` refuses any other, and the working folder or one above it)."""
+    if not folder.is_dir():
+        return
+    check_claim(folder, force=True)
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def check_claim(folder: Path, *, force: bool = False, resume: bool = False, resumable: bool = False) -> None:
+    """Raises the UsageError :func:`claim` would raise, changing nothing (a command
+    with several output folders checks them all before it empties any)."""
+    folder = Path(folder)
+    if force and resume:
+        raise UsageError("--force and --resume: give one (--force replaces the earlier outputs, --resume finishes them)")
+    if is_empty(folder) or (resume and resumable):
+        return
+    if not force:
+        raise UsageError(refusal(folder, resumable))
     resolved = folder.resolve()
     cwd = Path.cwd().resolve()
     if resolved == cwd or resolved in cwd.parents:
@@ -106,11 +124,6 @@ def clear(folder: Path) -> None:
             f"{folder} holds files flowstate did not write (no {MANIFEST_FILE}, {SUMMARY_FILE} or {RESULTS_FILE}): "
             "--force replaces only an output folder of flowstate; pass --out another folder"
         )
-    for child in folder.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
 
 
 def claim(folder: Path, *, force: bool = False, resume: bool = False, resumable: bool = False) -> Claim:
@@ -118,18 +131,15 @@ def claim(folder: Path, *, force: bool = False, resume: bool = False, resumable:
     UsageError (one line) for a non-empty folder without ``force`` or ``resume``.
     ``resumable``: the command takes ``--resume`` (the refusal names it)."""
     folder = Path(folder)
-    if force and resume:
-        raise UsageError("--force and --resume: give one (--force replaces the earlier outputs, --resume finishes them)")
+    check_claim(folder, force=force, resume=resume, resumable=resumable)
     if is_empty(folder):
         if (folder / MANIFEST_FILE).is_file():
             (folder / MANIFEST_FILE).unlink()  # a failed start's
         return Claim.NEW
     if resume and resumable:
         return Claim.RESUMED
-    if force:
-        clear(folder)
-        return Claim.REPLACED
-    raise UsageError(refusal(folder, resumable))
+    clear(folder)
+    return Claim.REPLACED
 
 
 def remove_report_files(folder: Path, keep_results: bool = True) -> None:
@@ -146,11 +156,3 @@ def remove_report_files(folder: Path, keep_results: bool = True) -> None:
         results = folder / RESULTS_FILE
         if results.is_file():
             results.unlink()
-
-
-def interrupted_note(done: list[str], rest: Optional[str], command: str) -> str:
-    """One line after Ctrl-C: what finished, what did not, and the command that
-    completes the rest."""
-    finished = f"finished: {', '.join(done)}" if done else "nothing finished"
-    pending = f"; not finished: {rest}" if rest else ""
-    return f"flowstate: interrupted ({finished}{pending}); to complete it: {command}"
