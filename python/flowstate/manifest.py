@@ -193,6 +193,7 @@ class Recording:
         self.folder = Path(folder)
         self.doc = doc
         self.status: Optional[str] = None
+        self.made_folder = not self.folder.exists()
         write(self.folder, doc)
 
     def finish(self, status: str) -> Path:
@@ -217,7 +218,8 @@ def recording(folder: Path, **fields: Any) -> Iterator[Recording]:
     """Writes ``folder``'s manifest (``fields`` as :func:`document` takes them) with
     status "running", runs the block, then rewrites it: "complete" (or the block's
     ``Recording.status``), "interrupted" on KeyboardInterrupt, "failed" on any other
-    exception, which propagates."""
+    exception, which propagates. A block that fails before writing anything (bad input
+    found once the work began) leaves no manifest, and no folder if it made it."""
     record = Recording(folder, document(**fields))
     try:
         yield record
@@ -225,6 +227,27 @@ def recording(folder: Path, **fields: Any) -> Iterator[Recording]:
         _finish_quietly(record, INTERRUPTED)
         raise
     except BaseException:
-        _finish_quietly(record, FAILED)
+        if _only_manifest(record.folder):
+            _remove_quietly(record)  # failed before writing anything: as if never started
+        else:
+            _finish_quietly(record, FAILED)
         raise
     record.finish(record.status or COMPLETE)
+
+
+def _only_manifest(folder: Path) -> bool:
+    try:
+        return [p.name for p in folder.iterdir()] == [MANIFEST_FILE]
+    except OSError:
+        return False
+
+
+def _remove_quietly(record: Recording) -> None:
+    """Removes the manifest of a command that wrote nothing else, and its folder if
+    the command made it."""
+    try:
+        (record.folder / MANIFEST_FILE).unlink()
+        if record.made_folder:
+            record.folder.rmdir()
+    except OSError:
+        pass

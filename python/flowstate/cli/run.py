@@ -206,7 +206,7 @@ def main(
     resolved = source if sets else load_toml(scenario)
     folder = Path(out) if out is not None else out_folder(str(resolved.get("name") or Path(scenario).stem))
     claim(folder, force=force)
-    first = seed if seed is not None else _scenario_seed(resolved)
+    first = seed if seed is not None else scenario_seed(resolved)
     if first + runs - 1 > MAX_SEED:
         raise UsageError(
             f"seeds {first} .. {first} + {runs} runs - 1 overflow 2^64 - 1: give a smaller --seed or fewer --runs"
@@ -235,7 +235,7 @@ def main(
     return result
 
 
-def _scenario_seed(scenario: dict[str, Any]) -> int:
+def scenario_seed(scenario: dict[str, Any]) -> int:
     """The scenario's ``seed`` (the runs' first seed without ``--seed``), else 1."""
     value = scenario.get("seed", 1)
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
