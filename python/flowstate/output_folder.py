@@ -18,13 +18,17 @@ files it regenerates with :func:`remove_report_files`.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from enum import Enum
 from pathlib import Path
+from typing import Optional
 
 from flowstate.errors import UsageError
 from flowstate.output_files import (
     BROWSER_FILE,
+    SWEEP_RESULTS_FILE,
+    SWEEP_SUMMARY_FILE,
     CATALOGUE_INDEX_FILE,
     FIGURES_DIR,
     MANIFEST_FILE,
@@ -156,3 +160,45 @@ def remove_report_files(folder: Path, keep_results: bool = True) -> None:
         results = folder / RESULTS_FILE
         if results.is_file():
             results.unlink()
+
+
+# What each kind of folder holds once its command has finished (docs/SCENARIOS.md,
+# docs/CATALOGUE.md, docs/SWEEPS.md).
+FINISHED_FILES = {
+    "run": (SUMMARY_FILE, TIMESERIES_FILE),
+    "testbed": (SUMMARY_FILE, TIMESERIES_FILE),
+    "browser": (SUMMARY_FILE, TIMESERIES_FILE),
+    "reproduce": (RESULTS_FILE,),
+    "sweep": (SWEEP_SPEC_FILE, SWEEP_RESULTS_FILE, SWEEP_SUMMARY_FILE),
+}
+RESUMABLE_KINDS = ("reproduce", "sweep")
+
+
+def completing_command(command: list[str], kind: str) -> str:
+    """The command that finishes (``--resume``) or redoes (``--force``) a folder made by
+    ``command``, quoted for a shell."""
+    argv = [a for a in command if a not in ("--force", "--fresh", "--resume")]
+    return shlex.join([*argv, "--resume" if kind in RESUMABLE_KINDS else "--force"])
+
+
+def incomplete(folder: Path) -> Optional[str]:
+    """One line naming what an unfinished ``folder`` lacks (its manifest says
+    "running", "interrupted" or "failed" and a file its command writes at the end is
+    missing) and the command that completes it; None for a finished folder, or one
+    without a manifest (an older folder)."""
+    from flowstate import manifest
+
+    doc = manifest.read(folder)
+    if doc is None or doc.get("status") == manifest.COMPLETE:
+        return None
+    kind = str(doc.get("kind"))
+    missing = [name for name in FINISHED_FILES.get(kind, ()) if not (folder / name).exists()]
+    if not missing:
+        return None
+    command = doc.get("command")
+    hint = (
+        f"; to complete it: {completing_command([str(a) for a in command], kind)}"
+        if isinstance(command, list) and command
+        else ""
+    )
+    return f"{folder} is incomplete (its {kind} is {doc.get('status')}): no {', '.join(missing)}{hint}"

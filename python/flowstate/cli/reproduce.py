@@ -20,7 +20,7 @@ from flowstate.cli.progress_bar import progress_bar
 from flowstate import manifest
 from flowstate.cli import reproduce_folders
 from flowstate.output_files import CATALOGUE_INDEX_FILE, REPORT_FILE, RESULTS_FILE
-from flowstate.output_folder import Claim, check_claim, claim, clear, is_empty
+from flowstate.output_folder import Claim, check_claim, claim, clear, is_empty, remove_report_files
 from flowstate.catalogue.catalogue import CatalogueError, Experiment
 from flowstate.cli.reproduce_progress import Overall, clock_text, plan
 
@@ -259,6 +259,7 @@ def main(
                     ):
                         if exp.id in kept:  # cut short after its results: the report is left
                             results = kept[exp.id].results
+                            remove_report_files(folder)
                         else:
                             position = to_run.index(exp)
                             results = _collect(exp, folder, ahead.pop(0), overall, position, runs, seed, short, stderr)
