@@ -286,3 +286,33 @@ def test_report_removes_the_figures_of_an_earlier_report(scenario_file, tmp_path
     r = flowstate("report", out)
     assert r.returncode == 0, r.stderr
     assert not stale.exists() and (out / "report.html").is_file() and any((out / "figures").glob("*.png"))
+
+
+def test_a_testbed_run_cut_short_is_recorded_as_interrupted(scenario_file, tmp_path, monkeypatch):
+    # The testbed's real-time run replaced by a simulated one with the testbed's extra
+    # outputs (the real one needs a minute of wall clock; tests/test_testbed.py).
+    import io
+
+    from flowstate import _native
+    from flowstate.cli import testbed as testbed_command
+    from flowstate.simulation import load_scenario
+
+    def fake_testbed(scenario, **kwargs):
+        text, file = load_scenario(scenario)
+        raw = _native.simulate(text, file, seed=kwargs.get("seed"), runs=1, threads=1)[0]
+        counters = {"sender": {}, "receiver": {}, "bottleneck": {}, "sctp": {}}
+        return testbed_command.TestbedResult(
+            {**raw, **counters, "interrupted": True, "sender_pcap": b"", "receiver_pcap": b""}
+        )
+
+    monkeypatch.setattr(testbed_command, "testbed", fake_testbed)
+    out = tmp_path / "tb"
+    testbed_command.main(str(scenario_file), seed=3, out=str(out), report=False, command=["flowstate", "testbed"],
+                         stdout=io.StringIO(), stderr=io.StringIO())  # fmt: skip
+    doc = _manifest(out)
+    assert doc["kind"] == "testbed" and doc["status"] == "interrupted" and doc["seeds"] == [3]
+    assert doc["finished_at"] is None and doc["coupling"]["mechanism"] == "fsev2"
+    with pytest.raises(UsageError, match="already holds a previous run's outputs"):
+        testbed_command.main(str(scenario_file), out=str(out), report=False, stdout=io.StringIO())
+    testbed_command.main(str(scenario_file), out=str(out), report=False, force=True, stdout=io.StringIO())
+    assert _manifest(out)["seeds"] == [1]
