@@ -177,7 +177,17 @@ MANIFEST_STATUS = {
 }
 
 
-def _runs(args: argparse.Namespace, plan: Plan, text: str, file: str, seed0: int, folder: Path, run_real: Any, stdout: TextIO, stderr: TextIO) -> ExitStatus:
+def _runs(
+    args: argparse.Namespace,
+    plan: Plan,
+    text: str,
+    file: str,
+    seed0: int,
+    folder: Path,
+    run_real: Any,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> ExitStatus:
     """The ``--runs`` runs one after the other into ``folder``, then the combined
     outputs and the report."""
     runs: list["RealRun"] = []

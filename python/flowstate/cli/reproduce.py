@@ -249,13 +249,14 @@ def main(
                     print(f"flowstate: {exp.id}: already complete in {folder} (--force reruns it)", file=stderr, flush=True)
                     print_results(results, report, "--no-report" if report is None else None, folder, stdout)
                 else:
+                    scenarios = reproduce.entry_scenarios(exp, short)
                     with manifest.recording(
                         folder,
                         kind="reproduce",
                         command=command,
                         seeds=seeds[exp.id],
-                        scenario=reproduce.entry_scenarios(exp, short),
-                        coupling=manifest.coupling_of_points(reproduce.entry_scenarios(exp, short)),
+                        scenario=scenarios,
+                        coupling=manifest.coupling_of_points(scenarios),
                     ):
                         if exp.id in kept:  # cut short after its results: the report is left
                             results = kept[exp.id].results
@@ -325,8 +326,8 @@ def _collect(
     stderr: TextIO,
 ) -> dict[str, Any]:
     """Waits for ``exp``'s runs (with the progress bar; ``position``: its index among
-    the entries that run) and writes its points and
-    results.json into ``folder``; returns the results."""
+    the entries that run), writes its points and results.json into ``folder`` and
+    returns the results."""
     total = len(exp.point_names()) * reproduce.entry_runs(exp, runs, short)
     if overall is not None:
         overall.begin(position)
