@@ -197,7 +197,7 @@ def test_claim_of_each_kind_of_folder(tmp_path, monkeypatch):
 def test_a_failed_start_leaves_no_folder(tmp_path, monkeypatch):
     folder = tmp_path / "f"
     with pytest.raises(RuntimeError):
-        with manifest.recording(folder, kind="run", command=["flowstate"], seeds=[1], scenario={}):
+        with manifest.recording(folder / "g", kind="run", command=["flowstate"], seeds=[1], scenario={}):
             raise RuntimeError("bad input found once the work began")
     assert not folder.exists()
     # A manifest saying "failed" and nothing else (a killed process) is not worth keeping either.

@@ -193,7 +193,8 @@ class Recording:
         self.folder = Path(folder)
         self.doc = doc
         self.status: Optional[str] = None
-        self.made_folder = not self.folder.exists()
+        # The folders the first write makes (the folder and any missing parent), leaf first.
+        self.made_folders = [f for f in (self.folder, *self.folder.parents) if not f.exists()]
         write(self.folder, doc)
 
     def finish(self, status: str) -> Path:
@@ -243,11 +244,11 @@ def _only_manifest(folder: Path) -> bool:
 
 
 def _remove_quietly(record: Recording) -> None:
-    """Removes the manifest of a command that wrote nothing else, and its folder if
-    the command made it."""
+    """Removes the manifest of a command that wrote nothing else, and the folders the
+    command made for it (while they are empty)."""
     try:
         (record.folder / MANIFEST_FILE).unlink()
-        if record.made_folder:
-            record.folder.rmdir()
+        for folder in record.made_folders:
+            folder.rmdir()
     except OSError:
         pass
