@@ -316,3 +316,50 @@ def test_a_testbed_run_cut_short_is_recorded_as_interrupted(scenario_file, tmp_p
         testbed_command.main(str(scenario_file), out=str(out), report=False, stdout=io.StringIO())
     testbed_command.main(str(scenario_file), out=str(out), report=False, force=True, stdout=io.StringIO())
     assert _manifest(out)["seeds"] == [1]
+
+
+def test_an_interrupted_reproduction_of_several_entries_names_what_finished(tmp_path, monkeypatch, capsys):
+    from catalogue_support import EXPERIMENT
+
+    root = make_catalogue(tmp_path / "cat")
+    make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "tiny2"'), name="tiny2")
+    out = tmp_path / "o"
+    real_collect = reproduce.PendingRuns.collect
+    calls = []
+
+    def ctrl_c_on_the_second(self, progress=None):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_collect(self, progress)
+
+    monkeypatch.setattr(reproduce.PendingRuns, "collect", ctrl_c_on_the_second)
+    argv = ["reproduce", "tiny", "tiny2", "--runs", "1", "--catalogue", str(root), "--out", str(out), "--no-report"]
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        "flowstate: interrupted (finished: tiny; not finished: tiny2); to complete it: flowstate reproduce tiny tiny2 "
+        f"--out {out} --runs 1 --catalogue {root} --no-report --resume"
+    )
+    assert _manifest(out / "tiny")["status"] == "complete" and _manifest(out / "tiny2")["status"] == "interrupted"
+    monkeypatch.undo()
+    assert main([*argv, "--resume"]) == 0
+    assert "tiny: already complete" in capsys.readouterr().err
+    assert _manifest(out / "tiny2")["status"] == "complete"
+    index = json.loads((out / "catalogue.json").read_text())
+    assert [e["id"] for e in index["experiments"]] == ["tiny", "tiny2"]
+
+
+def test_resume_empties_nothing_flowstate_did_not_write(tmp_path):
+    root = make_catalogue(tmp_path / "cat")
+    from catalogue_support import EXPERIMENT
+
+    make_catalogue(root, EXPERIMENT.replace('id = "tiny"', 'id = "tiny2"'), name="tiny2")
+    out = tmp_path / "o"
+    (out / "tiny").mkdir(parents=True)
+    (out / "tiny" / "summary.json").write_text("{}")  # an older run's, kept until checked
+    (out / "tiny2").mkdir()
+    (out / "tiny2" / "notes.txt").write_text("mine")
+    r = flowstate("reproduce", "tiny", "tiny2", "--runs", 1, "--catalogue", root, "--out", out, "--resume")
+    assert_one_line_error(r, "tiny2 holds files flowstate did not write")
+    assert (out / "tiny" / "summary.json").exists() and (out / "tiny2" / "notes.txt").exists()

@@ -216,6 +216,8 @@ def main(
             found = reproduce_folders.saved(folders[exp.id], seeds[exp.id], short)
             if found is not None:
                 kept[exp.id] = found
+            else:  # it will be emptied: only if flowstate wrote it
+                check_claim(folders[exp.id], force=True)
     for exp in experiments:
         if exp.id not in kept and claim(folders[exp.id], force=force, resume=resume, resumable=True) is Claim.RESUMED:
             clear(folders[exp.id])  # cut short before its results: it runs again
