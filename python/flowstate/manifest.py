@@ -1,4 +1,5 @@
-"""``manifest.json``: what produced an output folder (docs/SCENARIOS.md, "Outputs").
+"""``manifest.json``: what produced an output folder (docs/SCENARIOS.md, "The output
+folder and `manifest.json`").
 
 Every command that writes an output folder (`flowstate run`, `reproduce` per entry,
 `sweep`, `testbed`, `browser`) records, through :func:`recording`::

@@ -1,5 +1,6 @@
 """Claiming an output folder before a command writes into it, so that no file of an
-earlier run survives next to the new ones (docs/SCENARIOS.md, "Outputs").
+earlier run survives next to the new ones (docs/SCENARIOS.md, "The output folder and
+`manifest.json`").
 
 A command (`flowstate run`, `reproduce`, `sweep`, `testbed`, `browser`) calls
 :func:`claim` with its ``--force`` / ``--resume`` flags before any work:
@@ -27,15 +28,15 @@ from typing import Optional
 from flowstate.errors import UsageError
 from flowstate.output_files import (
     BROWSER_FILE,
-    SWEEP_RESULTS_FILE,
-    SWEEP_SUMMARY_FILE,
     CATALOGUE_INDEX_FILE,
     FIGURES_DIR,
     MANIFEST_FILE,
     REPORT_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
+    SWEEP_RESULTS_FILE,
     SWEEP_SPEC_FILE,
+    SWEEP_SUMMARY_FILE,
     TESTBED_FILE,
     TIMESERIES_FILE,
 )
