@@ -28,6 +28,11 @@ def test_main_job_sets_up_only_what_it_needs():
     assert "maturin develop --release" in _code("build_native.sh")
 
 
+def test_main_job_replaces_its_own_earlier_outputs():
+    # `reproduce` refuses a folder that holds outputs; the main job must work twice in a row.
+    assert re.search(r"^\.venv/bin/flowstate reproduce p000-table5 --force \"\$@\"$", _code("main.sh"), re.M)
+
+
 def test_test_setup_adds_ray_playwright_and_the_tools():
     assert re.search(r"^bash scripts/setup-test\.sh$", _code("test.sh"), re.M)
     test_setup = _code("setup-test.sh")

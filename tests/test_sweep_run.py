@@ -19,7 +19,7 @@ from flowstate.output_files import SWEEP_POINTS_DIR as POINTS_DIR
 from flowstate.output_files import SWEEP_RESULTS_FILE as RESULTS_FILE
 from flowstate.output_files import SWEEP_SPEC_FILE as SPEC_FILE
 from flowstate.output_files import SWEEP_SUMMARY_FILE as SUMMARY_FILE
-from cli_support import flowstate
+from cli_support import assert_one_line_error, flowstate
 
 SCENARIO = """\
 name = "tiny"
@@ -111,7 +111,13 @@ def test_local_pool_end_to_end_then_resume_via_cli(sweep_path, tmp_path):
     spec = json.loads((out / SPEC_FILE).read_text())
     assert spec["tasks"] == 6 and spec["computed"] == 6 and spec["spec"]["seeds"] == [1, 2]
 
-    again = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "sweep" and manifest["status"] == "complete" and manifest["seeds"] == [1, 2]
+    assert manifest["sets"] == [] and manifest["scenario"] == spec["spec"]["scenario"]
+
+    refused = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots")
+    assert_one_line_error(refused, f"{out} already holds a previous run's outputs", "--force", "--resume")
+    again = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots", "--resume")
     assert again.returncode == 0, again.stderr
     assert "6 tasks: 6 reused, 0 computed" in again.stdout
     assert read_csv(out / RESULTS_FILE) == rows
@@ -325,10 +331,11 @@ def test_sigint_stops_the_cli_and_keeps_finished_tasks(tmp_path):
     if proc.returncode == 0:
         pytest.skip("the sweep finished before the signal")
     assert proc.returncode == 130 and time.monotonic() - t0 < 10, stderr
-    assert "Traceback" not in stderr and "rerun to resume" in stderr
+    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].endswith(f"--out {out} --no-plots --resume")
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
     stored = len(list((out / POINTS_DIR).glob("*.json")))
     assert 1 <= stored < 6 and not list((out / POINTS_DIR).glob(".*tmp"))
-    again = flowstate(*args, "--out", out, "--no-plots")
+    again = flowstate(*args, "--out", out, "--no-plots", "--resume")
     assert again.returncode == 0 and f"6 tasks: {stored} reused, {6 - stored} computed" in again.stdout
 
 

@@ -4,6 +4,9 @@ docs/BROWSER.md describe their contents)."""
 
 from __future__ import annotations
 
+# Every output folder: what produced it (flowstate.manifest; docs/SCENARIOS.md, "Outputs").
+MANIFEST_FILE = "manifest.json"
+
 # `flowstate run` (one run or --runs K), testbed, browser; also each point of a reproduction.
 SUMMARY_FILE = "summary.json"
 TIMESERIES_FILE = "timeseries.csv"

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from flowstate import output_folder
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.output_files import RESULTS_FILE
 from flowstate.report import folder_results
@@ -31,8 +32,14 @@ def _is_reproduction(folder: Path) -> bool:
 
 
 def build(folder: Path) -> Path:
-    """report.html of ``folder`` (a reproduction's, or any output folder's)."""
+    """report.html of ``folder`` (a reproduction's, or any output folder's), drawn
+    anew: the report and figures of an earlier build are removed first. ReportError for
+    a folder whose command did not finish (flowstate.output_folder.incomplete)."""
     folder = Path(folder)
+    unfinished = output_folder.incomplete(folder)
+    if unfinished is not None:
+        raise report.ReportError(unfinished)
+    output_folder.remove_report_files(folder)
     if not _is_reproduction(folder):
         folder_results.write(folder)
     return report.build(folder)
@@ -48,7 +55,7 @@ def main(out_dir: str, *, stdout: Optional[TextIO] = None) -> list[Path]:
     if not (folder / RESULTS_FILE).exists() and not folder_results.is_output_folder(folder):
         children = sorted(p.parent for p in folder.glob(f"*/{RESULTS_FILE}"))
         if children:
-            written = [report.build(child) for child in children]
+            written = [build(child) for child in children]
             written.append(report.build_index(folder))
             for path in written:
                 print(f"wrote {path}", file=stdout)

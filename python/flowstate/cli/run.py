@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
 from flowstate.cli import argtypes
+from flowstate.cli.argtypes import add_force_option
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.cli.progress_bar import progress_bar
 from flowstate.errors import UsageError
-from flowstate.simulation import RunResult, check_scenario, load_scenario
+from flowstate.simulation import MAX_SEED, RunResult, check_scenario, load_scenario
 from flowstate.simulation import run as run_scenario
 
 DEFAULT_OUT_ROOT = Path("out")
@@ -214,27 +215,52 @@ def main(
     threads: Optional[int] = None,
     sets: Sequence[str] = (),
     unsets: Sequence[str] = (),
+    force: bool = False,
+    command: Optional[Sequence[str]] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> RunResult:
+    """Runs ``scenario`` and writes its outputs and manifest.json into ``out`` (default
+    out/<scenario name>/), which must be absent or empty unless ``force``
+    (flowstate.output_folder). ``command``: the argv the manifest records."""
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
+    from flowstate import manifest
+    from flowstate.output_folder import claim
+    from flowstate.overrides import load_toml
+
     # Read it first, so that a missing file is reported before any work.
     load_scenario(scenario)
-    source: Any = scenario
-    if sets or unsets:
-        source = with_sets(scenario, sets, unsets)
-        check_scenario(source, name=scenario)  # errors name the file, before any work
-    result = _run_with_progress(
-        lambda progress: run_scenario(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
-        runs,
-        stderr,
-    )
-    print_warnings(result.summary, stderr)
-    folder = Path(out) if out is not None else out_folder(result.scenario)
-    summary_path, series_path = result.write(folder)
+    changed = bool(sets or unsets)
+    source: Any = with_sets(scenario, sets, unsets) if changed else scenario
+    check_scenario(source, name=scenario)  # errors name the file, before any work
+    resolved = source if changed else load_toml(scenario)
+    folder = Path(out) if out is not None else out_folder(str(resolved.get("name") or Path(scenario).stem))
+    claim(folder, force=force)
+    first = seed if seed is not None else scenario_seed(resolved)
+    if first + runs - 1 > MAX_SEED:
+        raise UsageError(
+            f"seeds {first} .. {first} + {runs} runs - 1 overflow 2^64 - 1: give a smaller --seed or fewer --runs"
+        )
+    with manifest.recording(
+        folder,
+        kind="run",
+        command=command,
+        seeds=range(first, first + runs),
+        scenario=resolved,
+        sets=sets,
+        unsets=unsets,
+    ) as record:
+        result = _run_with_progress(
+            lambda progress: run_scenario(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
+            runs,
+            stderr,
+        )
+        record.doc["seeds"] = [int(s) for s in result.seeds]
+        print_warnings(result.summary, stderr)
+        summary_path, series_path = result.write(folder)
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
     console.print(summary_table(result.summary))
     console.print(aggregate_line(result.summary), highlight=False)
@@ -247,6 +273,12 @@ def main(
     links_note = f" (per link: {links_csv})" if links_csv.exists() else ""
     console.print(f"wrote {summary_path} and {series_path}{links_note}", highlight=False, soft_wrap=True)
     return result
+
+
+def scenario_seed(scenario: dict[str, Any]) -> int:
+    """The scenario's ``seed`` (the runs' first seed without ``--seed``), else 1."""
+    value = scenario.get("seed", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -285,6 +317,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="remove this key (or flow, or array element) of the scenario before the --set values apply "
         "(repeatable; e.g. --unset link.capacity --set 'link.capacity_schedule=[{at=\"0s\",rate=\"1Mbps\"}]')",
     )
+    add_force_option(p)
     return p
 
 
@@ -297,5 +330,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
         threads=args.threads,
         sets=args.set,
         unsets=args.unset,
+        force=args.force,
+        command=getattr(args, "command_line", None),
     )
     return ExitStatus.OK
