@@ -96,9 +96,17 @@ def _flow_names(flow: Mapping[str, Any]) -> list[str]:
 
 
 def coupling_of(scenario: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"mechanism": ..., "groups": {flow name: group or None}}`` of a scenario dict:
-    ``[coupling] mechanism`` (default "none") and each flow's ``group`` (None when the
-    flow names none)."""
+    """``{"mechanism": ..., "groups_mode": ..., "groups": {flow name: group or None}}`` of
+    a scenario dict, as the simulator reads it (``_native.scenario_coupling``: a call's
+    own flows in group "call" unless grouped otherwise, other kinds and cross traffic
+    None; docs/SCENARIOS.md "Coupling groups"). A scenario the simulator cannot read
+    (never one a command runs) gives each flow's written ``group``."""
+    from flowstate import _native
+
+    try:
+        return dict(_native.scenario_coupling(_native.scenario_toml(dict(scenario)), "<scenario>"))
+    except (_native.FlowstateError, ValueError, TypeError):
+        pass
     coupling = scenario.get("coupling")
     mechanism = coupling.get("mechanism", DEFAULT_MECHANISM) if isinstance(coupling, Mapping) else DEFAULT_MECHANISM
     groups: dict[str, Optional[str]] = {}
