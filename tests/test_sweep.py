@@ -180,11 +180,13 @@ def test_no_axes_and_scenario_file_are_one_point(files):
         ('set = { "flows[5].priority" = 2 }\n', "set: flows\\[5\\].priority"),
         ('seeds = "0-1000000"\n', "more than"),
         (
+            # A gcc flow: the mechanisms have a flow to couple (cbr flows have none).
+            'set = { flows = [{ name = "video", kind = "gcc" }] }\n'
             '[[axes]]\nkey = "coupling.mechanism"\nvalues = ["fse", "fsev3"]\n',
             "point mechanism=fsev3: .*fsev3",
         ),
         (
-            'set = { "coupling.mechanism" = "fsev2" }\n'
+            'set = { "coupling.mechanism" = "fsev2", flows = [{ name = "video", kind = "gcc" }] }\n'
             '[[axes]]\nkey = "coupling.options.rate_priority_bost"\nvalues = [1.1]\n',
             "point rate_priority_bost=1.1: .*coupling.options.rate_priority_bost",
         ),
