@@ -30,6 +30,8 @@ fi
 if python -m pip show --disable-pip-version-check flowstate >/dev/null 2>&1; then
   step "removing the distribution's old name (flowstate, now flowstate-rtc)" \
     python -m pip uninstall --yes --quiet --disable-pip-version-check flowstate
+  # It took the `flowstate` command with it: install the extension again.
+  rm -f .venv/native-build.key
 fi
 # Release build: the simulator and the benchmarks run through this extension (scripts/
 # build_native.sh; skipped when no Rust source changed since the installed build;
