@@ -525,3 +525,17 @@ def test_array_axis_values_are_written_as_labels_in_the_csv(files, tmp_path):
     )
     path = write_results(tmp_path, spec, [(t, {}) for t in spec.tasks(expand(spec))])
     assert path.read_text().splitlines()[1].startswith('"sched=[{at=0s,rate=1Mbps}]","[{at=0s,rate=1Mbps}]",7,')
+
+
+def test_a_single_valued_axis_is_held_fixed_not_plotted_against():
+    # `--set coupling.mechanism=fsev2 --set a:...=1,2`: the mechanism is one value, so the
+    # figures put the second axis on x and name the mechanism in the title.
+    from types import SimpleNamespace
+
+    from flowstate.sweep.plots import varied_axes
+
+    mech = SimpleNamespace(name="mechanism", values=["fsev2"])
+    prio = SimpleNamespace(name="video_prio", values=[1, 2])
+    data = SimpleNamespace(name="data_prio", values=[1, 2])
+    assert varied_axes([mech, prio, data]) == ([prio, data], [mech])
+    assert varied_axes([mech]) == ([mech], [])

@@ -60,7 +60,8 @@ def _pyplot() -> Any:
 def metric_figure(result: SweepResult, metric: str, plt: Any) -> Any:
     """The figure of one metric (see the module's docstring); the caller closes it."""
     spec = result.spec
-    first, others = spec.axes[0], spec.axes[1:]
+    varied, fixed = varied_axes(spec.axes)
+    first, others = varied[0], varied[1:]
     numeric_x = first.numeric
     xpos = {repr(v): (v if numeric_x else i) for i, v in enumerate(first.values)}
     groups: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
@@ -79,12 +80,25 @@ def metric_figure(result: SweepResult, metric: str, plt: Any) -> Any:
     ax.set_xlabel(first.label)
     ax.set_ylabel(metric_label(metric))
     seeds = f"{len(spec.seeds)} seed{'s' if len(spec.seeds) > 1 else ''}"
-    ax.set_title(f"{spec.name}: {metric_label(metric)} (mean over {seeds})", fontsize=9)
+    held = "".join(f", {a.label} = {format_value(a.values[0])}" for a in fixed)
+    ax.set_title(f"{spec.name}: {metric_label(metric)} (mean over {seeds}{held})", fontsize=9)
     if others and 1 < len(groups) <= MAX_LEGEND:
-        ax.legend(fontsize=7)
+        # Beside the axes, never over the data or the title.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     return fig
+
+
+def varied_axes(axes: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """The axes with several values (the figure's x axis is the first of them, the others
+    its series) and those with one (held fixed: named in the title). With no axis of
+    several values, the first axis is the x axis."""
+    varied = [a for a in axes if len(a.values) > 1]
+    fixed = [a for a in axes if len(a.values) <= 1]
+    if not varied:
+        varied, fixed = [axes[0]], list(axes[1:])
+    return varied, fixed
 
 
 def write_plots(result: SweepResult) -> list[Path]:
@@ -101,7 +115,7 @@ def write_plots(result: SweepResult) -> list[Path]:
     for metric in spec.metrics:
         fig = metric_figure(result, metric, plt)
         path = folder / f"{_file_name(metric)}.png"
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files.append(path)
     heat = _heatmap(result, plt, folder)
@@ -179,9 +193,10 @@ def _edges(axis: Any) -> list[float]:
 
 def _heatmap(result: SweepResult, plt: Any, folder: Path) -> Optional[Path]:
     spec = result.spec
-    if spec.objective is None or len(spec.axes) != 2 or not all(_numeric(a.values) for a in spec.axes):
+    varied, _fixed = varied_axes(spec.axes)
+    if spec.objective is None or len(varied) != 2 or not all(_numeric(a.values) for a in varied):
         return None
-    ax_x, ax_y = spec.axes
+    ax_x, ax_y = varied
     grid = [[float("nan")] * len(ax_x.values) for _ in ax_y.values]
     ix = {v: i for i, v in enumerate(ax_x.values)}
     iy = {v: i for i, v in enumerate(ax_y.values)}
