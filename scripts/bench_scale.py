@@ -21,7 +21,7 @@ measurement runs in a fresh subprocess so its peak RSS (``ru_maxrss``) is its ow
   values, GIL released during the run), then ``RunResult`` (``json.loads`` of the
   summary, combining), then ``.timeseries`` (the pandas DataFrame, built lazily, not
   part of ``flowstate.run``); peak RSS of the process minus its RSS after the imports;
-- ``cli`` (with ``--cli``): ``flowstate run SCENARIO --out DIR`` end to end (Python
+- ``cli`` (with ``--cli``): ``flowstate run SCENARIO --out DIR --force`` end to end (Python
   start, imports, the run, the table, summary.json and timeseries.csv).
 
 Reported: the median over ``--repeat`` repetitions (the machine is shared: medians and
@@ -144,7 +144,7 @@ def run_cli(path: Path, work: Path) -> dict[str, float]:
     exe = Path(sys.executable).with_name("flowstate")
     t = time.perf_counter()
     proc = subprocess.Popen(
-        [str(exe), "run", str(path), "--out", str(work / "cli-out")],
+        [str(exe), "run", str(path), "--out", str(work / "cli-out"), "--force"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds and installs the native extension (flowstate._native) into ./.venv: a release
-# build, profile-guided where the toolchain allows it. Called by scripts/setup.sh; run it
-# alone after changing Rust code.
+# build. Called by scripts/setup.sh; run it alone after changing Rust code. A build whose
+# Rust sources, Cargo.lock, compiler and mode are those of the installed extension is
+# skipped (one "up to date" line), so a second set-up builds nothing.
 #
-#   bash scripts/build_native.sh            # the extension (PGO when possible)
-#   bash scripts/build_native.sh --example  # also target/pgo/release/examples/run_scenario,
+#   bash scripts/build_native.sh            # the extension, a plain release build
+#   bash scripts/build_native.sh --example  # also target/release/examples/run_scenario,
 #                                           # the engine binary, built the same way
-#   FLOWSTATE_PGO=0 bash scripts/build_native.sh   # a plain release build (faster set-up)
+#   FLOWSTATE_PGO=1 bash scripts/build_native.sh   # profile-guided (benchmarks: ~15 % faster
+#                                           # simulations, two builds and a training run)
 #
 # Profile-guided optimization (docs/BENCHMARKS.md, "Ninth pass"): an instrumented build
 # of the extension runs a training workload (the whole catalogue at one run per point,
@@ -23,6 +25,7 @@
 # only when the step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PGO=${FLOWSTATE_PGO:-0}
 
 if [ ! -x .venv/bin/maturin ]; then
   echo "build_native.sh: .venv has no maturin: run bash scripts/setup.sh first (it calls this script)" >&2
@@ -47,6 +50,34 @@ source scripts/setup_step.sh
 PGO_TARGET=target/pgo
 PGO_GENERATE_TARGET=target/pgo-generate
 
+# What the installed extension was built from: the sources, the compiler and the mode.
+# Written after a build succeeds; a set-up whose key matches builds nothing.
+STAMP=.venv/native-build.key
+source_key() {
+  {
+    echo "pgo=$PGO example=$EXAMPLE"
+    rustc -vV
+    cat Cargo.lock
+    find Cargo.toml crates -type f \( -name '*.rs' -o -name Cargo.toml \) -not -path '*/target/*' -print0 \
+      | sort -z | while IFS= read -r -d '' f; do printf '%s\n' "$f"; cat "$f"; done
+  } | digest | cut -c1-16
+}
+if command -v sha256sum >/dev/null 2>&1; then
+  digest() { sha256sum "$@"; }
+elif command -v shasum >/dev/null 2>&1; then
+  digest() { shasum -a 256 "$@"; }
+else
+  digest() { cksum "$@"; }
+fi
+BUILD_KEY=$(source_key)
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$BUILD_KEY" ] && compgen -G "python/flowstate/_native*.so" >/dev/null \
+  && python -c "import flowstate._native" >/dev/null 2>&1; then
+  echo "setup: native extension up to date (no Rust change since its build)"
+  exit 0
+fi
+rm -f "$STAMP"
+trap '[ $? = 0 ] && echo "$BUILD_KEY" >"$STAMP"' EXIT
+
 plain_build() {
   step "building the native extension (cargo, release; a few minutes on a fresh clone)" \
     maturin develop --release
@@ -68,8 +99,7 @@ find_profdata() {
   [ -x "$tool" ] && echo "$tool"
 }
 
-if [ "${FLOWSTATE_PGO:-1}" = 0 ]; then
-  echo "setup: profile-guided build off (FLOWSTATE_PGO=0)"
+if [ "$PGO" != 1 ]; then
   plain_build
   exit 0
 fi
@@ -80,15 +110,6 @@ if ! PROFDATA=$(find_profdata); then
 fi
 
 # The profile belongs to these sources and this compiler.
-if command -v sha256sum >/dev/null 2>&1; then
-  digest() { sha256sum "$@"; }
-elif command -v shasum >/dev/null 2>&1; then
-  digest() { shasum -a 256 "$@"; }
-else
-  echo "setup: neither sha256sum nor shasum found (to key the profile to the sources): a plain release build, without profile-guided optimization"
-  plain_build
-  exit 0
-fi
 KEY=$( {
   rustc -vV
   cat Cargo.lock

@@ -66,11 +66,12 @@ def run(out: Path, rates: list[float], duration_s: float, runs: int) -> None:
         folder = out / f"cap-{rate:g}k"
         if (folder / "summary.json").exists():
             continue  # resumable
-        folder.mkdir(parents=True, exist_ok=True)
-        scen = folder / "scenario.toml"
+        out.mkdir(parents=True, exist_ok=True)
+        scen = out / f"cap-{rate:g}k.toml"  # beside the run's folder, which flowstate browser must find empty
         scen.write_text(scenario(rate, duration_s))
+        # --force: an unfinished folder of an earlier attempt is replaced.
         cmd = [sys.executable, "-m", "flowstate", "browser", str(scen), "--runs", str(runs), "--out", str(folder),
-               "--prefix", "fsf", "--no-report"]
+               "--prefix", "fsf", "--no-report", "--force"]
         print(f"[{rate:g} kbit/s] {' '.join(cmd[3:])}", flush=True)
         p = subprocess.run(cmd, capture_output=True, text=True)
         (folder / "browser.log").write_text(p.stdout + p.stderr)

@@ -6,8 +6,9 @@
 # numbers and the paper's claims, and ends with where the report is:
 # out/p000-table5/report.html (results.json and each variant's summary.json and
 # timeseries.csv next to it). Extra arguments go to `flowstate reproduce`
-# (e.g. --runs 3, --out DIR).
+# (e.g. --runs 3, --out DIR). --force: a second run replaces the first one's folder
+# (without it `reproduce` refuses a folder that holds outputs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/flowstate reproduce p000-table5 "$@"
+.venv/bin/flowstate reproduce p000-table5 --force "$@"

@@ -236,8 +236,9 @@ def real(case: Case, stack: str, out: Path, runs: int, prefix: str, event_log: b
     if (folder / "summary.json").exists():
         return folder  # resumable: a finished case is not run again
     scen = write_toml(scenario_doc(case, chromium_preset=False), out / case.name / f"{stack}.toml")
+    # --force: an unfinished folder of an earlier attempt is replaced.
     cmd = [sys.executable, "-m", "flowstate", "browser", str(scen), "--runs", str(runs), "--out", str(folder),
-           "--stack", stack, "--prefix", prefix, "--no-report"]
+           "--stack", stack, "--prefix", prefix, "--no-report", "--force"]
     if event_log and stack == "chromium":
         cmd.append("--rtc-event-log")
     print(f"[{case.name}/{stack}] {' '.join(cmd[3:])}", flush=True)

@@ -151,7 +151,7 @@ def _message_classes() -> Any:
     try:
         from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
     except ImportError:
-        raise EventLogError("needs the Python package protobuf: pip install 'flowstate[test]'") from None
+        raise EventLogError("needs the Python package protobuf: .venv/bin/pip install 'protobuf>=4.22' (the test extra)") from None
     try:
         fds = descriptor_pb2.FileDescriptorSet.FromString(DESCRIPTOR_SET.read_bytes())
     except OSError as e:

@@ -22,10 +22,20 @@ fi
 : >"$LOG"
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
-step "installing maturin" python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
-# Release build: the simulator and the benchmarks run through this extension, profile-
-# guided where the toolchain allows it (scripts/build_native.sh; FLOWSTATE_PGO=0 skips the
-# profile). maturin also installs the package's dependencies (pyproject.toml [project]
-# dependencies).
+if ! python -c "import maturin" >/dev/null 2>&1; then
+  step "installing maturin" python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
+fi
+# The distribution was once called "flowstate" (a name PyPI gives an unrelated project):
+# a venv set up then holds that record, which the rename would leave behind.
+if python -m pip show --disable-pip-version-check flowstate >/dev/null 2>&1; then
+  step "removing the distribution's old name (flowstate, now flowstate-rtc)" \
+    python -m pip uninstall --yes --quiet --disable-pip-version-check flowstate
+  # It took the `flowstate` command with it: install the extension again.
+  rm -f .venv/native-build.key
+fi
+# Release build: the simulator and the benchmarks run through this extension (scripts/
+# build_native.sh; skipped when no Rust source changed since the installed build;
+# FLOWSTATE_PGO=1 makes it profile-guided, for benchmarks). maturin also installs the
+# package's dependencies (pyproject.toml [project] dependencies).
 LOG="$LOG" bash scripts/build_native.sh
 step "checking that flowstate imports" python -c "import flowstate"

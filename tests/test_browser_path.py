@@ -71,7 +71,8 @@ def test_no_chromium_is_a_one_line_error_exit_2(tmp_path):
 
 def test_a_scenario_that_cannot_run_for_real_is_named_before_any_set_up(tmp_path):
     scenario = tmp_path / "s.toml"
-    scenario.write_text(TCP_ONLY + '\n[coupling]\nmechanism = "fsev2"\n')
+    grouped = TCP_ONLY.replace('kind = "tcp-cubic"', 'kind = "tcp-cubic"\ngroup = "g"')
+    scenario.write_text(grouped + '\n[coupling]\nmechanism = "fsev2"\n')
     p = cli("browser", str(scenario), "--prefix", "fstm")
     assert p.returncode == 2
     assert "coupling.mechanism: an unmodified browser has no coupling" in p.stderr

@@ -95,7 +95,7 @@ def _run(tmp_path, overrides):
     }
     path = tmp_path / "s.toml"
     path.write_text(_native.scenario_toml(doc))
-    out = tmp_path / "o"
+    out = tmp_path / ("o-" + "-".join(sorted(overrides)))  # a folder per run: a used one is refused
     p = subprocess.run([sys.executable, "-m", "flowstate", "run", str(path), "--out", str(out)],
                        capture_output=True, text=True)
     return p, out

@@ -192,6 +192,17 @@ def test_sweep_with_string_values_is_categorical():
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["3Mbps", "1Mbps"]
 
 
+def test_sweep_over_a_categorical_axis_draws_grouped_bars():
+    from matplotlib.container import BarContainer
+
+    points = [sweep_point(v, m, 0.4) for v in ("fsev2", "fse-ng") for m in ("none", "fse")]
+    ax = figures.sweep(points, x="p", y="flows.sctp.share").axes[0]
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert [(c.get_label(), len(c)) for c in bars] == [("FSEV2", 2), ("FSE-NG", 2)]
+    assert not [line for line in ax.get_lines() if line.get_marker() == "o"]  # no line across categories
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["none", "fse"]
+
+
 def test_bar_has_a_panel_per_metric_whiskers_and_paper_markers():
     points = [POINT, {**POINT, "name": "other", "label": "Other"}]
     paper = [{"point": "other", "metric": "flows.gcc.throughput_mbps", "paper": 0.5, "label": "GCC (Mbit/s)"}]

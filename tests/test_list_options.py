@@ -33,18 +33,28 @@ def test_list_options_prints_everything_the_export_has():
     r = flowstate("list-options")
     assert r.returncode == 0, r.stderr
     out = r.stdout
+    # Into a pipe: tab-separated lines, one per row, never wrapped or boxed.
+    assert "│" not in out and "━" not in out
+    rows = [line.split("\t") for line in out.splitlines() if line and not line.startswith("# ")]
+    first = {row[0] for row in rows}
+    cells = {cell for row in rows for cell in row}
     for m in d["mechanisms"]:
-        assert f" {m['name']} " in out, m["name"]
+        assert m["name"] in first, m["name"]
         for o in m["options"]:
-            assert f" {o['name']} " in out, (m["name"], o["name"])
+            assert [m["name"], o["name"]] in [row[:2] for row in rows], (m["name"], o["name"])
     for p in d["gcc_presets"] + d["sctp_presets"]:
-        assert f" {p['name']} " in out, p["name"]
+        assert p["name"] in first, p["name"]
     for k in d["flow_kinds"]:
-        assert f" {k['name']} " in out, k["name"]
+        assert k["name"] in first, k["name"]
+        assert (k["default_group"] or "-") in cells
     for o in d["overrides"]:
-        assert f" {o['key']} " in out, o["key"]
+        assert o["key"] in first, o["key"]
         if o["unit"]:
-            assert o["unit"] in out
+            assert o["unit"] in cells
+    # Every row has its table's column count: no cell was split over lines.
+    for block in out.strip().split("\n\n"):
+        lines = block.splitlines()[1:]
+        assert len({len(line.split("\t")) for line in lines}) == 1, lines[:3]
     assert f"{len(d['mechanisms'])} coupling mechanisms" in out
     assert f"{len(d['overrides'])} flow overrides" in out
 
@@ -82,3 +92,21 @@ def test_a_mechanism_added_to_the_export_is_listed_and_demoed(monkeypatch):
     out = io.StringIO()
     list_options.main(stdout=out)
     assert " toy-fse " in out.getvalue() and " toy_gain " in out.getvalue() and "1/s" in out.getvalue()
+
+
+def test_list_is_plain_into_a_pipe_and_json_on_request():
+    from flowstate.catalogue import catalogue
+
+    entries = catalogue.load_all(catalogue.find_root(None))
+    r = flowstate("list")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"# {len(entries)} experiments"
+    assert lines[1].split("\t")[:2] == ["id", "paper (docs/REFERENCES.md)"]
+    assert [line.split("\t")[0] for line in lines[2:]] == [e.id for e in entries]
+    r = flowstate("list", "--json")
+    assert r.returncode == 0, r.stderr
+    listed = json.loads(r.stdout)
+    assert [e["id"] for e in listed] == [e.id for e in entries]
+    assert listed[0]["points"] == list(entries[0].point_names())
+    assert {"id", "paper", "reference", "title", "description", "points", "runs", "file"} <= set(listed[0])

@@ -35,6 +35,7 @@ def test_python_doc_examples_run(tmp_path, monkeypatch):
     out = printed.getvalue()
     assert "utilization" in out and "set GCC's target to" in out
     assert "priorities must be in" in out or "priority" in out
+    assert '<dict>: link.capacity: expected a bit rate such as "2Mbps"' in out  # the error example fails
     assert (Path(namespace["out"]) / "report.html").is_file()
     assert (Path(namespace["out"]).parent / "compare" / "report.html").is_file()
     assert os.path.isfile(namespace["out"] / "my-rate.png")

@@ -172,7 +172,8 @@ OUTPUT_DAMAGE = [
     ("figures a file", _write("figures", "x"), "figures: not a folder"),
 ]
 
-# The manifest, which `compare` reads for its labels.
+# The manifest, which `compare` reads for its labels and `report` for whether the
+# folder's command finished.
 MANIFEST_DAMAGE = [
     ("manifest truncated", _write("manifest.json", '{"sets": ['), "manifest.json: not valid JSON"),
     ("manifest a list", _write("manifest.json", "[]"), "manifest.json: expected a JSON object"),
@@ -184,7 +185,8 @@ MANIFEST_DAMAGE = [
 ]
 
 
-@pytest.mark.parametrize("name, damage, fragment", INPUT_DAMAGE + OUTPUT_DAMAGE, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("name, damage, fragment", INPUT_DAMAGE + OUTPUT_DAMAGE + MANIFEST_DAMAGE,
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_report_of_a_damaged_folder_is_one_line_and_writes_nothing(good, tmp_path, capsys, name, damage, fragment):
     folder = shutil.copytree(good, tmp_path / "run")
     damage(folder)

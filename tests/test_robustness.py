@@ -154,7 +154,7 @@ def test_derived_arguments_that_make_every_value_null_are_rejected(fn, args, nee
             "{plain:aggregate.utilization} > 0.1",
             "{plain:flows.gcc.nosuch} > 0.1",
             r"claims\[0\].check",
-            "flows.gcc.nosuch: no field 'nosuch' (fields: name, kind, priority, throughput_mbps",
+            "flows.gcc.nosuch: no field 'nosuch' (fields: name, kind, group, priority, throughput_mbps",
         ),
         (
             "{plain:aggregate.utilization} > 0.1",

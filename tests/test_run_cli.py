@@ -229,3 +229,54 @@ def test_out_folder_names_are_safe():
     assert out_folder("p000 table5/fsev2") == Path("out/p000_table5_fsev2")
     assert out_folder("../..") == Path("out/scenario")
     assert out_folder("ok-name_1.2") == Path("out/ok-name_1.2")
+
+
+def test_unset_then_set_an_inline_array_and_table(scenario_file, tmp_path):
+    result = flowstate(
+        "run", scenario_file, "--out", tmp_path / "sched",
+        "--unset", "link.capacity",
+        "--set", 'link.capacity_schedule=[{at="0s",rate="1Mbps"},{at="3s",rate="500kbps"}]',
+        "--set", 'coupling={mechanism="fsev2"}',
+    )
+    assert result.returncode == 0, result.stderr
+    series = (tmp_path / "sched" / "timeseries.csv").read_text().splitlines()
+    header = series[0].split(",")
+    capacities = {row.split(",")[header.index("capacity_mbps")] for row in series[1:]}
+    assert capacities == {"1.0", "0.5"}
+    # without --unset the file's capacity and the schedule clash
+    clash = flowstate("run", scenario_file, "--set", 'link.capacity_schedule=[{at="0s",rate="1Mbps"}]')
+    assert_one_line_error(clash, f"{scenario_file}: link")
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["--unset", "link.capcity"], ["two.toml: link.capcity: 'capcity' is not there to remove"]),
+        (["--unset", "flows.nope"], ["flows.nope: no flow named 'nope'"]),
+        (["--set", "link.capacity_schedule=[{at=0s}]"], ["--set link.capacity_schedule=", "is not a TOML array"]),
+        (["--set", "coupling.options={x=1"], ["--set coupling.options=", "is not a TOML inline table"]),
+        (["--set", "cap:link.capacity=1Mbps"], ["--set cap:link.capacity=1Mbps: an axis name (cap:) is for 'flowstate sweep'"]),
+    ],
+)
+def test_unset_and_toml_value_errors_are_one_line(scenario_file, args, fragments):
+    assert_one_line_error(flowstate("run", scenario_file, *args), *fragments)
+
+
+TRACE = "time_s,rate_Mbps\n0,1.0\n2,0.5\n"
+
+
+def test_trace_paths_in_the_file_are_read_from_its_folder_and_set_paths_from_the_current_folder(tmp_path):
+    beside, cwd = tmp_path / "scenario", tmp_path / "cwd"
+    beside.mkdir()
+    cwd.mkdir()
+    (beside / "beside.csv").write_text(TRACE)
+    (cwd / "here.csv").write_text(TRACE)
+    scenario = beside / "s.toml"
+    scenario.write_text(SCENARIO.replace('capacity = "2Mbps"', 'capacity_trace = { file = "beside.csv", format = "csv" }'))
+    # written in the file: the file's folder, wherever the command runs
+    assert flowstate("run", scenario, "--out", tmp_path / "a", cwd=cwd).returncode == 0
+    # given with --set: the current folder
+    ok = flowstate("run", scenario, "--out", tmp_path / "b", "--set", "link.capacity_trace.file=here.csv", cwd=cwd)
+    assert ok.returncode == 0, ok.stderr
+    missing = flowstate("run", scenario, "--set", "link.capacity_trace.file=beside.csv", cwd=cwd)
+    assert_one_line_error(missing, "link.capacity_trace.file", "beside.csv")

@@ -365,3 +365,78 @@ def test_seed_overflow_is_an_error():
 def test_bad_scenario_type():
     with pytest.raises(TypeError):
         flowstate.run(42)
+
+
+# ------------------------------------------------------------------ set= and unset=
+
+
+def test_run_set_and_unset_change_a_file_a_dict_and_toml_text(tmp_path):
+    import tomllib
+
+    path = tmp_path / "s.toml"
+    base = scenario(cbr("a", "1.5Mbps"), duration="3s")
+    path.write_text(_toml(base))
+    plain = flowstate.run(path, seed=1).summary["aggregate"]["throughput_mbps"]
+    for source in ({"scenario": path}, {"scenario": base}, {"toml": path.read_text()}):
+        changed = flowstate.run(**source, seed=1, set={"link.capacity": "1Mbps", "flows.a.priority": 2})
+        assert changed.summary["aggregate"]["throughput_mbps"] < 1.0 < plain
+        assert changed.summary["flows"][0]["priority"] == 2
+        schedule = flowstate.run(
+            **source, seed=1, unset=["link.capacity"], set={"link.capacity_schedule": [{"at": "0s", "rate": "500kbps"}]}
+        )
+        assert schedule.summary["aggregate"]["throughput_mbps"] < 0.55
+    assert "priority" not in base["flows"][0] and base["link"]["capacity"] == "2Mbps"  # the dict is not changed
+    assert tomllib.loads(path.read_text())["link"]["capacity"] == "2Mbps"
+
+
+def _toml(d):
+    from flowstate import _native
+
+    return _native.scenario_toml(d)
+
+
+def test_check_scenario_takes_set_and_unset():
+    flowstate.check_scenario(scenario(), set={"link.capacity": "4Mbps"})
+    with pytest.raises(ScenarioError, match="^<dict>: link.capacity: "):
+        flowstate.check_scenario(scenario(), set={"link.capacity": "fast"})
+    with pytest.raises(ScenarioError, match="^<dict>: link"):
+        flowstate.check_scenario(scenario(), unset=["link.capacity"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, fragment",
+    [
+        ({"unset": ["link.capcity"]}, ScenarioError, "<dict>: link.capcity: 'capcity' is not there to remove"),
+        ({"set": {"flows.b.priority": 2}}, ScenarioError, "<dict>: flows.b.priority: no flow named 'b'"),
+        ({"unset": "link.capacity"}, TypeError, "unset must be a list of paths, got str"),
+        ({"set": [("link.capacity", "1Mbps")]}, TypeError, "set must be a dict of path -> value, got list"),
+        ({"set": {"link.capacity": None}}, TypeError, "to remove a key: unset="),
+        ({"set": {1: "x"}}, TypeError, "paths must be str"),
+    ],
+)
+def test_bad_set_and_unset_arguments(kwargs, error, fragment):
+    with pytest.raises(error) as e:
+        flowstate.run(scenario(), **kwargs)
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_trace_file_given_in_set_is_read_from_the_current_folder(tmp_path, monkeypatch):
+    beside, cwd = tmp_path / "scenario", tmp_path / "cwd"
+    beside.mkdir()
+    cwd.mkdir()
+    trace = "time_s,rate_Mbps\n0,1.0\n1,0.5\n"
+    (beside / "beside.csv").write_text(trace)
+    (cwd / "here.csv").write_text(trace)
+    base = scenario(cbr("a", "1.5Mbps"), duration="2s")
+    del base["link"]["capacity"]
+    base["link"]["capacity_trace"] = {"file": "beside.csv", "format": "csv"}
+    path = beside / "s.toml"
+    path.write_text(_toml(base))
+    monkeypatch.chdir(cwd)
+    flowstate.run(path)  # written in the file: the file's folder
+    flowstate.run(path, set={"link.capacity_trace.file": "here.csv"})
+    with pytest.raises(ScenarioError, match="link.capacity_trace.file: .*beside.csv"):
+        flowstate.run(path, set={"link.capacity_trace.file": "beside.csv"})
+    flowstate.check_scenario(path, set={"link.capacity_trace.file": "here.csv"})
+    with pytest.raises(ScenarioError, match="link.capacity_trace.file: .*beside.csv"):
+        flowstate.check_scenario(path, set={"link.capacity_trace.file": "beside.csv"})

@@ -180,11 +180,13 @@ def test_no_axes_and_scenario_file_are_one_point(files):
         ('set = { "flows[5].priority" = 2 }\n', "set: flows\\[5\\].priority"),
         ('seeds = "0-1000000"\n', "more than"),
         (
+            # A gcc flow: the mechanisms have a flow to couple (cbr flows have none).
+            'set = { flows = [{ name = "video", kind = "gcc" }] }\n'
             '[[axes]]\nkey = "coupling.mechanism"\nvalues = ["fse", "fsev3"]\n',
             "point mechanism=fsev3: .*fsev3",
         ),
         (
-            'set = { "coupling.mechanism" = "fsev2" }\n'
+            'set = { "coupling.mechanism" = "fsev2", flows = [{ name = "video", kind = "gcc" }] }\n'
             '[[axes]]\nkey = "coupling.options.rate_priority_bost"\nvalues = [1.1]\n',
             "point rate_priority_bost=1.1: .*coupling.options.rate_priority_bost",
         ),
@@ -382,3 +384,158 @@ def test_example_sweep_files_load_and_expand():
     assert points[-1].scenario["flows"][0]["overrides"] == {"video_max_rate": "2Mbps", "k_up": 0.1, "k_down": 0.1}
     gamma = load_sweep_file(folder / "p001-gamma-bar.toml")
     assert len(gamma.tasks(expand(gamma))) == 12 and gamma.scenario["flows"][0]["preset"] == "paper-static"
+
+
+# ------------------------------------------------------------------ named axes, order, TOML values
+
+
+def test_a_flag_names_its_axis():
+    axis = parse_set_flag("video_prio:flows.video.priority=1,2")
+    assert (axis.name, axis.key, axis.values, axis.label, axis.named) == (
+        "video_prio", "flows.video.priority", (1, 2), "video_prio", True
+    )
+    axis = parse_set_flag("k:flows.gcc.overrides.k_up=logspace(1e-4,1e-2,3)")
+    assert axis.name == "k" and axis.log
+    assert not parse_set_flag("flows.video.priority=1").named
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("1st:flows.video.priority=1,2", "axis name '1st' is not an identifier"),
+        ("a-b:flows.video.priority=1", "axis name 'a-b' is not an identifier"),
+        ("prio:=1,2", "no path after 'prio:'"),
+    ],
+)
+def test_bad_axis_names_in_flags(text, fragment):
+    with pytest.raises(SweepError, match=fragment):
+        parse_set_flag(text)
+
+
+def parse_sweep_args(*argv):
+    from flowstate.cli.main import build_parser
+    from flowstate.cli.sweep import build_spec
+
+    return build_spec(build_parser().parse_args(["sweep", *map(str, argv)]))
+
+
+def test_two_priorities_need_names_and_the_error_shows_how(files):
+    with pytest.raises(SweepError) as e:
+        parse_sweep_args(files / "s.toml", "--set", "flows.video.priority=1,2", "--set", "flows[1].priority=1,2")
+    message = str(e.value)
+    assert "two axes are named 'priority'" in message and "\n" not in message
+    assert "--set flow1_priority:flows[1].priority=..." in message
+    spec = parse_sweep_args(
+        files / "s.toml", "--set", "video_prio:flows.video.priority=1,2", "--set", "data_prio:flows[1].priority=1,2"
+    )
+    assert [a.name for a in spec.axes] == ["video_prio", "data_prio"]
+    assert [p.label for p in expand(spec)][:2] == ["video_prio=1,data_prio=1", "video_prio=1,data_prio=2"]
+
+
+def test_a_named_flag_renames_the_file_axis_on_its_path(files):
+    path = sweep_file(files, '[[axes]]\nname = "cap"\nlabel = "capacity"\nkey = "link.capacity"\nvalues = ["1Mbps"]\n')
+    assert parse_sweep_args(path, "--set", "link.capacity=2Mbps").axes[0].name == "cap"
+    axis = parse_sweep_args(path, "--set", "bottleneck:link.capacity=2Mbps").axes[0]
+    assert (axis.name, axis.label, axis.values) == ("bottleneck", "bottleneck", ("2Mbps",))
+
+
+def test_numeric_axes_ascend_other_axes_keep_the_given_order(files):
+    assert parse_set_flag("flows.video.priority=4,1,2.5").values == (1, 2.5, 4)
+    assert parse_set_flag("coupling.mechanism=fsev2,none,fse").values == ("fsev2", "none", "fse")
+    assert parse_set_flag("x.y=true,false").values == (True, False)
+    path = sweep_file(files, '[[axes]]\nkey = "flows.video.priority"\nvalues = [3, 1, 2]\n')
+    assert [p.label for p in expand(load_sweep_file(path))] == ["priority=1", "priority=2", "priority=3"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('[{at="0s",rate="1Mbps"},{at="5s",rate="2Mbps"}]', [{"at": "0s", "rate": "1Mbps"}, {"at": "5s", "rate": "2Mbps"}]),
+        ('{min_media_rate="50kbps"}', {"min_media_rate": "50kbps"}),
+        ("[1, 2]", [1, 2]),
+        ("(x,y)", "(x,y)"),
+    ],
+)
+def test_flag_values_read_toml_arrays_and_tables(text, expected):
+    assert parse_flag_value(text) == expected
+
+
+def test_commas_inside_arrays_tables_and_quotes_do_not_split_values():
+    axis = parse_set_flag('link.capacity_schedule=[{at="0s",rate="1Mbps"}],[{at="0s",rate="2Mbps"}]')
+    assert axis.values == ([{"at": "0s", "rate": "1Mbps"}], [{"at": "0s", "rate": "2Mbps"}])
+    assert format_value(axis.values[0]) == "[{at=0s,rate=1Mbps}]"
+    assert parse_set_flag('flows.video.name="a,b",c').values == ("a,b", "c")
+
+
+@pytest.mark.parametrize(
+    "text", ["link.capacity_schedule=[{at=0s}]", "coupling.options={min_media_rate=50kbps}", "link.x=[1,2"]
+)
+def test_a_malformed_array_or_table_is_an_error_naming_the_flag(text):
+    with pytest.raises(SweepError, match=r"^--set .*: .* is not a TOML (array|inline table)") as e:
+        parse_set_flag(text)
+    assert text.split("=")[0] in str(e.value) and "\n" not in str(e.value)
+
+
+def test_unset_in_the_file_and_on_the_command_line(files):
+    path = sweep_file(
+        files, 'unset = ["link.capacity"]\nset = { "link.capacity_schedule" = [{ at = "0s", rate = "1Mbps" }] }\n'
+    )
+    (point,) = expand(load_sweep_file(path))
+    assert "capacity" not in point.scenario["link"] and point.scenario["link"]["capacity_schedule"][0]["rate"] == "1Mbps"
+    spec = parse_sweep_args(
+        files / "s.toml", "--unset", "link.capacity", "--set", 'link.capacity_schedule=[{at="0s",rate="1Mbps"}]'
+    )
+    (point,) = expand(spec)
+    assert "capacity" not in point.scenario["link"]
+    with pytest.raises(SweepError, match=r"s.toml: --unset link.capcity: 'capcity' is not there"):
+        parse_sweep_args(files / "s.toml", "--unset", "link.capcity")
+    with pytest.raises(SweepError, match=r"sw.toml: unset: expected a list of paths"):
+        load_sweep_file(sweep_file(files, 'unset = "link.capacity"\n'))
+
+
+def test_relative_trace_files_of_the_sweep_file_and_of_flags(files, tmp_path, monkeypatch):
+    here = tmp_path / "cwd"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    path = sweep_file(
+        files,
+        'set = { "link.capacity_trace" = { file = "fixed.csv", format = "csv" } }\n'
+        '[[axes]]\nkey = "link.capacity_trace.file"\nvalues = ["a.csv", "b.csv"]\n',
+    )
+    spec = load_sweep_file(path)
+    assert spec.scenario["link"]["capacity_trace"]["file"] == str(files / "fixed.csv")
+    assert trace_files(spec) == [str(files / "a.csv"), str(files / "b.csv")]
+    spec = parse_sweep_args(path, "--set", "link.capacity_trace.file=c.csv")
+    assert trace_files(spec) == [str(here / "c.csv")]
+
+
+def trace_files(spec):
+    """The trace file of every point of ``spec`` (one axis), without the simulator's
+    check (the files do not exist)."""
+    from flowstate.sweep.spec import point_scenario
+
+    return [point_scenario(spec, [v])["link"]["capacity_trace"]["file"] for v in spec.axes[0].values]
+
+
+def test_array_axis_values_are_written_as_labels_in_the_csv(files, tmp_path):
+    from flowstate.sweep.store import write_results
+
+    spec = parse_sweep_args(
+        files / "s.toml", "--unset", "link.capacity", "--set", 'sched:link.capacity_schedule=[{at="0s",rate="1Mbps"}]'
+    )
+    path = write_results(tmp_path, spec, [(t, {}) for t in spec.tasks(expand(spec))])
+    assert path.read_text().splitlines()[1].startswith('"sched=[{at=0s,rate=1Mbps}]","[{at=0s,rate=1Mbps}]",7,')
+
+
+def test_a_single_valued_axis_is_held_fixed_not_plotted_against():
+    # `--set coupling.mechanism=fsev2 --set a:...=1,2`: the mechanism is one value, so the
+    # figures put the second axis on x and name the mechanism in the title.
+    from types import SimpleNamespace
+
+    from flowstate.sweep.plots import varied_axes
+
+    mech = SimpleNamespace(name="mechanism", values=["fsev2"])
+    prio = SimpleNamespace(name="video_prio", values=[1, 2])
+    data = SimpleNamespace(name="data_prio", values=[1, 2])
+    assert varied_axes([mech, prio, data]) == ([prio, data], [mech])
+    assert varied_axes([mech]) == ([mech], [])

@@ -19,7 +19,7 @@ from flowstate.output_files import SWEEP_POINTS_DIR as POINTS_DIR
 from flowstate.output_files import SWEEP_RESULTS_FILE as RESULTS_FILE
 from flowstate.output_files import SWEEP_SPEC_FILE as SPEC_FILE
 from flowstate.output_files import SWEEP_SUMMARY_FILE as SUMMARY_FILE
-from cli_support import flowstate
+from cli_support import assert_one_line_error, flowstate
 
 SCENARIO = """\
 name = "tiny"
@@ -111,7 +111,13 @@ def test_local_pool_end_to_end_then_resume_via_cli(sweep_path, tmp_path):
     spec = json.loads((out / SPEC_FILE).read_text())
     assert spec["tasks"] == 6 and spec["computed"] == 6 and spec["spec"]["seeds"] == [1, 2]
 
-    again = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "sweep" and manifest["status"] == "complete" and manifest["seeds"] == [1, 2]
+    assert manifest["sets"] == [] and manifest["scenario"] == spec["spec"]["scenario"]
+
+    refused = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots")
+    assert_one_line_error(refused, f"{out} already holds a previous run's outputs", "--force", "--resume")
+    again = flowstate("sweep", sweep_path, "--out", out, "--workers", 2, "--no-plots", "--resume")
     assert again.returncode == 0, again.stderr
     assert "6 tasks: 6 reused, 0 computed" in again.stdout
     assert read_csv(out / RESULTS_FILE) == rows
@@ -325,10 +331,11 @@ def test_sigint_stops_the_cli_and_keeps_finished_tasks(tmp_path):
     if proc.returncode == 0:
         pytest.skip("the sweep finished before the signal")
     assert proc.returncode == 130 and time.monotonic() - t0 < 10, stderr
-    assert "Traceback" not in stderr and "rerun to resume" in stderr
+    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].endswith(f"--out {out} --no-plots --resume")
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
     stored = len(list((out / POINTS_DIR).glob("*.json")))
     assert 1 <= stored < 6 and not list((out / POINTS_DIR).glob(".*tmp"))
-    again = flowstate(*args, "--out", out, "--no-plots")
+    again = flowstate(*args, "--out", out, "--no-plots", "--resume")
     assert again.returncode == 0 and f"6 tasks: {stored} reused, {6 - stored} computed" in again.stdout
 
 
@@ -365,3 +372,67 @@ def test_a_task_runs_without_the_trace_hash_and_gives_the_same_summary(monkeypat
     assert hashes == [None]
     assert task["summary"] == real_run(scenario, seed=3).runs[0]
     assert isinstance(real_run(scenario, seed=3).trace_hashes[0], int)
+
+
+def test_two_priorities_on_named_axes_end_to_end(tmp_path):
+    (tmp_path / "tiny.toml").write_text(SCENARIO.replace('duration = "3s"', 'duration = "2s"'))
+    out = tmp_path / "o"
+    args = ("sweep", tmp_path / "tiny.toml", "--seeds", "1-2", "--out", out, "--workers", 1, "--no-plots",
+            "--metric", "flows.video.throughput_mbps", "--objective", "flows.video.priority_share")
+    clash = flowstate(*args, "--set", "flows.video.priority=2,1", "--set", "flows.data.priority=1,2")
+    assert_one_line_error(clash, "two axes are named 'priority'", "--set data_priority:flows.data.priority=")
+    result = flowstate(*args, "--set", "video_prio:flows.video.priority=2,1", "--set", "data_prio:flows.data.priority=1,2")
+    assert result.returncode == 0, result.stderr
+    rows = read_csv(out / RESULTS_FILE)
+    assert list(rows[0])[:4] == ["point", "video_prio", "data_prio", "seed"]
+    # axis order, numbers ascending (video_prio was given as 2,1), first axis slowest
+    grid = [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")]
+    assert [(r["video_prio"], r["data_prio"], r["seed"]) for r in rows] == [(v, d, s) for v, d in grid for s in "12"]
+    summary = read_csv(out / SUMMARY_FILE)
+    assert [(r["video_prio"], r["data_prio"]) for r in summary] == grid
+    # each point ran with its priorities: video's part of the priorities is video / (video + data)
+    assert [float(r["flows.video.priority_share_mean"]) for r in summary] == pytest.approx([1 / 2, 1 / 3, 2 / 3, 1 / 2])
+    assert "video_prio" in result.stdout and "data_prio" in result.stdout  # the best-points table
+    # the report lists the points in the same order
+    from flowstate.report import folder_results
+
+    doc = folder_results.results_for(out)
+    assert [(p["grid"]["video_prio"], p["grid"]["data_prio"]) for p in doc["points"]] == [
+        (int(v), int(d)) for v, d in grid
+    ]
+
+
+def test_categorical_axes_are_bars_numeric_axes_lines_labels_carry_units(tmp_path):
+    pytest.importorskip("matplotlib")
+    from flowstate.sweep.executors import InlineExecutor
+    from flowstate.sweep.plots import _pyplot, metric_figure, write_plots
+
+    (tmp_path / "tiny.toml").write_text(SCENARIO.replace('duration = "3s"', 'duration = "1s"'))
+    path = tmp_path / "sw.toml"
+    path.write_text(
+        'scenario = "tiny.toml"\nseeds = "1-2"\nmetrics = ["flows.video.throughput_mbps"]\n'
+        '[[axes]]\nkey = "coupling.mechanism"\nvalues = ["none", "fsev2"]\n'
+        '[[axes]]\nname = "cap"\nkey = "link.capacity"\nvalues = ["1Mbps", "2Mbps"]\n'
+    )
+    result = run_sweep(load_sweep_file(path), tmp_path / "o", InlineExecutor())
+    plt = _pyplot()
+    fig = metric_figure(result, "flows.video.throughput_mbps", plt)
+    ax = fig.axes[0]
+    from matplotlib.container import BarContainer
+
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert [len(c) for c in bars] == [2, 2]  # a bar per capacity in each mechanism's group
+    assert not [line for line in ax.lines if line.get_marker() == "o"]  # no line through the categories
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["none", "fsev2"]
+    assert ax.get_ylabel() == "video throughput (Mbit/s)" and ax.get_xlabel() == "mechanism"
+    plt.close(fig)
+    path.write_text(
+        'scenario = "tiny.toml"\nseeds = [1]\nmetrics = ["flows.video.throughput_mbps"]\n'
+        '[[axes]]\nkey = "flows.video.priority"\nvalues = [2, 1]\n'
+    )
+    result = run_sweep(load_sweep_file(path), tmp_path / "p", InlineExecutor())
+    fig = metric_figure(result, "flows.video.throughput_mbps", plt)
+    (line,) = fig.axes[0].lines
+    assert list(line.get_xdata()) == [1, 2] and line.get_marker() == "o" and not fig.axes[0].containers
+    plt.close(fig)
+    assert [p.name for p in write_plots(result)] == ["flows.video.throughput_mbps.png"]

@@ -79,6 +79,7 @@ class FlowKindDefinition(TypedDict):
     name: str
     description: str
     coupling: Optional[Literal["rate", "window"]]
+    default_group: Optional[str]
 
 OverrideDefinition = TypedDict(
     "OverrideDefinition",
@@ -129,6 +130,15 @@ def parse_time_s(text: str) -> float:
 
 def scenario_toml(scenario: Mapping[str, Any]) -> str:
     """The TOML text of a scenario dict (None values are left out)."""
+
+class ScenarioCoupling(TypedDict):
+    mechanism: str
+    groups_mode: Literal["static", "sbd"]
+    groups: dict[str, Optional[str]]
+
+def scenario_coupling(text: str, file: str) -> ScenarioCoupling:
+    """Which flows the scenario couples, as the simulator reads it (flows with ``count``
+    expanded; None: not coupled). Raises ScenarioError if it does not parse."""
 
 def validate_scenario(text: str, file: str) -> None:
     """Checks the scenario ``text`` without running it: parse, validation and the run's

@@ -1,6 +1,7 @@
-"""Reading metric paths (docs/CATALOGUE.md, "Metric paths") from a results.json point:
-``aggregate.<field>``, ``flows.<flow>.<field>[.<sub>]``, ``links.<link>.<field>[.<sub>]``
-and ``derived.<name>``."""
+"""Metric paths (docs/CATALOGUE.md, "Metric paths"): ``aggregate.<field>``,
+``flows.<flow>.<field>[.<sub>]``, ``links.<link>.<field>[.<sub>]`` and
+``derived.<name>``; their readable labels with units (:func:`metric_label`, for every
+figure) and their values at a results.json point (:func:`metric_stats`)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,40 @@ def metric_stats(point: Mapping[str, Any], path: str) -> Optional[dict[str, floa
         "min": float(spread["min"]) if spread.get("min") is not None else mean,
         "max": float(spread["max"]) if spread.get("max") is not None else mean,
     }
+
+
+_NAMES = {
+    "throughput": "throughput",
+    "goodput": "goodput",
+    "send_rate": "send rate",
+    "rtt": "RTT",
+    "queuing_delay": "queuing delay",
+    "one_way_delay": "one-way delay",
+    "jitter": "jitter",
+    "loss_ratio": "loss ratio",
+    "jain_index": "Jain index",
+    "weighted_jain_index": "priority-weighted Jain index",
+    "utilization": "utilization",
+    "share": "share",
+}
+
+
+def metric_label(path: str) -> str:
+    """A readable axis label with the unit: ``flows.gcc.rtt_ms.mean`` -> ``gcc RTT mean
+    (ms)``, ``flows.video.throughput_mbps`` -> ``video throughput (Mbit/s)``,
+    ``aggregate.jain_index`` -> ``Jain index``, ``links.hop2.utilization`` -> ``hop2
+    utilization``."""
+    parts = path.split(".")
+    owner = ""
+    if parts[0] in ("flows", "links") and len(parts) >= 3:
+        owner, parts = parts[1] + " ", parts[2:]
+    elif parts[0] in ("aggregate", "derived") and len(parts) >= 2:
+        parts = parts[1:]
+    field, rest = parts[0], parts[1:]
+    unit = ""
+    for suffix, name in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_s", "s"), ("_bytes", "bytes")):
+        if field.endswith(suffix):
+            field, unit = field[: -len(suffix)], name
+            break
+    words = " ".join([_NAMES.get(field, field.replace("_", " ")), *rest])
+    return f"{owner}{words}" + (f" ({unit})" if unit else "")

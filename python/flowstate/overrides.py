@@ -8,6 +8,7 @@
     set_path(scenario, "coupling.mechanism", "fsev2")
     set_path(scenario, "flows.sctp.priority", 0.5)      # the flow named "sctp"
     set_path(scenario, "flows[1].overrides.mtu", "1200B")
+    remove_path(scenario, "link.capacity")               # e.g. before a capacity_schedule
 
 A path is dotted keys, ``[i]`` for an element of an array of tables,
 ``flows.<name>`` for the flow with that name and ``links.<name>`` for the named link
@@ -22,7 +23,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Mapping, MutableMapping
+from typing import Any, Mapping, MutableMapping, Sequence
 
 from flowstate.errors import FlowstateError
 
@@ -48,9 +49,9 @@ def parse_path(path: str) -> list[str | int]:
     return steps
 
 
-def set_path(scenario: MutableMapping[str, Any], path: str, value: Any) -> None:
-    """Set ``value`` at ``path`` inside ``scenario`` (in place)."""
-    steps = parse_path(path)
+def _parent(scenario: MutableMapping[str, Any], steps: list[str | int], path: str, create: bool) -> Any:
+    """The node holding the last step of ``steps`` (tables created on the way when
+    ``create``)."""
     node: Any = scenario
     i = 0
     while i < len(steps) - 1:
@@ -59,8 +60,15 @@ def set_path(scenario: MutableMapping[str, Any], path: str, value: Any) -> None:
             node = _flow_by_name(scenario, nxt, path, step)
             i += 2
             continue
-        node = _child(node, step, path, create=not isinstance(nxt, int))
+        node = _child(node, step, path, create=create and not isinstance(nxt, int))
         i += 1
+    return node
+
+
+def set_path(scenario: MutableMapping[str, Any], path: str, value: Any) -> None:
+    """Set ``value`` at ``path`` inside ``scenario`` (in place)."""
+    steps = parse_path(path)
+    node = _parent(scenario, steps, path, create=True)
     last = steps[-1]
     if isinstance(last, int):
         if not isinstance(node, list) or last >= len(node):
@@ -72,12 +80,59 @@ def set_path(scenario: MutableMapping[str, Any], path: str, value: Any) -> None:
         raise PathError(f"{path}: {last!r} is not inside a table")
 
 
+def remove_path(scenario: MutableMapping[str, Any], path: str) -> None:
+    """Remove what ``path`` addresses inside ``scenario`` (in place): a key, an element
+    of an array (``flows[1]``) or a named flow or link (``flows.video``). Nothing there
+    is a PathError naming the path (a typo must not pass unnoticed)."""
+    steps = parse_path(path)
+    if len(steps) == 2 and steps[0] in ("flows", "links") and isinstance(steps[1], str):
+        items = scenario.get(str(steps[0]))
+        item = _flow_by_name(scenario, steps[1], path, str(steps[0]))
+        assert isinstance(items, list)
+        items.remove(item)
+        return
+    node = _parent(scenario, steps, path, create=False)
+    last = steps[-1]
+    if isinstance(last, int):
+        if not isinstance(node, list) or last >= len(node):
+            raise PathError(f"{path}: index {last} is past the end")
+        del node[last]
+    elif isinstance(node, MutableMapping) and last in node:
+        del node[last]
+    elif isinstance(node, MutableMapping):
+        keys = ", ".join(str(k) for k in node) or "none"
+        raise PathError(f"{path}: {last!r} is not there to remove (keys: {keys})")
+    else:
+        raise PathError(f"{path}: {last!r} is not inside a table")
+
+
 def with_overrides(scenario: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of ``scenario`` with every ``path = value`` of ``overrides`` set in order."""
     out = copy.deepcopy(dict(scenario))
     for path, value in overrides.items():
         set_path(out, path, value)
     return out
+
+
+def with_changes(
+    scenario: Mapping[str, Any],
+    sets: Mapping[str, Any],
+    unsets: Sequence[str] = (),
+    paths_from: str | Path | None = None,
+) -> dict[str, Any]:
+    """A deep copy of ``scenario`` with every path of ``unsets`` removed, then every
+    ``path = value`` of ``sets`` set, in order; then every relative trace file made
+    absolute from ``paths_from`` (default: the current folder). This is how the
+    command line's ``--unset`` / ``--set`` and the Python API's ``unset=`` / ``set=``
+    change a scenario: a path given there is relative to the current folder, whereas
+    the paths written in a scenario file are relative to the file's folder (made
+    absolute by :func:`load_toml` before the changes)."""
+    out = copy.deepcopy(dict(scenario))
+    for path in unsets:
+        remove_path(out, path)
+    for path, value in sets.items():
+        set_path(out, path, value)
+    return resolve_trace_files(out, paths_from if paths_from is not None else os.getcwd())
 
 
 def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[str, Any]:

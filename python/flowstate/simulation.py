@@ -15,7 +15,13 @@ shape (``None`` values are left out), or TOML text given by keyword::
 
     flowstate.run(toml='name = "x"\nduration = "10s"\n...')
 
-A string passed positionally is always a path (never guessed to be TOML text). Each run is a pure function of (scenario, seed):
+A string passed positionally is always a path (never guessed to be TOML text).
+``set=`` and ``unset=`` change the scenario before it runs, as ``--set`` / ``--unset``
+do on the command line::
+
+    flowstate.run("scenarios/half-load.toml", set={"link.capacity": "4Mbps"}, unset=["seed"])
+
+Each run is a pure function of (scenario, seed):
 the runs of a batch use the seeds ``seed, seed + 1, ..., seed + runs - 1`` and give the
 same results whatever the number of threads they run on.
 
@@ -28,10 +34,11 @@ import csv
 import json
 import math
 import os
+import tomllib
 from functools import cached_property
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from flowstate import _native
 from flowstate._native import FlowstateError, ScenarioError
@@ -43,6 +50,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ScenarioSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Progress = Callable[[int, int], Any]
+
+# What ``set=`` may put into a scenario: what TOML can write.
+_TOML_VALUES = (str, int, float, bool, list, dict)
 
 MAX_SEED = 2**64 - 1
 # Most runs of one batch: every run's result stays in memory, and the native batch
@@ -126,17 +136,78 @@ def check_out_folder(out: Union[str, "os.PathLike[str]"]) -> Path:
     return path
 
 
+def _check_changes(sets: Optional[Mapping[str, Any]], unsets: Optional[Sequence[str]]) -> None:
+    """TypeError for ``set=`` / ``unset=`` arguments of the wrong shape."""
+    if sets is not None:
+        if not isinstance(sets, Mapping):
+            raise TypeError(f"set must be a dict of path -> value, got {type(sets).__name__}")
+        for path, value in sets.items():
+            if not isinstance(path, str):
+                raise TypeError(f"set: paths must be str, got {type(path).__name__}")
+            if value is None or not isinstance(value, _TOML_VALUES):
+                raise TypeError(
+                    f"set: {path}: expected a str, number, bool, list or dict, got {type(value).__name__}"
+                    + (" (to remove a key: unset=[path])" if value is None else "")
+                )
+    if unsets is not None:
+        if isinstance(unsets, (str, bytes)) or not isinstance(unsets, Sequence):
+            raise TypeError(f"unset must be a list of paths, got {type(unsets).__name__}")
+        for path in unsets:
+            if not isinstance(path, str):
+                raise TypeError(f"unset: paths must be str, got {type(path).__name__}")
+
+
+def load_changed_scenario(
+    scenario: Optional[ScenarioSource],
+    toml: Optional[str],
+    sets: Optional[Mapping[str, Any]],
+    unsets: Optional[Sequence[str]],
+) -> tuple[str, str]:
+    """:func:`load_scenario`, with the paths of ``unsets`` removed and then every
+    ``path = value`` of ``sets`` set (docs/CATALOGUE.md "Paths"). A relative trace file
+    written in a scenario file is read from the file's folder; one given in ``sets``
+    (or in a dict or TOML text) from the current folder. A path that addresses nothing
+    raises ScenarioError naming the scenario and the path."""
+    _check_changes(sets, unsets)
+    if not sets and not unsets:
+        return load_scenario(scenario, toml=toml)
+    from flowstate.overrides import PathError, load_toml, with_changes
+
+    text, file = load_scenario(scenario, toml=toml)  # read errors first, as without changes
+    try:
+        if isinstance(scenario, Mapping):
+            document = dict(scenario)
+        elif toml is not None:
+            document = tomllib.loads(text)
+        else:
+            document = load_toml(file)  # the file's own trace files from its folder
+    except (tomllib.TOMLDecodeError, PathError) as e:
+        _native.validate_scenario(text, file)  # the simulator's own message for bad TOML
+        raise ScenarioError(f"{file}: {e}") from None
+    try:
+        changed = with_changes(document, sets or {}, list(unsets or ()))
+    except PathError as e:
+        raise ScenarioError(f"{file}: {e}") from None
+    return _native.scenario_toml(changed), file
+
+
 def check_scenario(
-    scenario: Optional[ScenarioSource] = None, name: Optional[str] = None, *, toml: Optional[str] = None
+    scenario: Optional[ScenarioSource] = None,
+    name: Optional[str] = None,
+    *,
+    toml: Optional[str] = None,
+    set: Optional[Mapping[str, Any]] = None,  # noqa: A002 - the name of --set
+    unset: Optional[Sequence[str]] = None,
 ) -> None:
     """Checks ``scenario`` (a path or a dict; or TOML text as ``toml=``) as a run would, without running it: the
     simulator's parser and validator, then the run's construction (flows, presets,
     overrides, coupling mechanism and options). Raises ScenarioError with the one-line
     message the run would give; ``name`` replaces the file name in it (a dict is
-    otherwise called ``<dict>``)."""
+    otherwise called ``<dict>``). ``set`` and ``unset`` change the scenario first, as
+    in :func:`run`."""
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a str or None, got {type(name).__name__}")
-    text, file = load_scenario(scenario, toml=toml)
+    text, file = load_changed_scenario(scenario, toml, set, unset)
     _native.validate_scenario(text, name if name is not None else file)
 
 
@@ -203,6 +274,9 @@ def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
         # Shared bottleneck detection's verdicts over time: the first run's (per-run
         # timelines are in ``runs``).
         **({"sbd": first["sbd"]} if "sbd" in first else {}),
+        # What produced it: the same scenario in every run.
+        **({"coupling": first["coupling"]} if "coupling" in first else {}),
+        "warnings": list(first.get("warnings") or []),
     }
 
 
@@ -410,6 +484,8 @@ def run(
     name: Optional[str] = None,
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
+    set: Optional[Mapping[str, Any]] = None,  # noqa: A002 - the name of --set
+    unset: Optional[Sequence[str]] = None,
 ) -> RunResult:
     """Simulates ``scenario`` (a TOML path or a dict; or TOML text as ``toml=``) ``runs`` times, with the seeds
     ``seed .. seed + runs - 1`` (``seed`` None: the scenario's ``seed``, else 1), on
@@ -417,6 +493,11 @@ def run(
     each finished run. With ``out``, writes summary.json and timeseries.csv there (a
     path that cannot be a folder is an error before the run). ``name`` replaces the
     file name in error messages.
+
+    ``unset`` (a list of paths) removes keys from the scenario, then ``set`` (a dict
+    path -> value, e.g. ``{"link.capacity": "4Mbps", "flows.video.priority": 2}``) sets
+    values, as ``--unset`` / ``--set`` on the command line (paths: docs/CATALOGUE.md
+    "Paths"). A relative trace file given in ``set`` is read from the current folder.
 
     Raises ScenarioError (a ValueError) for a scenario that cannot be read, parsed,
     validated or built; its message is one line naming the file and the field.
@@ -432,7 +513,7 @@ def run(
         raise TypeError(f"name must be a str or None, got {type(name).__name__}")
     if out is not None:
         check_out_folder(out)
-    text, file = load_scenario(scenario, toml=toml)
+    text, file = load_changed_scenario(scenario, toml, set, unset)
     file = name if name is not None else file
     raw = _native.simulate(
         text, file, seed=seed, runs=runs, threads=threads, progress=progress, series_text=out is not None

@@ -82,6 +82,7 @@ fn flow_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("name", k.name())?;
         d.set_item("description", k.description())?;
         d.set_item("coupling", k.coupling().map(coupling_name))?;
+        d.set_item("default_group", k.default_group())?;
         list.append(d)?;
     }
     Ok(list)

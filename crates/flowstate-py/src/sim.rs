@@ -429,6 +429,32 @@ fn validate_scenario(text: &str, file: &str) -> PyResult<()> {
     }
 }
 
+/// Which flows a scenario couples, as the simulator reads it: `{"mechanism": ...,
+/// "groups_mode": "static" | "sbd", "groups": {flow name: group or None}}` (flows with
+/// `count` expanded; `None`: not coupled; `flowstate_sim::scenario::FlowSpec::group`).
+/// The manifest records it. Raises ScenarioError for a scenario that does not parse.
+#[pyfunction]
+fn scenario_coupling<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bound<'py, PyDict>> {
+    let scenario =
+        Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let scenario = scenario.expand_counts();
+    let d = PyDict::new(py);
+    d.set_item(
+        "mechanism",
+        scenario
+            .coupling
+            .as_ref()
+            .map_or("none", |c| c.mechanism.as_str()),
+    )?;
+    d.set_item("groups_mode", scenario.groups_mode().name())?;
+    let groups = PyDict::new(py);
+    for f in &scenario.flows {
+        groups.set_item(&f.name, f.group())?;
+    }
+    d.set_item("groups", groups)?;
+    Ok(d)
+}
+
 /// [`validate_scenario`] of a scenario given as a dict (`file` names it in messages,
 /// default `<dict>`).
 #[pyfunction]
@@ -468,6 +494,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_coupling, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(crate::file_text::json_dumps_indent2, m)?)?;

@@ -27,8 +27,9 @@ pub struct FlowInfo {
     pub kind: FlowKind,
     pub priority: f64,
     pub desired_rate: Option<Bitrate>,
-    /// Flow group: flows with the same group share one coupling manager.
-    pub group: String,
+    /// Coupling group: flows with the same group share one coupling manager; `None`:
+    /// the flow is not coupled (crate::scenario::FlowSpec::group).
+    pub group: Option<String>,
 }
 
 /// A coupling manager as the simulator sees it.
@@ -216,10 +217,14 @@ impl ManagerHook {
         let keys = flows
             .iter()
             .map(|f| {
-                let k = match groups.iter().position(|g| *g == f.group) {
+                let Some(group) = f.group.as_deref() else {
+                    // Never registered (`coupled` is false): the key is never used.
+                    return GroupKey(u64::MAX);
+                };
+                let k = match groups.iter().position(|g| *g == group) {
                     Some(k) => k,
                     None => {
-                        groups.push(&f.group);
+                        groups.push(group);
                         groups.len() - 1
                     }
                 };
@@ -229,11 +234,13 @@ impl ManagerHook {
         let coupled = flows
             .iter()
             .map(|f| {
-                // Kinds without a coupling (cbr) never register; flows of a kind the
-                // mechanism does not couple (window flows under the FSE) stay uncoupled.
-                f.kind
-                    .coupling()
-                    .is_some_and(|c| mechanism.info().couples(c))
+                // Flows in no group (cross traffic, kinds without a controller such as
+                // cbr) never register; flows of a kind the mechanism does not couple
+                // (window flows under the FSE) stay uncoupled.
+                f.group.is_some()
+                    && f.kind
+                        .coupling()
+                        .is_some_and(|c| mechanism.info().couples(c))
             })
             .collect();
         Self {
@@ -477,7 +484,7 @@ mod tests {
             kind: FlowKind::Gcc,
             priority: 1.0,
             desired_rate: None,
-            group: "g".into(),
+            group: Some("g".into()),
         }
     }
 

@@ -926,7 +926,7 @@ impl FlowFactory for DefaultFlowFactory {
             FlowKind::Gcc => Box::new(gcc_flow(ctx, index, spec, seed)?),
             FlowKind::Sctp => {
                 let mut flow = sctp_flow(index, spec, seed)?;
-                if ctx.mechanism == crate::web_api::MECHANISM {
+                if ctx.mechanism == crate::web_api::MECHANISM && spec.group().is_some() {
                     crate::web_api::pace_application(flow.sender_mut().inner_mut());
                 }
                 Box::new(flow)

@@ -7,7 +7,7 @@ use crate::coupling::{CouplingHook, FlowInfo};
 use crate::flow::{Dir, FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
 use crate::link_metrics::{LinkMetrics, LinkSeriesRow};
-use crate::metrics::{FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
+use crate::metrics::{CouplingSummary, FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
 use crate::recorder::Recorder;
 use crate::sbd::{SbdAction, SbdObserver};
 use crate::scheduler::{EventQueue, Fnv64};
@@ -139,6 +139,10 @@ pub struct Simulation {
     /// The helper thread that computes the trace hash and the window histograms
     /// (crate::recorder), while a run that uses one is running.
     recorder: Option<Recorder>,
+    /// What the summary says produced it: the coupling and the scenario's warnings
+    /// ([`Simulation::describe`]).
+    coupling_summary: Option<CouplingSummary>,
+    warnings: Vec<String>,
 }
 
 /// Which FIFO lane of the event queue (crate::scheduler, "FIFO lanes") each stream of
@@ -339,8 +343,18 @@ impl Simulation {
             link_metrics,
             lanes,
             recorder: None,
+            coupling_summary: None,
+            warnings: Vec::new(),
             config,
         }
+    }
+
+    /// The summary names the coupling the run used and repeats the scenario's warnings
+    /// (crate::run::build_with sets them from the scenario).
+    pub fn describe(mut self, coupling: CouplingSummary, warnings: Vec<String>) -> Self {
+        self.coupling_summary = Some(coupling);
+        self.warnings = warnings;
+        self
     }
 
     /// Runs shared bottleneck detection (RFC 8382) in the flows (crate::sbd): every
@@ -423,8 +437,14 @@ impl Simulation {
             |i| flows.get(i).and_then(|f| f.goodput_bytes()),
             |i| controller_rate(flows, states, i),
         );
-        for (fs, flow) in summary.flows.iter_mut().zip(self.flows.iter()) {
+        for ((fs, flow), setup) in summary
+            .flows
+            .iter_mut()
+            .zip(self.flows.iter())
+            .zip(self.config.flows.iter())
+        {
             fs.n_dd = flow.delay_based_decreases();
+            fs.group.clone_from(&setup.info.group);
         }
         if let Some(sbd) = &self.sbd {
             let m = &self.config.metrics;
@@ -444,6 +464,8 @@ impl Simulation {
             route_capacities(&self.topo, &mut series, &link_series);
         }
         summary.links = links;
+        summary.coupling = self.coupling_summary;
+        summary.warnings = self.warnings;
         RunResult {
             summary,
             series,

@@ -34,6 +34,10 @@ pub enum FlowKind {
     Ledbat,
 }
 
+/// The coupling group of a WebRTC call's own flows when the scenario names none
+/// ([`FlowKind::default_group`]).
+pub const CALL_GROUP: &str = "call";
+
 /// How a coupling manager sees a flow of a kind: flowstate-core's rate / window
 /// distinction.
 pub use flowstate_core::coupling::FlowKind as Coupling;
@@ -140,6 +144,17 @@ impl FlowKind {
     pub const fn coupling(self) -> Option<Coupling> {
         self.info().2
     }
+    /// The coupling group a flow of this kind joins when its scenario names none:
+    /// [`CALL_GROUP`] for a WebRTC call's own flows (RTP media under GCC, NADA or
+    /// SCReAM, and SCTP data channels), `None` (not coupled) for every other kind: TCP,
+    /// LEDBAT, RAP, TFRC and CBR are another application's traffic unless the scenario
+    /// puts them in a group (docs/SCENARIOS.md, "Coupling groups").
+    pub const fn default_group(self) -> Option<&'static str> {
+        match self {
+            Self::Gcc | Self::Sctp | Self::Nada | Self::Scream => Some(CALL_GROUP),
+            _ => None,
+        }
+    }
     /// A window-based flow (SCTP, TCP, LEDBAT).
     pub const fn is_window(self) -> bool {
         matches!(self.coupling(), Some(Coupling::Window))
@@ -209,5 +224,20 @@ mod tests {
             ]
         );
         assert_eq!(FlowKind::Cbr.coupling(), None);
+    }
+
+    #[test]
+    fn only_a_calls_own_flows_are_coupled_by_default() {
+        let call: Vec<_> = FlowKind::ALL
+            .into_iter()
+            .filter(|k| k.default_group().is_some())
+            .collect();
+        assert_eq!(
+            call,
+            [FlowKind::Gcc, FlowKind::Sctp, FlowKind::Nada, FlowKind::Scream]
+        );
+        for k in call {
+            assert!(k.coupling().is_some(), "{k} joins a group it cannot be coupled in");
+        }
     }
 }

@@ -526,6 +526,9 @@ fn window_sample(
 pub struct FlowSummary {
     pub name: String,
     pub kind: String,
+    /// The coupling group the flow was in (`null`: not coupled; scenario `group`).
+    #[serde(default)]
+    pub group: Option<String>,
     pub priority: f64,
     pub throughput_mbps: f64,
     pub send_rate_mbps: f64,
@@ -642,6 +645,22 @@ pub struct Summary {
     /// Shared bottleneck detection's verdicts over time (absent without SBD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sbd: Option<crate::sbd::SbdSummary>,
+    /// The coupling the run used (absent where no scenario said: the engine alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupling: Option<CouplingSummary>,
+    /// Values the scenario allows but that are almost surely a mistake
+    /// (crate::scenario::Scenario::warnings), one line each.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// summary.json `coupling`: the mechanism and how its groups were formed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CouplingSummary {
+    /// `none`, a coupling manager's name (`fsev2`, ...) or `web-api`.
+    pub mechanism: String,
+    /// `static` (the flows' `group`) or `sbd`.
+    pub groups_mode: String,
 }
 
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
@@ -1094,6 +1113,7 @@ impl Metrics {
             flows.push(FlowSummary {
                 name: meta.name.clone(),
                 kind: meta.kind.clone(),
+                group: None,
                 priority: meta.priority,
                 throughput_mbps: mbps(w.recv_bytes),
                 send_rate_mbps: mbps(w.sent_bytes),
@@ -1154,6 +1174,8 @@ impl Metrics {
             links: Vec::new(),
             events,
             sbd: None,
+            coupling: None,
+            warnings: Vec::new(),
         };
         (summary, self.rows)
     }
@@ -1182,6 +1204,10 @@ impl Summary {
         let mut summary = metrics
             .finish(Timestamp::ZERO, "", 0, 0, |_| None, |_| None)
             .0;
+        summary.coupling = Some(CouplingSummary {
+            mechanism: "none".into(),
+            groups_mode: "static".into(),
+        });
         // The dumbbell's links (a run with named links has one entry per link).
         summary.links = ["link", "reverse_link"]
             .into_iter()

@@ -9,7 +9,7 @@ pub use crate::endpoints::{DefaultFlowFactory, FlowContext, FlowFactory};
 use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
 use crate::error::FieldError;
 use crate::link::{LinkConfig, LinkId};
-use crate::metrics::MetricsConfig;
+use crate::metrics::{CouplingSummary, MetricsConfig};
 use crate::queue::QueueLimit;
 use crate::scenario::{DirectionSpec, LinkSpec, Scenario};
 use crate::scheduler::{component_rng, ComponentId};
@@ -162,7 +162,7 @@ pub fn sim_config(scenario: &Scenario, seed: u64) -> SimConfig {
                 kind: f.kind,
                 priority: f.priority(),
                 desired_rate: f.desired_rate.map(|r| Bitrate::bps(r.0)),
-                group: f.group().to_string(),
+                group: f.group().map(str::to_string),
             },
             path: FlowPath {
                 direction: match f.direction {
@@ -245,7 +245,11 @@ pub fn build_with(
         Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
         None => coupling.build("none", &toml::Table::new(), &infos)?,
     };
-    let sim = Simulation::new(config, built, hook);
+    let coupling = CouplingSummary {
+        mechanism: ctx.mechanism.clone(),
+        groups_mode: scenario.groups_mode().name().to_string(),
+    };
+    let sim = Simulation::new(config, built, hook).describe(coupling, scenario.warnings());
     let Some(sbd) = scenario.sbd_config() else {
         return Ok(sim);
     };

@@ -59,6 +59,14 @@ pub enum GroupsMode {
 impl GroupsMode {
     pub const NAMES: [&'static str; 2] = ["static", "sbd"];
 
+    /// The name scenario files use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Static => "static",
+            Self::Sbd => "sbd",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "static" => Some(Self::Static),

@@ -187,7 +187,13 @@ pub struct FlowSpec {
     pub path_delay: Option<Secs>,
     #[serde(default)]
     pub direction: DirectionSpec,
+    /// The coupling group: flows of one group share one coupling manager. Default:
+    /// [`FlowKind::default_group`] (a WebRTC call's own flows, gcc / sctp / nada /
+    /// scream, join [`crate::flow_kind::CALL_GROUP`]; every other kind is not coupled).
     pub group: Option<String>,
+    /// Another application's traffic: never coupled, whatever its kind (exclusive with
+    /// `group`).
+    pub cross_traffic: Option<bool>,
     /// The sending host, for shared bottleneck detection: its grouping runs over the
     /// flows of one host (default: the dumbbell end the flow sends from, `"forward"` or
     /// `"reverse"`). Cross traffic from elsewhere names another host.
@@ -238,6 +244,16 @@ pub use crate::units_parse::MAX_DURATION_SECS;
 fn micros(secs: f64) -> f64 {
     (secs * 1e6).round()
 }
+
+/// [`Scenario::warnings`]: a one-way delay above this (seconds) is almost surely a
+/// time written in the wrong unit (a satellite hop is 0.25-0.3 s).
+pub const WARN_MAX_DELAY_SECS: f64 = 1.0;
+/// [`Scenario::warnings`]: capacities outside this range (bit/s) are almost surely a
+/// rate in the wrong unit.
+pub const WARN_CAPACITY_BPS: (f64, f64) = (10e3, 100e9);
+/// [`Scenario::warnings`]: a run shorter than this (seconds) ends before any
+/// congestion controller leaves its start-up.
+pub const WARN_MIN_DURATION_SECS: f64 = 1.0;
 
 /// Largest `count` a flow may ask for.
 pub const MAX_FLOW_COUNT: u32 = 10_000;
@@ -300,8 +316,13 @@ impl FlowSpec {
     pub fn priority(&self) -> f64 {
         self.priority.unwrap_or(1.0)
     }
-    pub fn group(&self) -> &str {
-        self.group.as_deref().unwrap_or("default")
+    /// The coupling group the flow is in, `None` when it is not coupled (`group`, else
+    /// its kind's default; never for cross traffic or a kind without a controller).
+    pub fn group(&self) -> Option<&str> {
+        if self.cross_traffic == Some(true) || self.kind.coupling().is_none() {
+            return None;
+        }
+        self.group.as_deref().or(self.kind.default_group())
     }
     /// The sending host (`host`, else the end of the dumbbell it sends from).
     pub fn host(&self) -> &str {
@@ -545,6 +566,67 @@ impl Scenario {
                     g.name = format!("{}{k}", f.name);
                 }
                 out.flows.push(g);
+            }
+        }
+        out
+    }
+
+    /// Values that are legal but almost surely a mistake (a one-way delay over
+    /// [`WARN_MAX_DELAY_SECS`], a capacity outside [`WARN_CAPACITY_BPS`], a run shorter
+    /// than [`WARN_MIN_DURATION_SECS`]), one line each naming the field. The run goes
+    /// ahead; its summary repeats them (summary.json `warnings`).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let dur = self.duration.0;
+        if dur < WARN_MIN_DURATION_SECS {
+            out.push(format!(
+                "duration = {dur} s: a run under {WARN_MIN_DURATION_SECS} s (did you mean \"{dur}min\" or a longer run?)"
+            ));
+        }
+        let delay = |field: &str, d: f64, out: &mut Vec<String>| {
+            if d > WARN_MAX_DELAY_SECS {
+                out.push(format!(
+                    "{field} = {d} s: a one-way delay over {WARN_MAX_DELAY_SECS} s (did you mean \"{d}ms\"?)"
+                ));
+            }
+        };
+        let rate = |field: &str, r: f64, out: &mut Vec<String>| {
+            let (lo, hi) = WARN_CAPACITY_BPS;
+            if r > 0.0 && !(lo..=hi).contains(&r) {
+                out.push(format!(
+                    "{field} = {r} bit/s: a capacity outside {} kbit/s .. {} Gbit/s",
+                    lo / 1e3,
+                    hi / 1e9
+                ));
+            }
+        };
+        let link = |field: &str, l: &LinkSpec, out: &mut Vec<String>| {
+            delay(&format!("{field}.delay"), l.delay.0, out);
+            if let Some(c) = l.capacity {
+                rate(&format!("{field}.capacity"), c.0, out);
+            }
+            for (k, p) in l.capacity_schedule.iter().flatten().enumerate() {
+                rate(&format!("{field}.capacity_schedule[{k}].rate"), p.rate.0, out);
+            }
+        };
+        if let Some(l) = &self.link {
+            link("link", l, &mut out);
+        }
+        if let Some(l) = &self.reverse_link {
+            link("reverse_link", l, &mut out);
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            link(&format!("links[{i}]"), l, &mut out);
+        }
+        if let Some(p) = &self.parking_lot {
+            link("parking_lot.link", &p.link, &mut out);
+            for (k, c) in p.capacities.iter().flatten().enumerate() {
+                rate(&format!("parking_lot.capacities[{k}]"), c.0, &mut out);
+            }
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(d) = f.path_delay {
+                delay(&format!("flows[{i}].path_delay"), d.0, &mut out);
             }
         }
         out
@@ -796,6 +878,21 @@ impl Scenario {
             if f.group.as_deref().is_some_and(|g| g.is_empty()) {
                 return Err(err(&field("group"), "must not be empty".into()));
             }
+            if f.group.is_some() && f.cross_traffic == Some(true) {
+                return Err(err(
+                    &field("cross_traffic"),
+                    "cross traffic is never coupled: remove `group` or `cross_traffic`".into(),
+                ));
+            }
+            if f.group.is_some() && f.kind.coupling().is_none() {
+                return Err(err(
+                    &field("group"),
+                    format!(
+                        "{} flows have no congestion controller to couple: remove `group`",
+                        f.kind
+                    ),
+                ));
+            }
             self.validate_route(i, f, &link_names, &err)?;
             validate_kind_fields(f).map_err(|e| e.under(&format!("flows[{i}].")).in_file(file))?;
             if f.kind == FlowKind::Cbr {
@@ -815,6 +912,18 @@ impl Scenario {
                         ));
                     }
                 }
+            }
+        }
+        if let Some(c) = &self.coupling {
+            if c.mechanism != "none" && self.flows.iter().all(|f| f.group().is_none()) {
+                return Err(err(
+                    "coupling.mechanism",
+                    format!(
+                        "\"{}\" couples no flow: no flow is in a coupling group (gcc, sctp, nada and scream flows join group \"{}\" unless marked cross_traffic; give other flows a `group`)",
+                        c.mechanism,
+                        crate::flow_kind::CALL_GROUP
+                    ),
+                ));
             }
         }
         let m = &self.measure;

@@ -1,5 +1,4 @@
-//! Human units in scenario files: times (`"50ms"`, `"1.5s"`, or a bare number of
-//! seconds), bit rates (`"2Mbps"`, `"500kbps"`, `"1.5Mbit/s"`, or in bytes per second:
+//! Human units in scenario files: times (`"50ms"`, `"1.5s"`), bit rates (`"2Mbps"`, `"500kbps"`, `"1.5Mbit/s"`, or in bytes per second:
 //! `"2MBps"`, `"250kB/s"`), sizes (`"1200B"`, `"75kB"`), queue limits (`"300ms"`,
 //! `"62pkt"`, `"75kB"`).
 //!
@@ -77,21 +76,29 @@ fn scaled(s: &str, v: f64, mult: f64) -> Result<f64, String> {
     }
 }
 
-/// Seconds per time unit (any case; `""` = seconds), or `None`.
+/// Seconds per time unit (any case), or `None`.
 fn time_mult(unit: &str) -> Option<f64> {
     Some(match unit.to_lowercase().as_str() {
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
-        "s" | "" => 1.0,
+        "s" => 1.0,
         "min" => 60.0,
         _ => return None,
     })
 }
 
-/// Parse a time to seconds.
+/// The units a time may carry, as error messages name them.
+pub const TIME_UNITS: &str = "us, ms, s or min";
+
+/// Parse a time to seconds. The unit is required: `"10"` is an error.
 pub fn parse_secs(s: &str) -> Result<f64, String> {
-    let err = || format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\"");
+    let err = || {
+        format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\" (units: {TIME_UNITS})")
+    };
     let (v, unit) = split_or(s, err)?;
+    if unit.is_empty() {
+        return Err(bare_time_error(s.trim()));
+    }
     let mult = time_mult(unit).ok_or_else(err)?;
     scaled(s, v, mult)
 }
@@ -166,9 +173,25 @@ pub fn parse_bytes(s: &str) -> Result<f64, String> {
     scaled(s, v, mult)
 }
 
-/// A time in seconds (signed; validated later).
+/// A time in seconds (signed; validated later). Must carry a unit: a bare number other
+/// than 0 is an error, never read as seconds (`delay = 10` is ten seconds or ten
+/// milliseconds depending on who wrote it).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Secs(pub f64);
+
+/// The error for a time written as a bare number.
+pub fn bare_time_error(v: impl fmt::Display) -> String {
+    format!("a time needs a unit ({TIME_UNITS}): write \"{v}s\" or \"{v}ms\", not {v}")
+}
+
+/// A time written as a bare number: zero, or the error naming the units.
+fn bare_time<E: de::Error>(v: f64, written: impl fmt::Display) -> Result<Secs, E> {
+    if v == 0.0 {
+        Ok(Secs(0.0))
+    } else {
+        Err(E::custom(bare_time_error(written)))
+    }
+}
 
 impl<'de> Deserialize<'de> for Secs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -176,20 +199,17 @@ impl<'de> Deserialize<'de> for Secs {
         impl Visitor<'_> for V {
             type Value = Secs;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a time such as \"50ms\" or a number of seconds")
+                f.write_str("a time with a unit, such as \"50ms\"")
             }
+            // Zero is zero in every unit (as in CSS): `at = 0` stays allowed.
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Secs, E> {
-                Ok(Secs(v as f64))
+                bare_time(v as f64, v)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Secs, E> {
-                Ok(Secs(v as f64))
+                bare_time(v as f64, v)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Secs, E> {
-                if v.is_finite() {
-                    Ok(Secs(v))
-                } else {
-                    Err(E::custom(format!("expected a finite time, got {v}")))
-                }
+                bare_time(v, v)
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Secs, E> {
                 parse_secs(v).map(Secs).map_err(E::custom)
@@ -291,6 +311,8 @@ mod tests {
         assert_eq!(parse_secs("2min"), Ok(120.0));
         assert_eq!(parse_secs("-3s"), Ok(-3.0));
         assert!(parse_secs("5Mbps").is_err());
+        let e = parse_secs("10").unwrap_err();
+        assert!(e.contains("needs a unit") && e.contains("\"10ms\""), "{e}");
         assert_eq!(parse_bps("2Mbps"), Ok(2e6));
         assert_eq!(parse_bps("500 kbit/s"), Ok(5e5));
         assert!(parse_bps("2").is_err(), "a rate needs a unit");
@@ -333,7 +355,23 @@ mod tests {
         assert!(parse_bps("2 M bps").unwrap_err().contains("space inside"));
         // Spaces around the number and before the unit stay allowed.
         assert_eq!(parse_bps(" 2 Mbps "), Ok(2e6));
-        assert_eq!(parse_secs(" 2 "), Ok(2.0));
+        assert_eq!(parse_secs(" 2 s "), Ok(2.0));
+    }
+
+    #[test]
+    fn a_bare_number_is_not_a_time() {
+        for text in ["t = 10", "t = 0.5", "t = -3", "t = 1e-3"] {
+            let table: toml::Table = toml::from_str(text).unwrap();
+            let e = table["t"].clone().try_into::<Secs>().unwrap_err().to_string();
+            assert!(e.contains("a time needs a unit"), "{text}: {e}");
+        }
+        let table: toml::Table = toml::from_str("t = \"10ms\"").unwrap();
+        assert_eq!(table["t"].clone().try_into::<Secs>().unwrap(), Secs(0.01));
+        // Zero is zero in every unit.
+        for text in ["t = 0", "t = 0.0"] {
+            let table: toml::Table = toml::from_str(text).unwrap();
+            assert_eq!(table["t"].clone().try_into::<Secs>().unwrap(), Secs(0.0));
+        }
     }
 
     #[test]

@@ -121,6 +121,18 @@ impl WebApiHook {
 
     /// From the scenario's `[coupling] options` (one-line errors naming the option).
     pub fn from_options(options: &toml::Table, flows: &[FlowInfo]) -> Result<Self, SimError> {
+        // One web application couples its own flows: one coupling group.
+        let mut groups = flows.iter().filter_map(|f| f.group.as_deref());
+        if let Some(first) = groups.next() {
+            if let Some(other) = groups.find(|g| *g != first) {
+                return Err(SimError::Build(FieldError::new(
+                    "coupling.mechanism",
+                    format!(
+                        "\"{MECHANISM}\" couples one web application's flows, in one group: flows are in groups \"{first}\" and \"{other}\" (give the call's flows one group, mark the others cross_traffic)"
+                    ),
+                )));
+            }
+        }
         let mut cfg = WebApiConfig::default();
         let mut schedule = StatsSchedule::default();
         let bad = |k: &str, m: String| {
@@ -232,6 +244,11 @@ impl CouplingHook for WebApiHook {
         let window = self.schedule.rate_window;
         for (i, s) in stats.iter().enumerate() {
             let Some(info) = self.infos.get(i) else { break };
+            if info.group.is_none() {
+                // Another application's flow: the web application neither reads nor
+                // controls it.
+                continue;
+            }
             let Some(h) = self.history.get_mut(i) else {
                 break;
             };
@@ -314,7 +331,7 @@ mod tests {
                 kind,
                 priority: 1.0,
                 desired_rate: None,
-                group: "default".into(),
+                group: Some("call".into()),
             })
             .collect()
     }

@@ -454,7 +454,7 @@ fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
             kind: FlowKind::TcpNewReno,
             priority: 1.0,
             desired_rate: None,
-            group: "default".into(),
+            group: Some("call".into()),
         },
         path: FlowPath {
             direction: FlowDirection::Forward,

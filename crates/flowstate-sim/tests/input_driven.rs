@@ -89,19 +89,23 @@ stop = "20s"
 [[flows]]
 name = "newreno"
 kind = "tcp-newreno"
+group = "g"
 start = "2s"
 pauses = [{ at = "8s", resume = "12s" }]
 [[flows]]
 name = "cubic"
 kind = "tcp-cubic"
+group = "g"
 start = "3s"
 overrides = { sack = true }
 [[flows]]
 name = "rap"
 kind = "rap"
+group = "g"
 [[flows]]
 name = "tfrc"
 kind = "tfrc"
+group = "g"
 start = "4s"
 [[flows]]
 name = "cbr"
@@ -118,6 +122,7 @@ start = "5s"
 [[flows]]
 name = "ledbat"
 kind = "ledbat"
+group = "g"
 start = "6s"
 "#;
 
@@ -141,14 +146,17 @@ queue = "15ms"
 [[flows]]
 name = "tcp"
 kind = "tcp-newreno"
+group = "g"
 count = 3
 [[flows]]
 name = "sack"
 kind = "tcp-cubic"
+group = "g"
 overrides = { sack = true }
 [[flows]]
 name = "ledbat"
 kind = "ledbat"
+group = "g"
 "#,
     );
 }
@@ -170,6 +178,7 @@ mechanism = "conservative-fse"
 [[flows]]
 name = "rap"
 kind = "rap"
+group = "g"
 count = 3
 "#,
     );
@@ -195,6 +204,7 @@ start = "2s"
 [[flows]]
 name = "tcp"
 kind = "tcp-newreno"
+group = "g"
 start = "4s"
 "#,
     );
@@ -214,14 +224,17 @@ mechanism = "{mechanism}"
 [[flows]]
 name = "tcp"
 kind = "tcp-newreno"
+group = "g"
 count = 2
 [[flows]]
 name = "late"
 kind = "tcp-cubic"
+group = "g"
 start = "5s"
 [[flows]]
 name = "rap"
 kind = "rap"
+group = "g"
 start = "2s"
 "#
             ),

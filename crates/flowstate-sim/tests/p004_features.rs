@@ -32,7 +32,7 @@ fn err(text: &str) -> String {
 #[test]
 fn count_expands_into_named_copies() {
     let s = parse(&base(
-        "[[flows]]\nname = \"rap\"\nkind = \"rap\"\ncount = 3\n[[flows]]\nname = \"x\"\nkind = \"tfrc\"",
+        "[[flows]]\nname = \"rap\"\nkind = \"rap\"\ngroup = \"g\"\ncount = 3\n[[flows]]\nname = \"x\"\nkind = \"tfrc\"\ngroup = \"g\"",
         "",
         "10s",
     ));
@@ -41,7 +41,7 @@ fn count_expands_into_named_copies() {
     assert!(s.flows.iter().all(|f| f.count.is_none()));
     // A name clash after expansion is an error naming the field.
     let e = err(&base(
-        "[[flows]]\nname = \"a\"\nkind = \"rap\"\ncount = 2\n[[flows]]\nname = \"a1\"\nkind = \"rap\"",
+        "[[flows]]\nname = \"a\"\nkind = \"rap\"\ngroup = \"g\"\ncount = 2\n[[flows]]\nname = \"a1\"\nkind = \"rap\"\ngroup = \"g\"",
         "",
         "10s",
     ));
@@ -50,7 +50,7 @@ fn count_expands_into_named_copies() {
         "{e}"
     );
     let e = err(&base(
-        "[[flows]]\nname = \"a\"\nkind = \"rap\"\ncount = 0",
+        "[[flows]]\nname = \"a\"\nkind = \"rap\"\ngroup = \"g\"\ncount = 0",
         "",
         "10s",
     ));
@@ -60,7 +60,7 @@ fn count_expands_into_named_copies() {
 #[test]
 fn start_jitter_is_deterministic_per_seed_and_bounded() {
     let s = parse(&base(
-        "[[flows]]\nname = \"f\"\nkind = \"rap\"\ncount = 8\nstart = \"2s\"\nstart_jitter = \"1s\"",
+        "[[flows]]\nname = \"f\"\nkind = \"rap\"\ngroup = \"g\"\ncount = 8\nstart = \"2s\"\nstart_jitter = \"1s\"",
         "",
         "10s",
     ));
@@ -78,13 +78,13 @@ fn start_jitter_is_deterministic_per_seed_and_bounded() {
     let distinct: std::collections::BTreeSet<u64> = a.iter().map(|t| (t * 1e6) as u64).collect();
     assert!(distinct.len() > 4, "flows draw independently: {a:?}");
     let e = err(&base(
-        "[[flows]]\nname = \"f\"\nkind = \"rap\"\nstart_jitter = \"-1s\"",
+        "[[flows]]\nname = \"f\"\nkind = \"rap\"\ngroup = \"g\"\nstart_jitter = \"-1s\"",
         "",
         "10s",
     ));
     assert!(e.contains("flows[0].start_jitter: must be >= 0"), "{e}");
     let e = err(&base(
-        "[[flows]]\nname = \"f\"\nkind = \"rap\"\nstop = \"5s\"\nstart = \"4.5s\"\nstart_jitter = \"1s\"",
+        "[[flows]]\nname = \"f\"\nkind = \"rap\"\ngroup = \"g\"\nstop = \"5s\"\nstart = \"4.5s\"\nstart_jitter = \"1s\"",
         "",
         "10s",
     ));
@@ -97,7 +97,7 @@ fn start_jitter_is_deterministic_per_seed_and_bounded() {
 #[test]
 fn schedules_are_validated() {
     let rap =
-        |extra: &str| format!("[[flows]]\nname = \"f\"\nkind = \"rap\"\nstart = \"1s\"\n{extra}");
+        |extra: &str| format!("[[flows]]\nname = \"f\"\nkind = \"rap\"\ngroup = \"g\"\nstart = \"1s\"\n{extra}");
     let gcc = "[[flows]]\nname = \"g\"\nkind = \"gcc\"\ndesired_rate_schedule = [{ at = \"2s\", rate = \"1Mbps\" }]";
     // Each (flows, a part of the error).
     let cases = [
@@ -150,8 +150,8 @@ fn mean_tput(r: &flowstate_sim::RunResult, flow: &str, from: f64, to: f64) -> f6
 #[test]
 fn priority_schedule_changes_the_coupled_split() {
     let s = parse(&base(
-        "[[flows]]\nname = \"a\"\nkind = \"rap\"\npriority_schedule = [{ at = \"15s\", priority = 0.25 }]\n\
-         [[flows]]\nname = \"b\"\nkind = \"rap\"",
+        "[[flows]]\nname = \"a\"\nkind = \"rap\"\ngroup = \"g\"\npriority_schedule = [{ at = \"15s\", priority = 0.25 }]\n\
+         [[flows]]\nname = \"b\"\nkind = \"rap\"\ngroup = \"g\"",
         "[coupling]\nmechanism = \"conservative-fse\"",
         "30s",
     ));
@@ -193,7 +193,7 @@ fn desired_rate_schedule_limits_a_rate_flow_over_time() {
 #[test]
 fn aggregate_loss_and_queue_cover_forward_flows() {
     let s = parse(&base(
-        "[[flows]]\nname = \"r\"\nkind = \"rap\"\ncount = 4",
+        "[[flows]]\nname = \"r\"\nkind = \"rap\"\ngroup = \"g\"\ncount = 4",
         "",
         "20s",
     ));
@@ -228,9 +228,9 @@ fn desired_rate_schedule_reaches_the_coupling_manager() {
     // The manager learns DR(v) = 2 Mbit/s, so its leftover goes to the greedy flow
     // (RFC 8699 water-filling, the conservative FSE's default distribution).
     let s = parse(&base(
-        "[[flows]]\nname = \"v\"\nkind = \"rap\"\n\
+        "[[flows]]\nname = \"v\"\nkind = \"rap\"\ngroup = \"g\"\n\
          desired_rate_schedule = [{ at = 0, rate = \"2Mbps\" }]\n\
-         [[flows]]\nname = \"g\"\nkind = \"rap\"",
+         [[flows]]\nname = \"g\"\nkind = \"rap\"\ngroup = \"g\"",
         "[coupling]\nmechanism = \"conservative-fse\"",
         "40s",
     ));
@@ -260,11 +260,13 @@ mechanism = "{mech}"
 [[flows]]
 name = "near"
 kind = "rap"
+group = "g"
 path_delay = "10ms"
 start_jitter = "1s"
 [[flows]]
 name = "far"
 kind = "rap"
+group = "g"
 path_delay = "235ms"
 start_jitter = "1s"
 [measure]

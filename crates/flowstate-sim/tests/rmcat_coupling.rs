@@ -22,10 +22,12 @@ mechanism = "{mechanism}"
 [[flows]]
 name = "a"
 kind = "{kind}"
+group = "pair"
 priority = 1.0
 [[flows]]
 name = "b"
 kind = "{other}"
+group = "pair"
 priority = 2.0
 [measure]
 start = "20s"

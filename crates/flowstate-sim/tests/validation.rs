@@ -148,7 +148,7 @@ fn zero_or_negative_duration() {
 
 #[test]
 fn negative_start() {
-    let m = err(&replaced("start = \"1s\"", "start = -3"));
+    let m = err(&replaced("start = \"1s\"", "start = \"-3s\""));
     assert_eq!(m, "scenario.toml: flows[1].start: must be >= 0 s, got -3 s");
 }
 
@@ -215,7 +215,7 @@ fn priorities_near_the_float_limits() {
 #[test]
 fn mechanism_names_in_any_spelling() {
     for (spelling, name) in [("FSEv2", "fsev2"), ("None", "none"), ("FSE-NG", "fse-ng")] {
-        let text = format!("{BASE}\n[coupling]\nmechanism = \"{spelling}\"\n");
+        let text = format!("{BASE}{VIDEO}\n[coupling]\nmechanism = \"{spelling}\"\n");
         let s = Scenario::from_toml(&text, "scenario.toml").expect(spelling);
         assert_eq!(s.coupling.unwrap().mechanism, name);
     }
@@ -409,9 +409,73 @@ fn other_kinds_validate_overrides_and_run() {
     let s = Scenario::from_toml(&text, "scenario.toml").expect("gcc validates");
     let r = flowstate_sim::run(&s, 1).expect("gcc runs");
     assert!(r.summary.flows[0].throughput_mbps > 0.0);
-    let text = format!("{BASE}\n[coupling]\nmechanism = \"fse-ng\"\n");
+    let text = format!("{BASE}{VIDEO}\n[coupling]\nmechanism = \"fse-ng\"\n");
     let s = Scenario::from_toml(&text, "scenario.toml").expect("valid");
-    flowstate_sim::run(&s, 1).expect("fse-ng with a cbr flow runs (cbr stays uncoupled)");
+    let r = flowstate_sim::run(&s, 1).expect("fse-ng with cbr flows runs (cbr stays uncoupled)");
+    let groups: Vec<_> = r.summary.flows.iter().map(|f| f.group.as_deref()).collect();
+    assert_eq!(groups, [None, None, Some("call")]);
+}
+
+/// A gcc flow, which joins the call's coupling group by default.
+const VIDEO: &str = "\n[[flows]]\nname = \"v\"\nkind = \"gcc\"\n";
+
+#[test]
+fn a_mechanism_that_couples_no_flow_is_an_error() {
+    // Only cbr flows: nothing the mechanism could couple.
+    let m = err(&format!("{BASE}\n[coupling]\nmechanism = \"fse-ng\"\n"));
+    assert_field(&m, "coupling.mechanism");
+    assert!(m.contains("couples no flow"), "{m}");
+    // TCP is another application's traffic unless the scenario groups it.
+    let tcp = "\n[[flows]]\nname = \"bulk\"\nkind = \"tcp-cubic\"\n";
+    let m = err(&format!("{BASE}{tcp}\n[coupling]\nmechanism = \"fsev2\"\n"));
+    assert!(m.contains("give other flows a `group`"), "{m}");
+    let grouped = tcp.replace("tcp-cubic\"", "tcp-cubic\"\ngroup = \"g\"");
+    Scenario::from_toml(
+        &format!("{BASE}{grouped}\n[coupling]\nmechanism = \"fsev2\"\n"),
+        "scenario.toml",
+    )
+    .expect("a grouped TCP flow is coupled");
+}
+
+#[test]
+fn cross_traffic_and_groups_are_checked() {
+    let both = format!("{BASE}{VIDEO}group = \"g\"\ncross_traffic = true\n");
+    assert_field(&err(&both), "flows[2].cross_traffic");
+    let cbr = replaced("kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }", "kind = \"cbr\"\ngroup = \"g\"\noverrides = { rate = \"1Mbps\" }");
+    let m = err(&cbr);
+    assert_field(&m, "flows[0].group");
+    assert!(m.contains("no congestion controller"), "{m}");
+    // A call's flow marked as cross traffic is not coupled.
+    let cross = format!("{BASE}{VIDEO}cross_traffic = true\n");
+    let s = Scenario::from_toml(&cross, "scenario.toml").expect("valid");
+    assert_eq!(s.flows[2].group(), None);
+    let s = Scenario::from_toml(&format!("{BASE}{VIDEO}"), "scenario.toml").expect("valid");
+    assert_eq!(s.flows[2].group(), Some("call"));
+}
+
+#[test]
+fn implausible_values_are_warned_about() {
+    let s = Scenario::from_toml(BASE, "scenario.toml").expect("valid");
+    assert!(s.warnings().is_empty(), "{:?}", s.warnings());
+    let far = replaced("delay = \"25ms\"", "delay = \"10s\"");
+    let s = Scenario::from_toml(&far, "scenario.toml").expect("legal");
+    let w = s.warnings();
+    assert!(w.len() == 1 && w[0].starts_with("link.delay = 10 s"), "{w:?}");
+    let r = flowstate_sim::run(
+        &Scenario::from_toml(&replaced("duration = \"20s\"", "duration = \"2s\""), "s.toml")
+            .unwrap(),
+        1,
+    )
+    .unwrap();
+    assert!(r.summary.warnings.is_empty());
+    let slow = replaced("capacity = \"2Mbps\"", "capacity = \"2kbps\"");
+    let short = replaced("duration = \"20s\"", "duration = \"500ms\"");
+    assert!(Scenario::from_toml(&slow, "s.toml").unwrap().warnings()[0].contains("link.capacity"));
+    let s = Scenario::from_toml(&short.replace("start = \"1s\"", "start = \"100ms\""), "s.toml").unwrap();
+    assert!(s.warnings()[0].starts_with("duration"), "{:?}", s.warnings());
+    // The summary repeats them.
+    let r = flowstate_sim::run(&Scenario::from_toml(&far, "s.toml").unwrap(), 1).unwrap();
+    assert_eq!(r.summary.warnings, w);
 }
 
 #[test]

@@ -1199,6 +1199,18 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         |i| goodput.get(i).copied().flatten(),
         |i| target.get(i).copied().flatten(),
     );
+    // What produced it, as the simulator's summary says (crate docs: same outputs).
+    for (fs, f) in summary.flows.iter_mut().zip(&config.flows) {
+        fs.group.clone_from(&f.info.group);
+    }
+    summary.coupling = Some(flowstate_sim::metrics::CouplingSummary {
+        mechanism: scenario
+            .coupling
+            .as_ref()
+            .map_or_else(|| "none".to_string(), |c| c.mechanism.clone()),
+        groups_mode: scenario.groups_mode().name().to_string(),
+    });
+    summary.warnings = scenario.warnings();
     let mut sctp = Vec::new();
     for (i, ((fs, t), r)) in summary
         .flows

@@ -539,7 +539,7 @@ def _import_playwright() -> Any:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        raise ChromiumError("Playwright is not installed (pip install playwright)") from None
+        raise ChromiumError("Playwright is not installed: .venv/bin/pip install 'playwright>=1.40' (the browser extra)") from None
     return sync_playwright
 
 

@@ -10,7 +10,7 @@ with ``--runs K`` each run in run-1 .. run-K and the combined summary (mean and
 spread) on top; then the report.
 
 Needs root, iproute2, /dev/net/tun, and for media or data flows Chromium and the
-Python package playwright (``pip install 'flowstate[browser]'``); without them: one
+Python package playwright (``.venv/bin/pip install 'playwright>=1.40'``, the ``browser`` extra); without them: one
 line naming what is missing, exit status 2.
 """
 
@@ -40,7 +40,7 @@ class NotAvailable(Exception):
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    from flowstate.cli.argtypes import out_dir
+    from flowstate.cli.argtypes import add_force_option, out_dir
     from flowstate.cli.argtypes import runs as _runs
     from flowstate.cli.argtypes import seconds as _seconds
     from flowstate.cli.argtypes import seed as _seed
@@ -86,6 +86,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "headers) in the run folder as rtc-event-log-sender.log / -receiver.log (scripts/rtc_event_log.py reads it)",
     )
     p.add_argument("--no-report", action="store_true", help="do not build the report")
+    add_force_option(p)
     return p
 
 
@@ -106,7 +107,7 @@ def check_available(plan: Plan, stack: str, chromium: str) -> None:
         if not (os.path.isfile(chromium) and os.access(chromium, os.X_OK)):
             raise NotAvailable(f"--chromium: no browser at {chromium} (install the Debian package 'chromium')")
         if importlib.util.find_spec("playwright") is None:
-            raise NotAvailable("needs the Python package playwright: pip install 'flowstate[browser]'")
+            raise NotAvailable("needs the Python package playwright: .venv/bin/pip install 'playwright>=1.40' (the browser extra; bash scripts/setup-test.sh installs it)")
 
 
 def load(
@@ -144,13 +145,51 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
     except NotAvailable as e:
         print(f"flowstate: error: flowstate browser {e}", file=stderr)
         return ExitStatus.BAD_INPUT
+    from flowstate import manifest
     from flowstate.browser.run import run_real
     from flowstate.cli.run import out_folder
+    from flowstate.output_folder import claim
 
     seed0 = args.seed if args.seed is not None else int(doc.get("seed", 1))
     folder = Path(args.out) if args.out is not None else out_folder(plan.name + "-browser")
+    claim(folder, force=getattr(args, "force", False))
     for field in plan.ignored:
         print(f"flowstate: note: {field} has no effect on an unmodified browser (ignored)", file=stderr)
+    with manifest.recording(
+        folder,
+        kind="browser",
+        command=getattr(args, "command_line", None),
+        seeds=range(seed0, seed0 + args.runs),
+        scenario=doc,
+    ) as record:
+        status = _runs(args, plan, text, file, seed0, folder, run_real, stdout, stderr)
+        record.status = MANIFEST_STATUS.get(status, manifest.FAILED)
+    return status
+
+
+# The manifest's status of each way `flowstate browser` ends.
+MANIFEST_STATUS = {
+    ExitStatus.OK: "complete",
+    ExitStatus.INTERRUPTED: "interrupted",
+    ExitStatus.TERMINATED: "interrupted",
+    ExitStatus.FAILED: "failed",
+    ExitStatus.BAD_INPUT: "failed",
+}
+
+
+def _runs(
+    args: argparse.Namespace,
+    plan: Plan,
+    text: str,
+    file: str,
+    seed0: int,
+    folder: Path,
+    run_real: Any,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> ExitStatus:
+    """The ``--runs`` runs one after the other into ``folder``, then the combined
+    outputs and the report."""
     runs: list["RealRun"] = []
     for k in range(args.runs):
         say = (lambda s: print(s, file=stderr, flush=True))

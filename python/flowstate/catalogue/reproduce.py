@@ -335,6 +335,17 @@ def reproduce(
     return document
 
 
+def entry_seeds(exp: Experiment, runs: Optional[int], seed: Optional[int], short: bool) -> list[int]:
+    """The seeds every point of a reproduction runs (its manifest's ``seeds``)."""
+    n, first = _checked_seeds(exp, runs, seed, short)
+    return list(range(first, first + n))
+
+
+def entry_scenarios(exp: Experiment, short: bool) -> dict[str, dict[str, Any]]:
+    """Each point's resolved scenario by point name (its manifest's ``scenario``)."""
+    return {p.name: dict(p.scenario) for p in exp.points(short=short)}
+
+
 def _checked_seeds(exp: Experiment, runs: Optional[int], seed: Optional[int], short: bool) -> tuple[int, int]:
     runs = entry_runs(exp, runs, short)
     seed = seed if seed is not None else DEFAULT_SEED

@@ -63,3 +63,21 @@ def add_catalogue_option(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the catalogue folder (default: $FLOWSTATE_CATALOGUE, else the source tree's scenarios/)",
     )
+
+
+def add_force_option(parser: argparse.ArgumentParser) -> None:
+    """``--force`` (every command that writes an output folder; flowstate.output_folder)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the outputs of an earlier run in the output folder (default: refuse a non-empty folder)",
+    )
+
+
+def add_resume_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--resume`` (`reproduce`, `sweep`): finish an earlier run in the output folder."""
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help=f"finish an earlier run in the output folder: keep {what}, run the rest",
+    )

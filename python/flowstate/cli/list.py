@@ -4,6 +4,7 @@ docs/REFERENCES.md) and a one-line description."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any, Optional, TextIO
 
@@ -11,25 +12,36 @@ from flowstate.catalogue import catalogue, references
 from flowstate.catalogue.catalogue import Experiment
 from flowstate.cli import argtypes
 from flowstate.cli.exit_status import ExitStatus
+from flowstate.cli.listing import Listing, print_listings
 
 
-def _console(stream: TextIO) -> Any:
-    from rich.console import Console
+def experiment_record(exp: Experiment) -> dict[str, Any]:
+    """One entry as ``flowstate list --json`` gives it."""
+    return {
+        "id": exp.id,
+        "paper": exp.paper,
+        "paper_short": references.short(exp.paper),
+        "reference": exp.reference,
+        "title": exp.title,
+        "description": exp.description or exp.title,
+        "points": list(exp.point_names()),
+        "runs": exp.runs,
+        "file": str(exp.file),
+    }
 
-    return Console(file=stream, width=None if stream.isatty() else 160)
 
-
-def list_main(catalogue_dir: Optional[str] = None, *, stdout: Optional[TextIO] = None) -> list[Experiment]:
-    """Prints every id with its one-line description (checking every entry)."""
+def list_main(
+    catalogue_dir: Optional[str] = None, *, as_json: bool = False, stdout: Optional[TextIO] = None
+) -> list[Experiment]:
+    """Prints every id with its one-line description (checking every entry): a table on a
+    terminal, tab-separated lines into a pipe, a JSON list with ``as_json``."""
     stdout = stdout if stdout is not None else sys.stdout
-    from rich.table import Table
-
     experiments = catalogue.load_all(catalogue.find_root(catalogue_dir))
-    table = Table(title=f"{len(experiments)} experiments", title_justify="left")
-    for header in ("id", "paper (docs/REFERENCES.md)", "reference", "points", "runs", "description"):
-        table.add_column(header, overflow="fold")
-    for exp in experiments:
-        table.add_row(
+    if as_json:
+        print(json.dumps([experiment_record(exp) for exp in experiments], indent=2), file=stdout)
+        return experiments
+    rows = [
+        (
             exp.id,
             references.short(exp.paper),
             exp.reference,
@@ -37,7 +49,18 @@ def list_main(catalogue_dir: Optional[str] = None, *, stdout: Optional[TextIO] =
             str(exp.runs),
             exp.description or exp.title,
         )
-    _console(stdout).print(table)
+        for exp in experiments
+    ]
+    print_listings(
+        [
+            Listing(
+                f"{len(experiments)} experiments",
+                ("id", "paper (docs/REFERENCES.md)", "reference", "points", "runs", "description"),
+                rows,
+            )
+        ],
+        stdout,
+    )
     return experiments
 
 
@@ -49,9 +72,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "with a one-line description; every entry is checked.",
     )
     argtypes.add_catalogue_option(p)
+    p.add_argument("--json", action="store_true", help="print the entries as a JSON list (id, paper, points, runs, ...)")
     return p
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    list_main(args.catalogue)
+    list_main(args.catalogue, as_json=args.json)
     return ExitStatus.OK

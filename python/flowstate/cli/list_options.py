@@ -10,70 +10,63 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Iterable, Mapping, Optional, TextIO
+from typing import Any, Iterable, Mapping, Optional, Sequence, TextIO
 
 from flowstate import _native
 from flowstate.cli.exit_status import ExitStatus
+from flowstate.cli.listing import Listing, print_listings
 
 
 def _text(value: Any) -> str:
     """A cell as a scenario file spells it: ``-`` for nothing, lists joined by commas,
-    booleans ``true`` / ``false``; rich markup escaped."""
-    from rich.markup import escape
-
+    booleans ``true`` / ``false``."""
     if value is None or value == "" or value == []:
         return "-"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return ", ".join(_text(v) for v in value)
-    return escape(str(value))
+    return str(value)
 
 
-def _table(title: str, headers: Iterable[str], rows: Iterable[Iterable[Any]]) -> Any:
-    """The first column (the name a scenario writes) is never wrapped."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=escape(title), title_justify="left")
-    for i, header in enumerate(headers):
-        table.add_column(header, no_wrap=i == 0, overflow="fold")
-    for row in rows:
-        table.add_row(*(_text(v) for v in row))
-    return table
+def _listing(title: str, headers: Sequence[str], rows: Iterable[Iterable[Any]]) -> Listing:
+    return Listing(title, headers, [[_text(v) for v in row] for row in rows])
 
 
-def tables(definitions: Mapping[str, Any]) -> list[Any]:
-    """The rich tables of ``definitions`` (the shape of ``_native.definitions()``)."""
+def listings(definitions: Mapping[str, Any]) -> list[Listing]:
+    """The tables of ``definitions`` (the shape of ``_native.definitions()``)."""
     mechanisms = definitions["mechanisms"]
     options = [(m["name"], o["name"], o["default"], o["unit"], o["description"]) for m in mechanisms for o in m["options"]]
     return [
-        _table(
+        _listing(
             f"{len(mechanisms)} coupling mechanisms ([coupling] mechanism = \"NAME\")",
             ("name", "printed as", "flow kinds", "description", "source"),
             ((m["name"], m["display_name"], m["flow_kinds"], m["description"], m["source"]) for m in mechanisms),
         ),
-        _table(
+        _listing(
             f"{len(options)} mechanism options ([coupling] options = {{ OPTION = value }})",
             ("mechanism", "option", "default", "unit", "description"),
             options,
         ),
-        _table(
+        _listing(
             f"{len(definitions['gcc_presets'])} GCC presets ([[flows]] preset = \"NAME\" on a gcc flow)",
             ("name", "description"),
             ((p["name"], p["description"]) for p in definitions["gcc_presets"]),
         ),
-        _table(
+        _listing(
             f"{len(definitions['sctp_presets'])} SCTP presets ([[flows]] preset = \"NAME\" on an sctp flow)",
             ("name", "description"),
             ((p["name"], p["description"]) for p in definitions["sctp_presets"]),
         ),
-        _table(
+        _listing(
             f"{len(definitions['flow_kinds'])} flow kinds ([[flows]] kind = \"NAME\")",
-            ("name", "coupled as", "description"),
-            ((k["name"], k["coupling"], k["description"]) for k in definitions["flow_kinds"]),
+            ("name", "coupled as", "default group", "description"),
+            (
+                (k["name"], k["coupling"], k.get("default_group"), k["description"])
+                for k in definitions["flow_kinds"]
+            ),
         ),
-        _table(
+        _listing(
             f"{len(definitions['overrides'])} flow overrides ([[flows]] KEY = value, e.g. overrides.fps = 25)",
             ("key", "flow kinds", "default", "unit", "description"),
             ((o["key"], o["applies_to"], o["default"], o["unit"], o["description"]) for o in definitions["overrides"]),
@@ -82,17 +75,14 @@ def tables(definitions: Mapping[str, Any]) -> list[Any]:
 
 
 def main(*, as_json: bool = False, stdout: Optional[TextIO] = None) -> dict[str, Any]:
-    """Prints the definitions (tables, or JSON with ``as_json``) and returns them."""
+    """Prints the definitions (tables on a terminal, tab-separated text into a pipe, or
+    JSON with ``as_json``) and returns them."""
     stdout = stdout if stdout is not None else sys.stdout
     definitions = _native.definitions()
     if as_json:
         print(json.dumps(definitions, indent=2), file=stdout)
         return definitions
-    from rich.console import Console
-
-    console = Console(file=stdout, width=None if stdout.isatty() else 160)
-    for table in tables(definitions):
-        console.print(table)
+    print_listings(listings(definitions), stdout)
     return definitions
 
 

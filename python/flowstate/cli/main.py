@@ -60,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(argv) if argv is not None else sys.argv[1:]
     args = build_parser().parse_args(argv)
+    args.command_line = ["flowstate", *argv]  # each output folder's manifest records it
     try:
         return int(args.handler(args))
     except FlowstateError as e:  # bad input: one line (a bug's ValueError keeps its traceback)
@@ -69,8 +71,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except OSError as e:  # the output folder cannot be written
         print(f"flowstate: error: {e}", file=sys.stderr)
         return ExitStatus.BAD_INPUT
-    except KeyboardInterrupt:
-        print("flowstate: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:  # a command may say what finished and how to complete it
+        print(str(e) or "flowstate: interrupted", file=sys.stderr)
         return ExitStatus.INTERRUPTED
 
 

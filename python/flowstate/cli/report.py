@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from flowstate import output_folder
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.output_files import RESULTS_FILE
 from flowstate.report import folder_results
@@ -23,8 +24,13 @@ from flowstate.report import report
 
 def prepare(folder: Path) -> report.Prepared:
     """The report of ``folder`` (a reproduction's, or any output folder's), read, checked
-    and drawn; nothing written yet."""
+    and drawn; nothing written yet. ReportError for a folder whose command did not finish
+    (flowstate.output_folder.incomplete) or a damaged input."""
     folder = Path(folder)
+    folder_results.read_manifest(folder)  # a damaged manifest.json is a one-line error
+    unfinished = output_folder.incomplete(folder)
+    if unfinished is not None:
+        raise report.ReportError(unfinished)
     doc = folder_results.results_for(folder)
     if doc.get("source") == folder_results.SOURCE_FOLDER:
         return report.prepare(folder, doc, source=str(folder))
@@ -32,8 +38,13 @@ def prepare(folder: Path) -> report.Prepared:
 
 
 def build(folder: Path) -> Path:
-    """report.html of ``folder`` (a reproduction's, or any output folder's)."""
-    return report.write(prepare(folder))
+    """report.html of ``folder`` (a reproduction's, or any output folder's), drawn
+    anew once every input is read and checked: the report and figures of an earlier
+    build are removed (no figure of an earlier report survives one that draws fewer) and
+    the new ones written."""
+    prepared = prepare(folder)
+    output_folder.remove_report_files(Path(folder))
+    return report.write(prepared)
 
 
 def main(out_dir: str, *, stdout: Optional[TextIO] = None) -> list[Path]:
@@ -47,7 +58,9 @@ def main(out_dir: str, *, stdout: Optional[TextIO] = None) -> list[Path]:
     if not (folder / RESULTS_FILE).exists() and not folder_results.is_output_folder(folder):
         children = sorted(p.parent for p in folder.glob(f"*/{RESULTS_FILE}"))
         if children:
-            prepared = [report.prepare(child) for child in children]
+            prepared = [prepare(child) for child in children]
+            for child in children:
+                output_folder.remove_report_files(child)
             written = [report.write(p) for p in prepared]
             written.append(report.build_index(folder))
             for path in written:

@@ -18,7 +18,10 @@ from flowstate.catalogue import reproduce
 from flowstate.cli import argtypes
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.cli.progress_bar import progress_bar
-from flowstate.output_files import CATALOGUE_INDEX_FILE, RESULTS_FILE
+from flowstate import manifest
+from flowstate.cli import reproduce_folders
+from flowstate.output_files import CATALOGUE_INDEX_FILE, REPORT_FILE, RESULTS_FILE
+from flowstate.output_folder import Claim, check_claim, claim, clear, is_empty, remove_report_files
 from flowstate.catalogue.catalogue import CatalogueError, Experiment
 from flowstate.cli.reproduce_progress import Overall, clock_text, plan
 
@@ -190,11 +193,18 @@ def main(
     no_report: bool = False,
     check: bool = False,
     catalogue_dir: Optional[str] = None,
+    force: bool = False,
+    resume: bool = False,
+    command: Optional[Sequence[str]] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> ExitStatus:
-    """Checks every requested entry first, then runs them one after the other. Returns
-    the exit status: 0, or 1 with ``check`` when a claim fails."""
+    """Checks every requested entry and its output folder first (a non-empty one needs
+    ``force``, which empties it, or ``resume``, which keeps a complete entry and the
+    results of one cut short before its report), then runs them one after the other.
+    Returns the exit status: 0, or 1 with ``check`` when a claim fails. Ctrl-C: a
+    KeyboardInterrupt whose message names what finished and the command that completes
+    the rest."""
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     root = catalogue.find_root(catalogue_dir)
@@ -207,11 +217,28 @@ def main(
         raise CatalogueError(f"{root}: the catalogue is empty")
     several = len(experiments) > 1
     out_root = Path(out) if out is not None else Path("out")
+    folders = {exp.id: out_root / exp.id if (all_ or several or out is None) else out_root for exp in experiments}
+    seeds = {exp.id: reproduce.entry_seeds(exp, runs, seed, short) for exp in experiments}
+    # Every folder is checked before any is emptied or anything runs.
+    kept: dict[str, reproduce_folders.Saved] = {}
+    for exp in experiments:
+        check_claim(folders[exp.id], force=force, resume=resume, resumable=True)
+        if resume and not is_empty(folders[exp.id]):
+            found = reproduce_folders.saved(folders[exp.id], seeds[exp.id], short)
+            if found is not None:
+                kept[exp.id] = found
+            else:  # it will be emptied: only if flowstate wrote it
+                check_claim(folders[exp.id], force=True)
+    for exp in experiments:
+        if exp.id not in kept and claim(folders[exp.id], force=force, resume=resume, resumable=True) is Claim.RESUMED:
+            clear(folders[exp.id])  # cut short before its results: it runs again
+    to_run = [exp for exp in experiments if exp.id not in kept]
     index: list[dict[str, Any]] = []
     started = time.perf_counter()
     failed = False
+    finished: list[str] = []
     # Several experiments: an overall row on the bar; one line per finished experiment.
-    overall = Overall(plan(experiments, runs, short)) if several else None
+    overall = Overall(plan(to_run, runs, short)) if len(to_run) > 1 else None
     # One pool for every entry, and every entry's runs queued on it from the start, entry
     # after entry (each entry's longest first): the pool simulates while the main thread
     # collects and writes an entry's results (Python, one core), and never waits for it.
@@ -222,32 +249,41 @@ def main(
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
         # Entries that simulate the same scenarios (but for their names) share the runs.
-        shared = reproduce.SharedRuns.counting(pool, experiments, runs=runs, seed=seed, short=short)
+        shared = reproduce.SharedRuns.counting(pool, to_run, runs=runs, seed=seed, short=short)
         ahead: list[reproduce.PendingRuns] = []
         try:
-            for exp in experiments:
+            for exp in to_run:
                 ahead.append(reproduce.start(exp, pool, runs=runs, seed=seed, short=short, shared=shared))
-            for i, exp in enumerate(experiments):
-                pending = ahead.pop(0)
-                folder = out_root / exp.id if (all_ or several or out is None) else out_root
-                total = len(exp.point_names()) * reproduce.entry_runs(exp, runs, short)
-                if overall is not None:
-                    overall.begin(i)
-                results = _with_progress(
-                    f"{exp.id}",
-                    total,
-                    lambda progress, exp=exp, folder=folder, pending=pending: reproduce.reproduce(
-                        exp, runs=runs, seed=seed, short=short, out=folder, pending=pending, progress=progress
-                    ),
-                    stderr,
-                    overall,
-                )
-                report, note = (None, "--no-report") if no_report else reproduce.build_report(folder)
-                print_results(results, report, None if no_report else note, folder, stdout)
-                if overall is not None:
-                    print(file=stdout)
-                    stdout.flush()
-                    print(f"flowstate: {overall.finish()}", file=stderr, flush=True)
+            for exp in experiments:
+                folder = folders[exp.id]
+                if exp.id in kept and kept[exp.id].complete:
+                    results = kept[exp.id].results
+                    report = folder / REPORT_FILE if (folder / REPORT_FILE).is_file() else None
+                    print(f"flowstate: {exp.id}: already complete in {folder} (--force reruns it)", file=stderr, flush=True)
+                    print_results(results, report, "--no-report" if report is None else None, folder, stdout)
+                else:
+                    scenarios = reproduce.entry_scenarios(exp, short)
+                    with manifest.recording(
+                        folder,
+                        kind="reproduce",
+                        command=command,
+                        seeds=seeds[exp.id],
+                        scenario=scenarios,
+                        coupling=manifest.coupling_of_points(scenarios),
+                    ):
+                        if exp.id in kept:  # cut short after its results: the report is left
+                            results = kept[exp.id].results
+                            remove_report_files(folder)
+                        else:
+                            position = to_run.index(exp)
+                            results = _collect(exp, folder, ahead.pop(0), overall, position, runs, seed, short, stderr)
+                        report, note = (None, "--no-report") if no_report else reproduce.build_report(folder)
+                    print_results(results, report, None if no_report else note, folder, stdout)
+                    if overall is not None and exp.id not in kept:
+                        print(file=stdout)
+                        stdout.flush()
+                        print(f"flowstate: {overall.finish()}", file=stderr, flush=True)
+                finished.append(exp.id)
                 failed = failed or any(c["status"] == "fails" for c in results["claims"])
                 index.append(
                     {
@@ -260,10 +296,21 @@ def main(
                         "claims": [{"text": c["text"], "status": c["status"]} for c in results["claims"]],
                     }
                 )
-        except BaseException:
+        except BaseException as e:
             # Nothing queued may run after an error or Ctrl-C.
             for p in ahead:
                 p.cancel()
+            if isinstance(e, KeyboardInterrupt):
+                unfinished = [exp.id for exp in experiments if exp.id not in finished]
+                cut = folders[unfinished[0]] if unfinished else None
+                command_text = reproduce_folders.resume_command(
+                    ids, all_=all_, out=out, runs=runs, seed=seed, short=short, no_report=no_report,
+                    catalogue_dir=catalogue_dir,
+                )
+                report_only = cut if cut is not None and (cut / RESULTS_FILE).is_file() else None
+                raise KeyboardInterrupt(
+                    reproduce_folders.interrupted_message(finished, unfinished, command_text, report_only)
+                ) from None
             raise
     if all_ or several:
         path = out_root / CATALOGUE_INDEX_FILE
@@ -278,6 +325,34 @@ def main(
             file=stdout,
         )
     return ExitStatus.FAILED if (check and failed) else ExitStatus.OK
+
+
+def _collect(
+    exp: Experiment,
+    folder: Path,
+    pending: reproduce.PendingRuns,
+    overall: Optional[Overall],
+    position: int,
+    runs: Optional[int],
+    seed: Optional[int],
+    short: bool,
+    stderr: TextIO,
+) -> dict[str, Any]:
+    """Waits for ``exp``'s runs (with the progress bar; ``position``: its index among
+    the entries that run), writes its points and results.json into ``folder`` and
+    returns the results."""
+    total = len(exp.point_names()) * reproduce.entry_runs(exp, runs, short)
+    if overall is not None:
+        overall.begin(position)
+    return _with_progress(
+        f"{exp.id}",
+        total,
+        lambda progress: reproduce.reproduce(
+            exp, runs=runs, seed=seed, short=short, out=folder, pending=pending, progress=progress
+        ),
+        stderr,
+        overall,
+    )
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -300,6 +375,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-report", action="store_true", help="do not build report.html")
     p.add_argument("--check", action="store_true", help="exit status 1 when a claim fails")
     argtypes.add_catalogue_option(p)
+    argtypes.add_force_option(p)
+    argtypes.add_resume_option(p, "the complete entries (and the results of one cut short before its report)")
     return p
 
 
@@ -315,4 +392,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
         no_report=args.no_report,
         check=args.check,
         catalogue_dir=args.catalogue,
+        force=args.force,
+        resume=args.resume,
+        command=getattr(args, "command_line", None),
     )

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
 from flowstate.cli import argtypes
+from flowstate.cli.argtypes import add_force_option
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.cli.progress_bar import progress_bar
 from flowstate.errors import UsageError
-from flowstate.simulation import RunResult, check_scenario, load_scenario
+from flowstate.simulation import MAX_SEED, RunResult, check_scenario, load_scenario
 from flowstate.simulation import run as run_scenario
 
 DEFAULT_OUT_ROOT = Path("out")
@@ -44,6 +45,22 @@ def _pct(value: Optional[float], spread: Optional[dict[str, float]] = None) -> s
     return _num(value * 100, {"std": spread["std"] * 100} if spread else None, 1)
 
 
+def flow_group(flow: dict[str, Any]) -> str:
+    """A flow's coupling group as the tables show it: its name, or "-" when the flow is
+    not coupled (summary.json ``group`` null) and "?" for a summary that predates the
+    field."""
+    if "group" not in flow:
+        return "?"
+    return str(flow["group"]) if flow["group"] is not None else "-"
+
+
+def print_warnings(summary: dict[str, Any], stream: TextIO) -> None:
+    """The scenario's warnings (summary.json ``warnings``), one ``flowstate: warning:``
+    line each."""
+    for warning in summary.get("warnings") or []:
+        print(f"flowstate: warning: {warning}", file=stream)
+
+
 def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_FLOWS) -> Any:
     """The rich table of a batch summary: one row per flow, the first ``max_flows``
     (None: all) and a caption counting the others."""
@@ -56,8 +73,12 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
     flows = summary["flows"]
     shown = flows if max_flows is None else flows[:max_flows]
     hidden = len(flows) - len(shown)
+    coupling = summary.get("coupling") or {}
+    mechanism = f", coupling {coupling['mechanism']}" if coupling.get("mechanism") else ""
+    if coupling.get("groups_mode") == "sbd":
+        mechanism += " (groups from SBD)"
     table = Table(
-        title=f"{summary['scenario']}: window {window[0]:g}-{window[1]:g} s, {runs}",
+        title=f"{summary['scenario']}: window {window[0]:g}-{window[1]:g} s, {runs}{mechanism}",
         title_justify="left",
         caption=f"... and {hidden} more flows (every flow is in summary.json)" if hidden else None,
         caption_justify="left",
@@ -65,6 +86,7 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
     for header, justify in (
         ("flow", "left"),
         ("kind", "left"),
+        ("group", "left"),
         ("throughput\nMbit/s", "right"),
         ("share\n% (prio %)", "right"),
         ("RTT mean\nms", "right"),
@@ -87,6 +109,7 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
         table.add_row(
             flow["name"],
             flow["kind"],
+            flow_group(flow),
             _num(flow.get("throughput_mbps"), s("throughput_mbps")),
             f"{_pct(flow.get('share'), s('share'))} ({_pct(flow.get('priority_share'))})",
             _num(rtt.get("mean"), s("rtt_ms", "mean"), 1),
@@ -149,20 +172,29 @@ def links_table(summary: dict[str, Any]) -> Any:
     return table
 
 
-def with_sets(scenario: str, sets: Sequence[str]) -> dict[str, Any]:
-    """The scenario file as a dict with every ``--set PATH=VALUE`` applied in order; the
-    sweep's parser (flowstate.sweep.spec.parse_set_flag) reads each flag, so paths and values
-    mean what they mean in ``flowstate sweep`` (one value each here)."""
-    from flowstate.overrides import load_toml, with_overrides
-    from flowstate.sweep.spec import parse_set_flag
+def with_sets(scenario: str, sets: Sequence[str], unsets: Sequence[str] = ()) -> dict[str, Any]:
+    """The scenario file as a dict with every ``--unset PATH`` removed, then every
+    ``--set PATH=VALUE`` applied in order; the sweep's parser
+    (flowstate.sweep.spec.parse_set_flag) reads each flag, so paths and values mean what
+    they mean in ``flowstate sweep`` (one value each here). A relative trace file given
+    with ``--set`` is read from the current folder, one written in the file from the
+    file's folder."""
+    from flowstate.overrides import PathError, load_toml, with_changes
+    from flowstate.sweep.spec import parse_set_flag, split_set_flag
 
     overrides: dict[str, Any] = {}
     for text in sets:
+        name, _, _ = split_set_flag(text)
+        if name is not None:
+            raise UsageError(f"--set {text}: an axis name ({name}:) is for 'flowstate sweep'; give PATH=VALUE")
         axis = parse_set_flag(text)
         if len(axis.values) != 1:
             raise UsageError(f"--set {text}: 'flowstate run' takes one value per path (several: 'flowstate sweep')")
         overrides[axis.key] = axis.values[0]
-    return with_overrides(load_toml(scenario), overrides)
+    try:
+        return with_changes(load_toml(scenario), overrides, unsets)
+    except PathError as e:
+        raise UsageError(f"{scenario}: {e}") from None
 
 
 def _run_with_progress(
@@ -182,26 +214,53 @@ def main(
     out: Optional[str] = None,
     threads: Optional[int] = None,
     sets: Sequence[str] = (),
+    unsets: Sequence[str] = (),
+    force: bool = False,
+    command: Optional[Sequence[str]] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> RunResult:
+    """Runs ``scenario`` and writes its outputs and manifest.json into ``out`` (default
+    out/<scenario name>/), which must be absent or empty unless ``force``
+    (flowstate.output_folder). ``command``: the argv the manifest records."""
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
+    from flowstate import manifest
+    from flowstate.output_folder import claim
+    from flowstate.overrides import load_toml
+
     # Read it first, so that a missing file is reported before any work.
     load_scenario(scenario)
-    source: Any = scenario
-    if sets:
-        source = with_sets(scenario, sets)
-        check_scenario(source, name=scenario)  # errors name the file, before any work
-    result = _run_with_progress(
-        lambda progress: run_scenario(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
-        runs,
-        stderr,
-    )
-    folder = Path(out) if out is not None else out_folder(result.scenario)
-    summary_path, series_path = result.write(folder)
+    changed = bool(sets or unsets)
+    source: Any = with_sets(scenario, sets, unsets) if changed else scenario
+    check_scenario(source, name=scenario)  # errors name the file, before any work
+    resolved = source if changed else load_toml(scenario)
+    folder = Path(out) if out is not None else out_folder(str(resolved.get("name") or Path(scenario).stem))
+    claim(folder, force=force)
+    first = seed if seed is not None else scenario_seed(resolved)
+    if first + runs - 1 > MAX_SEED:
+        raise UsageError(
+            f"seeds {first} .. {first} + {runs} runs - 1 overflow 2^64 - 1: give a smaller --seed or fewer --runs"
+        )
+    with manifest.recording(
+        folder,
+        kind="run",
+        command=command,
+        seeds=range(first, first + runs),
+        scenario=resolved,
+        sets=sets,
+        unsets=unsets,
+    ) as record:
+        result = _run_with_progress(
+            lambda progress: run_scenario(source, seed=seed, runs=runs, threads=threads, progress=progress, name=scenario),
+            runs,
+            stderr,
+        )
+        record.doc["seeds"] = [int(s) for s in result.seeds]
+        print_warnings(result.summary, stderr)
+        summary_path, series_path = result.write(folder)
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
     console.print(summary_table(result.summary))
     console.print(aggregate_line(result.summary), highlight=False)
@@ -214,6 +273,12 @@ def main(
     links_note = f" (per link: {links_csv})" if links_csv.exists() else ""
     console.print(f"wrote {summary_path} and {series_path}{links_note}", highlight=False, soft_wrap=True)
     return result
+
+
+def scenario_seed(scenario: dict[str, Any]) -> int:
+    """The scenario's ``seed`` (the runs' first seed without ``--seed``), else 1."""
+    value = scenario.get("seed", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -239,13 +304,33 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PATH=VALUE",
-        help="set a value inside the scenario before running, with the sweep's path syntax "
+        help="set a value inside the scenario before running, with the sweep's path syntax; the value "
+        "is TOML (a number, boolean, string, [array] or {inline table}), other text a string "
         "(repeatable; e.g. coupling.mechanism=fsev2, link.capacity=4Mbps, flows.sctp.priority=0.5, "
-        "flows[1].overrides.mtu=1200B; docs/SWEEPS.md)",
+        "flows[1].overrides.mtu=1200B, 'coupling.options={cwnd_rtt=\"minimum\"}'; docs/SCENARIOS.md)",
     )
+    p.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="remove this key (or flow, or array element) of the scenario before the --set values apply "
+        "(repeatable; e.g. --unset link.capacity --set 'link.capacity_schedule=[{at=\"0s\",rate=\"1Mbps\"}]')",
+    )
+    add_force_option(p)
     return p
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
-    main(args.scenario, seed=args.seed, runs=args.runs, out=args.out, threads=args.threads, sets=args.set)
+    main(
+        args.scenario,
+        seed=args.seed,
+        runs=args.runs,
+        out=args.out,
+        threads=args.threads,
+        sets=args.set,
+        unsets=args.unset,
+        force=args.force,
+        command=getattr(args, "command_line", None),
+    )
     return ExitStatus.OK

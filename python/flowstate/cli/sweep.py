@@ -5,9 +5,13 @@
     flowstate sweep scenarios/sweeps/p002-fig8-ku-kd.toml --workers 2
     flowstate sweep SCENARIO.toml --set link.capacity=1Mbps,2Mbps \\
         --set "flows.gcc.overrides.k_up=logspace(1e-5,0.1,6)" --seeds 1-5 --out DIR
+    flowstate sweep SCENARIO.toml --set video_prio:flows.video.priority=1,2 \\
+        --set data_prio:flows.data.priority=1,2
 
 FILE is a sweep file (``scenario = "..."`` plus axes) or a scenario file. ``--set``
-adds an axis (or replaces the values of the file's axis on the same path); ``--seeds``,
+adds an axis (or replaces the values of the file's axis on the same path), named
+``NAME`` with ``NAME:PATH=...``; ``--unset PATH`` removes a key of the scenario before
+the axes apply; ``--seeds``,
 ``--metric`` and ``--objective`` override / extend the file.
 """
 
@@ -21,8 +25,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from flowstate import manifest
 from flowstate.cli import argtypes
 from flowstate.cli.exit_status import ExitStatus
+from flowstate.output_folder import Claim, claim
 
 DEFAULT_OUT_ROOT = Path("out") / "sweeps"
 
@@ -33,7 +39,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "sweep",
         help="run a parameter grid (axes x seeds) over a scenario, resumable",
         description="Run every point of a grid over a scenario for every seed, on a local process pool "
-        "(default) or Ray; finished points in DIR are reused. Writes DIR/results.csv, DIR/summary.csv, "
+        "(default) or Ray; with --resume, finished points in DIR are reused. Writes DIR/results.csv, DIR/summary.csv, "
         "DIR/sweep.json, DIR/points/ and DIR/plots/ (with matplotlib). See docs/SWEEPS.md.",
     )
     p.add_argument("file", metavar="FILE.toml", help="a sweep file (scenario = ..., [[axes]]) or a scenario file")
@@ -42,9 +48,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         dest="axes",
         action="append",
         default=[],
-        metavar="KEY=V1,V2",
-        help="an axis: a scenario path and its values, or KEY=logspace(FROM,TO,NUM) / linspace(...) "
+        metavar="[NAME:]PATH=V1,V2",
+        help="an axis: a scenario path and its values (TOML values: numbers, booleans, strings, "
+        "[arrays], {inline tables}; other text is a string), or PATH=logspace(FROM,TO,NUM) / linspace(...); "
+        "NAME: names the axis in tables, CSV columns and plots (default: the path's last key) "
         "(repeatable; replaces the values of the file's axis on the same path, else adds an axis)",
+    )
+    p.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="remove this key of the scenario before the axes apply (repeatable; "
+        "e.g. --unset link.capacity --set 'link.capacity_schedule=[{at=\"0s\",rate=\"1Mbps\"}]')",
     )
     p.add_argument("--seeds", metavar="SEEDS", help='seeds: "1-10", "1,3,5-7" or one number')
     p.add_argument("--metric", action="append", default=[], metavar="PATH", help="a metric path (repeatable)")
@@ -54,7 +70,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=argtypes.positive, metavar="N", help="parallel tasks (default: one per core)")
     p.add_argument("--executor", choices=["local", "ray"], default="local", help="local process pool (default) or Ray")
     p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster address (default: start a local Ray)")
-    p.add_argument("--fresh", action="store_true", help="forget the finished tasks in DIR and rerun all")
+    p.add_argument("--fresh", action="store_true", help="the same as --force")
+    argtypes.add_force_option(p)
+    argtypes.add_resume_option(p, "the finished tasks")
     p.add_argument("--top", type=argtypes.positive, default=5, metavar="K", help="best points to print (default 5)")
     p.add_argument("--no-plots", action="store_true", help="do not draw the PNG figures")
     return p
@@ -62,15 +80,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def build_spec(args: argparse.Namespace) -> Any:
     """The sweep of FILE with the flags applied."""
-    from flowstate.sweep.spec import finish, load_any, parse_seeds, parse_set_flag
+    from flowstate.overrides import PathError, remove_path
+    from flowstate.sweep.spec import SweepError, finish, load_any, parse_seeds, parse_set_flag
 
     spec = load_any(args.file)
+    for path in args.unset:
+        try:
+            remove_path(spec.scenario, path)
+        except PathError as e:
+            raise SweepError(f"{spec.source}: --unset {e}") from None
     for text in args.axes:  # a flag on a path of the file replaces that axis's values
         axis = parse_set_flag(text)
         same = [i for i, a in enumerate(spec.axes) if a.key == axis.key]
         if same:
             old = spec.axes[same[0]]
-            spec.axes[same[0]] = replace(axis, name=old.name, label=old.label)
+            if not axis.named:  # the file's name and label, unless the flag names it
+                axis = replace(axis, name=old.name, label=old.label, named=old.named)
+            spec.axes[same[0]] = axis
         else:
             spec.axes.append(axis)
     if args.seeds is not None:
@@ -140,8 +166,9 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
     from flowstate.sweep.run import run_sweep
 
     spec = build_spec(args)
-    executor = make_executor(args.executor, args.workers, args.ray_address)
     out = Path(args.out) if args.out is not None else out_folder(spec.name)
+    resumed = claim(out, force=args.force or args.fresh, resume=args.resume, resumable=True) is Claim.RESUMED
+    executor = make_executor(args.executor, args.workers, args.ray_address)
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
     n_points = 1
     for a in spec.axes:
@@ -153,16 +180,31 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
         f"on {executor.name}{_workers(args.workers)}, into {out}",
         file=stderr,
     )
+    if resumed:
+        _remove_derived_files(out)
     t0 = time.monotonic()
+    command = getattr(args, "command_line", None)
     try:
-        with progress_bar(stderr, "sweeping") as bar:
-            result = run_sweep(spec, out, executor, progress=bar, fresh=args.fresh, top=args.top)
+        with manifest.recording(
+            out, kind="sweep", command=command, seeds=spec.seeds, scenario=spec.scenario, sets=args.axes
+        ):
+            with progress_bar(stderr, "sweeping") as bar:
+                result = run_sweep(spec, out, executor, progress=bar, top=args.top, command=command)
+            files = list(result.files)
+            if not args.no_plots:
+                from flowstate.sweep.plots import write_plots
+
+                plots = write_plots(result)
+                if plots:
+                    files.append(plots[0].parent)
     except KeyboardInterrupt:
         from flowstate.output_files import SWEEP_POINTS_DIR
 
         stored = len(list((out / SWEEP_POINTS_DIR).glob("*.json")))
-        print(f"sweep interrupted: {stored} finished tasks are stored in {out}; rerun to resume", file=stderr)
-        raise
+        raise KeyboardInterrupt(
+            f"flowstate: interrupted ({stored} finished tasks are stored in {out}); to complete it: "
+            f"{resume_command(args, out)}"
+        ) from None
     changed = " (the spec changed since the last run in this folder: reused the matching tasks)"
     console.print(
         f"{len(result.rows)} tasks: {result.reused} reused, {result.computed} computed in "
@@ -172,15 +214,36 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
     )
     if result.best:
         console.print(best_table(result))
-    files = list(result.files)
-    if not args.no_plots:
-        from flowstate.sweep.plots import write_plots
-
-        plots = write_plots(result)
-        if plots:
-            files.append(plots[0].parent)
     console.print(f"wrote {', '.join(str(f) for f in files)}", highlight=False, soft_wrap=True)
     return result
+
+
+def _remove_derived_files(out: Path) -> None:
+    """Before a resumed sweep: the tables, plots and report an earlier run drew from
+    its tasks (the sweep redraws them from the current spec's tasks, so none of a
+    metric or point it no longer has survives); the tasks and sweep.json stay."""
+    import shutil
+
+    from flowstate.output_files import SWEEP_PLOTS_DIR, SWEEP_RESULTS_FILE, SWEEP_SUMMARY_FILE
+    from flowstate.output_folder import remove_report_files
+
+    remove_report_files(out, keep_results=False)
+    for name in (SWEEP_RESULTS_FILE, SWEEP_SUMMARY_FILE):
+        (out / name).unlink(missing_ok=True)
+    if (out / SWEEP_PLOTS_DIR).is_dir():
+        shutil.rmtree(out / SWEEP_PLOTS_DIR)
+
+
+def resume_command(args: argparse.Namespace, out: Path) -> str:
+    """The command that finishes this sweep: its own, without --force / --fresh, with
+    --out and --resume."""
+    import shlex
+
+    argv = list(getattr(args, "command_line", None) or ["flowstate", "sweep", args.file])
+    argv = [a for a in argv if a not in ("--force", "--fresh", "--resume")]
+    if args.out is None:
+        argv += ["--out", str(out)]
+    return shlex.join([*argv, "--resume"])
 
 
 def run(args: argparse.Namespace) -> ExitStatus:

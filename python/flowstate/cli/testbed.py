@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Any, Optional, Sequence, TextIO
 
 from flowstate import _native
 from flowstate.cli import argtypes
@@ -105,21 +105,36 @@ def main(
     out: Optional[str] = None,
     report: bool = True,
     netns: Optional[tuple[tuple[str, str], tuple[str, str]]] = None,
+    force: bool = False,
+    command: Optional[Sequence[str]] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> TestbedResult:
+    """Runs ``scenario`` in real time and writes its outputs and manifest.json into
+    ``out`` (default out/<scenario name>-testbed/), which must be absent or empty unless
+    ``force`` (flowstate.output_folder)."""
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     from rich.console import Console
 
-    from flowstate.cli.run import aggregate_line, out_folder, summary_table
+    from flowstate import manifest
+    from flowstate.cli.run import aggregate_line, out_folder, scenario_seed, summary_table
+    from flowstate.output_folder import claim
+    from flowstate.overrides import load_toml
 
     load_scenario(scenario)  # a missing file is reported before any work
+    resolved = load_toml(scenario)
+    folder = Path(out) if out is not None else out_folder(str(resolved.get("name") or Path(scenario).stem) + "-testbed")
+    claim(folder, force=force)
+    first = seed if seed is not None else scenario_seed(resolved)
     print("flowstate: running in real time (Ctrl-C stops early and keeps the results)", file=stdout, flush=True)
-    result = testbed(scenario, seed=seed, duration=duration, netns=netns)
-    folder = Path(out) if out is not None else out_folder(result.scenario + "-testbed")
-    paths = result.write_all(folder)
-    report_path = _report(folder, stderr) if report else None
+    with manifest.recording(folder, kind="testbed", command=command, seeds=[first], scenario=resolved) as record:
+        result = testbed(scenario, seed=seed, duration=duration, netns=netns)
+        record.doc["seeds"] = [int(s) for s in result.seeds]
+        paths = result.write_all(folder)
+        report_path = _report(folder, stderr) if report else None
+        if result.interrupted:  # Ctrl-C: the results cover the run up to then
+            record.status = manifest.INTERRUPTED
     console = Console(file=stdout, width=None if stdout.isatty() else 160)
     console.print(summary_table(result.summary))
     console.print(aggregate_line(result.summary), highlight=False)
@@ -151,10 +166,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "host's path between them be the bottleneck instead of the emulator ('flowstate browser --stack "
         "flowstate' builds such a path with the IP-level bottleneck and kernel TCP)",
     )
+    argtypes.add_force_option(p)
     return p
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
     netns = parse_netns(*args.netns) if args.netns else None
-    main(args.scenario, seed=args.seed, duration=args.duration, out=args.out, report=not args.no_report, netns=netns)
+    main(
+        args.scenario,
+        seed=args.seed,
+        duration=args.duration,
+        out=args.out,
+        report=not args.no_report,
+        netns=netns,
+        force=args.force,
+        command=getattr(args, "command_line", None),
+    )
     return ExitStatus.OK

@@ -55,6 +55,7 @@ BAR_PAPER_NOTE = "; red line: the paper's value"
 SWEEP_HEIGHT_IN = 4.2
 MAX_BAR_COLUMNS = 2
 MAX_SWEEP_TICKS = 12  # up to this many grid values, one x tick per value
+SWEEP_GROUP_WIDTH = 0.8  # bars of one categorical grid value, in units of the distance between values
 # rtt_box whiskers: this percentile range of the per-bin RTTs (outliers not drawn).
 BOX_WHISKERS = (5.0, 95.0)
 BOX_HEIGHT_IN = 3.8
@@ -132,39 +133,8 @@ def point_label(point: Mapping[str, Any]) -> str:
     return label
 
 
-_NAMES = {
-    "throughput": "throughput",
-    "goodput": "goodput",
-    "send_rate": "send rate",
-    "rtt": "RTT",
-    "queuing_delay": "queuing delay",
-    "one_way_delay": "one-way delay",
-    "jitter": "jitter",
-    "loss_ratio": "loss ratio",
-    "jain_index": "Jain index",
-    "weighted_jain_index": "priority-weighted Jain index",
-    "utilization": "utilization",
-    "share": "share",
-}
-
-
-def metric_label(path: str) -> str:
-    """A readable axis label with the unit: ``flows.gcc.rtt_ms.mean`` -> ``gcc RTT mean
-    (ms)``, ``aggregate.jain_index`` -> ``Jain index``."""
-    parts = path.split(".")
-    owner = ""
-    if parts[0] == "flows" and len(parts) >= 3:
-        owner, parts = parts[1] + " ", parts[2:]
-    elif parts[0] in ("aggregate", "derived") and len(parts) >= 2:
-        parts = parts[1:]
-    field, rest = parts[0], parts[1:]
-    unit = ""
-    for suffix, name in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_s", "s")):
-        if field.endswith(suffix):
-            field, unit = field[: -len(suffix)], name
-            break
-    words = " ".join([_NAMES.get(field, field.replace("_", " ")), *rest])
-    return f"{owner}{words}" + (f" ({unit})" if unit else "")
+# One mapping from metric path to label and unit, shared with the sweep's plots.
+metric_label = metric_paths.metric_label
 
 
 # ---------------------------------------------------------------- drawing helpers
@@ -560,7 +530,8 @@ def sweep(
 ) -> "Figure":
     """Metric ``y`` against grid axis ``x``: one line per variant (and value of the other
     axes), the mean with a min-max band over the runs; the paper's values (``paper``:
-    comparison rows) as crosses."""
+    comparison rows) as crosses. Against a categorical axis (strings, booleans), grouped
+    bars instead: a group per value, a bar per variant with min-max whiskers."""
     axis = next((a for a in axes if a.get("name") == x), {"name": x})
     if not any(x in (p.get("grid") or {}) for p in points):
         raise FigureError(f"x: no grid axis named {x!r}")
@@ -583,18 +554,29 @@ def sweep(
     with _style():
         header = Header.plan(
             WIDTH_IN * 0.8, title or f"{metric_label(y)} against {axis.get('label') or x}",
-            "mean over the runs, band: min-max", list(lines) + (["paper"] if any_paper else []),
+            f"mean over the runs, {'band' if numeric else 'whiskers'}: min-max",
+            list(lines) + (["paper"] if any_paper else []),
         )
         fig = _figure_with_header(WIDTH_IN * 0.8, SWEEP_HEIGHT_IN, header)
         ax = fig.subplots()
         paper_drawn = False
+        width = SWEEP_GROUP_WIDTH / max(len(lines), 1)
         for i, (key, rows) in enumerate(lines.items()):
             rows.sort(key=lambda r: r[0])
             colour = PALETTE[i % len(PALETTE)]
-            xs = [r[0] for r in rows]
-            ax.fill_between(xs, [r[1]["min"] for r in rows], [r[1]["max"] for r in rows], color=colour, alpha=0.18,
-                            linewidth=0)
-            ax.plot(xs, [r[1]["mean"] for r in rows], marker="o", color=colour, label=key)
+            if not numeric:  # a bar per variant in each value's group
+                rows = [(px - SWEEP_GROUP_WIDTH / 2 + width * (i + 0.5), st, name) for px, st, name in rows]
+                means = [r[1]["mean"] for r in rows]
+                # max(0, ...): a mean of equal values can round past min or max.
+                whiskers = [[max(0.0, r[1]["mean"] - r[1]["min"]) for r in rows],
+                            [max(0.0, r[1]["max"] - r[1]["mean"]) for r in rows]]
+                ax.bar([r[0] for r in rows], means, width=width * 0.9, color=colour, alpha=0.85, label=key,
+                       yerr=whiskers, ecolor="black", capsize=3)
+            else:
+                xs = [r[0] for r in rows]
+                ax.fill_between(xs, [r[1]["min"] for r in rows], [r[1]["max"] for r in rows], color=colour,
+                                alpha=0.18, linewidth=0)
+                ax.plot(xs, [r[1]["mean"] for r in rows], marker="o", color=colour, label=key)
             for px, _, name in rows:
                 if name in paper_at:
                     ax.plot([px], [paper_at[name]], marker="x", markersize=9, markeredgewidth=2, color=colour,

@@ -154,6 +154,20 @@ def _document(rid: str, title: str, reference: str, points: list[dict], source: 
     }
 
 
+def _axis_order(spec: Mapping[str, Any], grid: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Where a sweep point sorts: by the index of its value on each axis of sweep.json,
+    first axis slowest (as results.csv); a point of an older spec (a value not on an
+    axis) after the others, by its values."""
+    key: list[Any] = []
+    for axis in spec.get("axes") or []:
+        if not isinstance(axis, dict):
+            continue
+        values = [repr(v) for v in axis.get("values") or []]
+        value = repr(grid.get(axis.get("name")))
+        key.append(values.index(value) if value in values else len(values))
+    return (*key, json.dumps(grid, sort_keys=True))
+
+
 def _sweep_results(folder: Path) -> dict[str, Any]:
     from flowstate.simulation import combine_summaries
 
@@ -176,7 +190,7 @@ def _sweep_results(folder: Path) -> dict[str, Any]:
     if not by_point:
         raise ReportError(f"{folder}: a sweep folder without finished points ({folder / 'points'}/*.json)")
     points = []
-    for grid, summaries in by_point.values():
+    for grid, summaries in sorted(by_point.values(), key=lambda entry: _axis_order(spec, entry[0])):
         summaries.sort(key=lambda s: s.get("seed", 0))
         name = ", ".join(f"{k}={v}" for k, v in grid.items()) or "point"
         try:

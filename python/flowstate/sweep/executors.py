@@ -6,7 +6,7 @@ Every executor takes a list of jobs (argument tuples of :func:`run_task`) and yi
 since every task is a pure function of (scenario, seed), the results do not depend on
 the executor or on the number of workers.
 
-Ray is imported only by :class:`RayExecutor` (``pip install 'flowstate[ray]'``).
+Ray is imported only by :class:`RayExecutor` (``.venv/bin/pip install 'ray>=2'``, the ``ray`` extra).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def import_ray() -> Any:
         from flowstate.sweep.spec import SweepError
 
         raise SweepError(
-            "--executor ray needs the ray package: pip install 'flowstate[ray]' (or: pip install 'ray>=2')"
+            "--executor ray needs the ray package: .venv/bin/pip install 'ray>=2' (the ray extra)"
         ) from None
     return ray
 

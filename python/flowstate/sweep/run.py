@@ -14,11 +14,12 @@ executor, store each result as it arrives, then write results.csv and summary.cs
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from flowstate.sweep.executors import Executor
 from flowstate.sweep.spec import Point, SweepError, SweepSpec, Task, expand
@@ -59,6 +60,34 @@ def _metrics_of(spec: SweepSpec, doc: Mapping[str, Any], task: Task) -> dict[str
         raise SweepError(f"{spec.source}: metrics: {e}") from None
 
 
+def _set_value(value: Any) -> str:
+    """An axis value as ``--set`` reads it back: numbers in full (``repr``), booleans
+    ``true``/``false``, strings as they are."""
+    if isinstance(value, (bool, int, float)):
+        return json.dumps(value)
+    return str(value)
+
+
+def point_manifest(spec: SweepSpec, task: Task, command: Optional[Sequence[str]]) -> dict[str, Any]:
+    """The manifest of one finished task: its scenario, its seed, and its axis values
+    as the ``PATH=VALUE`` sets that make it from the base scenario."""
+    from flowstate import manifest
+
+    keys = {a.name: a.key for a in spec.axes}
+    sets = [f"{keys[name]}={_set_value(value)}" for name, value in task.point.values.items()]
+    now = manifest.utc_now()
+    return manifest.document(
+        kind="sweep-point",
+        command=command,
+        seeds=[task.seed],
+        scenario=task.point.scenario,
+        sets=sets,
+        status=manifest.COMPLETE,
+        started_at=now,
+        finished_at=now,
+    )
+
+
 def run_sweep(
     spec: SweepSpec,
     out: str | Path,
@@ -67,12 +96,14 @@ def run_sweep(
     progress: Optional[Progress] = None,
     fresh: bool = False,
     top: int = 5,
+    command: Optional[Sequence[str]] = None,
 ) -> SweepResult:
     """Runs every task of ``spec`` not already finished in ``out`` (``fresh``: forget
     them first). Tasks are identified by (scenario dict, seed), so a changed spec reuses
     exactly the tasks it shares with the old one. Raises SweepError for bad input (a
     point whose scenario cannot run, a metric path that addresses nothing); finished
-    tasks stay stored."""
+    tasks stay stored. Each stored task carries its manifest (kind "sweep-point",
+    ``command`` the argv that computed it)."""
     t0 = time.monotonic()
     derived = [d.as_dict() for d in spec.derived]
     try:
@@ -123,7 +154,7 @@ def run_sweep(
             if "bug" in result:  # not bad input: no SweepError, so the CLI shows it as a bug
                 raise RuntimeError(f"{where}: {result['bug']}: {error}")
             raise SweepError(f"{where}: {error}")
-        doc = store.save(keys[i], task, result)
+        doc = store.save(keys[i], task, result, point_manifest(spec, task, command))
         docs[i] = doc
         if not checked:
             _metrics_of(spec, doc, task)

@@ -17,8 +17,10 @@ one seed, a pure function of (scenario dict, seed). Running them: :mod:`flowstat
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from flowstate.errors import FlowstateError
-from flowstate.overrides import PathError, load_toml, parse_path, with_overrides
+from flowstate.overrides import PathError, load_toml, parse_path, resolve_trace_files, set_path, with_changes
 from flowstate.simulation import MAX_SEED, ScenarioError, check_scenario
 
 # A sweep of more tasks than this is almost certainly a typo (e.g. seeds "1-1000000").
@@ -34,9 +36,11 @@ MAX_TASKS = 1_000_000
 # Significant digits of generated range values: 0.01, not 0.010000000000000002.
 RANGE_DIGITS = 12
 AXIS_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
+# The NAME of ``--set NAME:PATH=V1,V2``: an identifier.
+FLAG_AXIS_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DEFAULT_METRICS = ("aggregate.throughput_mbps", "aggregate.utilization", "aggregate.jain_index")
 SWEEP_FILE_KEYS = frozenset(
-    {"name", "scenario", "seeds", "set", "axes", "metrics", "derived", "objective", "goal"}
+    {"name", "scenario", "seeds", "unset", "set", "axes", "metrics", "derived", "objective", "goal"}
 )
 AXIS_KEYS = frozenset({"name", "key", "values", "range", "label"})
 RANGE_KEYS = frozenset({"from", "to", "num", "log", "unit"})
@@ -49,13 +53,23 @@ class SweepError(FlowstateError):
 
 @dataclass(frozen=True)
 class Axis:
-    """One swept path: ``key`` takes every one of ``values``."""
+    """One swept path: ``key`` takes every one of ``values`` (numbers ascending, other
+    values in the order given)."""
 
     name: str
     key: str
     values: tuple[Any, ...]
     label: str = ""
     log: bool = False  # a log range: plots use a log x axis
+    named: bool = False  # the name was given (not the default, the path's last key)
+    # The folder a relative trace file among the values is read from: the sweep file's
+    # for its [[axes]], the current folder ("") for a --set flag.
+    folder: str = ""
+
+    @property
+    def numeric(self) -> bool:
+        """Every value a number (not a boolean): a line in the plots, else bars."""
+        return is_numeric(self.values)
 
 
 @dataclass(frozen=True)
@@ -130,12 +144,22 @@ class SweepSpec:
         }
 
 
+def is_numeric(values: Sequence[Any]) -> bool:
+    """Every value an int or a float, not a boolean."""
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
 def format_value(value: Any) -> str:
-    """An axis value as a short label: ``0.00018``, ``1e-05``, ``2Mbps``, ``true``."""
+    """An axis value as a short label: ``0.00018``, ``1e-05``, ``2Mbps``, ``true``,
+    ``[{at=0s,rate=1Mbps}]``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:.6g}"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}={format_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(format_value(v) for v in value) + "]"
     return str(value)
 
 
@@ -233,13 +257,18 @@ def _axis_name(key: str) -> str:
     return str(last) if isinstance(last, str) else key
 
 
-def make_axis(key: Any, values: Any, where: str, *, name: Any = None, label: Any = None, log: bool = False) -> Axis:
+def make_axis(
+    key: Any, values: Any, where: str, *, name: Any = None, label: Any = None, log: bool = False, folder: str = ""
+) -> Axis:
+    """An axis, checked; numeric values sorted ascending (the order of the points, the
+    tables and the plots), others kept in the order given."""
     if not isinstance(key, str):
         raise SweepError(f"{where}.key: expected a path string, got {key!r}")
     try:
         parse_path(key)
     except PathError as e:
         raise SweepError(f"{where}.key: {e}") from None
+    named = name is not None
     if name is None:
         name = _axis_name(key)
     if not isinstance(name, str) or not AXIS_NAME.match(name):
@@ -249,16 +278,19 @@ def make_axis(key: Any, values: Any, where: str, *, name: Any = None, label: Any
     if not isinstance(values, (list, tuple)) or not values:
         raise SweepError(f"{where}.values: expected a non-empty list, got {values!r}")
     for v in values:
-        if isinstance(v, (dict, list)) or not isinstance(v, (str, int, float, bool)):
-            raise SweepError(f"{where}.values: expected numbers, strings or booleans, got {v!r}")
+        if not isinstance(v, (str, int, float, bool, dict, list)):
+            raise SweepError(f"{where}.values: expected numbers, strings, booleans, arrays or tables, got {v!r}")
         if isinstance(v, float) and not math.isfinite(v):
             raise SweepError(f"{where}.values: {v!r} is not a finite number")
     if len(set(map(repr, values))) != len(values):
         raise SweepError(f"{where}.values: {_first_duplicate(list(map(repr, values)))} is listed twice")
-    return Axis(name=name, key=key, values=tuple(values), label=label or name, log=log)
+    ordered = tuple(sorted(values)) if is_numeric(values) else tuple(values)
+    return Axis(
+        name=name, key=key, values=ordered, label=label or name, log=log, named=named, folder=folder
+    )
 
 
-def _axis_from_table(table: Any, where: str) -> Axis:
+def _axis_from_table(table: Any, where: str, folder: str) -> Axis:
     if not isinstance(table, Mapping):
         raise SweepError(f"{where}: expected a table with key and values (or range)")
     unknown = set(table) - AXIS_KEYS
@@ -273,7 +305,9 @@ def _axis_from_table(table: Any, where: str) -> Axis:
         values, log = range_values(table["range"], f"{where}.range")
     else:
         values = table["values"]
-    return make_axis(table["key"], values, where, name=table.get("name"), label=table.get("label"), log=log)
+    return make_axis(
+        table["key"], values, where, name=table.get("name"), label=table.get("label"), log=log, folder=folder
+    )
 
 
 # ------------------------------------------------------------ --set flags
@@ -281,26 +315,79 @@ def _axis_from_table(table: Any, where: str) -> Axis:
 _FUNC = re.compile(r"^\s*(linspace|logspace)\(\s*([^,()]+),\s*([^,()]+),\s*([^,()]+)\)\s*(\S*)\s*$")
 
 
-def parse_flag_value(text: str) -> Any:
-    """One value of a ``--set`` flag: a TOML number, boolean or quoted string, else the
-    text as a string (``10ms``, ``2Mbps``, ``fsev2``)."""
+_OPENERS = {"[": "]", "{": "}"}
+
+
+def split_values(text: str) -> list[str]:
+    """The comma-separated values of a ``--set`` flag; a comma inside quotes, an array
+    (``[...]``) or an inline table (``{...}``) does not separate."""
+    parts: list[str] = []
+    closers: list[str] = []
+    quote = ""
+    start = 0
+    for i, c in enumerate(text):
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in _OPENERS:
+            closers.append(_OPENERS[c])
+        elif closers and c == closers[-1]:
+            closers.pop()
+        elif c == "," and not closers:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def parse_flag_value(text: str, where: str = "--set") -> Any:
+    """One value of a ``--set`` flag, read as TOML: a number, boolean, quoted string,
+    array (``[{at="0s",rate="1Mbps"}]``) or inline table (``{min_media_rate="50kbps"}``);
+    other text is a string (``10ms``, ``2Mbps``, ``fsev2``). Text that starts like an
+    array or a table but is not valid TOML is a SweepError naming ``where``."""
     text = text.strip()
     try:
         value = tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except tomllib.TOMLDecodeError as e:
+        if text[:1] in _OPENERS:
+            what = "array" if text[0] == "[" else "inline table"
+            raise SweepError(f"{where}: {text!r} is not a TOML {what} ({e}); quote strings inside it") from None
         return text
-    if isinstance(value, (str, int, float, bool)) and not (isinstance(value, float) and not math.isfinite(value)):
+    if isinstance(value, float) and not math.isfinite(value):
+        return text  # inf/nan: keep the text
+    if isinstance(value, (str, int, float, bool, list, dict)):
         return value
-    return text  # dates, arrays, tables, inf/nan: keep the text
+    return text  # dates and times: keep the text
 
 
-def parse_set_flag(text: str) -> Axis:
-    """``KEY=V1,V2,...`` or ``KEY=logspace(FROM,TO,NUM)[UNIT]`` / ``linspace(...)``."""
+def split_set_flag(text: str) -> tuple[Optional[str], str, str]:
+    """``[NAME:]PATH=VALUES`` -> (NAME or None, PATH, VALUES); SweepError naming the
+    flag for a malformed one."""
     where = f"--set {text}"
     key, sep, rhs = text.partition("=")
     key = key.strip()
     if not sep or not key or not rhs.strip():
-        raise SweepError(f"{where}: expected KEY=V1,V2,... or KEY=logspace(FROM,TO,NUM)")
+        raise SweepError(f"{where}: expected KEY=V1,V2,..., NAME:KEY=V1,V2,... or KEY=logspace(FROM,TO,NUM)")
+    name: Optional[str] = None
+    if ":" in key:
+        name, _, key = (part.strip() for part in key.partition(":"))
+        if not FLAG_AXIS_NAME.match(name):
+            raise SweepError(
+                f"{where}: axis name {name!r} is not an identifier (letters, digits, '_'; "
+                "e.g. --set video_prio:flows.video.priority=1,2)"
+            )
+        if not key:
+            raise SweepError(f"{where}: expected NAME:PATH=V1,V2,... (no path after {name + ':'!r})")
+    return name, key, rhs
+
+
+def parse_set_flag(text: str) -> Axis:
+    """``[NAME:]PATH=V1,V2,...`` or ``[NAME:]PATH=logspace(FROM,TO,NUM)[UNIT]`` /
+    ``linspace(...)``: an axis (named NAME, by default the path's last key)."""
+    where = f"--set {text}"
+    name, key, rhs = split_set_flag(text)
     m = _FUNC.match(rhs)
     if m is None and re.match(r"^\s*(linspace|logspace)\s*\(", rhs):
         raise SweepError(f"{where}: expected linspace(FROM,TO,NUM) or logspace(FROM,TO,NUM), optionally followed by a unit")
@@ -312,11 +399,11 @@ def parse_set_flag(text: str) -> Axis:
             raise SweepError(f"{where}: {m.group(1)} takes (FROM, TO, NUM) numbers") from None
         spec = {"from": lo, "to": hi, "num": num, "log": m.group(1) == "logspace", "unit": m.group(5)}
         values, log = range_values(spec, where)
-        return make_axis(key, values, where, log=log)
-    values = [parse_flag_value(v) for v in rhs.split(",")]
+        return make_axis(key, values, where, name=name, log=log)
+    values = [parse_flag_value(v, where) for v in split_values(rhs)]
     if any(v == "" for v in values):
         raise SweepError(f"{where}: empty value")
-    return make_axis(key, values, where)
+    return make_axis(key, values, where, name=name)
 
 
 # ---------------------------------------------------------------- metrics
@@ -394,17 +481,25 @@ def spec_from_document(document: Mapping[str, Any], src: str, base_dir: Path) ->
         raise SweepError(f"{src}: scenario: required, the scenario file (relative to the sweep file)")
     scenario_path = base_dir / document["scenario"]
     scenario = _load_scenario(scenario_path, f"{src}: scenario")
+    unset = document.get("unset", [])
+    if not isinstance(unset, list) or not all(isinstance(p, str) for p in unset):
+        raise SweepError(f"{src}: unset: expected a list of paths, e.g. [\"link.capacity\"]")
     fixed = document.get("set", {})
     if not isinstance(fixed, Mapping):
         raise SweepError(f"{src}: set: expected a table of path = value")
+    try:  # paths written in the sweep file: trace files relative to its folder
+        scenario = with_changes(scenario, {}, unset, base_dir)
+    except PathError as e:
+        raise SweepError(f"{src}: unset: {e}") from None
     try:
-        scenario = with_overrides(scenario, fixed)
+        scenario = with_changes(scenario, fixed, (), base_dir)
     except PathError as e:
         raise SweepError(f"{src}: set: {e}") from None
     axes_doc = document.get("axes", [])
     if not isinstance(axes_doc, list):
         raise SweepError(f"{src}: axes: expected [[axes]] tables")
-    axes = [_axis_from_table(t, f"{src}: axes[{i}]") for i, t in enumerate(axes_doc)]
+    folder = os.path.abspath(base_dir)
+    axes = [_axis_from_table(t, f"{src}: axes[{i}]", folder) for i, t in enumerate(axes_doc)]
     derived = _derived_list(document.get("derived", []), f"{src}: derived")
     seeds = parse_seeds(document["seeds"], f"{src}: seeds") if "seeds" in document else default_seeds(scenario)
     name = document.get("name", Path(src).stem)
@@ -494,7 +589,11 @@ def finish(spec: SweepSpec) -> SweepSpec:
     names = [a.name for a in spec.axes]
     if len(set(names)) != len(names):
         dup = _first_duplicate(names)
-        raise SweepError(f"{spec.source}: two axes are named {dup!r}: give one a different name")
+        paths = [a.key for a in spec.axes if a.name == dup]
+        raise SweepError(
+            f"{spec.source}: two axes are named {dup!r} ({paths[0]}, {paths[1]}): name them, "
+            f"e.g. --set {_suggested_name(paths[1])}:{paths[1]}=... (or name = \"...\" in its [[axes]] table)"
+        )
     if spec.goal not in ("max", "min"):
         raise SweepError(f"{spec.source}: goal: expected \"max\" or \"min\", got {spec.goal!r}")
     spec.metrics = [check_metric(m, f"{spec.source}: metrics", spec.scenario, spec.derived) for m in spec.metrics]
@@ -511,6 +610,31 @@ def finish(spec: SweepSpec) -> SweepSpec:
     return spec
 
 
+def _suggested_name(path: str) -> str:
+    """An axis name for ``path`` that tells it from a namesake: ``flows.video.priority``
+    -> ``video_priority``."""
+    words: list[str] = []
+    steps = parse_path(path)
+    for prev, step in zip([None, *steps], steps):
+        if isinstance(step, int) and prev in ("flows", "links"):
+            words.append(f"{str(prev)[:-1]}{step}")  # flows[1] -> flow1
+        elif isinstance(step, str) and step not in ("flows", "links", "overrides"):
+            words.append(step)
+    name = "_".join(words[-2:])
+    return name if FLAG_AXIS_NAME.match(name) else "NAME"
+
+
+def point_scenario(spec: SweepSpec, combo: Sequence[Any]) -> dict[str, Any]:
+    """The base scenario with each axis's value set, in axis order; a relative trace
+    file among them read from the axis's folder (the sweep file's, or the current
+    folder for a --set flag)."""
+    scenario = copy.deepcopy(spec.scenario)
+    for axis, value in zip(spec.axes, combo):
+        set_path(scenario, axis.key, copy.deepcopy(value))
+        resolve_trace_files(scenario, axis.folder or os.getcwd())
+    return scenario
+
+
 def expand(spec: SweepSpec) -> list[Point]:
     """The points of the grid (product of the axes, first axis slowest), each with its
     scenario (base + axis values). A path that addresses nothing is an error naming it;
@@ -521,7 +645,7 @@ def expand(spec: SweepSpec) -> list[Point]:
     for index, combo in enumerate(combos):
         values = {a.name: v for a, v in zip(spec.axes, combo)}
         try:
-            scenario = with_overrides(spec.scenario, {a.key: v for a, v in zip(spec.axes, combo)})
+            scenario = point_scenario(spec, combo)
         except PathError as e:
             raise SweepError(f"{spec.source}: {e}") from None
         point = Point(index, values, scenario)

@@ -1,7 +1,7 @@
 """The result store of a sweep folder OUT (docs/SWEEPS.md):
 
 - ``OUT/points/<key>.json``: one finished task (point, seed, scenario, the run's summary,
-  derived values); ``key`` is a hash of (scenario dict, seed), so a task is found again
+  derived values, its manifest: what produced it); ``key`` is a hash of (scenario dict, seed), so a task is found again
   whatever sweep, axis order or point index produced it. Written to a temporary file and
   renamed: a file is either complete or absent (Ctrl-C, crash).
 - ``OUT/sweep.json``: the spec and its hash.
@@ -80,8 +80,11 @@ class Store:
                 return None
         return doc
 
-    def save(self, key: str, task: Task, result: Mapping[str, Any]) -> dict[str, Any]:
-        """Stores a finished task (keeping derived values of an older run of it) and
+    def save(
+        self, key: str, task: Task, result: Mapping[str, Any], manifest: Optional[Mapping[str, Any]] = None
+    ) -> dict[str, Any]:
+        """Stores a finished task (keeping derived values of an older run of it), with
+        ``manifest``, what produced it (flowstate.manifest, kind "sweep-point"), and
         returns its document."""
         old = self.load(key, task.seed, [])
         derived = {**((old or {}).get("derived") or {}), **result.get("derived", {})}
@@ -93,6 +96,8 @@ class Store:
             "summary": result["summary"],
             "derived": derived,
         }
+        if manifest is not None:
+            doc["manifest"] = dict(manifest)
         write_atomic(self.path(key), json.dumps(doc, default=str) + "\n")
         return doc
 
@@ -113,6 +118,8 @@ def _cell(value: Any) -> Any:
         return ""
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, (dict, list)):  # an array or table axis value, as a label
+        return format_value(value)
     return value
 
 
