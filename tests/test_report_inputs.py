@@ -163,10 +163,21 @@ INPUT_DAMAGE = [
      "points[0].summary missing"),
     ("results claim a string", _write("results.json", '{"id": "x", "points": [], "claims": ["c"]}'),
      "claims[0]: expected an object"),
+    ("results claim values a list", _write("results.json", json.dumps(
+        {"id": "x", "points": [], "claims": [{"text": "t", "status": "holds", "values": [1]}]})),
+     "claims[0].values is not an object"),
+    ("results figure points a string", _write("results.json", json.dumps(
+        {"id": "x", "points": [{"name": "p", "summary": {"flows": []}}], "figures": [{"kind": "bar", "points": "p"}]})),
+     "figures[0].points: expected a list"),
 ]
 
-# Files only `report` writes (into the folder it reads).
+# Files only `report` writes (into the folder it reads), and what only its page shows (a
+# comparison's points are the folders' points, without the paper's columns).
 OUTPUT_DAMAGE = [
+    ("results paper value a string", _write("results.json", json.dumps(
+        {"id": "x", "points": [{"name": "p", "summary": {"flows": []}}],
+         "comparison": [{"point": "p", "metric": "aggregate.jain_index", "paper": "high", "ours": 1.0}]})),
+     "results.json: unexpected content"),
     ("report.html a folder", _folder_for("report.html"), "report.html: not a file"),
     ("results.json a folder", _folder_for("results.json"), "results.json: not a file"),
     ("figures a file", _write("figures", "x"), "figures: not a folder"),
