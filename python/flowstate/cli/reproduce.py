@@ -10,7 +10,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, TextIO
+from typing import Any, Callable, Mapping, Optional, Sequence, TextIO
 
 from flowstate.catalogue import catalogue, references
 from flowstate.catalogue import claims as claims_mod
@@ -40,8 +40,15 @@ def _fmt(value: Optional[float], digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+def _mean_std(stats: Optional[Mapping[str, Any]], runs: int, key: str = "mean") -> str:
+    """``mean ± std`` over several runs; one run's value alone; ``-`` for none."""
+    if stats is None or stats.get(key) is None:
+        return "-"
+    return f"{_fmt(stats[key])} ± {_fmt(stats['std'])}" if runs > 1 else _fmt(stats[key])
+
+
 def comparison_table(results: dict[str, Any]) -> Any:
-    """Ours (mean ± std over runs, [min, max]) against the paper's numbers; without
+    """Ours (mean ± std over runs, [min, max]; one run: its value) against the paper's numbers; without
     paper numbers, the points' aggregate metrics: utilization, Jain's index, the mean
     queuing delay and the loss ratio of the forward flows (RFC 8868 section 2), and each
     flow's throughput."""
@@ -51,7 +58,8 @@ def comparison_table(results: dict[str, Any]) -> Any:
     paper = str(results.get("paper") or "")
     source = ", ".join(part for part in (references.short(paper) if paper else "", results.get("reference")) if part)
     table = Table(
-        title=f"{results['id']} ({source}): ours = mean ± std over {runs} runs"
+        title=f"{results['id']} ({source}): "
+        + (f"ours = mean ± std over {runs} runs" if runs > 1 else "ours = the value of one run")
         + (" (short)" if results.get("short") else ""),
         title_justify="left",
     )
@@ -66,8 +74,8 @@ def comparison_table(results: dict[str, Any]) -> Any:
                 labels.get(row["point"], row["point"]),
                 row["label"],
                 _fmt(paper),
-                "-" if ours is None else f"{_fmt(ours)} ± {_fmt(row['std'])}",
-                "-" if ours is None else f"{_fmt(row['min'])}..{_fmt(row['max'])}",
+                _mean_std(row, runs, "ours"),
+                "-" if ours is None or runs == 1 else f"{_fmt(row['min'])}..{_fmt(row['max'])}",
                 ratio,
             )
         return table
@@ -90,8 +98,8 @@ def comparison_table(results: dict[str, Any]) -> Any:
         )
         table.add_row(
             labels[p["name"]],
-            "-" if util is None else f"{_fmt(util['mean'])} ± {_fmt(util['std'])}",
-            "-" if jain is None else f"{_fmt(jain['mean'])} ± {_fmt(jain['std'])}",
+            _mean_std(util, runs),
+            _mean_std(jain, runs),
             "-" if queue is None else _fmt(queue["mean"], 1),
             "-" if loss is None else _fmt(loss["mean"] * 100, 2),
             flows,
@@ -110,7 +118,7 @@ def print_results(results: dict[str, Any], report: Optional[Path], note: Optiona
     for p in results["points"]:
         if p.get("derived"):
             parts = ", ".join(
-                f"{name} {_fmt(d['mean'])} ± {_fmt(d['std'])}" for name, d in p["derived"].items()
+                f"{name} {_mean_std(d, int(results['runs']))}" for name, d in p["derived"].items()
             )
             console.print(f"  derived, {escape(p['name'])}: {escape(parts)}", highlight=False)
     for claim in results["claims"]:
