@@ -219,6 +219,8 @@ def test_cli_reproduce_all_writes_the_index(tmp_path):
     assert [e["id"] for e in index["experiments"]] == ["tiny", "tiny2"]
     assert index["short"] is True
     assert [c["status"] for c in index["experiments"][0]["claims"]] == ["holds", "fails", "holds"]
+    results = json.loads((tmp_path / "o/tiny/results.json").read_text())
+    assert [c["value_off"] for c in index["experiments"][0]["claims"]] == [c["value_off"] for c in results["claims"]]
     assert (tmp_path / "o/tiny2/results.json").is_file()
     assert "catalogue: 2 experiments" in r.stdout
 

@@ -301,7 +301,10 @@ def main(
                         "report": None if report is None else str(report),
                         "runs": results["runs"],
                         "elapsed_s": results["elapsed_s"],
-                        "claims": [{"text": c["text"], "status": c["status"]} for c in results["claims"]],
+                        "claims": [
+                            {"text": c["text"], "status": c["status"], "value_off": bool(c.get("value_off"))}
+                            for c in results["claims"]
+                        ],
                     }
                 )
         except BaseException as e:
