@@ -91,7 +91,9 @@ def test_a_mechanism_added_to_the_export_is_listed_and_demoed(monkeypatch):
     assert demo._media_and_data_mechanisms()[-1] == "toy-fse"
     out = io.StringIO()
     list_options.main(stdout=out)
-    assert " toy-fse " in out.getvalue() and " toy_gain " in out.getvalue() and "1/s" in out.getvalue()
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert ["toy-fse", "Toy FSE"] in [row[:2] for row in rows]
+    assert ["toy-fse", "toy_gain", "0.5", "1/s", "a gain"] in rows
 
 
 def test_list_is_plain_into_a_pipe_and_json_on_request():
