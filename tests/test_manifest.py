@@ -76,7 +76,7 @@ def test_a_run_records_the_scenario_after_set_the_seeds_and_the_coupling(scenari
                               "--out", str(out)]  # fmt: skip
     assert doc["seeds"] == [4] and doc["sets"] == ["link.capacity=3Mbps"] and doc["unsets"] == []
     assert doc["scenario"]["link"]["capacity"] == "3Mbps" and doc["scenario"]["name"] == "manifest test"
-    assert doc["coupling"] == {"mechanism": "fsev2", "groups": {"video": "call", "bulk": None}}
+    assert doc["coupling"] == {"mechanism": "fsev2", "groups_mode": "static", "groups": {"video": "call", "bulk": None}}
 
 
 def test_a_batch_records_every_seed(scenario_file, tmp_path):
@@ -103,7 +103,7 @@ def test_a_reproduction_entry_records_each_point(tmp_path):
     assert set(doc["scenario"]) == {"plain", "heavy"}
     assert doc["scenario"]["heavy"]["flows"][1]["overrides"]["rate"] == "600kbps"
     assert doc["scenario"]["plain"]["flows"][1]["overrides"]["rate"] == "300kbps"
-    assert doc["coupling"]["mechanism"] == "none" and doc["coupling"]["groups"] == {"gcc": None, "bg": None}
+    assert doc["coupling"]["mechanism"] == "none" and doc["coupling"]["groups"] == {"gcc": "call", "bg": None}
 
 
 def test_a_sweep_and_each_of_its_points_record_what_made_them(tmp_path, scenario_file):

@@ -236,7 +236,7 @@ def test_unset_then_set_an_inline_array_and_table(scenario_file, tmp_path):
         "run", scenario_file, "--out", tmp_path / "sched",
         "--unset", "link.capacity",
         "--set", 'link.capacity_schedule=[{at="0s",rate="1Mbps"},{at="3s",rate="500kbps"}]',
-        "--set", 'coupling={mechanism="fsev2"}',
+        "--set", 'coupling={mechanism="none"}',
     )
     assert result.returncode == 0, result.stderr
     series = (tmp_path / "sched" / "timeseries.csv").read_text().splitlines()

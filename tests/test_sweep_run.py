@@ -407,7 +407,10 @@ def test_categorical_axes_are_bars_numeric_axes_lines_labels_carry_units(tmp_pat
     from flowstate.sweep.executors import InlineExecutor
     from flowstate.sweep.plots import _pyplot, metric_figure, write_plots
 
-    (tmp_path / "tiny.toml").write_text(SCENARIO.replace('duration = "3s"', 'duration = "1s"'))
+    # A gcc video flow: the mechanisms have a flow to couple (cbr flows have none).
+    video = 'kind = "cbr"\noverrides = { rate = "1.5Mbps", packet_size = "1000B" }'
+    tiny = SCENARIO.replace('duration = "3s"', 'duration = "1s"').replace(video, 'kind = "gcc"')
+    (tmp_path / "tiny.toml").write_text(tiny)
     path = tmp_path / "sw.toml"
     path.write_text(
         'scenario = "tiny.toml"\nseeds = "1-2"\nmetrics = ["flows.video.throughput_mbps"]\n'
