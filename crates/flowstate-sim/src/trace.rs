@@ -26,27 +26,55 @@ pub const MAHIMAHI_BYTES: u64 = 1500;
 /// overflow.
 pub const MAX_TRACE_BPS: f64 = 1e15;
 
-/// Largest trace file read (bytes): a guard against pointing at the wrong file.
+/// Largest trace file read (bytes): 64 MiB holds a Mahimahi trace of a 100 Mbit/s link
+/// for over an hour, or a gym trace of a million segments, and keeps a wrong path (a
+/// video, a disk image) from filling memory. Counted on the bytes actually read.
 pub const MAX_TRACE_BYTES: u64 = 64 << 20;
 
+/// Most points a trace may have (Mahimahi opportunities, csv rows, gym segments):
+/// ten minutes of Mahimahi opportunities at 200 Mbit/s, 80 MB of memory for the link.
+pub const MAX_TRACE_POINTS: usize = 10_000_000;
+
 /// The format of a trace file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceFormat {
-    #[serde(rename = "mahimahi")]
     Mahimahi,
-    #[serde(rename = "csv")]
     Csv,
-    #[serde(rename = "gym-json")]
     GymJson,
 }
 
 impl TraceFormat {
+    pub const ALL: [TraceFormat; 3] = [
+        TraceFormat::Mahimahi,
+        TraceFormat::Csv,
+        TraceFormat::GymJson,
+    ];
+
+    /// The format `name` names, under the one name rule ([`flowstate_core::names`]:
+    /// any case, `_` or `-`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        flowstate_core::names::find_by_name(Self::ALL, Self::name, name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Mahimahi => "mahimahi",
             TraceFormat::Csv => "csv",
             TraceFormat::GymJson => "gym-json",
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        TraceFormat::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
+            serde::de::Error::custom(format!(
+                "expected one of {}, got \"{name}\"",
+                names.join("|")
+            ))
+        })
     }
 }
 
@@ -111,25 +139,29 @@ impl TraceError {
 }
 
 impl LinkTrace {
-    /// Read and parse `path`.
+    /// Read and parse `path`: a regular file (a FIFO, a device or a folder is refused
+    /// before it is read) of at most [`MAX_TRACE_BYTES`] bytes.
     pub fn load(path: &Path, format: TraceFormat, looped: bool) -> Result<Self, TraceError> {
-        let meta = std::fs::metadata(path).map_err(|e| TraceError::file(io_message(&e)))?;
-        if meta.len() > MAX_TRACE_BYTES {
-            return Err(TraceError::file(format!(
-                "{} bytes: larger than the {MAX_TRACE_BYTES}-byte limit of a trace",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| TraceError::file(io_message(&e)))?;
+        let text = read_trace_file(path)?;
         Self::parse(&text, format, looped)
     }
 
     /// Parse trace text.
     pub fn parse(text: &str, format: TraceFormat, looped: bool) -> Result<Self, TraceError> {
+        Self::parse_at_most(text, format, looped, MAX_TRACE_POINTS)
+    }
+
+    /// [`LinkTrace::parse`] with at most `max_points` points.
+    fn parse_at_most(
+        text: &str,
+        format: TraceFormat,
+        looped: bool,
+        max_points: usize,
+    ) -> Result<Self, TraceError> {
         match format {
-            TraceFormat::Mahimahi => parse_mahimahi(text, looped),
-            TraceFormat::Csv => parse_csv(text, looped),
-            TraceFormat::GymJson => parse_gym(text, looped),
+            TraceFormat::Mahimahi => parse_mahimahi(text, looped, max_points),
+            TraceFormat::Csv => parse_csv(text, looped, max_points),
+            TraceFormat::GymJson => parse_gym(text, looped, max_points),
         }
     }
 
@@ -226,6 +258,86 @@ impl LinkTrace {
     }
 }
 
+/// What a file that is not a regular file is, for the error.
+fn file_type_name(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn not_regular(t: std::fs::FileType) -> TraceError {
+    TraceError::file(format!(
+        "is {}; a trace must be a regular file",
+        file_type_name(t)
+    ))
+}
+
+/// Open for reading without blocking: a FIFO swapped in after the metadata check
+/// must not wait for a writer (`O_NONBLOCK`; regular files ignore it).
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// The text of the trace file `path`: refused unless a regular file (checked before
+/// opening and again on the open handle), and at most [`MAX_TRACE_BYTES`] bytes of what
+/// is actually read (a reported size is not trusted).
+fn read_trace_file(path: &Path) -> Result<String, TraceError> {
+    read_regular_file(path, MAX_TRACE_BYTES)
+}
+
+/// [`read_trace_file`] with the byte limit `limit`.
+fn read_regular_file(path: &Path, limit: u64) -> Result<String, TraceError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| TraceError::file(io_message(&e));
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let file = open_nonblocking(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(TraceError::file(format!(
+            "larger than the {limit}-byte limit of a trace file"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| TraceError::file("not UTF-8 text"))
+}
+
+/// The error of a trace with more than `max_points` points ([`MAX_TRACE_POINTS`]).
+fn too_many_points(max_points: usize, line: usize, what: &str) -> TraceError {
+    TraceError::at(
+        line,
+        format!("more than {max_points} {what}: the limit of a trace"),
+    )
+}
+
 fn io_message(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
@@ -242,7 +354,7 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-fn parse_mahimahi(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
+fn parse_mahimahi(text: &str, looped: bool, max_points: usize) -> Result<LinkTrace, TraceError> {
     let mut opps: Vec<Timestamp> = Vec::new();
     let mut last_line = 0;
     for (line, l) in data_lines(text) {
@@ -271,6 +383,9 @@ fn parse_mahimahi(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
                     ),
                 ));
             }
+        }
+        if opps.len() == max_points {
+            return Err(too_many_points(max_points, line, "delivery opportunities"));
         }
         opps.push(t);
         last_line = line;
@@ -340,7 +455,7 @@ fn split_fields(l: &str) -> Vec<&str> {
     }
 }
 
-fn parse_csv(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
+fn parse_csv(text: &str, looped: bool, max_points: usize) -> Result<LinkTrace, TraceError> {
     let mut units = (1.0, 1.0);
     let mut rows: Vec<(f64, f64, usize)> = Vec::new();
     for (n, (line, l)) in data_lines(text).enumerate() {
@@ -385,6 +500,9 @@ fn parse_csv(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
                     format!("times must increase: {t} s after {prev} s"),
                 ));
             }
+        }
+        if rows.len() == max_points {
+            return Err(too_many_points(max_points, line, "rows"));
         }
         rows.push((t, r, line));
     }
@@ -487,13 +605,20 @@ struct GymFile {
     kind: Option<String>,
 }
 
-/// Line (1-based) of the `index`-th `"duration"` key: where a segment's error points.
-fn gym_segment_line(text: &str, index: usize) -> Option<usize> {
-    let pos = text.match_indices("\"duration\"").nth(index)?.0;
-    Some(text[..pos].matches('\n').count() + 1)
+/// Lines (1-based) of the `"duration"` keys, in order: where each segment's error
+/// points. One pass over the text.
+fn gym_segment_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let (mut line, mut counted) = (1, 0);
+    for (pos, _) in text.match_indices("\"duration\"") {
+        line += text[counted..pos].matches('\n').count();
+        counted = pos;
+        lines.push(line);
+    }
+    lines
 }
 
-fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
+fn parse_gym(text: &str, looped: bool, max_points: usize) -> Result<LinkTrace, TraceError> {
     let file: GymFile = serde_json::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
@@ -510,12 +635,17 @@ fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
             "no trace_pattern entries (top level, uplink or downlink)",
         ));
     }
+    let lines = gym_segment_lines(text);
+    let line_of = |i: usize| lines.get(i).copied().unwrap_or(1);
+    if pattern.len() > max_points {
+        return Err(too_many_points(max_points, line_of(max_points), "segments"));
+    }
     let mut rates = Vec::with_capacity(pattern.len());
     let mut segments = Vec::with_capacity(pattern.len());
     let mut at_ms = 0.0f64;
     let ms = |x: f64| TimeDelta::from_micros((x * 1000.0).round() as i64);
     for (i, s) in pattern.iter().enumerate() {
-        let line = gym_segment_line(text, i).unwrap_or(1);
+        let line = line_of(i);
         let bad = |m: String| TraceError::at(line, format!("trace_pattern[{i}]: {m}"));
         if !(s.duration.is_finite() && s.duration >= 0.001) {
             return Err(bad(format!(
@@ -557,7 +687,7 @@ fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
             return Err(bad("the trace is longer than the clock's range".into()));
         }
     }
-    let last = gym_segment_line(text, pattern.len() - 1).unwrap_or(1);
+    let last = line_of(pattern.len() - 1);
     rate_trace(TraceFormat::GymJson, rates, segments, ms(at_ms), looped)
         .map_err(|m| TraceError::at(last, m))
 }
@@ -722,5 +852,131 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("bandwidth"), "{}", e.message);
+    }
+
+    /// A fresh path in the temporary folder for this test process.
+    fn temp_path(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("flowstate-trace-{}-{name}", std::process::id()))
+    }
+
+    /// `f()` on another thread; `None` if it has not returned within 10 s.
+    fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(10)).ok()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let path = temp_path("fifo");
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("no mkfifo here: skipped");
+            return;
+        }
+        let p = path.clone();
+        let loaded = within_10s(move || LinkTrace::load(&p, TraceFormat::Mahimahi, true));
+        // A FIFO swapped in after the metadata check: the open itself must not block.
+        let p = path.clone();
+        let opened = within_10s(move || {
+            open_nonblocking(&p).map(|f| f.metadata().map(|m| m.file_type().is_file()))
+        });
+        let _ = std::fs::remove_file(&path);
+        let e = loaded.expect("returns at once").unwrap_err();
+        assert!(e.message.contains("is a FIFO"), "{}", e.message);
+        let is_file = opened
+            .expect("opens at once")
+            .expect("opens")
+            .expect("metadata");
+        assert!(!is_file);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_folders_are_refused_before_reading() {
+        let e = within_10s(|| LinkTrace::load(Path::new("/dev/zero"), TraceFormat::Csv, true))
+            .expect("returns at once")
+            .unwrap_err();
+        assert!(e.message.contains("is a device"), "{}", e.message);
+        let e = LinkTrace::load(&std::env::temp_dir(), TraceFormat::Csv, true).unwrap_err();
+        assert!(e.message.contains("is a folder"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_byte_limit_counts_what_is_read() {
+        let path = temp_path("limit");
+        std::fs::write(&path, "1\n2\n3\n4\n5\n").expect("write");
+        let at_limit = read_regular_file(&path, 10);
+        let over = read_regular_file(&path, 9);
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(at_limit.expect("10 bytes"), "1\n2\n3\n4\n5\n");
+        let e = over.unwrap_err();
+        assert!(e.message.contains("9-byte limit"), "{}", e.message);
+        // A regular file whose reported size (0) is not its length.
+        let proc_file = Path::new("/proc/self/status");
+        if std::fs::metadata(proc_file).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            let e = read_regular_file(proc_file, 16).unwrap_err();
+            assert!(e.message.contains("16-byte limit"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn point_counts_are_bounded() {
+        let gym = r#"{"trace_pattern": [
+            {"duration": 10, "capacity": 5},
+            {"duration": 10, "capacity": 5},
+            {"duration": 10, "capacity": 5}]}"#;
+        for (format, text, line, what) in [
+            (
+                TraceFormat::Mahimahi,
+                "1\n2\n3\n",
+                3,
+                "delivery opportunities",
+            ),
+            (
+                TraceFormat::Csv,
+                "time_s,rate_Mbps\n0,1\n1,2\n2,3\n",
+                4,
+                "rows",
+            ),
+            (TraceFormat::GymJson, gym, 4, "segments"),
+        ] {
+            LinkTrace::parse_at_most(text, format, true, 3).expect("at the limit");
+            let e = LinkTrace::parse_at_most(text, format, true, 2).unwrap_err();
+            assert_eq!(e.line, Some(line), "{format:?}: {e:?}");
+            assert_eq!(
+                e.message,
+                format!("more than 2 {what}: the limit of a trace"),
+                "{format:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn gym_json_parses_in_linear_time() {
+        // 40,000 segments, about 3.5 MB: re-scanning the text for each segment's line
+        // took minutes for this; one pass takes well under a second.
+        let mut text = String::from("{\"trace_pattern\": [\n");
+        for k in 0..40_000 {
+            text.push_str(&format!(
+                "{{\"duration\": 200, \"capacity\": {}, \"loss\": 0, \"rtt\": 40, \"jitter\": 0, \"time\": 0.0}},\n",
+                1000 + k % 7
+            ));
+        }
+        text.push_str("{\"duration\": 200, \"capacity\": 5}\n]}");
+        assert!(text.len() > 3_000_000, "{}", text.len());
+        let started = std::time::Instant::now();
+        let t = LinkTrace::parse(&text, TraceFormat::GymJson, true).expect("valid");
+        assert_eq!(t.segments.len(), 40_001);
+        let took = started.elapsed();
+        assert!(took.as_secs_f64() < 10.0, "{took:?}");
+        // Errors still name the segment's line.
+        let bad = text.replacen("\"capacity\": 5}", "\"capacity\": -5}", 1);
+        let e = LinkTrace::parse(&bad, TraceFormat::GymJson, true).unwrap_err();
+        assert_eq!(e.line, Some(40_002), "{e:?}");
     }
 }
