@@ -12,6 +12,7 @@
 //! [`run::FlowFactory`] and coupling managers through [`coupling::CouplingHook`].
 
 pub mod app_stats;
+pub mod bounds;
 pub mod cbr;
 pub mod coupling;
 pub mod endpoints;
@@ -32,6 +33,7 @@ pub mod rmcat_config;
 pub mod run;
 pub mod sbd;
 pub mod scenario;
+pub mod scenario_bounds;
 pub mod scheduler;
 pub mod series_text;
 pub mod topology;
