@@ -36,6 +36,10 @@ pub const MAX_SBD_N: usize = 10_000;
 /// 200 MB of summary.json); 1,000 flows for an hour at T = 350 ms is 10 % of it.
 pub const MAX_SBD_VERDICTS: u64 = 10_000_000;
 
+/// Shortest RFC 8888 feedback interval of `nada` and `scream` flows (seconds): a report
+/// is an event per flow; RFC 8298 asks for one every 20 ms, RFC 8698 every 100 ms.
+pub const MIN_FEEDBACK_INTERVAL_SECS: f64 = 0.001;
+
 /// Shortest web-api polling `interval` (seconds): a web application polling getStats
 /// more often than every 10 ms gets the same statistics again.
 pub const MIN_WEB_API_INTERVAL_SECS: f64 = 0.010;
@@ -99,6 +103,16 @@ pub const ALL: &[Bound] = &[
         field: "(flows + links) x duration / measure.bin",
         limit: "<= 20000000 rows (with measure.series)",
         why: "about 2 GB of time series; 10,000 flows x 1,000 s at 500 ms is half",
+    },
+    Bound {
+        field: "flows[].overrides.feedback_interval_ms (nada, scream)",
+        limit: "1 ms ..= 1 day",
+        why: "a report is an event per flow; RFC 8298 asks for 20 ms",
+    },
+    Bound {
+        field: "flows[].overrides counts (nada, scream, ledbat)",
+        limit: "1 ..= 1000000",
+        why: "each is a filter or history length a flow keeps",
     },
     Bound {
         field: "sbd.base_interval",

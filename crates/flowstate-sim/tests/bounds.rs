@@ -4,7 +4,7 @@
 
 mod common;
 
-use flowstate_sim::{validate_toml, Scenario};
+use flowstate_sim::validate_toml;
 
 const BASE: &str = r#"
 name = "t"
@@ -251,9 +251,20 @@ fn an_array_of_tables_where_a_table_belongs_says_so() {
 }
 
 #[test]
-fn scenario_names_its_spelling_of_the_mechanism_once() {
-    // A scenario built in code and validated again keeps the one spelling.
-    let s: Scenario = common::scenario(&with("[coupling]\nmechanism = \"FSEv2\""));
-    assert_eq!(s.coupling.as_ref().expect("coupling").mechanism, "fsev2");
-    s.validate("s.toml").expect("still valid");
+fn rfc_8888_feedback_intervals_have_a_floor() {
+    for kind in ["nada", "scream"] {
+        let text = BASE
+            .replace("kind = \"cbr\"", &format!("kind = \"{kind}\""))
+            .replace(
+                "overrides = { rate = \"1Mbps\" }",
+                "overrides = { feedback_interval_ms = 0.001 }",
+            );
+        let m = build_err(&text);
+        assert!(
+            m.ends_with(
+                "flows[0].overrides.feedback_interval_ms: must be at least 1 ms, got 0.001 ms"
+            ),
+            "{kind}: {m}"
+        );
+    }
 }
