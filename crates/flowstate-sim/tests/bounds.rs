@@ -268,3 +268,19 @@ fn rfc_8888_feedback_intervals_have_a_floor() {
         );
     }
 }
+
+#[test]
+fn the_documented_bounds_table_has_a_row_per_bound() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/SCENARIOS.md"),
+    )
+    .expect("docs/SCENARIOS.md");
+    let section = doc
+        .split("\n## Bounds\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Bounds section");
+    let rows = section.lines().filter(|l| l.starts_with("| ")).count();
+    // The header and the separator row (`|---|`) aside.
+    assert_eq!(rows - 1, flowstate_sim::bounds::ALL.len(), "{section}");
+}
