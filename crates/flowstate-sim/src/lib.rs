@@ -22,6 +22,7 @@ pub mod flow;
 pub mod flow_kind;
 pub mod gcc_config;
 pub mod greedy;
+pub mod input_file;
 pub mod link;
 pub mod link_metrics;
 pub mod metrics;

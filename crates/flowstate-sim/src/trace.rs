@@ -258,76 +258,10 @@ impl LinkTrace {
     }
 }
 
-/// What a file that is not a regular file is, for the error.
-fn file_type_name(t: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a folder"
-    } else {
-        "not a regular file"
-    }
-}
-
-fn not_regular(t: std::fs::FileType) -> TraceError {
-    TraceError::file(format!(
-        "is {}; a trace must be a regular file",
-        file_type_name(t)
-    ))
-}
-
-/// Open for reading without blocking: a FIFO swapped in after the metadata check
-/// must not wait for a writer (`O_NONBLOCK`; regular files ignore it).
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    options.open(path)
-}
-
-/// The text of the trace file `path`: refused unless a regular file (checked before
-/// opening and again on the open handle), and at most [`MAX_TRACE_BYTES`] bytes of what
-/// is actually read (a reported size is not trusted).
+/// The text of the trace file `path` ([`crate::input_file::read_text`]: a regular file
+/// of at most [`MAX_TRACE_BYTES`] bytes as read).
 fn read_trace_file(path: &Path) -> Result<String, TraceError> {
-    read_regular_file(path, MAX_TRACE_BYTES)
-}
-
-/// [`read_trace_file`] with the byte limit `limit`.
-fn read_regular_file(path: &Path, limit: u64) -> Result<String, TraceError> {
-    use std::io::Read;
-    let io = |e: std::io::Error| TraceError::file(io_message(&e));
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.file_type().is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    let file = open_nonblocking(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.file_type().is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(TraceError::file(format!(
-            "larger than the {limit}-byte limit of a trace file"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|_| TraceError::file("not UTF-8 text"))
+    crate::input_file::read_text(path, MAX_TRACE_BYTES, "a trace").map_err(TraceError::file)
 }
 
 /// The error of a trace with more than `max_points` points ([`MAX_TRACE_POINTS`]).
@@ -336,14 +270,6 @@ fn too_many_points(max_points: usize, line: usize, what: &str) -> TraceError {
         line,
         format!("more than {max_points} {what}: the limit of a trace"),
     )
-}
-
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
-        _ => format!("cannot read: {e}"),
-    }
 }
 
 /// Lines that carry data: 1-based numbers, comments (`#`) and blanks skipped.
@@ -854,74 +780,13 @@ mod tests {
         assert!(e.message.contains("bandwidth"), "{}", e.message);
     }
 
-    /// A fresh path in the temporary folder for this test process.
-    fn temp_path(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("flowstate-trace-{}-{name}", std::process::id()))
-    }
-
-    /// `f()` on another thread; `None` if it has not returned within 10 s.
-    fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(f());
-        });
-        rx.recv_timeout(std::time::Duration::from_secs(10)).ok()
-    }
-
     #[cfg(unix)]
     #[test]
-    fn a_fifo_is_refused_without_waiting_for_a_writer() {
-        let path = temp_path("fifo");
-        let _ = std::fs::remove_file(&path);
-        let made = std::process::Command::new("mkfifo").arg(&path).status();
-        if !made.is_ok_and(|s| s.success()) {
-            eprintln!("no mkfifo here: skipped");
-            return;
-        }
-        let p = path.clone();
-        let loaded = within_10s(move || LinkTrace::load(&p, TraceFormat::Mahimahi, true));
-        // A FIFO swapped in after the metadata check: the open itself must not block.
-        let p = path.clone();
-        let opened = within_10s(move || {
-            open_nonblocking(&p).map(|f| f.metadata().map(|m| m.file_type().is_file()))
-        });
-        let _ = std::fs::remove_file(&path);
-        let e = loaded.expect("returns at once").unwrap_err();
-        assert!(e.message.contains("is a FIFO"), "{}", e.message);
-        let is_file = opened
-            .expect("opens at once")
-            .expect("opens")
-            .expect("metadata");
-        assert!(!is_file);
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn devices_and_folders_are_refused_before_reading() {
-        let e = within_10s(|| LinkTrace::load(Path::new("/dev/zero"), TraceFormat::Csv, true))
-            .expect("returns at once")
-            .unwrap_err();
-        assert!(e.message.contains("is a device"), "{}", e.message);
-        let e = LinkTrace::load(&std::env::temp_dir(), TraceFormat::Csv, true).unwrap_err();
-        assert!(e.message.contains("is a folder"), "{}", e.message);
-    }
-
-    #[test]
-    fn the_byte_limit_counts_what_is_read() {
-        let path = temp_path("limit");
-        std::fs::write(&path, "1\n2\n3\n4\n5\n").expect("write");
-        let at_limit = read_regular_file(&path, 10);
-        let over = read_regular_file(&path, 9);
-        let _ = std::fs::remove_file(&path);
-        assert_eq!(at_limit.expect("10 bytes"), "1\n2\n3\n4\n5\n");
-        let e = over.unwrap_err();
-        assert!(e.message.contains("9-byte limit"), "{}", e.message);
-        // A regular file whose reported size (0) is not its length.
-        let proc_file = Path::new("/proc/self/status");
-        if std::fs::metadata(proc_file).is_ok_and(|m| m.is_file() && m.len() == 0) {
-            let e = read_regular_file(proc_file, 16).unwrap_err();
-            assert!(e.message.contains("16-byte limit"), "{}", e.message);
-        }
+    fn a_trace_must_be_a_regular_file() {
+        // crate::input_file's tests cover FIFOs, the byte limit and non-blocking opens.
+        let e = LinkTrace::load(Path::new("/dev/zero"), TraceFormat::Csv, true).unwrap_err();
+        assert_eq!(e.message, "is a device; a trace must be a regular file");
+        assert_eq!(e.line, None);
     }
 
     #[test]
