@@ -26,6 +26,7 @@ pub mod input_file;
 pub mod link;
 pub mod link_metrics;
 pub mod metrics;
+pub mod name_de;
 pub mod overrides;
 pub mod presets;
 pub mod queue;

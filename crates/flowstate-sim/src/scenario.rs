@@ -168,12 +168,22 @@ impl SbdSpec {
 }
 
 /// `direction` of a flow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DirectionSpec {
     #[default]
     Forward,
     Reverse,
+}
+
+impl<'de> Deserialize<'de> for DirectionSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: &[&str] = &["forward", "reverse"];
+        crate::name_de::read_name(
+            d,
+            &[(Self::Forward, NAMES[0]), (Self::Reverse, NAMES[1])],
+            NAMES,
+        )
+    }
 }
 
 /// One `pauses` entry.

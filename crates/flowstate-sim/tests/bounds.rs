@@ -284,3 +284,31 @@ fn the_documented_bounds_table_has_a_row_per_bound() {
     // The header and the separator row (`|---|`) aside.
     assert_eq!(rows - 1, flowstate_sim::bounds::ALL.len(), "{section}");
 }
+
+#[test]
+fn name_valued_fields_follow_the_name_rule() {
+    let text =
+        BASE.replace(
+            "kind = \"cbr\"",
+            "kind = \"gcc\"\ndirection = \"Reverse\"\npreset = \"paper\"",
+        )
+        .replace(
+            "overrides = { rate = \"1Mbps\" }",
+            "overrides = { threshold = \"Adaptive\", loss_controller = \"CHROMIUM\" }",
+        ) + "[measure]\nrecorder_thread = \"OFF\"\n";
+    let s = common::scenario(&text);
+    assert_eq!(
+        s.flows[0].direction,
+        flowstate_sim::scenario::DirectionSpec::Reverse
+    );
+    assert_eq!(
+        s.measure.recorder_thread,
+        Some(flowstate_sim::metrics::RecorderThread::Off)
+    );
+    validate_toml(&text, "s.toml").expect("the overrides are read by the same rule");
+    let m = err(&BASE.replace("kind = \"cbr\"", "kind = \"cbr\"\ndirection = \"sideways\""));
+    assert!(
+        m.contains("unknown variant `sideways`, expected `forward` or `reverse`"),
+        "{m}"
+    );
+}
