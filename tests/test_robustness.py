@@ -3,6 +3,7 @@ never a traceback, a hang, a native abort or a silently accepted value."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -240,6 +241,29 @@ def test_an_empty_scenario_path_is_named(tmp_path):
     assert_one_line_error(cli("run", "", "--out", str(tmp_path / "o")), "scenario file: empty path ''")
     with pytest.raises(flowstate.ScenarioError, match=r"^scenario file: empty path ''$"):
         flowstate.run("")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_scenario_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path):
+    # Before: a FIFO nobody writes blocked for ever, /dev/zero was read until memory ran out.
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    result = cli("run", str(fifo), "--out", str(tmp_path / "o"))
+    assert_one_line_error(result, f"{fifo}: is a FIFO; a scenario must be a regular file")
+    with pytest.raises(flowstate.ScenarioError, match=r"^/dev/zero: is a device; a scenario must be a regular file$"):
+        flowstate.run("/dev/zero")
+    with pytest.raises(flowstate.ScenarioError, match=r": is a folder; a scenario must be a regular file$"):
+        flowstate.run(tmp_path)
+
+
+def test_a_scenario_file_is_read_up_to_its_limit(tmp_path, monkeypatch):
+    from flowstate import simulation
+
+    big = tmp_path / "big.toml"
+    big.write_text("# padding\n" * 20)
+    monkeypatch.setattr(simulation, "MAX_SCENARIO_BYTES", 100)
+    with pytest.raises(flowstate.ScenarioError, match=r"big\.toml: larger than the 100-byte limit of a scenario$"):
+        flowstate.run(big)
 
 
 # --- Python API arguments -------------------------------------------------------------
