@@ -28,7 +28,6 @@ import csv
 import json
 import math
 import os
-import stat
 from functools import cached_property
 from itertools import repeat
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
 
 from flowstate import _native
 from flowstate._native import FlowstateError, ScenarioError
+from flowstate.input_file import NotReadable, read_bytes
 from flowstate.json_text import dumps_indent2
 from flowstate.output_files import LINKS_TIMESERIES_FILE, SUMMARY_FILE, TIMESERIES_FILE
 
@@ -46,9 +46,6 @@ ScenarioSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Progress = Callable[[int, int], Any]
 
 MAX_SEED = 2**64 - 1
-# Largest scenario file read (bytes), the simulator's MAX_SCENARIO_BYTES
-# (crates/flowstate-sim/src/input_file.rs): a thousand times the catalogue's largest.
-MAX_SCENARIO_BYTES = 64 << 20
 # Most runs of one batch: every run's result stays in memory, and the native batch
 # allocates per run up front (10**11 runs aborted the process on a failed allocation).
 MAX_RUNS = 100_000
@@ -74,41 +71,6 @@ def _looks_like_toml(text: str) -> bool:
     return "\n" in text or ("=" in text and not Path(text).suffix)
 
 
-def _read_scenario_file(file: Union[str, bytes]) -> str:
-    """The text of the scenario file ``file``, read as the simulator reads the files a
-    user names (crates/flowstate-sim/src/input_file.rs): a regular file only (a FIFO, a
-    device or a folder is refused before it is read, and it is opened without blocking,
-    so a FIFO put in its place cannot block), at most MAX_SCENARIO_BYTES as read.
-    ScenarioError for those; OSError and UnicodeDecodeError as reading raises them."""
-    kind = _not_regular(os.stat(file).st_mode)
-    if kind:
-        raise ScenarioError(f"{os.fsdecode(file)}: is {kind}; a scenario must be a regular file")
-    fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:
-        kind = _not_regular(os.fstat(f.fileno()).st_mode)
-        if kind:
-            raise ScenarioError(f"{os.fsdecode(file)}: is {kind}; a scenario must be a regular file")
-        data = f.read(MAX_SCENARIO_BYTES + 1)
-    if len(data) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(f"{os.fsdecode(file)}: larger than the {MAX_SCENARIO_BYTES}-byte limit of a scenario")
-    return data.decode("utf-8")
-
-
-def _not_regular(mode: int) -> str:
-    """What a file of ``mode`` is when it is not a regular file ('' when it is)."""
-    if stat.S_ISREG(mode):
-        return ""
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "not a regular file"
-
-
 def load_scenario(scenario: Optional[ScenarioSource] = None, *, toml: Optional[str] = None) -> tuple[str, str]:
     """The TOML text of ``scenario`` (a path or a dict) or of ``toml`` (TOML text), and
     the name errors call it by (the path as given, ``<dict>`` or ``<toml>``). Exactly one
@@ -128,7 +90,9 @@ def load_scenario(scenario: Optional[ScenarioSource] = None, *, toml: Optional[s
         if isinstance(file, str) and not file.strip():
             raise ScenarioError(f"scenario file: empty path {file!r}")
         try:
-            return _read_scenario_file(file), file
+            return read_bytes(file, "a scenario").decode("utf-8"), file
+        except NotReadable as e:
+            raise ScenarioError(f"{file}: {e}") from None
         except OSError as e:
             if isinstance(file, str) and _looks_like_toml(file):
                 first = file.strip().splitlines()[0][:40]
