@@ -56,6 +56,10 @@ pub const MAX_WEB_API_RATE_BPS: f64 = 1e12;
 /// crate::trace, which reads them.
 pub use crate::trace::{MAX_TRACE_BYTES, MAX_TRACE_POINTS};
 
+/// Largest scenario file read by path (bytes, counted as read): in crate::input_file,
+/// which reads it.
+pub use crate::input_file::MAX_SCENARIO_BYTES;
+
 /// Most capacity changes a trace makes over a run (its points x the periods the run
 /// plays): each is an event scheduled before the run starts; a one-row-per-second
 /// trace looped for 115 days.
@@ -150,9 +154,14 @@ pub const ALL: &[Bound] = &[
         why: "a rate, written as every rate is",
     },
     Bound {
+        field: "files named by path (scenarios, sweeps, catalogue entries)",
+        limit: "<= 64 MiB read, regular files only",
+        why: "a thousand times the catalogue's largest scenario; a FIFO or device is refused",
+    },
+    Bound {
         field: "capacity_trace.file: size",
         limit: "<= 64 MiB read, regular files only",
-        why: "ten times the largest public trace; a FIFO or device is refused",
+        why: "some 20 minutes of Mahimahi opportunities at 100 Mbit/s; a FIFO or device is refused",
     },
     Bound {
         field: "capacity_trace.file: points",
