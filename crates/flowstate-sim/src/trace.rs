@@ -27,7 +27,7 @@ pub const MAHIMAHI_BYTES: u64 = 1500;
 pub const MAX_TRACE_BPS: f64 = 1e15;
 
 /// Largest trace file read (bytes): 64 MiB holds a Mahimahi trace of a 100 Mbit/s link
-/// for over an hour, or a gym trace of a million segments, and keeps a wrong path (a
+/// for some 20 minutes (8 bytes a line), or a gym trace of a million segments, and keeps a wrong path (a
 /// video, a disk image) from filling memory. Counted on the bytes actually read.
 pub const MAX_TRACE_BYTES: u64 = 64 << 20;
 
