@@ -42,7 +42,6 @@ _WEB_API_OPTIONS = {
     "rtt_guard_factor": ("rttGuardFactor", "rtt_guard_factor"),
     "max_growth": ("maxGrowth", "max_growth"),
 }
-DEFAULT_COUPLING_INTERVAL_MS = 150
 TCP_PORT_BASE = 7000
 
 
