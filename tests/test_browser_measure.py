@@ -210,3 +210,29 @@ def test_two_data_channels_split_the_dtls_bytes_by_what_each_sent():
     a, b = summary["flows"]
     assert a["throughput_mbps"] == pytest.approx(3 * b["throughput_mbps"])
     assert a["throughput_mbps"] + b["throughput_mbps"] == pytest.approx(5000 * 8 / 0.5 / 1e6)
+
+
+def test_web_api_options_are_read_by_the_simulators_reader():
+    # One reader: what the simulator refuses the browser refuses, with the same message,
+    # and what it accepts means the same (a rate carries its unit).
+    for options, message in [
+        ({"min_media_rate": 50000}, "coupling.options.min_media_rate: expected a bit rate with its unit"),
+        ({"min_media_rate": "-1kbps"}, "coupling.options.min_media_rate: must be between 0 bps and 1 Tbps"),
+        ({"interval": "1us"}, "coupling.options.interval: must be between 10 ms and 60 s, got 1 us"),
+    ]:
+        with pytest.raises(PlanError, match=message):
+            make_plan(scenario(coupling={"mechanism": "web-api", "options": options}))
+    p = make_plan(scenario(coupling={"mechanism": "WEB_API", "options": {"min_media_rate": "0.1Mbps"}}))
+    assert p.coupling == {"intervalMs": 150, "config": {"minMediaRate": 100e3}}
+
+
+def test_names_are_read_by_the_one_rule():
+    doc = scenario(flows=[
+        {"name": "gcc", "kind": "GCC", "preset": "Chromium"},
+        {"name": "sctp", "kind": "SCTP", "source": "Greedy"},
+        {"name": "tcp", "kind": "TCP_CUBIC"},
+    ])
+    p = make_plan(doc)
+    assert [(f.kind, f.transport) for f in p.flows] == [("gcc", "video"), ("sctp", "data"), ("tcp-cubic", "tcp")]
+    assert p.ignored == []
+    assert make_plan(scenario(), coupling="Web_API").coupling == {"intervalMs": 150, "config": {}}

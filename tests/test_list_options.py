@@ -16,7 +16,7 @@ def flowstate(*args: str) -> subprocess.CompletedProcess:
 
 def test_the_export_has_the_contract_shape():
     d = _native.definitions()
-    assert set(d) == {"mechanisms", "gcc_presets", "sctp_presets", "flow_kinds", "overrides"}
+    assert set(d) == {"mechanisms", "gcc_presets", "sctp_presets", "flow_kinds", "overrides", "bounds"}
     assert [m["name"] for m in d["mechanisms"]] == list(_native.MECHANISMS)
     assert [k["name"] for k in d["flow_kinds"]] == list(_native.FLOW_KINDS)
     for m in d["mechanisms"]:
@@ -57,6 +57,16 @@ def test_list_options_prints_everything_the_export_has():
         assert len({len(line.split("\t")) for line in lines}) == 1, lines[:3]
     assert f"{len(d['mechanisms'])} coupling mechanisms" in out
     assert f"{len(d['overrides'])} flow overrides" in out
+    for b in d["bounds"]:
+        assert b["field"] in out, b["field"]
+    assert f"{len(d['bounds'])} bounds" in out
+
+
+def test_the_bounds_are_exported_with_their_limits():
+    bounds = {b["field"]: b for b in _native.definitions()["bounds"]}
+    assert bounds["sbd.base_interval"]["limit"] == "10 ms ..= 60 s"
+    assert bounds["sbd.n"]["limit"] == "1 ..= 10000"
+    assert all(b["limit"] and b["why"] for b in bounds.values())
 
 
 def test_list_options_json_is_the_export():

@@ -3,6 +3,7 @@ never a traceback, a hang, a native abort or a silently accepted value."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -240,6 +241,46 @@ def test_an_empty_scenario_path_is_named(tmp_path):
     assert_one_line_error(cli("run", "", "--out", str(tmp_path / "o")), "scenario file: empty path ''")
     with pytest.raises(flowstate.ScenarioError, match=r"^scenario file: empty path ''$"):
         flowstate.run("")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_scenario_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path):
+    # Before: a FIFO nobody writes blocked for ever, /dev/zero was read until memory ran out.
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    result = cli("run", str(fifo), "--out", str(tmp_path / "o"))
+    assert_one_line_error(result, f"{fifo}: is a FIFO; a scenario must be a regular file")
+    with pytest.raises(flowstate.ScenarioError, match=r"^/dev/zero: is a device; a scenario must be a regular file$"):
+        flowstate.run("/dev/zero")
+    with pytest.raises(flowstate.ScenarioError, match=r": is a folder; a scenario must be a regular file$"):
+        flowstate.run(tmp_path)
+
+
+def test_a_scenario_file_is_read_up_to_its_limit(tmp_path, monkeypatch):
+    from flowstate import input_file
+
+    big = tmp_path / "big.toml"
+    big.write_text("# padding\n" * 20)
+    monkeypatch.setattr(input_file, "MAX_INPUT_BYTES", 100)
+    with pytest.raises(flowstate.ScenarioError, match=r"big\.toml: larger than the 100-byte limit of a scenario$"):
+        flowstate.run(big)
+    with pytest.raises(PathError, match=r"big\.toml: larger than the 100-byte limit of a TOML file$"):
+        load_toml(big)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_files_with_set_sweeps_and_catalogue_entries_must_be_regular(tmp_path):
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    result = cli("run", str(fifo), "--set", "duration=1s", "--out", str(tmp_path / "o"))
+    assert_one_line_error(result, f"{fifo}: is a FIFO; a scenario must be a regular file")
+    result = cli("sweep", str(fifo), "--out", str(tmp_path / "w"))
+    assert_one_line_error(result, "is a FIFO; a TOML file must be a regular file")
+    entry = tmp_path / "entry"
+    entry.mkdir()
+    os.mkfifo(entry / "experiment.toml")
+    with pytest.raises(CatalogueError, match=r"experiment\.toml: is a FIFO; an experiment file must be a regular file$"):
+        catalogue.load(entry)
 
 
 # --- Python API arguments -------------------------------------------------------------

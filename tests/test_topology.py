@@ -60,8 +60,9 @@ def test_browser_plan_refuses_a_parking_lot_and_takes_one_named_link() -> None:
     doc["flows"] = [{"name": "video", "kind": "gcc", "hops": [1, 3]}]
     with pytest.raises(PlanError) as e:
         make_plan(doc, file="pl.toml")
+    # The field and the message: the command puts the file in front, once.
     assert str(e.value) == (
-        "pl.toml: flows[0].hops: crosses 3 links (hop1, hop2, hop3); the emulator and the testbed "
+        "flows[0].hops: crosses 3 links (hop1, hop2, hop3); the emulator and the testbed "
         "emulate one bottleneck per direction; run multi-link topologies in the simulator (flowstate run)"
     )
     doc["flows"] = [{"name": "video", "kind": "gcc", "hops": [2], "return_delay": "25ms"}]

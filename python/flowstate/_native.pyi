@@ -92,12 +92,18 @@ OverrideDefinition = TypedDict(
     },
 )
 
+class BoundDefinition(TypedDict):
+    field: str
+    limit: str
+    why: str
+
 class Definitions(TypedDict):
     mechanisms: list[MechanismDefinition]
     gcc_presets: list[PresetDefinition]
     sctp_presets: list[PresetDefinition]
     flow_kinds: list[FlowKindDefinition]
     overrides: list[OverrideDefinition]
+    bounds: list[BoundDefinition]
 
 def definitions() -> Definitions:
     """Everything a scenario can name, from the one definition of each (flowstate-core's
@@ -114,7 +120,36 @@ def definitions() -> Definitions:
       flow, ``"overrides.start_rate"``), the flow kinds that take it, the default as text
       in ``unit`` (``"paper: 1.5, paper-static: 1.5, chromium: 1.1"`` when it depends on
       the preset, ``-`` where it does not apply; None: required) and the description.
+    - ``bounds``: every input that sizes a run's work or memory (``field``), its
+      ``limit`` as scenario files write it and ``why`` (docs/SCENARIOS.md, "Bounds").
     """
+
+class WebApiOptions(TypedDict):
+    interval_s: float
+    delay_s: float
+    rate_window_s: float
+    decrease_threshold: float
+    encoder_limited_ratio: float
+    encoder_headroom: float
+    min_media_rate_bps: float
+    rtt_guard: Optional[float]
+    rtt_guard_factor: float
+    max_growth: Optional[float]
+
+def web_api_options(options: Mapping[str, Any]) -> WebApiOptions:
+    """``[coupling] options`` of the ``web-api`` mechanism read by the simulator's own
+    reader (defaults filled in; ``rtt_guard`` / ``max_growth`` None when off), so that
+    the browser and the simulator accept and refuse the same file; FlowstateError with
+    a one-line message naming the option (``coupling.options.interval: ...``)."""
+
+def normalize_name(name: str) -> str:
+    """A name as every name a scenario writes (mechanism, groups mode, flow kind, preset,
+    source, trace format) is compared: trimmed, lower case, ``_`` and spaces read as
+    ``-``."""
+
+def scenario_mechanism_name(name: str) -> Optional[str]:
+    """The scenario name of a coupling mechanism in any accepted spelling, the
+    simulator's ``web-api`` included (``"WEB_API"`` -> ``"web-api"``), or None."""
 
 def mechanism_name(name: str) -> Optional[str]:
     """The canonical name (``"fsev2"``) of a coupling mechanism written in any accepted

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping, MutableMapping, Sequence
 
 from flowstate.errors import FlowstateError
+from flowstate.input_file import NotReadable, read_bytes
 
 _SEGMENT = re.compile(r"^([A-Za-z0-9_\-]+)((?:\[\d+\])*)$")
 _INDEX = re.compile(r"\[(\d+)\]")
@@ -155,8 +156,10 @@ def load_toml(file: str | Path) -> dict[str, Any]:
     """A scenario (or any TOML file) as a dict, relative trace files made absolute
     (:func:`resolve_trace_files`). Errors name the file."""
     try:
-        with open(file, "rb") as f:
-            return resolve_trace_files(tomllib.load(f), Path(file).parent)
+        text = read_bytes(file, "a TOML file").decode("utf-8")
+        return resolve_trace_files(tomllib.loads(text), Path(file).parent)
+    except NotReadable as e:
+        raise PathError(f"{file}: {e}") from None
     except OSError as e:
         raise PathError(f"{file}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 
 from flowstate import _native
 from flowstate._native import FlowstateError, ScenarioError
+from flowstate.input_file import NotReadable, read_bytes
 from flowstate.json_text import dumps_indent2
 from flowstate.output_files import LINKS_TIMESERIES_FILE, SUMMARY_FILE, TIMESERIES_FILE
 
@@ -99,7 +100,9 @@ def load_scenario(scenario: Optional[ScenarioSource] = None, *, toml: Optional[s
         if isinstance(file, str) and not file.strip():
             raise ScenarioError(f"scenario file: empty path {file!r}")
         try:
-            return Path(file).read_text(encoding="utf-8"), file
+            return read_bytes(file, "a scenario").decode("utf-8"), file
+        except NotReadable as e:
+            raise ScenarioError(f"{file}: {e}") from None
         except OSError as e:
             if isinstance(file, str) and _looks_like_toml(file):
                 first = file.strip().splitlines()[0][:40]

@@ -22,6 +22,7 @@ pub mod endpoint;
 pub mod fec;
 pub mod gcc;
 pub mod nada;
+pub mod names;
 pub mod rate;
 pub mod sbd;
 pub mod scream;

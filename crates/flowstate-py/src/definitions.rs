@@ -103,9 +103,23 @@ fn overrides_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(list)
 }
 
+/// The bounds of the inputs that size a run (`flowstate_sim::bounds::ALL`): `field`,
+/// `limit`, `why`.
+fn bounds_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for b in flowstate_sim::bounds::ALL {
+        let d = PyDict::new(py);
+        d.set_item("field", b.field)?;
+        d.set_item("limit", b.limit)?;
+        d.set_item("why", b.why)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
 /// Everything a scenario can name: `{"mechanisms": [...], "gcc_presets": [...],
-/// "sctp_presets": [...], "flow_kinds": [...], "overrides": [...]}` (shapes in
-/// `_native.pyi`).
+/// "sctp_presets": [...], "flow_kinds": [...], "overrides": [...], "bounds": [...]}`
+/// (shapes in `_native.pyi`).
 #[pyfunction]
 fn definitions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
@@ -114,6 +128,7 @@ fn definitions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("sctp_presets", sctp_presets(py)?)?;
     d.set_item("flow_kinds", flow_kinds(py)?)?;
     d.set_item("overrides", overrides_list(py)?)?;
+    d.set_item("bounds", bounds_list(py)?)?;
     Ok(d)
 }
 

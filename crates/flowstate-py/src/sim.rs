@@ -488,7 +488,54 @@ fn parse_time_s(text: &str) -> PyResult<f64> {
     flowstate_sim::units_parse::parse_secs(text).map_err(FlowstateError::new_err)
 }
 
+/// `[coupling] options` of the `web-api` mechanism read by the simulator's own reader
+/// (`flowstate_sim::web_api::read_options`), so that the browser's page and the
+/// simulator accept and refuse the same file: `{"interval_s", "delay_s",
+/// "rate_window_s", "decrease_threshold", "encoder_limited_ratio", "encoder_headroom",
+/// "min_media_rate_bps", "rtt_guard", "rtt_guard_factor", "max_growth"}` (`rtt_guard`
+/// and `max_growth` None when off). FlowstateError with the one-line message naming the
+/// option.
+#[pyfunction]
+fn web_api_options<'py>(
+    py: Python<'py>,
+    options: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let table = to_table("coupling.options", options, 0)?;
+    let read = flowstate_sim::web_api::read_options(&table)
+        .map_err(|e| FlowstateError::new_err(e.to_string()))?;
+    let (c, s) = (read.config, read.schedule);
+    let d = PyDict::new(py);
+    d.set_item("interval_s", s.interval.as_secs_f64())?;
+    d.set_item("delay_s", s.delay.as_secs_f64())?;
+    d.set_item("rate_window_s", s.rate_window.as_secs_f64())?;
+    d.set_item("decrease_threshold", c.decrease_threshold)?;
+    d.set_item("encoder_limited_ratio", c.encoder_limited_ratio)?;
+    d.set_item("encoder_headroom", c.encoder_headroom)?;
+    d.set_item("min_media_rate_bps", c.min_media_rate.as_bps())?;
+    d.set_item("rtt_guard", c.rtt_guard)?;
+    d.set_item("rtt_guard_factor", c.rtt_guard_factor)?;
+    d.set_item("max_growth", c.max_growth)?;
+    Ok(d)
+}
+
+/// A name as every name a scenario writes is compared (`flowstate_core::names`): trimmed,
+/// lower case, `_` and spaces read as `-`.
+#[pyfunction]
+fn normalize_name(name: &str) -> String {
+    flowstate_core::names::normalize_name(name)
+}
+
+/// The scenario name of a coupling mechanism written in any accepted spelling, the
+/// simulator's `web-api` included (`"WEB_API"` -> `"web-api"`), or None.
+#[pyfunction]
+fn scenario_mechanism_name(name: &str) -> Option<&'static str> {
+    flowstate_sim::scenario::mechanism_name(name)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(web_api_options, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_name, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_mechanism_name, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

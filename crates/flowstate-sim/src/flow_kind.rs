@@ -163,9 +163,10 @@ impl FlowKind {
     pub const fn is_tcp(self) -> bool {
         matches!(self, Self::TcpNewReno | Self::TcpCubic)
     }
-    /// The kind of a scenario name, exactly as written (`"tcp-cubic"`).
+    /// The kind a scenario names (`"tcp-cubic"`), under the one name rule
+    /// ([`flowstate_core::names`]: any case, `_` or `-`).
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.name() == name)
+        flowstate_core::names::find_by_name(Self::ALL, Self::name, name)
     }
     /// Every kind's name joined with `|`, for messages.
     pub fn names() -> String {
@@ -205,7 +206,9 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), FlowKind::ALL.len());
-        assert_eq!(FlowKind::from_name("TCP-CUBIC"), None);
+        // The one name rule: any case, `_` or `-`.
+        assert_eq!(FlowKind::from_name("TCP_CUBIC"), Some(FlowKind::TcpCubic));
+        assert_eq!(FlowKind::from_name("tcpcubic"), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! [`run::FlowFactory`] and coupling managers through [`coupling::CouplingHook`].
 
 pub mod app_stats;
+pub mod bounds;
 pub mod cbr;
 pub mod coupling;
 pub mod endpoints;
@@ -21,9 +22,11 @@ pub mod flow;
 pub mod flow_kind;
 pub mod gcc_config;
 pub mod greedy;
+pub mod input_file;
 pub mod link;
 pub mod link_metrics;
 pub mod metrics;
+pub mod name_de;
 pub mod overrides;
 pub mod presets;
 pub mod queue;
@@ -32,6 +35,7 @@ pub mod rmcat_config;
 pub mod run;
 pub mod sbd;
 pub mod scenario;
+pub mod scenario_bounds;
 pub mod scheduler;
 pub mod series_text;
 pub mod topology;

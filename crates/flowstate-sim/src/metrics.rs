@@ -697,7 +697,7 @@ const MAX_RESERVED_ROWS: u64 = 16 << 20;
 
 /// Whether a run computes its trace hash and window histograms on a helper thread
 /// (crate::recorder; `[measure] recorder_thread`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecorderThread {
     /// From [`AUTO_RECORDER_MIN_FLOWS`] flows on.
@@ -707,6 +707,18 @@ pub enum RecorderThread {
     On,
     /// Never: the loop records everything itself.
     Off,
+}
+
+impl<'de> Deserialize<'de> for RecorderThread {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: &[&str] = &["auto", "on", "off"];
+        let items = [
+            (Self::Auto, NAMES[0]),
+            (Self::On, NAMES[1]),
+            (Self::Off, NAMES[2]),
+        ];
+        crate::name_de::read_name(d, &items, NAMES)
+    }
 }
 
 /// [`RecorderThread::Auto`]'s threshold: the flows from which a run's per-flow state

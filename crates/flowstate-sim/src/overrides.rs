@@ -517,8 +517,7 @@ overrides! {
 /// Which rule a `gcc` flow's `overrides.kalman_noise` (the Kalman measurement-noise
 /// estimator) or `overrides.loss_controller` (the loss-based controller) selects: the
 /// paper's or Chromium's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleOrigin {
     Paper,
     Chromium,
@@ -535,8 +534,7 @@ impl RuleOrigin {
 }
 
 /// The over-use threshold a `gcc` flow's `overrides.threshold` selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ThresholdMode {
     Static,
     Adaptive,
@@ -549,6 +547,28 @@ impl ThresholdMode {
             Self::Static => "static",
             Self::Adaptive => "adaptive",
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for RuleOrigin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: &[&str] = &["paper", "chromium"];
+        crate::name_de::read_name(
+            d,
+            &[(Self::Paper, NAMES[0]), (Self::Chromium, NAMES[1])],
+            NAMES,
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for ThresholdMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: &[&str] = &["static", "adaptive"];
+        crate::name_de::read_name(
+            d,
+            &[(Self::Static, NAMES[0]), (Self::Adaptive, NAMES[1])],
+            NAMES,
+        )
     }
 }
 

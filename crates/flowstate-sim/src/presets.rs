@@ -45,9 +45,10 @@ impl SctpPreset {
     pub const fn description(self) -> &'static str {
         self.info().1
     }
-    /// The preset called `name` (exactly as written).
+    /// The preset called `name`, under the one name rule ([`flowstate_core::names`]:
+    /// any case, `_` or `-`).
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
+        flowstate_core::names::find_by_name(Self::ALL, Self::name, name)
     }
     /// Every name joined with `|`, for messages.
     pub fn names() -> String {

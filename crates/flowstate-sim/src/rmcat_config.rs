@@ -42,6 +42,23 @@ fn duration(key: &str, v: f64) -> Result<TimeDelta, FieldError> {
     Ok(TimeDelta::from_secs_f64(v / 1e3))
 }
 
+/// An RFC 8888 report interval of at least
+/// [`crate::bounds::MIN_FEEDBACK_INTERVAL_SECS`]: every report is an event per flow.
+fn min_feedback_interval(interval: TimeDelta) -> Result<(), FieldError> {
+    let secs = interval.as_secs_f64();
+    if secs < crate::bounds::MIN_FEEDBACK_INTERVAL_SECS {
+        return Err(FieldError::new(
+            ".feedback_interval_ms",
+            format!(
+                "must be at least {} ms, got {} ms",
+                crate::bounds::MIN_FEEDBACK_INTERVAL_SECS * 1e3,
+                secs * 1e3
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn count(key: &str, v: f64) -> Result<u64, FieldError> {
     if v.fract() != 0.0 || !(1.0..=1e6).contains(&v) {
         return Err(FieldError::new(
@@ -155,12 +172,7 @@ pub fn nada_config(o: &NadaOverrides) -> Result<(NadaConfig, TimeDelta), FieldEr
         None if o.delta_ms.is_some() => c.delta,
         None => TimeDelta::from_secs_f64(NADA_FEEDBACK_INTERVAL_MS / 1e3),
     };
-    if !interval.is_positive() {
-        return Err(FieldError::new(
-            ".feedback_interval_ms",
-            "must be > 0 ms, got 0 ms",
-        ));
-    }
+    min_feedback_interval(interval)?;
     Ok((c, interval))
 }
 
@@ -227,12 +239,7 @@ pub fn scream_config(o: &ScreamOverrides) -> Result<(ScreamConfig, TimeDelta, f6
         o.feedback_interval_ms
             .unwrap_or(SCREAM_FEEDBACK_INTERVAL_MS),
     )?;
-    if !interval.is_positive() {
-        return Err(FieldError::new(
-            ".feedback_interval_ms",
-            "must be > 0 ms, got 0 ms",
-        ));
-    }
+    min_feedback_interval(interval)?;
     let f = match o.fps {
         Some(v) => fps(v)?,
         None => flowstate_core::source::EncoderBounds::paper000().fps,

@@ -321,10 +321,12 @@ pub fn run_toml(text: &str, file: &str, seed: Option<u64>) -> Result<RunResult, 
 /// Load a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, SimError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| SimError::Io {
-        path: file.clone(),
-        message: e.to_string(),
-    })?;
+    let text =
+        crate::input_file::read_text(path, crate::input_file::MAX_SCENARIO_BYTES, "a scenario")
+            .map_err(|message| SimError::Io {
+                path: file.clone(),
+                message,
+            })?;
     Ok(Scenario::from_toml(&text, &file)?)
 }
 

@@ -67,12 +67,14 @@ impl GroupsMode {
         }
     }
 
+    /// The mode `name` names, under the one name rule ([`flowstate_core::names`]: any
+    /// case, `_` or `-`).
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "static" => Some(Self::Static),
-            "sbd" => Some(Self::Sbd),
-            _ => None,
-        }
+        flowstate_core::names::find_by_name(
+            [Self::Static, Self::Sbd],
+            |m| Self::NAMES[m as usize],
+            name,
+        )
     }
 }
 

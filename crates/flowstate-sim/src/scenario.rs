@@ -78,6 +78,8 @@ pub struct TraceSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CouplingSpec {
+    /// Default `"none"` (a `[coupling]` section that only sets `groups` or `options`).
+    #[serde(default = "no_mechanism")]
     pub mechanism: String,
     #[serde(default)]
     pub options: toml::Table,
@@ -85,6 +87,20 @@ pub struct CouplingSpec {
     /// fields) or `"sbd"` (RFC 8382 shared bottleneck detection's verdicts as they
     /// change; crate::sbd).
     pub groups: Option<String>,
+}
+
+fn no_mechanism() -> String {
+    "none".to_string()
+}
+
+/// The scenario name of the mechanism written `name`, under the one name rule
+/// ([`flowstate_core::names`]): a manager mechanism (any of its spellings, `FSEv2`,
+/// `FSE-NG`, ...) or the simulator's own `web-api`.
+pub fn mechanism_name(name: &str) -> Option<&'static str> {
+    Mechanism::canonical_name(name).or_else(|| {
+        flowstate_core::names::same_name(name, crate::web_api::MECHANISM)
+            .then_some(crate::web_api::MECHANISM)
+    })
 }
 
 impl CouplingSpec {
@@ -152,12 +168,22 @@ impl SbdSpec {
 }
 
 /// `direction` of a flow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DirectionSpec {
     #[default]
     Forward,
     Reverse,
+}
+
+impl<'de> Deserialize<'de> for DirectionSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: &[&str] = &["forward", "reverse"];
+        crate::name_de::read_name(
+            d,
+            &[(Self::Forward, NAMES[0]), (Self::Reverse, NAMES[1])],
+            NAMES,
+        )
+    }
 }
 
 /// One `pauses` entry.
@@ -286,15 +312,14 @@ impl AppSource {
 impl<'de> Deserialize<'de> for AppSource {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        AppSource::ALL
-            .into_iter()
-            .find(|s| s.name() == name)
-            .ok_or_else(|| {
+        flowstate_core::names::find_by_name(AppSource::ALL, AppSource::name, &name).ok_or_else(
+            || {
                 serde::de::Error::custom(format!(
                     "expected one of {}, got \"{name}\"",
                     SOURCES.join("|")
                 ))
-            })
+            },
+        )
     }
 }
 
@@ -404,6 +429,29 @@ pub fn hop_name(k: u32) -> String {
     format!("hop{k}")
 }
 
+/// The top-level keys that hold one table (`[sbd]`), not an array of tables.
+const TABLE_KEYS: [&str; 6] = [
+    "link",
+    "reverse_link",
+    "coupling",
+    "sbd",
+    "parking_lot",
+    "measure",
+];
+
+/// The key of an error at `path` (`sbd[0]`, `sbd[0].n`) when a table was written as an
+/// array of tables (`[[sbd]]`), which serde reports as a type error inside the first
+/// entry.
+fn table_written_as_array(path: &str) -> Option<&'static str> {
+    let (key, rest) = path.split_once('[')?;
+    let index = rest.split(']').next()?;
+    let is_index = !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit());
+    TABLE_KEYS
+        .into_iter()
+        .find(|&k| k == key)
+        .filter(|_| is_index)
+}
+
 /// Line number (1-based) of byte offset `pos` in `text`.
 fn line_of(text: &str, pos: usize) -> usize {
     text.get(..pos).map_or(0, |t| t.matches('\n').count()) + 1
@@ -450,6 +498,13 @@ impl Scenario {
         })?;
         let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
+            if let Some(key) = table_written_as_array(&path) {
+                return ScenarioError {
+                    file: file.to_string(),
+                    field: key.to_string(),
+                    message: format!("`{key}` is a table: write [{key}], not [[{key}]]"),
+                };
+            }
             let inner = e.into_inner();
             if let Some(missing) = missing_field(inner.message()) {
                 return ScenarioError {
@@ -475,7 +530,7 @@ impl Scenario {
         // Any spelling of a mechanism's name ("FSEv2", "None") becomes its scenario
         // name here, so that everything after sees one name.
         if let Some(c) = scenario.coupling.as_mut() {
-            if let Some(name) = Mechanism::canonical_name(&c.mechanism) {
+            if let Some(name) = mechanism_name(&c.mechanism) {
                 c.mechanism = name.to_string();
             }
         }
@@ -704,6 +759,7 @@ impl Scenario {
                 return Err(err("sbd", e.to_string()));
             }
         }
+        self.check_bounds(file)?;
         if self.flows.is_empty() {
             return Err(err(
                 "flows",

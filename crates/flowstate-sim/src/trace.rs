@@ -26,27 +26,55 @@ pub const MAHIMAHI_BYTES: u64 = 1500;
 /// overflow.
 pub const MAX_TRACE_BPS: f64 = 1e15;
 
-/// Largest trace file read (bytes): a guard against pointing at the wrong file.
+/// Largest trace file read (bytes): 64 MiB holds a Mahimahi trace of a 100 Mbit/s link
+/// for some 20 minutes (8 bytes a line), or a gym trace of a million segments, and keeps a wrong path (a
+/// video, a disk image) from filling memory. Counted on the bytes actually read.
 pub const MAX_TRACE_BYTES: u64 = 64 << 20;
 
+/// Most points a trace may have (Mahimahi opportunities, csv rows, gym segments):
+/// ten minutes of Mahimahi opportunities at 200 Mbit/s, 80 MB of memory for the link.
+pub const MAX_TRACE_POINTS: usize = 10_000_000;
+
 /// The format of a trace file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceFormat {
-    #[serde(rename = "mahimahi")]
     Mahimahi,
-    #[serde(rename = "csv")]
     Csv,
-    #[serde(rename = "gym-json")]
     GymJson,
 }
 
 impl TraceFormat {
+    pub const ALL: [TraceFormat; 3] = [
+        TraceFormat::Mahimahi,
+        TraceFormat::Csv,
+        TraceFormat::GymJson,
+    ];
+
+    /// The format `name` names, under the one name rule ([`flowstate_core::names`]:
+    /// any case, `_` or `-`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        flowstate_core::names::find_by_name(Self::ALL, Self::name, name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Mahimahi => "mahimahi",
             TraceFormat::Csv => "csv",
             TraceFormat::GymJson => "gym-json",
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        TraceFormat::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
+            serde::de::Error::custom(format!(
+                "expected one of {}, got \"{name}\"",
+                names.join("|")
+            ))
+        })
     }
 }
 
@@ -111,25 +139,29 @@ impl TraceError {
 }
 
 impl LinkTrace {
-    /// Read and parse `path`.
+    /// Read and parse `path`: a regular file (a FIFO, a device or a folder is refused
+    /// before it is read) of at most [`MAX_TRACE_BYTES`] bytes.
     pub fn load(path: &Path, format: TraceFormat, looped: bool) -> Result<Self, TraceError> {
-        let meta = std::fs::metadata(path).map_err(|e| TraceError::file(io_message(&e)))?;
-        if meta.len() > MAX_TRACE_BYTES {
-            return Err(TraceError::file(format!(
-                "{} bytes: larger than the {MAX_TRACE_BYTES}-byte limit of a trace",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| TraceError::file(io_message(&e)))?;
+        let text = read_trace_file(path)?;
         Self::parse(&text, format, looped)
     }
 
     /// Parse trace text.
     pub fn parse(text: &str, format: TraceFormat, looped: bool) -> Result<Self, TraceError> {
+        Self::parse_at_most(text, format, looped, MAX_TRACE_POINTS)
+    }
+
+    /// [`LinkTrace::parse`] with at most `max_points` points.
+    fn parse_at_most(
+        text: &str,
+        format: TraceFormat,
+        looped: bool,
+        max_points: usize,
+    ) -> Result<Self, TraceError> {
         match format {
-            TraceFormat::Mahimahi => parse_mahimahi(text, looped),
-            TraceFormat::Csv => parse_csv(text, looped),
-            TraceFormat::GymJson => parse_gym(text, looped),
+            TraceFormat::Mahimahi => parse_mahimahi(text, looped, max_points),
+            TraceFormat::Csv => parse_csv(text, looped, max_points),
+            TraceFormat::GymJson => parse_gym(text, looped, max_points),
         }
     }
 
@@ -226,12 +258,18 @@ impl LinkTrace {
     }
 }
 
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
-        _ => format!("cannot read: {e}"),
-    }
+/// The text of the trace file `path` ([`crate::input_file::read_text`]: a regular file
+/// of at most [`MAX_TRACE_BYTES`] bytes as read).
+fn read_trace_file(path: &Path) -> Result<String, TraceError> {
+    crate::input_file::read_text(path, MAX_TRACE_BYTES, "a trace").map_err(TraceError::file)
+}
+
+/// The error of a trace with more than `max_points` points ([`MAX_TRACE_POINTS`]).
+fn too_many_points(max_points: usize, line: usize, what: &str) -> TraceError {
+    TraceError::at(
+        line,
+        format!("more than {max_points} {what}: the limit of a trace"),
+    )
 }
 
 /// Lines that carry data: 1-based numbers, comments (`#`) and blanks skipped.
@@ -242,7 +280,7 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-fn parse_mahimahi(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
+fn parse_mahimahi(text: &str, looped: bool, max_points: usize) -> Result<LinkTrace, TraceError> {
     let mut opps: Vec<Timestamp> = Vec::new();
     let mut last_line = 0;
     for (line, l) in data_lines(text) {
@@ -271,6 +309,9 @@ fn parse_mahimahi(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
                     ),
                 ));
             }
+        }
+        if opps.len() == max_points {
+            return Err(too_many_points(max_points, line, "delivery opportunities"));
         }
         opps.push(t);
         last_line = line;
@@ -340,7 +381,7 @@ fn split_fields(l: &str) -> Vec<&str> {
     }
 }
 
-fn parse_csv(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
+fn parse_csv(text: &str, looped: bool, max_points: usize) -> Result<LinkTrace, TraceError> {
     let mut units = (1.0, 1.0);
     let mut rows: Vec<(f64, f64, usize)> = Vec::new();
     for (n, (line, l)) in data_lines(text).enumerate() {
@@ -385,6 +426,9 @@ fn parse_csv(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
                     format!("times must increase: {t} s after {prev} s"),
                 ));
             }
+        }
+        if rows.len() == max_points {
+            return Err(too_many_points(max_points, line, "rows"));
         }
         rows.push((t, r, line));
     }
@@ -487,13 +531,20 @@ struct GymFile {
     kind: Option<String>,
 }
 
-/// Line (1-based) of the `index`-th `"duration"` key: where a segment's error points.
-fn gym_segment_line(text: &str, index: usize) -> Option<usize> {
-    let pos = text.match_indices("\"duration\"").nth(index)?.0;
-    Some(text[..pos].matches('\n').count() + 1)
+/// Lines (1-based) of the `"duration"` keys, in order: where each segment's error
+/// points. One pass over the text.
+fn gym_segment_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let (mut line, mut counted) = (1, 0);
+    for (pos, _) in text.match_indices("\"duration\"") {
+        line += text[counted..pos].matches('\n').count();
+        counted = pos;
+        lines.push(line);
+    }
+    lines
 }
 
-fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
+fn parse_gym(text: &str, looped: bool, max_points: usize) -> Result<LinkTrace, TraceError> {
     let file: GymFile = serde_json::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
@@ -510,12 +561,17 @@ fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
             "no trace_pattern entries (top level, uplink or downlink)",
         ));
     }
+    let lines = gym_segment_lines(text);
+    let line_of = |i: usize| lines.get(i).copied().unwrap_or(1);
+    if pattern.len() > max_points {
+        return Err(too_many_points(max_points, line_of(max_points), "segments"));
+    }
     let mut rates = Vec::with_capacity(pattern.len());
     let mut segments = Vec::with_capacity(pattern.len());
     let mut at_ms = 0.0f64;
     let ms = |x: f64| TimeDelta::from_micros((x * 1000.0).round() as i64);
     for (i, s) in pattern.iter().enumerate() {
-        let line = gym_segment_line(text, i).unwrap_or(1);
+        let line = line_of(i);
         let bad = |m: String| TraceError::at(line, format!("trace_pattern[{i}]: {m}"));
         if !(s.duration.is_finite() && s.duration >= 0.001) {
             return Err(bad(format!(
@@ -557,7 +613,7 @@ fn parse_gym(text: &str, looped: bool) -> Result<LinkTrace, TraceError> {
             return Err(bad("the trace is longer than the clock's range".into()));
         }
     }
-    let last = gym_segment_line(text, pattern.len() - 1).unwrap_or(1);
+    let last = line_of(pattern.len() - 1);
     rate_trace(TraceFormat::GymJson, rates, segments, ms(at_ms), looped)
         .map_err(|m| TraceError::at(last, m))
 }
@@ -722,5 +778,70 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("bandwidth"), "{}", e.message);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_trace_must_be_a_regular_file() {
+        // crate::input_file's tests cover FIFOs, the byte limit and non-blocking opens.
+        let e = LinkTrace::load(Path::new("/dev/zero"), TraceFormat::Csv, true).unwrap_err();
+        assert_eq!(e.message, "is a device; a trace must be a regular file");
+        assert_eq!(e.line, None);
+    }
+
+    #[test]
+    fn point_counts_are_bounded() {
+        let gym = r#"{"trace_pattern": [
+            {"duration": 10, "capacity": 5},
+            {"duration": 10, "capacity": 5},
+            {"duration": 10, "capacity": 5}]}"#;
+        for (format, text, line, what) in [
+            (
+                TraceFormat::Mahimahi,
+                "1\n2\n3\n",
+                3,
+                "delivery opportunities",
+            ),
+            (
+                TraceFormat::Csv,
+                "time_s,rate_Mbps\n0,1\n1,2\n2,3\n",
+                4,
+                "rows",
+            ),
+            (TraceFormat::GymJson, gym, 4, "segments"),
+        ] {
+            LinkTrace::parse_at_most(text, format, true, 3).expect("at the limit");
+            let e = LinkTrace::parse_at_most(text, format, true, 2).unwrap_err();
+            assert_eq!(e.line, Some(line), "{format:?}: {e:?}");
+            assert_eq!(
+                e.message,
+                format!("more than 2 {what}: the limit of a trace"),
+                "{format:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn gym_json_parses_in_linear_time() {
+        // 40,000 segments, about 3.5 MB: re-scanning the text for each segment's line
+        // took minutes for this; one pass takes well under a second.
+        let mut text = String::from("{\"trace_pattern\": [\n");
+        for k in 0..40_000 {
+            text.push_str(&format!(
+                "{{\"duration\": 200, \"capacity\": {}, \"loss\": 0, \"rtt\": 40, \"jitter\": 0, \"time\": 0.0}},\n",
+                1000 + k % 7
+            ));
+        }
+        text.push_str("{\"duration\": 200, \"capacity\": 5}\n]}");
+        assert!(text.len() > 3_000_000, "{}", text.len());
+        let started = std::time::Instant::now();
+        let t = LinkTrace::parse(&text, TraceFormat::GymJson, true).expect("valid");
+        assert_eq!(t.segments.len(), 40_001);
+        let took = started.elapsed();
+        assert!(took.as_secs_f64() < 10.0, "{took:?}");
+        // Errors still name the segment's line.
+        let bad = text.replacen("\"capacity\": 5}", "\"capacity\": -5}", 1);
+        let e = LinkTrace::parse(&bad, TraceFormat::GymJson, true).unwrap_err();
+        assert_eq!(e.line, Some(40_002), "{e:?}");
     }
 }

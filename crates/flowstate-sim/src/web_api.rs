@@ -21,6 +21,7 @@
 //! `rtt_guard_factor`).
 
 pub use crate::app_stats::{AppControl, AppStats, StatsSchedule};
+use crate::bounds::{self, MAX_WEB_API_RATE_BPS, MAX_WEB_API_TIME_SECS, MIN_WEB_API_INTERVAL_SECS};
 use crate::coupling::{CouplingHook, FlowInfo};
 use crate::error::{FieldError, SimError};
 use crate::flow::FlowState;
@@ -87,6 +88,118 @@ pub fn pace_application(sender: &mut SctpSender) {
     }
 }
 
+/// The `web-api` options of a scenario, read: the rule's constants and the polling
+/// schedule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WebApiOptions {
+    pub config: WebApiConfig,
+    pub schedule: StatsSchedule,
+}
+
+/// The option names, in the order messages list them.
+pub const OPTIONS: [&str; 10] = [
+    "interval",
+    "delay",
+    "rate_window",
+    "decrease_threshold",
+    "encoder_limited_ratio",
+    "encoder_headroom",
+    "min_media_rate",
+    "rtt_guard",
+    "rtt_guard_factor",
+    "max_growth",
+];
+
+/// Read `[coupling] options` of `web-api` (one-line errors naming the option and, for
+/// the times and the rate, the bounds of crate::bounds). The one reader of these
+/// options: the browser's page gets them through the native module.
+pub fn read_options(options: &toml::Table) -> Result<WebApiOptions, FieldError> {
+    let mut cfg = WebApiConfig::default();
+    let mut schedule = StatsSchedule::default();
+    let bad = |k: &str, m: String| FieldError::new(format!("coupling.options.{k}"), m);
+    let number = |k: &str, v: &toml::Value| match v {
+        toml::Value::Float(f) => Ok(*f),
+        toml::Value::Integer(i) => Ok(*i as f64),
+        other => Err(bad(
+            k,
+            format!("expected a number, got {}", other.type_str()),
+        )),
+    };
+    let duration = |k: &str, v: &toml::Value, min: f64| -> Result<TimeDelta, FieldError> {
+        // A time needs its unit, as everywhere in a scenario (0 alone is zero).
+        let s = match v {
+            toml::Value::String(s) => parse_secs(s).map_err(|e| bad(k, e))?,
+            other => match number(k, other)? {
+                0.0 => 0.0,
+                x => return Err(bad(k, crate::units_parse::bare_time_error(x))),
+            },
+        };
+        bounds::check_secs(
+            &format!("coupling.options.{k}"),
+            s,
+            min,
+            MAX_WEB_API_TIME_SECS,
+        )?;
+        Ok(TimeDelta::from_secs_f64(s))
+    };
+    for (k, v) in options {
+        match k.as_str() {
+            "interval" => schedule.interval = duration(k, v, MIN_WEB_API_INTERVAL_SECS)?,
+            "delay" => schedule.delay = duration(k, v, 0.0)?,
+            "rate_window" => schedule.rate_window = duration(k, v, 0.0)?,
+            "decrease_threshold" => cfg.decrease_threshold = number(k, v)?,
+            "encoder_limited_ratio" => cfg.encoder_limited_ratio = number(k, v)?,
+            "encoder_headroom" => cfg.encoder_headroom = number(k, v)?,
+            "rtt_guard_factor" => cfg.rtt_guard_factor = number(k, v)?,
+            "max_growth" => {
+                cfg.max_growth = match v {
+                    toml::Value::Boolean(false) => None,
+                    other => Some(number(k, other)?),
+                }
+            }
+            "rtt_guard" => {
+                cfg.rtt_guard = match v {
+                    toml::Value::Boolean(false) => None,
+                    other => Some(number(k, other)?),
+                }
+            }
+            "min_media_rate" => {
+                // A rate carries its unit, as everywhere (docs/SCENARIOS.md, "Units").
+                let bps = match v {
+                    toml::Value::String(s) => parse_bps(s).map_err(|e| bad(k, e))?,
+                    other => {
+                        return Err(bad(
+                            k,
+                            format!(
+                                "expected a bit rate with its unit such as \"50kbps\", got {other}"
+                            ),
+                        ))
+                    }
+                };
+                bounds::check_bps(
+                    &format!("coupling.options.{k}"),
+                    bps,
+                    0.0,
+                    MAX_WEB_API_RATE_BPS,
+                )?;
+                cfg.min_media_rate = Bitrate::bps(bps);
+            }
+            other => {
+                return Err(bad(
+                    other,
+                    format!("unknown option of web-api ({})", OPTIONS.join(", ")),
+                ))
+            }
+        }
+    }
+    cfg.validate()
+        .map_err(|e| FieldError::new("coupling.options", e.to_string()))?;
+    Ok(WebApiOptions {
+        config: cfg,
+        schedule,
+    })
+}
+
 /// The `web-api` coupling hook: polls, runs [`WebApiRule`], returns controls.
 #[derive(Debug, Clone)]
 pub struct WebApiHook {
@@ -133,72 +246,8 @@ impl WebApiHook {
                 )));
             }
         }
-        let mut cfg = WebApiConfig::default();
-        let mut schedule = StatsSchedule::default();
-        let bad = |k: &str, m: String| {
-            SimError::Build(FieldError::new(format!("coupling.options.{k}"), m))
-        };
-        let number = |k: &str, v: &toml::Value| match v {
-            toml::Value::Float(f) => Ok(*f),
-            toml::Value::Integer(i) => Ok(*i as f64),
-            other => Err(bad(
-                k,
-                format!("expected a number, got {}", other.type_str()),
-            )),
-        };
-        let duration = |k: &str, v: &toml::Value| -> Result<TimeDelta, SimError> {
-            let s = match v {
-                toml::Value::String(s) => parse_secs(s).map_err(|e| bad(k, e))?,
-                other => number(k, other)?,
-            };
-            if !(s.is_finite() && s >= 0.0) {
-                return Err(bad(k, format!("must be a non-negative duration, got {s}")));
-            }
-            Ok(TimeDelta::from_secs_f64(s))
-        };
-        for (k, v) in options {
-            match k.as_str() {
-                "interval" => schedule.interval = duration(k, v)?,
-                "delay" => schedule.delay = duration(k, v)?,
-                "rate_window" => schedule.rate_window = duration(k, v)?,
-                "decrease_threshold" => cfg.decrease_threshold = number(k, v)?,
-                "encoder_limited_ratio" => cfg.encoder_limited_ratio = number(k, v)?,
-                "encoder_headroom" => cfg.encoder_headroom = number(k, v)?,
-                "rtt_guard_factor" => cfg.rtt_guard_factor = number(k, v)?,
-                "max_growth" => {
-                    cfg.max_growth = match v {
-                        toml::Value::Boolean(false) => None,
-                        other => Some(number(k, other)?),
-                    }
-                }
-                "rtt_guard" => {
-                    cfg.rtt_guard = match v {
-                        toml::Value::Boolean(false) => None,
-                        other => Some(number(k, other)?),
-                    }
-                }
-                "min_media_rate" => {
-                    let bps = match v {
-                        toml::Value::String(s) => parse_bps(s).map_err(|e| bad(k, e))?,
-                        other => number(k, other)?,
-                    };
-                    cfg.min_media_rate = Bitrate::bps(bps);
-                }
-                other => return Err(bad(
-                    other,
-                    "unknown option of web-api (interval, delay, rate_window, decrease_threshold, \
-                         encoder_limited_ratio, encoder_headroom, min_media_rate, rtt_guard, \
-                         rtt_guard_factor, max_growth)"
-                        .into(),
-                )),
-            }
-        }
-        if !schedule.interval.is_positive() {
-            return Err(bad("interval", "must be positive".into()));
-        }
-        cfg.validate()
-            .map_err(|e| SimError::Build(FieldError::new("coupling.options", e.to_string())))?;
-        Ok(Self::new(cfg, schedule, flows))
+        let read = read_options(options).map_err(SimError::Build)?;
+        Ok(Self::new(read.config, read.schedule, flows))
     }
 
     /// Rule errors so far (none expected: the inputs come from the simulator).
@@ -349,7 +398,7 @@ mod tests {
             ),
             (
                 "interval = \"0s\"",
-                "coupling.options.interval: must be positive",
+                "coupling.options.interval: must be between 10 ms and 60 s, got 0 s",
             ),
             (
                 "encoder_headroom = 0.5",

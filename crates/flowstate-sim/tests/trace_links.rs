@@ -371,7 +371,8 @@ fn relative_paths_follow_the_scenario_file_and_errors_are_one_line() {
     assert!(!m.contains('\n'));
     let m = msg(text("t/ok.csv", "pcap"));
     assert!(
-        m.contains("link.capacity_trace.format") && m.contains("unknown variant"),
+        m.contains("link.capacity_trace.format")
+            && m.contains("expected one of mahimahi|csv|gym-json, got \"pcap\""),
         "{m}"
     );
     let m = msg(text("t/ok.csv", "csv").replace("[link]\n", "[link]\ncapacity = \"1Mbps\"\n"));

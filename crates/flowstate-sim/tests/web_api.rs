@@ -96,8 +96,15 @@ fn options_and_errors() {
     assert_ne!(slow, hash("mechanism = \"web-api\""));
     assert_eq!(
         slow,
-        hash("mechanism = \"web-api\"\noptions = { interval = 0.2, delay = 0.1 }")
+        hash("mechanism = \"web-api\"\noptions = { interval = \"0.2s\", delay = \"0.1s\" }")
     );
+    // A time needs its unit: a bare number is not read as seconds.
+    let bare = with_mechanism(
+        &base("p000-table5"),
+        "mechanism = \"web-api\"\noptions = { interval = 0.2 }",
+    );
+    let e = run_toml(&bare, "x.toml", Some(1)).unwrap_err().to_string();
+    assert!(e.contains("coupling.options.interval") && e.contains("needs a unit"), "{e}");
     let src = with_mechanism(
         &base("p000-table5"),
         "mechanism = \"web-api\"\noptions = { intervall = \"1s\" }",

@@ -30,18 +30,18 @@ STACKS = ("chromium", "flowstate")
 # Couplings a real run can apply: none, or the Web-API rule as a web application
 # (js/flowstate-coupling) does.
 COUPLINGS = ("none", "web-api")
-# web-api options and the JS module's config names (the rest of the simulator's options,
-# e.g. `delay`, describe the simulation, not the page).
+# web-api options, the JS module's config names and the key of the value the simulator's
+# reader returns (`_native.web_api_options`); the rest of the options, e.g. `delay`,
+# describe the simulation, not the page.
 _WEB_API_OPTIONS = {
-    "decrease_threshold": "decreaseThreshold",
-    "encoder_limited_ratio": "encoderLimitedRatio",
-    "encoder_headroom": "encoderHeadroom",
-    "min_media_rate": "minMediaRate",
-    "rtt_guard": "rttGuard",
-    "rtt_guard_factor": "rttGuardFactor",
-    "max_growth": "maxGrowth",
+    "decrease_threshold": ("decreaseThreshold", "decrease_threshold"),
+    "encoder_limited_ratio": ("encoderLimitedRatio", "encoder_limited_ratio"),
+    "encoder_headroom": ("encoderHeadroom", "encoder_headroom"),
+    "min_media_rate": ("minMediaRate", "min_media_rate_bps"),
+    "rtt_guard": ("rttGuard", "rtt_guard"),
+    "rtt_guard_factor": ("rttGuardFactor", "rtt_guard_factor"),
+    "max_growth": ("maxGrowth", "max_growth"),
 }
-DEFAULT_COUPLING_INTERVAL_MS = 150
 TCP_PORT_BASE = 7000
 
 
@@ -104,6 +104,40 @@ class Plan:
             if f.stop_s < self.duration_s:
                 ev.append((f.stop_s, "stop", f))
         return sorted(ev, key=lambda e: (e[0], e[1] != "stop"))
+
+
+def _mechanism(name: str) -> str:
+    """The scenario name of the mechanism written ``name`` (the simulator's reader), or
+    ``name`` normalized when it names none."""
+    from flowstate import _native
+
+    return _native.scenario_mechanism_name(name) or _native.normalize_name(name)
+
+
+def _name(value: Any) -> Any:
+    """A name (kind, preset, source) as the simulator compares it; other values as they
+    are (the simulator's validator has refused them already)."""
+    from flowstate import _native
+
+    return _native.normalize_name(value) if isinstance(value, str) else value
+
+
+def _web_api_plan(options: dict[str, Any]) -> dict[str, Any]:
+    """The sender page's coupling: ``{"intervalMs", "config"}`` from the scenario's
+    web-api options, read by the simulator's own reader (so both accept and refuse the
+    same file); ``config`` holds the options the file gives, under the JS module's names."""
+    from flowstate import _native
+
+    try:
+        read = _native.web_api_options(options)
+    except (_native.FlowstateError, _native.ScenarioError) as e:
+        raise PlanError(str(e)) from None
+    config: dict[str, Any] = {}
+    for k in options:
+        if k in _WEB_API_OPTIONS:
+            js_name, key = _WEB_API_OPTIONS[k]
+            config[js_name] = read[key]  # type: ignore[literal-required]
+    return {"intervalMs": round(read["interval_s"] * 1000), "config": config}
 
 
 def _time(value: Any, where: str) -> float:
@@ -180,26 +214,20 @@ def make_plan(
             raise PlanError(f"--duration: expected seconds > 0, got {duration}")
     dur = min(full, duration) if duration is not None else full
     coupling_doc = doc.get("coupling") or {}
-    mechanism = str(coupling if coupling is not None else coupling_doc.get("mechanism", "none")).lower()
+    written = str(coupling if coupling is not None else coupling_doc.get("mechanism", "none"))
+    # Names as the simulator reads them (any case, `_` or `-`: flowstate_core::names).
+    mechanism = _mechanism(written)
     where_mech = "--coupling" if coupling is not None else "coupling.mechanism"
     if mechanism not in COUPLINGS:
         raise PlanError(
             f"{where_mech}: an unmodified browser has no coupling inside; 'none' or 'web-api' "
-            f"(js/flowstate-coupling in the page) run here, got '{mechanism}'"
+            f"(js/flowstate-coupling in the page) run here, got '{written}'"
         )
     coupling_plan = None
     if mechanism == "web-api":
-        options = dict(coupling_doc.get("options") or {}) if coupling_doc.get("mechanism") == "web-api" else {}
-        coupling_plan = {"intervalMs": DEFAULT_COUPLING_INTERVAL_MS, "config": {}}
-        for k, v in options.items():
-            if k == "interval":
-                coupling_plan["intervalMs"] = round(_time(v, "coupling.options.interval") * 1000)
-            elif k in _WEB_API_OPTIONS:
-                if k == "min_media_rate":
-                    v = _rate_bps(v, "coupling.options.min_media_rate")
-                coupling_plan["config"][_WEB_API_OPTIONS[k]] = None if v is False else v
-            elif k != "delay":
-                raise PlanError(f"coupling.options.{k}: unknown option of web-api")
+        in_file = _mechanism(str(coupling_doc.get("mechanism", "none"))) == "web-api"
+        options = dict(coupling_doc.get("options") or {}) if in_file else {}
+        coupling_plan = _web_api_plan(options)
     measure = doc.get("measure") or {}
     w0 = _time(measure.get("start", 0), "measure.start")
     w1 = min(_time(measure.get("end", full), "measure.end"), dur)
@@ -211,7 +239,7 @@ def make_plan(
     ignored: list[str] = []
     flows: list[FlowPlan] = []
     for i, f in enumerate(_expand(list(doc.get("flows") or []))):
-        name, kind = f.get("name", f"flow{i}"), f.get("kind")
+        name, kind = f.get("name", f"flow{i}"), _name(f.get("kind"))
         where = f"flows.{name}"
         if kind not in REAL_KINDS:
             raise PlanError(f"{where}.kind: '{kind}' has no real counterpart here (one of: {', '.join(REAL_KINDS)})")
@@ -226,17 +254,17 @@ def make_plan(
                 plan.max_rate_bps = _rate_bps(overrides.pop("video_max_rate"), f"{where}.overrides.video_max_rate")
             else:
                 plan.max_rate_bps = 2.5e6  # the simulator's default (docs/SCENARIOS.md)
-            if f.get("preset") not in (None, "chromium"):
+            if f.get("preset") is not None and _name(f["preset"]) != "chromium":
                 ignored.append(f"{where}.preset")
         elif kind == "sctp":
             source = f.get("source", "greedy")
-            if source != "greedy":
+            if _name(source) != "greedy":
                 raise PlanError(f"{where}.source: only 'greedy' (or a desired_rate) runs in the browser, got '{source}'")
             if f.get("desired_rate") is not None:
                 plan.rate_bps = _rate_bps(f["desired_rate"], f"{where}.desired_rate")
         else:
             source = f.get("source", "greedy")
-            if source != "greedy":
+            if _name(source) != "greedy":
                 raise PlanError(f"{where}.source: kernel TCP flows are greedy only, got '{source}'")
             plan.tcp_port = TCP_PORT_BASE + len([x for x in flows if x.transport == "tcp"])
         ignored += [f"{where}.overrides.{k}" for k in overrides]
@@ -250,7 +278,8 @@ def make_plan(
         try:
             _, reverse_delay = _native.bottleneck_delays(text if text is not None else _toml(doc), file)
         except _native.ScenarioError as e:
-            raise PlanError(str(e)) from None
+            # The caller names the file: the field and the message only.
+            raise PlanError(str(e).removeprefix(f"{file}: ")) from None
     else:
         link = doc.get("link") or {}
         reverse = doc.get("reverse_link") or {}

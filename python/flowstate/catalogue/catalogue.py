@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from flowstate.errors import FlowstateError
+from flowstate.input_file import NotReadable, read_bytes
 from flowstate.catalogue import claims as claims_mod
 from flowstate.catalogue import derived as derived_mod
 from flowstate.sweep import metrics as sweep_metrics
@@ -281,8 +282,9 @@ def load(folder: str | os.PathLike[str]) -> Experiment:
     path = folder / EXPERIMENT_FILE
     ctx = _Ctx(_display(path))
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
+        doc = tomllib.loads(read_bytes(path, "an experiment file").decode("utf-8"))
+    except NotReadable as e:
+        raise CatalogueError(f"{ctx.file}: {e}") from None
     except OSError as e:
         raise CatalogueError(f"{ctx.file}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:

@@ -1,8 +1,8 @@
 """`flowstate list-options`: everything a scenario can name, from the one definition the
 native module exports (``_native.definitions()``: the core's mechanism and GCC preset
-lists, the simulator's flow kinds and overrides): coupling mechanisms with their
-options, GCC and SCTP presets, flow kinds, and every flow override with its default and
-unit.
+lists, the simulator's flow kinds, overrides and bounds): coupling mechanisms with their
+options, GCC and SCTP presets, flow kinds, every flow override with its default and
+unit, and the bounds of the inputs that size a run.
 ``--json`` prints the export itself."""
 
 from __future__ import annotations
@@ -71,6 +71,11 @@ def listings(definitions: Mapping[str, Any]) -> list[Listing]:
             ("key", "flow kinds", "default", "unit", "description"),
             ((o["key"], o["applies_to"], o["default"], o["unit"], o["description"]) for o in definitions["overrides"]),
         ),
+        _table(
+            f"{len(definitions.get('bounds', []))} bounds (inputs that size a run; docs/SCENARIOS.md, \"Bounds\")",
+            ("field", "limit", "why"),
+            ((b["field"], b["limit"], b["why"]) for b in definitions.get("bounds", [])),
+        ),
     ]
 
 
@@ -89,10 +94,11 @@ def main(*, as_json: bool = False, stdout: Optional[TextIO] = None) -> dict[str,
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "list-options",
-        help="list coupling mechanisms and their options, GCC and SCTP presets, flow kinds and flow overrides",
+        help="list coupling mechanisms and their options, GCC and SCTP presets, flow kinds, flow overrides and bounds",
         description="Print everything a scenario file can name (docs/SCENARIOS.md): the coupling mechanisms "
         "(with the flow kinds they couple and their options, defaults and units), the GCC and SCTP presets, the flow "
-        "kinds and every flow override with its default and unit. Read from the simulator's own definitions.",
+        "kinds, every flow override with its default and unit, and the bounds of the inputs that size a run. Read "
+        "from the simulator's own definitions.",
     )
     p.add_argument("--json", action="store_true", help="print the definitions as JSON")
     return p

@@ -117,16 +117,8 @@ impl OptionKind {
     }
 }
 
-/// A mechanism name as compared: trimmed, lower case, `_` and spaces read as `-`.
-pub fn normalize_name(name: &str) -> String {
-    name.trim()
-        .chars()
-        .map(|c| match c {
-            '_' | ' ' => '-',
-            c => c.to_ascii_lowercase(),
-        })
-        .collect()
-}
+/// A mechanism name as compared: the one name rule of [`crate::names`].
+pub use crate::names::normalize_name;
 
 /// Both kinds of flow.
 pub(crate) const RATE_AND_WINDOW: &[FlowKind] = &[FlowKind::Rate, FlowKind::Window];

@@ -87,10 +87,10 @@ impl GccPreset {
         }
     }
 
-    /// A preset by name (underscores accepted, any case), e.g. `"paper-static"`.
+    /// A preset by name, under the one name rule ([`crate::names`]: any case, `_` or
+    /// `-`), e.g. `"paper-static"`.
     pub fn from_name(name: &str) -> Option<Self> {
-        let name = name.trim().to_ascii_lowercase().replace('_', "-");
-        Self::ALL.into_iter().find(|p| p.name() == name)
+        crate::names::find_by_name(Self::ALL, Self::name, name)
     }
     /// The name scenario files use.
     pub const fn name(self) -> &'static str {

@@ -92,8 +92,12 @@ fn summary(name: &str, s: &PathStats) -> String {
 
 fn run() -> Result<(), String> {
     let args = parse_args(std::env::args().skip(1))?;
-    let text = std::fs::read_to_string(&args.scenario)
-        .map_err(|e| format!("{}: cannot read: {e}", args.scenario))?;
+    let text = flowstate_sim::input_file::read_text(
+        std::path::Path::new(&args.scenario),
+        flowstate_sim::input_file::MAX_SCENARIO_BYTES,
+        "a scenario",
+    )
+    .map_err(|e| format!("{}: {e}", args.scenario))?;
     let sc = Scenario::from_toml(&text, &args.scenario).map_err(|e| e.to_string())?;
     let seed = args.seed.or(sc.seed).unwrap_or(0);
     let (forward, reverse) =
