@@ -237,10 +237,18 @@ mod tests {
             .collect();
         assert_eq!(
             call,
-            [FlowKind::Gcc, FlowKind::Sctp, FlowKind::Nada, FlowKind::Scream]
+            [
+                FlowKind::Gcc,
+                FlowKind::Sctp,
+                FlowKind::Nada,
+                FlowKind::Scream
+            ]
         );
         for k in call {
-            assert!(k.coupling().is_some(), "{k} joins a group it cannot be coupled in");
+            assert!(
+                k.coupling().is_some(),
+                "{k} joins a group it cannot be coupled in"
+            );
         }
     }
 }

@@ -661,7 +661,11 @@ impl Scenario {
                 rate(&format!("{field}.capacity"), c.0, out);
             }
             for (k, p) in l.capacity_schedule.iter().flatten().enumerate() {
-                rate(&format!("{field}.capacity_schedule[{k}].rate"), p.rate.0, out);
+                rate(
+                    &format!("{field}.capacity_schedule[{k}].rate"),
+                    p.rate.0,
+                    out,
+                );
             }
         };
         if let Some(l) = &self.link {

@@ -92,9 +92,8 @@ pub const TIME_UNITS: &str = "us, ms, s or min";
 
 /// Parse a time to seconds. The unit is required: `"10"` is an error.
 pub fn parse_secs(s: &str) -> Result<f64, String> {
-    let err = || {
-        format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\" (units: {TIME_UNITS})")
-    };
+    let err =
+        || format!("expected a time such as \"50ms\" or \"2s\", got \"{s}\" (units: {TIME_UNITS})");
     let (v, unit) = split_or(s, err)?;
     if unit.is_empty() {
         return Err(bare_time_error(s.trim()));
@@ -362,7 +361,11 @@ mod tests {
     fn a_bare_number_is_not_a_time() {
         for text in ["t = 10", "t = 0.5", "t = -3", "t = 1e-3"] {
             let table: toml::Table = toml::from_str(text).unwrap();
-            let e = table["t"].clone().try_into::<Secs>().unwrap_err().to_string();
+            let e = table["t"]
+                .clone()
+                .try_into::<Secs>()
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("a time needs a unit"), "{text}: {e}");
         }
         let table: toml::Table = toml::from_str("t = \"10ms\"").unwrap();

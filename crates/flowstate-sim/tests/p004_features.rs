@@ -96,8 +96,9 @@ fn start_jitter_is_deterministic_per_seed_and_bounded() {
 
 #[test]
 fn schedules_are_validated() {
-    let rap =
-        |extra: &str| format!("[[flows]]\nname = \"f\"\nkind = \"rap\"\ngroup = \"g\"\nstart = \"1s\"\n{extra}");
+    let rap = |extra: &str| {
+        format!("[[flows]]\nname = \"f\"\nkind = \"rap\"\ngroup = \"g\"\nstart = \"1s\"\n{extra}")
+    };
     let gcc = "[[flows]]\nname = \"g\"\nkind = \"gcc\"\ndesired_rate_schedule = [{ at = \"2s\", rate = \"1Mbps\" }]";
     // Each (flows, a part of the error).
     let cases = [

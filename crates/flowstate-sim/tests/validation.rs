@@ -441,7 +441,10 @@ fn a_mechanism_that_couples_no_flow_is_an_error() {
 fn cross_traffic_and_groups_are_checked() {
     let both = format!("{BASE}{VIDEO}group = \"g\"\ncross_traffic = true\n");
     assert_field(&err(&both), "flows[2].cross_traffic");
-    let cbr = replaced("kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }", "kind = \"cbr\"\ngroup = \"g\"\noverrides = { rate = \"1Mbps\" }");
+    let cbr = replaced(
+        "kind = \"cbr\"\noverrides = { rate = \"1Mbps\" }",
+        "kind = \"cbr\"\ngroup = \"g\"\noverrides = { rate = \"1Mbps\" }",
+    );
     let m = err(&cbr);
     assert_field(&m, "flows[0].group");
     assert!(m.contains("no congestion controller"), "{m}");
@@ -460,10 +463,16 @@ fn implausible_values_are_warned_about() {
     let far = replaced("delay = \"25ms\"", "delay = \"10s\"");
     let s = Scenario::from_toml(&far, "scenario.toml").expect("legal");
     let w = s.warnings();
-    assert!(w.len() == 1 && w[0].starts_with("link.delay = 10 s"), "{w:?}");
+    assert!(
+        w.len() == 1 && w[0].starts_with("link.delay = 10 s"),
+        "{w:?}"
+    );
     let r = flowstate_sim::run(
-        &Scenario::from_toml(&replaced("duration = \"20s\"", "duration = \"2s\""), "s.toml")
-            .unwrap(),
+        &Scenario::from_toml(
+            &replaced("duration = \"20s\"", "duration = \"2s\""),
+            "s.toml",
+        )
+        .unwrap(),
         1,
     )
     .unwrap();
@@ -471,8 +480,16 @@ fn implausible_values_are_warned_about() {
     let slow = replaced("capacity = \"2Mbps\"", "capacity = \"2kbps\"");
     let short = replaced("duration = \"20s\"", "duration = \"500ms\"");
     assert!(Scenario::from_toml(&slow, "s.toml").unwrap().warnings()[0].contains("link.capacity"));
-    let s = Scenario::from_toml(&short.replace("start = \"1s\"", "start = \"100ms\""), "s.toml").unwrap();
-    assert!(s.warnings()[0].starts_with("duration"), "{:?}", s.warnings());
+    let s = Scenario::from_toml(
+        &short.replace("start = \"1s\"", "start = \"100ms\""),
+        "s.toml",
+    )
+    .unwrap();
+    assert!(
+        s.warnings()[0].starts_with("duration"),
+        "{:?}",
+        s.warnings()
+    );
     // The summary repeats them.
     let r = flowstate_sim::run(&Scenario::from_toml(&far, "s.toml").unwrap(), 1).unwrap();
     assert_eq!(r.summary.warnings, w);

@@ -104,7 +104,10 @@ fn options_and_errors() {
         "mechanism = \"web-api\"\noptions = { interval = 0.2 }",
     );
     let e = run_toml(&bare, "x.toml", Some(1)).unwrap_err().to_string();
-    assert!(e.contains("coupling.options.interval") && e.contains("needs a unit"), "{e}");
+    assert!(
+        e.contains("coupling.options.interval") && e.contains("needs a unit"),
+        "{e}"
+    );
     let src = with_mechanism(
         &base("p000-table5"),
         "mechanism = \"web-api\"\noptions = { intervall = \"1s\" }",
