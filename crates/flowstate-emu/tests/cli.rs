@@ -82,7 +82,7 @@ fn bad_input_is_one_line_and_status_2() {
     fails_with(&[], "usage");
     fails_with(
         &["/nonexistent/x.toml", "--receiver", "127.0.0.1:9"],
-        "cannot read",
+        "no such file",
     );
     fails_with(&["x.toml", "--receiver", "nowhere"], "--receiver");
     fails_with(
