@@ -52,6 +52,7 @@ def test_work_sizing_values_are_refused_at_once(path, value, fragments):
 
 def test_web_api_options_are_bounded_when_the_run_is_built():
     scenario = copy.deepcopy(BASE)
+    scenario["flows"].append({"name": "video", "kind": "gcc"})  # a flow the rule couples
     scenario["coupling"] = {"mechanism": "WEB-API", "options": {"min_media_rate": "-1kbps"}}
     with pytest.raises(ScenarioError, match="coupling.options.min_media_rate: must be between 0 bps and 1 Tbps"):
         flowstate.check_scenario(scenario)

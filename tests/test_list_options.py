@@ -17,7 +17,12 @@ def flowstate(*args: str) -> subprocess.CompletedProcess:
 def test_the_export_has_the_contract_shape():
     d = _native.definitions()
     assert set(d) == {"mechanisms", "gcc_presets", "sctp_presets", "flow_kinds", "overrides", "bounds"}
-    assert [m["name"] for m in d["mechanisms"]] == list(_native.MECHANISMS)
+    # Every coupling manager, then the simulator's web-api mode, which `run` accepts too.
+    assert [m["name"] for m in d["mechanisms"]] == [*_native.MECHANISMS, "web-api"]
+    assert [m["manager"] for m in d["mechanisms"]] == [True] * len(_native.MECHANISMS) + [False]
+    web_api = d["mechanisms"][-1]
+    assert [o["name"] for o in web_api["options"]][:3] == ["interval", "delay", "rate_window"]
+    assert web_api["options"][0]["default"] == '"150ms"' 
     assert [k["name"] for k in d["flow_kinds"]] == list(_native.FLOW_KINDS)
     for m in d["mechanisms"]:
         assert {"name", "display_name", "description", "source", "flow_kinds", "options"} <= set(m)
@@ -79,7 +84,9 @@ def test_the_demo_mechanisms_come_from_the_export():
     # The demo shows the mechanisms that couple media (rate) and data (window) flows.
     d = _native.definitions()
     coupled_as = {k["name"]: k["coupling"] for k in d["flow_kinds"]}
-    couple_both = [m["name"] for m in d["mechanisms"] if {"rate", "window"} <= {coupled_as[k] for k in m["flow_kinds"]}]
+    couple_both = [
+        m["name"] for m in d["mechanisms"] if m["manager"] and {"rate", "window"} <= {coupled_as[k] for k in m["flow_kinds"]}
+    ]
     assert demo.WINDOW_MECHANISMS == tuple(n for n in couple_both if n != demo.UNCOUPLED)
     assert demo.WINDOW_MECHANISMS == ("fse-ng", "ext-fse-ng", "fsev2")
     r = flowstate("demo", "--mechanism", "fse")

@@ -70,6 +70,7 @@ class MechanismDefinition(TypedDict):
     source: str
     flow_kinds: list[str]
     options: list[OptionDefinition]
+    manager: bool  # False: the simulator's web-api mode, not a coupling manager
 
 class PresetDefinition(TypedDict):
     name: str

@@ -48,9 +48,40 @@ fn mechanisms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             options.append(o)?;
         }
         d.set_item("options", options)?;
+        d.set_item("manager", true)?;
         list.append(d)?;
     }
+    list.append(web_api_mode(py)?)?;
     Ok(list)
+}
+
+/// The simulator's `web-api` mode, listed with the mechanisms a scenario may name
+/// (`manager`: false, it is not a flowstate-core coupling manager).
+fn web_api_mode(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("name", flowstate_sim::web_api::MECHANISM)?;
+    d.set_item("display_name", "Web-API rule")?;
+    d.set_item(
+        "description",
+        "coupling as an unmodified browser's web application does it: getStats polled every interval, each video sender's maxBitrate set and the data channels paced by the Web-API rule",
+    )?;
+    d.set_item(
+        "source",
+        "flowstate (js/flowstate-coupling; docs/ALGORITHMS.md, Web-API coupling mode)",
+    )?;
+    d.set_item("flow_kinds", [FlowKind::Gcc.name(), FlowKind::Sctp.name()])?;
+    let options = PyList::empty(py);
+    for option in flowstate_sim::web_api::option_info() {
+        let o = PyDict::new(py);
+        o.set_item("name", option.name)?;
+        o.set_item("default", option.default)?;
+        o.set_item("unit", option.unit)?;
+        o.set_item("description", option.description)?;
+        options.append(o)?;
+    }
+    d.set_item("options", options)?;
+    d.set_item("manager", false)?;
+    Ok(d)
 }
 
 fn gcc_presets<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {

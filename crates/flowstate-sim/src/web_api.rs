@@ -110,6 +110,44 @@ pub const OPTIONS: [&str; 10] = [
     "max_growth",
 ];
 
+/// One option as `flowstate list-options` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionInfo {
+    pub name: &'static str,
+    /// The default as a scenario file writes it (`"150ms"`, `0.02`, `false`).
+    pub default: String,
+    /// `None`: a plain number.
+    pub unit: Option<&'static str>,
+    pub description: &'static str,
+}
+
+/// Every option of [`OPTIONS`] with its default (from [`WebApiConfig::default`] and
+/// [`StatsSchedule::default`]), unit and meaning.
+pub fn option_info() -> Vec<OptionInfo> {
+    let cfg = WebApiConfig::default();
+    let schedule = StatsSchedule::default();
+    let ms = |t: TimeDelta| format!("\"{}ms\"", t.as_secs_f64() * 1e3);
+    let or_false = |x: Option<f64>| x.map_or_else(|| "false".to_string(), |v| v.to_string());
+    let info = |name, default, unit, description| OptionInfo {
+        name,
+        default,
+        unit,
+        description,
+    };
+    vec![
+        info("interval", ms(schedule.interval), Some("time"), "how often the web application polls getStats and runs the rule"),
+        info("delay", ms(schedule.delay), Some("time"), "how long after a poll its decisions reach the senders (the getStats promise, setParameters)"),
+        info("rate_window", ms(schedule.rate_window), Some("time"), "the window the sent rates are measured over"),
+        info("decrease_threshold", cfg.decrease_threshold.to_string(), None, "eps: a fall of the media's GCC-limited rates by more than this fraction in one interval counts as a GCC decrease"),
+        info("encoder_limited_ratio", cfg.encoder_limited_ratio.to_string(), None, "alpha: a media flow sending less than this fraction of min(target, max bitrate) is encoder-limited"),
+        info("encoder_headroom", cfg.encoder_headroom.to_string(), None, "h: an encoder-limited media flow claims this multiple of what it sends"),
+        info("min_media_rate", format!("\"{}kbps\"", cfg.min_media_rate.as_bps() / 1e3), Some("bit rate"), "the smallest max bitrate the rule sets on a video sender"),
+        info("rtt_guard", or_false(cfg.rtt_guard), None, "scale the data when the RTT exceeds this multiple of the smallest seen (false: off)"),
+        info("rtt_guard_factor", cfg.rtt_guard_factor.to_string(), None, "beta_rtt: the data's scale under the RTT guard"),
+        info("max_growth", or_false(cfg.max_growth), None, "gamma: the coupled share grows by at most this fraction per second (false: unlimited)"),
+    ]
+}
+
 /// Read `[coupling] options` of `web-api` (one-line errors naming the option and, for
 /// the times and the rate, the bounds of crate::bounds). The one reader of these
 /// options: the browser's page gets them through the native module.

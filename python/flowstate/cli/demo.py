@@ -56,7 +56,11 @@ def _media_and_data_mechanisms() -> tuple[str, ...]:
     return tuple(
         m["name"]
         for m in definitions["mechanisms"]
-        if {"rate", "window"} <= {coupled_as.get(k) for k in m["flow_kinds"]} and m["name"] != UNCOUPLED
+        # Coupling managers only: the simulator's web-api mode couples applications, not
+        # controllers (`manager` false).
+        if m.get("manager", True)
+        and {"rate", "window"} <= {coupled_as.get(k) for k in m["flow_kinds"]}
+        and m["name"] != UNCOUPLED
     )
 
 

@@ -71,7 +71,7 @@ def listings(definitions: Mapping[str, Any]) -> list[Listing]:
             ("key", "flow kinds", "default", "unit", "description"),
             ((o["key"], o["applies_to"], o["default"], o["unit"], o["description"]) for o in definitions["overrides"]),
         ),
-        _table(
+        _listing(
             f"{len(definitions.get('bounds', []))} bounds (inputs that size a run; docs/SCENARIOS.md, \"Bounds\")",
             ("field", "limit", "why"),
             ((b["field"], b["limit"], b["why"]) for b in definitions.get("bounds", [])),
