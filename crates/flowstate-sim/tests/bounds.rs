@@ -25,6 +25,11 @@ fn with(extra: &str) -> String {
     format!("{BASE}\n{extra}\n")
 }
 
+/// [`with`], plus a gcc flow: a flow a coupling mechanism can couple (cbr has none).
+fn coupled_with(extra: &str) -> String {
+    with(&format!("[[flows]]\nname = \"v\"\nkind = \"gcc\"\n{extra}"))
+}
+
 fn err(text: &str) -> String {
     common::parse_error(text, "s.toml")
 }
@@ -129,7 +134,7 @@ fn a_looped_trace_may_not_schedule_unbounded_capacity_changes() {
 }
 
 fn web_api(options: &str) -> String {
-    with(&format!(
+    coupled_with(&format!(
         "[coupling]\nmechanism = \"web-api\"\noptions = {{ {options} }}"
     ))
 }
@@ -173,11 +178,11 @@ fn web_api_min_media_rate_is_a_non_negative_rate_with_a_unit() {
 
 #[test]
 fn names_follow_one_rule() {
-    let s = common::scenario(&with("[coupling]\nmechanism = \"WEB-API\""));
+    let s = common::scenario(&coupled_with("[coupling]\nmechanism = \"WEB-API\""));
     assert_eq!(s.coupling.expect("coupling").mechanism, "web-api");
-    let s = common::scenario(&with("[coupling]\nmechanism = \"web_api\""));
+    let s = common::scenario(&coupled_with("[coupling]\nmechanism = \"web_api\""));
     assert_eq!(s.coupling.expect("coupling").mechanism, "web-api");
-    let s = common::scenario(&with(
+    let s = common::scenario(&coupled_with(
         "[coupling]\nmechanism = \"FSE_NG\"\ngroups = \"SBD\"",
     ));
     assert_eq!(
