@@ -79,7 +79,7 @@ rm -f "$STAMP"
 trap '[ $? = 0 ] && echo "$BUILD_KEY" >"$STAMP"' EXIT
 
 plain_build() {
-  step "building the native extension (cargo, release; a few minutes on a fresh clone)" \
+  step "building the native extension (cargo, release; about 1.5 min on a fresh clone)" \
     maturin develop --release
   if [ "$EXAMPLE" = 1 ]; then
     step "building the engine binary (target/release/examples/run_scenario)" \
