@@ -440,3 +440,24 @@ def test_a_trace_file_given_in_set_is_read_from_the_current_folder(tmp_path, mon
     flowstate.check_scenario(path, set={"link.capacity_trace.file": "here.csv"})
     with pytest.raises(ScenarioError, match="link.capacity_trace.file: .*beside.csv"):
         flowstate.check_scenario(path, set={"link.capacity_trace.file": "beside.csv"})
+
+
+def test_every_output_names_each_flows_coupling_group(tmp_path):
+    # A call's own flow joins group "call" by default; another application's TCP flow
+    # is not coupled: summary.json, the time series and its CSV all say so.
+    scenario = {
+        "name": "groups",
+        "duration": "2s",
+        "link": {"capacity": "2Mbps", "delay": "20ms", "queue": "100ms"},
+        "flows": [{"name": "video", "kind": "gcc"}, {"name": "bulk", "kind": "tcp-cubic"}],
+        "coupling": {"mechanism": "fsev2"},
+    }
+    result = flowstate.run(scenario)
+    assert [f["group"] for f in result.summary["flows"]] == ["call", None]
+    assert result.summary["coupling"] == {"mechanism": "fsev2", "groups_mode": "static"}
+    by_flow = result.timeseries.groupby("flow")["group"].first()
+    assert by_flow["video"] == "call" and by_flow.isna()["bulk"]
+    _, series = result.write(tmp_path)
+    lines = series.read_text().splitlines()
+    assert lines[0].endswith(",target_mbps,group")
+    assert {line.split(",")[3]: line.split(",")[-1] for line in lines[1:]} == {"video": "call", "bulk": ""}

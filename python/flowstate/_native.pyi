@@ -32,6 +32,8 @@ class SeriesColumns(TypedDict):
     sent_packets: list[int]
     lost_packets: list[int]
     capacity_mbps: list[float]
+    target_mbps: list[Optional[float]]
+    group: list[Optional[str]]  # the flow's coupling group (None: not coupled)
 
 class LinkSeriesColumns(TypedDict):
     time_s: list[float]

@@ -384,8 +384,8 @@ class RunResult:
         """One row per run, flow and bin: ``run``, ``seed``, ``time_s``, ``flow``,
         ``send_rate_mbps``, ``throughput_mbps``, ``goodput_mbps``, ``queuing_delay_ms``,
         ``rtt_ms``, ``sent_packets``, ``lost_packets``, ``capacity_mbps``, ``target_mbps``
-        (the flow's rate controller's value at the bin's end; NaN for window flows) (NaN: no
-        sample)."""
+        (the flow's rate controller's value at the bin's end; NaN for window flows),
+        ``group`` (the flow's coupling group; None: not coupled) (NaN: no sample)."""
         import pandas
 
         frames = []

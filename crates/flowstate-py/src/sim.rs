@@ -168,7 +168,10 @@ type Outcome = Result<Finished, Failure>;
 fn run_one(scenario: &Scenario, seed: u64, series_text: bool) -> Outcome {
     let finish = |run: RunResult| {
         let text = series_text.then(|| SeriesText {
-            series: flowstate_sim::series_text::series_rows_text(&run.series),
+            series: flowstate_sim::series_text::series_rows_text(
+                &run.series,
+                &flowstate_sim::series_text::flow_groups(&run.summary.flows),
+            ),
             links: flowstate_sim::series_text::link_series_rows_text(&run.link_series),
         });
         Finished { run, text }
@@ -265,8 +268,14 @@ fn column<'py, R, T: IntoPyObject<'py> + Clone>(
     d.set_item(name, rows.iter().map(f).collect::<Vec<T>>())
 }
 
-/// The time series as columns (the order of `metrics::write_series_csv`).
-fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'py, PyDict>> {
+/// The time series as columns (the order of `series_text::SERIES_COLUMNS`: those of
+/// `metrics::write_series_csv`, then each row's flow's coupling group, `None` when the
+/// flow is not coupled).
+fn series_columns<'py>(
+    py: Python<'py>,
+    rows: &[SeriesRow],
+    summary_flows: &[flowstate_sim::metrics::FlowSummary],
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     column(&d, "time_s", rows, |r| r.time_s)?;
     // One Python str per flow, shared by its rows (not one new str per row).
@@ -291,6 +300,10 @@ fn series_columns<'py>(py: Python<'py>, rows: &[SeriesRow]) -> PyResult<Bound<'p
     column(&d, "lost_packets", rows, |r| r.lost_packets)?;
     column(&d, "capacity_mbps", rows, |r| r.capacity_mbps)?;
     column(&d, "target_mbps", rows, |r| r.target_mbps)?;
+    let groups = flowstate_sim::series_text::flow_groups(summary_flows);
+    column(&d, "group", rows, |r| {
+        groups.get(r.flow.as_str()).map(|g| g.to_string())
+    })?;
     Ok(d)
 }
 
@@ -322,7 +335,7 @@ pub(crate) fn run_dict<'py>(
     let d = PyDict::new(py);
     d.set_item("seed", seed)?;
     d.set_item("summary_json", r.summary.to_json())?;
-    d.set_item("series", series_columns(py, &r.series)?)?;
+    d.set_item("series", series_columns(py, &r.series, &r.summary.flows)?)?;
     d.set_item("link_series", link_series_columns(py, &r.link_series)?)?;
     d.set_item("trace_hash", r.trace_hash)?;
     d.set_item("events", r.events)?;

@@ -11,11 +11,12 @@
 //! newlines out of them), so no cell is ever quoted.
 
 use crate::link_metrics::LinkSeriesRow;
-use crate::metrics::SeriesRow;
+use crate::metrics::{FlowSummary, SeriesRow};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// The columns of [`series_rows_text`], in order (after the front end's `run,seed`).
-pub const SERIES_COLUMNS: [&str; 11] = [
+pub const SERIES_COLUMNS: [&str; 12] = [
     "time_s",
     "flow",
     "send_rate_mbps",
@@ -27,7 +28,17 @@ pub const SERIES_COLUMNS: [&str; 11] = [
     "lost_packets",
     "capacity_mbps",
     "target_mbps",
+    "group",
 ];
+
+/// Each flow's coupling group by flow name (summary.json's per-flow `group`), for the
+/// series' `group` column; a flow that is not coupled is absent (the empty cell).
+pub fn flow_groups(flows: &[FlowSummary]) -> HashMap<&str, &str> {
+    flows
+        .iter()
+        .filter_map(|f| Some((f.name.as_str(), f.group.as_deref()?)))
+        .collect()
+}
 
 /// The columns of [`link_series_rows_text`], in order (after `run,seed`).
 pub const LINK_SERIES_COLUMNS: [&str; 10] = [
@@ -189,8 +200,8 @@ impl<'a> Row<'a> {
 
 /// The rows of `timeseries.csv` for one run ([`SERIES_COLUMNS`], no header), each
 /// ending in `\n`.
-pub fn series_rows_text(rows: &[SeriesRow]) -> String {
-    let mut out = String::with_capacity(rows.len() * 120);
+pub fn series_rows_text(rows: &[SeriesRow], groups: &HashMap<&str, &str>) -> String {
+    let mut out = String::with_capacity(rows.len() * 126);
     for r in rows {
         Row::new(&mut out)
             .float(r.time_s)
@@ -204,6 +215,7 @@ pub fn series_rows_text(rows: &[SeriesRow]) -> String {
             .int(r.lost_packets)
             .float(r.capacity_mbps)
             .opt(r.target_mbps)
+            .text(groups.get(r.flow.as_str()).copied().unwrap_or(""))
             .end();
     }
     out
@@ -303,9 +315,15 @@ mod tests {
             capacity_mbps: 2.0,
             target_mbps: None,
         };
+        let groups = HashMap::from([("video", "call")]);
         assert_eq!(
-            series_rows_text(&[row.clone(), row]),
-            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,\n".repeat(2)
+            series_rows_text(&[row.clone(), row.clone()], &groups),
+            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,call\n".repeat(2)
+        );
+        // Not coupled: the empty cell.
+        assert_eq!(
+            series_rows_text(&[row], &HashMap::new()),
+            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,\n"
         );
     }
 }
