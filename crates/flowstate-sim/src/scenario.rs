@@ -452,6 +452,28 @@ fn table_written_as_array(path: &str) -> Option<&'static str> {
         .filter(|_| is_index)
 }
 
+/// serde's message for a count written wrong ("invalid value: integer `-1`, expected
+/// usize") in the words of the rest of the scenario's messages ("expected a whole
+/// number >= 0, got -1"); any other message as it is.
+fn plain_message(message: &str) -> String {
+    const UNSIGNED: [&str; 5] = ["usize", "u64", "u32", "u16", "u8"];
+    let Some((what, expected)) = message.rsplit_once(", expected ") else {
+        return message.to_string();
+    };
+    if !UNSIGNED.contains(&expected) {
+        return message.to_string();
+    }
+    let got = what
+        .strip_prefix("invalid value: ")
+        .or_else(|| what.strip_prefix("invalid type: "))
+        .unwrap_or(what);
+    let got = match got.split_once('`') {
+        Some((_, rest)) => rest.trim_end_matches('`'),
+        None => got,
+    };
+    format!("expected a whole number >= 0, got {got}")
+}
+
 /// Line number (1-based) of byte offset `pos` in `text`.
 fn line_of(text: &str, pos: usize) -> usize {
     text.get(..pos).map_or(0, |t| t.matches('\n').count()) + 1
@@ -524,7 +546,7 @@ impl Scenario {
             ScenarioError {
                 file: file.to_string(),
                 field,
-                message: inner.message().trim().replace('\n', " "),
+                message: plain_message(inner.message().trim()).replace('\n', " "),
             }
         })?;
         // Any spelling of a mechanism's name ("FSEv2", "None") becomes its scenario

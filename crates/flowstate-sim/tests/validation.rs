@@ -827,3 +827,14 @@ fn the_summary_template_has_every_field_of_a_run_summary() {
     assert_eq!(real, tmpl);
     assert_eq!(template.flows[1].name, "b");
 }
+
+#[test]
+fn a_count_written_wrong_is_named_in_plain_words() {
+    for (value, got) in [("-1", "-1"), ("1.5", "1.5"), ("\"ten\"", "string \"ten\"")] {
+        let m = err(&format!("{BASE}\n[sbd]\nn = {value}\n"));
+        assert_eq!(
+            m,
+            format!("scenario.toml: sbd.n: expected a whole number >= 0, got {got}")
+        );
+    }
+}
