@@ -22,7 +22,7 @@ def fig14(tmp_path: Path, **sets):
     rows = []
     with open(tmp_path / "timeseries.csv", newline="") as f:
         for row in csv.DictReader(f):
-            rows.append({k: (v if k == "flow" else float(v or "nan")) for k, v in row.items()})
+            rows.append({k: (v if k in ("flow", "group") else float(v or "nan")) for k, v in row.items()})
     return rows
 
 

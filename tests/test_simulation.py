@@ -31,7 +31,7 @@ LOSSY = scenario(cbr("a", "1Mbps"), cbr("b", "0.5Mbps"), loss=0.05)
 
 SERIES_COLUMNS = [
     "run", "seed", "time_s", "flow", "send_rate_mbps", "throughput_mbps", "goodput_mbps",
-    "queuing_delay_ms", "rtt_ms", "sent_packets", "lost_packets", "capacity_mbps", "target_mbps",
+    "queuing_delay_ms", "rtt_ms", "sent_packets", "lost_packets", "capacity_mbps", "target_mbps", "group",
 ]
 
 
