@@ -182,6 +182,17 @@ pub const ALL: &[Bound] = &[
 
 /// `value` must lie in `[min, max]` (seconds); the error names the bound and the value.
 pub fn check_secs(field: &str, value: f64, min: f64, max: f64) -> Result<(), FieldError> {
+    check_range(field, value, min, max, describe_secs)
+}
+
+/// `value` must lie in `[min, max]`, each written by `describe` in the error.
+fn check_range(
+    field: &str,
+    value: f64,
+    min: f64,
+    max: f64,
+    describe: fn(f64) -> String,
+) -> Result<(), FieldError> {
     if value.is_finite() && (min..=max).contains(&value) {
         return Ok(());
     }
@@ -189,9 +200,9 @@ pub fn check_secs(field: &str, value: f64, min: f64, max: f64) -> Result<(), Fie
         field,
         format!(
             "must be between {} and {}, got {}",
-            describe_secs(min),
-            describe_secs(max),
-            describe_secs(value)
+            describe(min),
+            describe(max),
+            describe(value)
         ),
     ))
 }
@@ -209,18 +220,7 @@ pub fn check_count(field: &str, what: &str, count: u64, max: u64) -> Result<(), 
 
 /// `value` must lie in `[min, max]` (bit/s); the error names the bound and the value.
 pub fn check_bps(field: &str, value: f64, min: f64, max: f64) -> Result<(), FieldError> {
-    if value.is_finite() && (min..=max).contains(&value) {
-        return Ok(());
-    }
-    Err(FieldError::new(
-        field,
-        format!(
-            "must be between {} and {}, got {}",
-            describe_bps(min),
-            describe_bps(max),
-            describe_bps(value)
-        ),
-    ))
+    check_range(field, value, min, max, describe_bps)
 }
 
 /// A rate for a message: `1 Tbps`, `50 kbps`, `1500 bps`.
