@@ -6,11 +6,6 @@
 pub use crate::error::ScenarioError;
 use crate::error::{join_path, missing_field, FieldError};
 pub use crate::flow_kind::FlowKind;
-use crate::overrides;
-pub use crate::overrides::{
-    CbrOverrides, GccOverrides, LedbatOverrides, NadaOverrides, RateOverrides, RuleOrigin,
-    ScreamOverrides, ThresholdMode, WindowOverrides,
-};
 use crate::sbd::GroupsMode;
 use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, QueueSpec, Secs};
@@ -19,9 +14,6 @@ use flowstate_core::sbd::SbdConfig;
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
-
-/// Flow kinds a scenario may name.
-pub const KINDS: &[&str] = &FlowKind::NAMES;
 
 /// Coupling mechanisms a scenario may name.
 pub const MECHANISMS: &[&str] = &Mechanism::NAMES;
@@ -876,10 +868,14 @@ impl Scenario {
             let mut prev = -1.0;
             for (k, p) in f.desired_rate_schedule.iter().enumerate() {
                 let fk = format!("flows[{i}].desired_rate_schedule[{k}]");
-                if !matches!(f.kind, FlowKind::Rap | FlowKind::Tfrc) {
+                if !f.kind.def().takes_rate_schedule {
                     return Err(err(
                         &field("desired_rate_schedule"),
-                        format!("only rap and tfrc flows take one, not {}", f.kind),
+                        format!(
+                            "only {} flows take one, not {}",
+                            kinds_taking(|k| k.takes_rate_schedule),
+                            f.kind
+                        ),
                     ));
                 }
                 if p.at.0 < 0.0 || p.at.0 <= prev {
@@ -977,24 +973,6 @@ impl Scenario {
             }
             self.validate_route(i, f, &link_names, &err)?;
             validate_kind_fields(f).map_err(|e| e.under(&format!("flows[{i}].")).in_file(file))?;
-            if f.kind == FlowKind::Cbr {
-                let o = cbr_overrides(f)
-                    .map_err(|e| e.under(&format!("flows[{i}].overrides")).in_file(file))?;
-                if o.rate.0 <= 0.0 {
-                    return Err(err(
-                        &field("overrides.rate"),
-                        format!("must be > 0 bit/s, got {} bit/s", o.rate.0),
-                    ));
-                }
-                if let Some(s) = o.packet_size {
-                    if !(1.0..=65_535.0).contains(&s.0) {
-                        return Err(err(
-                            &field("overrides.packet_size"),
-                            format!("must be between 1 B and 65535 B, got {} B", s.0),
-                        ));
-                    }
-                }
-            }
         }
         if let Some(c) = &self.coupling {
             if c.mechanism != "none" && self.flows.iter().all(|f| f.group().is_none()) {
@@ -1040,17 +1018,6 @@ impl Scenario {
     }
 }
 
-/// A `cbr` flow's overrides, parsed strictly. Error: the sub-path under `overrides`.
-pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, FieldError> {
-    parse_overrides(f)
-}
-
-/// A flow's `overrides` as `T`, parsed strictly. Error: the sub-path under `overrides`
-/// (`.k_up`, empty for the table itself) and the message.
-pub fn parse_overrides<T: serde::de::DeserializeOwned>(f: &FlowSpec) -> Result<T, FieldError> {
-    overrides::parse(&f.overrides)
-}
-
 /// The core's priority error as a field message ("must be a number in ...").
 fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
     let text = e.to_string();
@@ -1060,69 +1027,24 @@ fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
     }
 }
 
-/// Check a flow's `preset`, `overrides` and `source`. Error: the field under the flow
-/// (`preset`, `overrides.k_up`).
+/// Check a flow's `preset`, `overrides` and `source` by building it, with the kind's
+/// own builder (the one the run calls), and dropping it. Error: the field under the
+/// flow (`preset`, `overrides.k_up`).
 fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
-    crate::presets::read(f.kind, f.preset.as_deref())?;
-    let positive = |name: &str, v: Option<f64>| -> Result<(), FieldError> {
-        match v {
-            Some(x) if !(x.is_finite() && x > 0.0) => Err(FieldError::new(
-                format!(".{name}"),
-                format!("must be a number > 0, got {x}"),
-            )),
-            _ => Ok(()),
-        }
+    crate::presets::check_takes_preset(f.kind, f.preset.as_deref())?;
+    let input = crate::kinds::BuildInput {
+        ctx: &crate::endpoints::FlowContext::default(),
+        index: 0,
+        spec: f,
+        seed: 0,
     };
-    let sub = |r: Result<(), FieldError>| r.map_err(|e| e.under("overrides"));
-    match f.kind {
-        FlowKind::Gcc => {
-            let preset = crate::gcc_config::preset(f.preset.as_deref())?;
-            let o: GccOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0, but a zero that switches a
-            // rule off (`fec_delay_ms = 0`: ULPFEC at once, as the sources read).
-            for (n, v) in o.numbers() {
-                if !(overrides::ZERO_SWITCHES_OFF.contains(&n) && v == 0.0) {
-                    sub(positive(n, Some(v)))?;
-                }
-            }
-            sub(check_video_bounds(&o))?;
-            sub(crate::gcc_config::gcc_config(preset, &o).map(|_| ()))?;
-        }
-        FlowKind::Sctp | FlowKind::TcpNewReno | FlowKind::TcpCubic => {
-            let o: WindowOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0.
-            for (n, v) in o.numbers() {
-                sub(positive(n, Some(v)))?;
-            }
-            // Keys of another kind (the same messages as when the flow is built).
-            sub(overrides::check_kind(f.kind, &o.set_keys()))?;
-        }
-        FlowKind::Rap | FlowKind::Tfrc => {
-            let o: RateOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0.
-            for (n, v) in o.numbers() {
-                sub(positive(n, Some(v)))?;
-            }
-        }
-        FlowKind::Cbr => {}
-        FlowKind::Nada => {
-            let o: NadaOverrides = sub_parse(f)?;
-            sub(crate::rmcat_config::nada_config(&o).map(|_| ()))?;
-        }
-        FlowKind::Scream => {
-            let o: ScreamOverrides = sub_parse(f)?;
-            sub(crate::rmcat_config::scream_config(&o).map(|_| ()))?;
-        }
-        FlowKind::Ledbat => {
-            let o: LedbatOverrides = sub_parse(f)?;
-            sub(crate::rmcat_config::ledbat_config(&o).map(|_| ()))?;
-        }
-    }
-    if f.source.is_some() && !f.kind.is_window() {
+    (f.kind.def().build)(&input)?;
+    if f.source.is_some() && !f.kind.def().takes_source {
         return Err(FieldError::new(
             "source",
             format!(
-                "only sctp, tcp and ledbat flows take a source, not {}",
+                "only {} flows take a source, not {}",
+                kinds_taking(|k| k.takes_source),
                 f.kind
             ),
         ));
@@ -1130,57 +1052,18 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// A flow's `overrides` as `T`; the error's field under `overrides`.
-fn sub_parse<T: serde::de::DeserializeOwned>(f: &FlowSpec) -> Result<T, FieldError> {
-    parse_overrides(f).map_err(|e| e.under("overrides"))
-}
-
-/// `x` for a message: plain (`0.5`, `5000`), or with an exponent when plain would be
-/// a hundred digits long (`1e-300`).
-fn show(x: f64) -> String {
-    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
+/// The names of the kinds `takes` holds for, for messages: `sctp, tcp-newreno,
+/// tcp-cubic and ledbat`.
+fn kinds_taking(takes: fn(&crate::kinds::KindDef) -> bool) -> String {
+    let names: Vec<&str> = crate::kinds::ALL
+        .iter()
+        .filter(|k| takes(k))
+        .map(|k| k.name)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
     }
-}
-
-/// The frame rates a `gcc` flow's `overrides.fps` may take: below 1 fps a frame
-/// holds seconds of video (a single frame can take hours to packetize), above 1000 the
-/// encoder would clamp it.
-pub const FPS_RANGE: (f64, f64) = (1.0, 1000.0);
-
-/// A `gcc` flow's encoder bounds: `video_min_rate` <= `video_max_rate` (defaults
-/// 50 kbit/s and 2.5 Mbit/s, paper 000) and `fps` in [`FPS_RANGE`]. Error: the sub-path
-/// under `overrides`.
-fn check_video_bounds(o: &GccOverrides) -> Result<(), FieldError> {
-    let defaults = flowstate_core::source::EncoderBounds::paper000();
-    let lo = o.video_min_rate.map_or(defaults.min_rate.as_bps(), |b| b.0);
-    let hi = o.video_max_rate.map_or(defaults.max_rate.as_bps(), |b| b.0);
-    if lo > hi {
-        let key = if o.video_min_rate.is_some() {
-            "video_min_rate"
-        } else {
-            "video_max_rate"
-        };
-        return Err(FieldError::new(
-            format!(".{key}"),
-            format!("video_min_rate ({lo} bit/s) must be <= video_max_rate ({hi} bit/s)"),
-        ));
-    }
-    if let Some(fps) = o.fps {
-        let (min, max) = FPS_RANGE;
-        if !(min..=max).contains(&fps) {
-            return Err(FieldError::new(
-                ".fps",
-                format!(
-                    "must be between {min} and {max} frames per second, got {}",
-                    show(fps)
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 pub(crate) fn validate_link(
