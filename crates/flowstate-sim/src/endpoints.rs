@@ -15,11 +15,12 @@
 
 use crate::error::SimError;
 use crate::flow::SimFlow;
-use crate::kinds::BuildInput;
+use crate::flow_spec::BuildInput;
 use crate::scenario::FlowSpec;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
+pub use crate::flow_spec::FlowContext;
 pub use crate::kinds::gcc::{gcc_flow, GccFlow};
 pub use crate::kinds::ledbat::{ledbat_flow, LedbatFlow};
 pub use crate::kinds::nada::{nada_flow, NadaFlow};
@@ -29,23 +30,6 @@ pub use crate::kinds::sctp::{sctp_flow, SctpFlow};
 pub use crate::kinds::tcp::{tcp_flow, TcpFlow};
 pub use crate::kinds::tfrc::{tfrc_flow, TfrcFlow};
 pub use crate::tracked::{SimSender, Tracked};
-
-/// What a flow factory knows about the run besides the flow itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FlowContext {
-    /// The scenario's coupling mechanism (`"none"` when uncoupled). GCC reports its
-    /// delay-based estimate under `fse-ng` / `ext-fse-ng` (paper 000, V-B3) and its
-    /// target otherwise.
-    pub mechanism: String,
-}
-
-impl Default for FlowContext {
-    fn default() -> Self {
-        Self {
-            mechanism: "none".into(),
-        }
-    }
-}
 
 /// Builds the flow for one `[[flows]]` entry.
 pub trait FlowFactory {

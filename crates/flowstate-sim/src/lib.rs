@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod flow;
 pub mod flow_kind;
+pub mod flow_spec;
 pub mod greedy;
 pub mod input_file;
 pub mod kinds;

@@ -11,7 +11,6 @@
 //! ([`OverrideDefault::PerPreset`]), so a new preset shows its own.
 
 use crate::error::FieldError;
-use crate::flow_kind::FlowKind;
 use crate::units_parse::{Bps, Bytes};
 use flowstate_core::config_options::{self, ConfigOption, OptionInput, OptionUnit};
 use flowstate_core::gcc::GccPreset;
@@ -80,21 +79,17 @@ impl OverrideDef {
     }
     /// The message when a flow of another kind sets it (`sctp only`, `tcp flows only`).
     pub fn only_message(&self) -> String {
-        let kinds: Vec<FlowKind> = self
-            .applies_to
-            .iter()
-            .filter_map(|n| FlowKind::from_name(n))
-            .collect();
-        match kinds.as_slice() {
-            [k] if k.is_window() && !k.is_tcp() => format!("{k} only"),
-            ks if ks.len() > 1 && ks.iter().all(|k| k.is_tcp()) => "tcp flows only".into(),
-            _ => format!("{} flows only", self.applies_to.join(" and ")),
+        let tcp = |k: &&str| k.starts_with("tcp-");
+        match self.applies_to {
+            [k] if !tcp(k) => format!("{k} only"),
+            ks if ks.len() > 1 && ks.iter().all(tcp) => "tcp flows only".into(),
+            ks => format!("{} flows only", ks.join(" and ")),
         }
     }
 
-    /// True iff a flow of `kind` takes this key.
-    pub fn applies(&self, kind: FlowKind) -> bool {
-        self.applies_to.contains(&kind.name())
+    /// True iff a flow of the kind called `kind` takes this key.
+    pub fn applies(&self, kind: &str) -> bool {
+        self.applies_to.contains(&kind)
     }
 }
 
@@ -226,7 +221,7 @@ pub(crate) fn ms(d: flowstate_core::TimeDelta) -> String {
 
 /// The keys a flow of `kind` set that its kind does not take: the first one as
 /// `.{key}: {kind} only` (e.g. `.sack: tcp flows only`).
-pub fn check_kind(kind: FlowKind, set: &[&OverrideDef]) -> Result<(), FieldError> {
+pub fn check_kind(kind: &str, set: &[&OverrideDef]) -> Result<(), FieldError> {
     match set.iter().find(|d| !d.applies(kind)) {
         Some(d) => Err(FieldError::new(format!(".{}", d.name), d.only_message())),
         None => Ok(()),
@@ -434,7 +429,11 @@ pub(crate) mod tests {
                 _ => assert!(d.default.describe().is_some_and(|s| !s.is_empty())),
             }
             for k in d.applies_to {
-                assert!(FlowKind::from_name(k).is_some(), "{} names {k}", d.name);
+                assert!(
+                    crate::flow_spec::FlowKind::from_name(k).is_some(),
+                    "{} names {k}",
+                    d.name
+                );
             }
         }
     }

@@ -7,7 +7,6 @@
 //! lists their names in its `KindDef::presets` and reads the name in its builder.
 
 use crate::error::FieldError;
-use crate::flow_kind::FlowKind;
 use flowstate_core::endpoint::sctp::SctpSenderConfig;
 
 /// The SCTP stack an `sctp` flow models.
@@ -62,38 +61,6 @@ impl SctpPreset {
     }
 }
 
-/// The kinds that take a preset, with their names (`gcc: paper|...; sctp: ...`).
-fn kinds() -> String {
-    let per_kind: Vec<String> = FlowKind::all()
-        .filter_map(|k| {
-            let names = (k.def().presets)();
-            (!names.is_empty()).then(|| format!("{k}: {}", names.join("|")))
-        })
-        .collect();
-    per_kind.join("; ")
-}
-
-/// A flow that names a `preset` is of a kind that takes one (the kind's builder reads
-/// the name). Error: the field is `preset`.
-pub fn check_takes_preset(kind: FlowKind, name: Option<&str>) -> Result<(), FieldError> {
-    let Some(p) = name else { return Ok(()) };
-    if !(kind.def().presets)().is_empty() {
-        return Ok(());
-    }
-    let takers: Vec<&str> = FlowKind::all()
-        .filter(|k| !(k.def().presets)().is_empty())
-        .map(FlowKind::name)
-        .collect();
-    Err(FieldError::new(
-        "preset",
-        format!(
-            "only {} flows take a preset ({}), and this flow is {kind}; got \"{p}\"",
-            takers.join(" and "),
-            kinds()
-        ),
-    ))
-}
-
 /// An `sctp` flow's preset (usrsctp without one). Error: the field is `preset`.
 pub fn sctp(name: Option<&str>) -> Result<SctpPreset, FieldError> {
     let Some(p) = name else {
@@ -114,10 +81,6 @@ pub fn sctp(name: Option<&str>) -> Result<SctpPreset, FieldError> {
 mod tests {
     use super::*;
 
-    fn kind(name: &str) -> FlowKind {
-        FlowKind::from_name(name).expect("a kind")
-    }
-
     #[test]
     fn each_kind_reads_its_own_presets() {
         assert_eq!(sctp(Some("dcsctp")), Ok(SctpPreset::Dcsctp));
@@ -127,13 +90,5 @@ mod tests {
             e.message,
             "expected one of usrsctp|dcsctp for an sctp flow, got \"paper\""
         );
-        let e = check_takes_preset(kind("rap"), Some("paper")).expect_err("rap takes none");
-        assert!(
-            e.message
-                .starts_with("only gcc and sctp flows take a preset (gcc: paper|"),
-            "{e}"
-        );
-        assert_eq!(check_takes_preset(kind("cbr"), None), Ok(()));
-        assert_eq!(check_takes_preset(kind("gcc"), Some("anything")), Ok(()));
     }
 }

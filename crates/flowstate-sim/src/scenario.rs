@@ -5,7 +5,9 @@
 
 pub use crate::error::ScenarioError;
 use crate::error::{join_path, missing_field, FieldError};
-pub use crate::flow_kind::FlowKind;
+pub use crate::flow_spec::{
+    AppSource, DirectionSpec, FlowKind, FlowSpec, PauseSpec, PriorityPoint, RatePoint, SOURCES,
+};
 use crate::sbd::GroupsMode;
 use crate::trace::{LinkTrace, TraceFormat};
 use crate::units_parse::{Bps, QueueSpec, Secs};
@@ -17,14 +19,6 @@ use std::sync::Arc;
 
 /// Coupling mechanisms a scenario may name.
 pub const MECHANISMS: &[&str] = &Mechanism::NAMES;
-
-/// One point of a capacity schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RatePoint {
-    pub at: Secs,
-    pub rate: Bps,
-}
 
 /// `[link]` and `[reverse_link]` (the dumbbell), a `[[links]]` entry (a named link)
 /// or `parking_lot.link` (every hop of a parking lot).
@@ -159,103 +153,6 @@ impl SbdSpec {
     }
 }
 
-/// `direction` of a flow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DirectionSpec {
-    #[default]
-    Forward,
-    Reverse,
-}
-
-impl<'de> Deserialize<'de> for DirectionSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[&str] = &["forward", "reverse"];
-        crate::name_de::read_name(
-            d,
-            &[(Self::Forward, NAMES[0]), (Self::Reverse, NAMES[1])],
-            NAMES,
-        )
-    }
-}
-
-/// One `pauses` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PauseSpec {
-    pub at: Secs,
-    pub resume: Secs,
-}
-
-/// One `[[flows]]` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowSpec {
-    pub name: String,
-    /// Read from its name when the scenario is parsed (`"tcp-cubic"`).
-    pub kind: FlowKind,
-    pub start: Option<Secs>,
-    pub stop: Option<Secs>,
-    #[serde(default)]
-    pub pauses: Vec<PauseSpec>,
-    pub priority: Option<f64>,
-    pub desired_rate: Option<Bps>,
-    pub preset: Option<String>,
-    #[serde(default)]
-    pub overrides: toml::Table,
-    pub path_delay: Option<Secs>,
-    #[serde(default)]
-    pub direction: DirectionSpec,
-    /// The coupling group: flows of one group share one coupling manager. Default:
-    /// [`FlowKind::default_group`] (a WebRTC call's own flows, gcc / sctp / nada /
-    /// scream, join [`crate::flow_kind::CALL_GROUP`]; every other kind is not coupled).
-    pub group: Option<String>,
-    /// Another application's traffic: never coupled, whatever its kind (exclusive with
-    /// `group`).
-    pub cross_traffic: Option<bool>,
-    /// The sending host, for shared bottleneck detection: its grouping runs over the
-    /// flows of one host (default: the dumbbell end the flow sends from, `"forward"` or
-    /// `"reverse"`). Cross traffic from elsewhere names another host.
-    pub host: Option<String>,
-    /// With named links: the links the flow's data crosses, in order (crate::topology).
-    pub route: Option<Vec<String>>,
-    /// With named links: the links its feedback crosses, in order (exclusive with
-    /// `return_delay`).
-    pub return_route: Option<Vec<String>>,
-    /// With named links: its feedback arrives this long after it is sent, without a
-    /// queue or loss (exclusive with `return_route`; neither: the sum of the `route`
-    /// links' delays).
-    pub return_delay: Option<Secs>,
-    /// With `[parking_lot]`: the hops its data crosses, `[k]` or `[first, last]`
-    /// (1-based, inclusive), for `route = ["hop<first>", ..., "hop<last>"]`.
-    pub hops: Option<Vec<u32>>,
-    /// Application behaviour of `sctp` / `tcp-*` flows: `greedy` (default), `on-off`
-    /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
-    /// `desired_rate` and no `source`, the application writes at that rate.
-    pub source: Option<AppSource>,
-    /// Run `count` copies of this flow (default 1), named `{name}1` .. `{name}{count}`
-    /// when `count > 1` (papers 003/004: N = 2..15 identical flows).
-    pub count: Option<u32>,
-    /// Extra start delay drawn uniformly from `[0, start_jitter)` per flow and seed
-    /// (papers 003/004: "randomly picked start times over the first second").
-    pub start_jitter: Option<Secs>,
-    /// Priority changes while the flow runs, applied through the coupling manager's
-    /// `set_priority` (paper 004 Fig. 13).
-    #[serde(default)]
-    pub priority_schedule: Vec<PriorityPoint>,
-    /// `rap` / `tfrc` only: the application's rate over time (a video-trace-like
-    /// source; paper 004 Figs. 28-30); each point replaces `desired_rate` from `at` on.
-    #[serde(default)]
-    pub desired_rate_schedule: Vec<RatePoint>,
-}
-
-/// One `priority_schedule` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriorityPoint {
-    pub at: Secs,
-    pub priority: f64,
-}
-
 pub use crate::units_parse::MAX_DURATION_SECS;
 
 /// A time in seconds as the simulator's clock holds it: whole microseconds.
@@ -275,84 +172,6 @@ pub const WARN_MIN_DURATION_SECS: f64 = 1.0;
 
 /// Largest `count` a flow may ask for.
 pub const MAX_FLOW_COUNT: u32 = 10_000;
-
-/// The application behind an `sctp` / `tcp-*` flow (`source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AppSource {
-    /// Always has data (the kind's greedy source).
-    Greedy,
-    /// Paper 002: on 3 s every 12 s.
-    OnOff,
-    /// RFC 8867 section 5.7: short file transfers with idle times between them.
-    ShortFlows,
-}
-
-impl AppSource {
-    /// Every source, in the order they are listed.
-    pub const ALL: [AppSource; 3] = [AppSource::Greedy, AppSource::OnOff, AppSource::ShortFlows];
-
-    /// The name scenario files use.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Greedy => "greedy",
-            Self::OnOff => "on-off",
-            Self::ShortFlows => "short-flows",
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for AppSource {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        flowstate_core::names::find_by_name(AppSource::ALL, AppSource::name, &name).ok_or_else(
-            || {
-                serde::de::Error::custom(format!(
-                    "expected one of {}, got \"{name}\"",
-                    SOURCES.join("|")
-                ))
-            },
-        )
-    }
-}
-
-/// Values `source` may take.
-pub const SOURCES: &[&str] = &{
-    let mut names = [""; AppSource::ALL.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = AppSource::ALL[i].name();
-        i += 1;
-    }
-    names
-};
-
-impl FlowSpec {
-    pub fn start_secs(&self) -> f64 {
-        self.start.map_or(0.0, |s| s.0)
-    }
-    pub fn priority(&self) -> f64 {
-        self.priority.unwrap_or(1.0)
-    }
-    /// The coupling group the flow is in, `None` when it is not coupled (`group`, else
-    /// its kind's default; never for cross traffic or a kind without a controller).
-    pub fn group(&self) -> Option<&str> {
-        if self.cross_traffic == Some(true) || self.kind.coupling().is_none() {
-            return None;
-        }
-        self.group.as_deref().or(self.kind.default_group())
-    }
-    /// The sending host (`host`, else the end of the dumbbell it sends from).
-    pub fn host(&self) -> &str {
-        self.host.as_deref().unwrap_or(match self.direction {
-            DirectionSpec::Forward => "forward",
-            DirectionSpec::Reverse => "reverse",
-        })
-    }
-    /// `start_jitter` in seconds (0 without).
-    pub fn start_jitter_secs(&self) -> f64 {
-        self.start_jitter.map_or(0.0, |s| s.0)
-    }
-}
 
 /// `[measure]`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
@@ -1031,9 +850,9 @@ fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
 /// own builder (the one the run calls), and dropping it. Error: the field under the
 /// flow (`preset`, `overrides.k_up`).
 fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
-    crate::presets::check_takes_preset(f.kind, f.preset.as_deref())?;
-    let input = crate::kinds::BuildInput {
-        ctx: &crate::endpoints::FlowContext::default(),
+    crate::kinds::check_takes_preset(f.kind, f.preset.as_deref())?;
+    let input = crate::flow_spec::BuildInput {
+        ctx: &crate::flow_spec::FlowContext::default(),
         index: 0,
         spec: f,
         seed: 0,
@@ -1054,7 +873,7 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
 
 /// The names of the kinds `takes` holds for, for messages: `sctp, tcp-newreno,
 /// tcp-cubic and ledbat`.
-fn kinds_taking(takes: fn(&crate::kinds::KindDef) -> bool) -> String {
+fn kinds_taking(takes: fn(&crate::flow_spec::KindDef) -> bool) -> String {
     let names: Vec<&str> = crate::kinds::ALL
         .iter()
         .filter(|k| takes(k))

@@ -970,7 +970,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         let built = |e: flowstate_sim::FieldError| {
             TestbedError::Sim(SimError::Build(e.under(&format!("flows[{i}]."))))
         };
-        let input = flowstate_sim::kinds::BuildInput {
+        let input = flowstate_sim::flow_spec::BuildInput {
             ctx: &ctx,
             index: i,
             spec,

@@ -2,9 +2,10 @@
 //! packet of fixed size every `size x 8 / rate` seconds, and a sink that counts. No
 //! feedback, no congestion control: useful as background load.
 
-use super::{parse_overrides, BuildInput, KindDef};
+use super::common::parse_overrides;
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
+use crate::flow_spec::{BuildInput, KindDef};
 use crate::overrides::{overrides, OverrideDefault, BPS, BYTES};
 use crate::units_parse::{Bps, Bytes};
 use flowstate_core::endpoint::{Endpoint, Transmit};
@@ -18,7 +19,7 @@ pub static KIND: KindDef = KindDef {
     description: "constant bit rate packets without congestion control (never coupled)",
     coupling: None,
     default_group: None,
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options: || CbrOverrides::DEFINITIONS.to_vec(),
     takes_source: false,
     takes_rate_schedule: false,

@@ -2,8 +2,8 @@
 //! (`on-off`, `short-flows`), else a rate source at `desired_rate`, else the kind's
 //! greedy source.
 
-use super::secs;
-use crate::scenario::{AppSource, FlowSpec};
+use super::common::secs;
+use crate::flow_spec::{AppSource, FlowSpec};
 use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::{Bitrate, DataSize};
 

@@ -4,13 +4,13 @@
 //! (`flowstate_core::window::LedbatConfig::OPTIONS`) and the source's message size.
 
 use super::data_source::{data_source, DEFAULT_MESSAGE_SIZE};
-use super::{CouplingRole, KindDef};
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{CouplingRole, KindDef};
 use crate::overrides::{
     config_definitions, overrides, ConfigOverrides, OverrideDef, OverrideDefault, BYTES,
 };
-use crate::scenario::FlowSpec;
 use crate::tracked::{SimSender, Tracked};
 use crate::units_parse::Bytes;
 use flowstate_core::endpoint::ledbat::{self as ledbat_ep, LedbatReceiver, LedbatSender};
@@ -25,7 +25,7 @@ pub static KIND: KindDef = KindDef {
         mtu: DataSize::bytes(1460),
     }),
     default_group: None,
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options,
     takes_source: true,
     takes_rate_schedule: false,

@@ -9,6 +9,7 @@
 //! metrics and `flowstate list-options` then know the kind.
 
 pub mod cbr;
+pub mod common;
 pub mod data_source;
 pub mod gcc;
 pub mod ledbat;
@@ -24,77 +25,9 @@ pub mod tfrc;
 mod toy;
 pub mod window_options;
 
-use crate::endpoints::FlowContext;
-use crate::error::FieldError;
-use crate::flow::SimFlow;
-use crate::overrides::OverrideDef;
-use crate::scenario::FlowSpec;
-use flowstate_core::coupling::FlowKind as Coupling;
-use flowstate_core::DataSize;
-
-/// How a coupling manager sees a flow of a kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CouplingRole {
-    /// A rate-based flow (its controller reports and takes a rate).
-    Rate,
-    /// A window-based flow, whose window moves in units of `mtu` (SCTP's MTU, TCP's
-    /// SMSS, the flowstate-core defaults the simulator's flows use).
-    Window { mtu: DataSize },
-}
-
-impl CouplingRole {
-    /// The role as flowstate-core's coupling manager names it.
-    pub const fn coupling(self) -> Coupling {
-        match self {
-            Self::Rate => Coupling::Rate,
-            Self::Window { .. } => Coupling::Window,
-        }
-    }
-}
-
-/// What a kind's builder gets: the run's context, the flow's position, its scenario
-/// entry and its seed (drawn from the flow's own random stream).
-#[derive(Debug, Clone, Copy)]
-pub struct BuildInput<'a> {
-    pub ctx: &'a FlowContext,
-    pub index: usize,
-    pub spec: &'a FlowSpec,
-    pub seed: u64,
-}
-
-/// A flow kind, described and buildable.
-#[derive(Debug)]
-pub struct KindDef {
-    /// The name scenario files use (`"tcp-cubic"`).
-    pub name: &'static str,
-    /// One line saying what a flow of this kind is.
-    pub description: &'static str,
-    /// How a coupling manager sees it; `None`: never coupled.
-    pub coupling: Option<CouplingRole>,
-    /// The coupling group a flow of this kind joins when its scenario names none:
-    /// [`CALL_GROUP`] for a WebRTC call's own flows, `None` for another application's
-    /// traffic (docs/SCENARIOS.md, "Coupling groups").
-    pub default_group: Option<&'static str>,
-    /// The names of the presets it takes (`preset = "..."`), empty when it takes none.
-    pub presets: fn() -> Vec<&'static str>,
-    /// Its `overrides` keys.
-    pub options: fn() -> Vec<OverrideDef>,
-    /// It takes a data `source` (on-off, short flows).
-    pub takes_source: bool,
-    /// It takes a `desired_rate_schedule`.
-    pub takes_rate_schedule: bool,
-    /// Builds the flow; an error's field is relative to the flow (`overrides.k_up`,
-    /// `preset`). Scenario validation calls it too, so a scenario that validates builds.
-    pub build: fn(&BuildInput<'_>) -> Result<Box<dyn SimFlow>, FieldError>,
-}
-
-/// The coupling group of a WebRTC call's own flows when the scenario names none.
-pub const CALL_GROUP: &str = "call";
-
-/// No presets.
-pub fn no_presets() -> Vec<&'static str> {
-    Vec::new()
-}
+use crate::flow_spec::{FlowKind, KindDef};
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
 
 /// Every flow kind, in the order they are listed.
 pub static ALL: &[&KindDef] = &[
@@ -112,40 +45,82 @@ pub static ALL: &[&KindDef] = &[
     &toy::KIND,
 ];
 
-/// Seconds (a scenario time) as a timestamp.
-pub(crate) fn secs(s: f64) -> flowstate_core::Timestamp {
-    flowstate_core::Timestamp::from_micros((s.max(0.0) * 1e6).round() as u64)
-}
-
-/// A flow's `overrides` as `T`; the error's field under `overrides`.
-pub(crate) fn parse_overrides<T: serde::de::DeserializeOwned>(
-    spec: &FlowSpec,
-) -> Result<T, FieldError> {
-    crate::overrides::parse(&spec.overrides).map_err(|e| e.under("overrides"))
-}
-
-/// Every number an override holds must be > 0, but the zeros in `zero_ok` (a zero
-/// that switches a rule off). Error: the key under `overrides`.
-pub(crate) fn check_positive(
-    numbers: &[(&'static str, f64)],
-    zero_ok: &[&str],
-) -> Result<(), FieldError> {
-    for &(n, x) in numbers {
-        if zero_ok.contains(&n) && x == 0.0 {
-            continue;
-        }
-        if !(x.is_finite() && x > 0.0) {
-            return Err(FieldError::new(
-                format!("overrides.{n}"),
-                format!("must be a number > 0, got {x}"),
-            ));
-        }
+impl FlowKind {
+    /// Every kind, in the order they are listed ([`ALL`]).
+    pub fn all() -> impl Iterator<Item = FlowKind> {
+        ALL.iter().map(|&d| FlowKind::of(d))
     }
-    Ok(())
+    /// Every kind's name, in the order of [`FlowKind::all`].
+    pub fn names_list() -> Vec<&'static str> {
+        Self::all().map(Self::name).collect()
+    }
+    /// The kind a scenario names (`"tcp-cubic"`), under the one name rule
+    /// ([`flowstate_core::names`]: any case, `_` or `-`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        flowstate_core::names::find_by_name(Self::all(), Self::name, name)
+    }
+    /// Every kind's name joined with `|`, for messages.
+    pub fn names() -> String {
+        Self::names_list().join("|")
+    }
+}
+
+impl<'de> Deserialize<'de> for FlowKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        FlowKind::from_name(&name).ok_or_else(|| {
+            de::Error::custom(format!(
+                "expected one of {}, got \"{name}\"",
+                FlowKind::names()
+            ))
+        })
+    }
+}
+
+/// A flow that names a `preset` is of a kind that takes one (the kind's builder reads
+/// the name). Error: the field is `preset`.
+pub fn check_takes_preset(
+    kind: FlowKind,
+    name: Option<&str>,
+) -> Result<(), crate::error::FieldError> {
+    let Some(p) = name else { return Ok(()) };
+    if !(kind.def().presets)().is_empty() {
+        return Ok(());
+    }
+    let takers: Vec<FlowKind> = FlowKind::all()
+        .filter(|k| !(k.def().presets)().is_empty())
+        .collect();
+    let names: Vec<&str> = takers.iter().map(|k| k.name()).collect();
+    let per_kind: Vec<String> = takers
+        .iter()
+        .map(|k| format!("{k}: {}", (k.def().presets)().join("|")))
+        .collect();
+    Err(crate::error::FieldError::new(
+        "preset",
+        format!(
+            "only {} flows take a preset ({}), and this flow is {kind}; got \"{p}\"",
+            names.join(" and "),
+            per_kind.join("; ")
+        ),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_kinds_with_presets_take_one() {
+        use super::check_takes_preset;
+        let kind = |n: &str| super::FlowKind::from_name(n).expect("a kind");
+        let e = check_takes_preset(kind("rap"), Some("paper")).expect_err("rap takes none");
+        assert!(
+            e.message
+                .starts_with("only gcc and sctp flows take a preset (gcc: paper|"),
+            "{e}"
+        );
+        assert_eq!(check_takes_preset(kind("cbr"), None), Ok(()));
+        assert_eq!(check_takes_preset(kind("gcc"), Some("anything")), Ok(()));
+    }
+
     use super::cbr::CbrOverrides;
     use super::gcc::options::{GccOverrides, RuleOrigin, ThresholdMode};
     use super::ledbat::LedbatSourceOverrides;

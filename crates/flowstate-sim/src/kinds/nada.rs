@@ -3,14 +3,15 @@
 //! Table I). Its options: every parameter of RFC 8698 section 4.1
 //! (`flowstate_core::nada::NadaConfig::OPTIONS`) and the media source's.
 
+use super::common::secs;
 use super::rtp_video::{
     ccfb_receiver, feedback_interval, min_feedback_interval, read_config, rmcat_source,
 };
-use super::{secs, BuildInput, CouplingRole, KindDef, CALL_GROUP};
 use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
 use crate::overrides::{config_definitions, overrides, OverrideDef, OverrideDefault, MS};
-use crate::scenario::FlowSpec;
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::nada::{NadaSender, NadaSenderConfig};
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
@@ -23,7 +24,7 @@ pub static KIND: KindDef = KindDef {
     description: "RTP video from a video encoder model under NADA (RFC 8698) with RFC 8888 feedback; coupled as a rate flow (r_ref, with r_vin and r_send following, paper 003 Table I)",
     coupling: Some(CouplingRole::Rate),
     default_group: Some(CALL_GROUP),
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options,
     takes_source: false,
     takes_rate_schedule: false,

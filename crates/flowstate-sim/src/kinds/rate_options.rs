@@ -1,8 +1,8 @@
 //! The `overrides` `rap` and `tfrc` flows accept.
 
-use super::secs;
+use super::common::secs;
+use crate::flow_spec::FlowSpec;
 use crate::overrides::{overrides, OverrideDefault, BPS, BYTES};
-use crate::scenario::FlowSpec;
 use crate::units_parse::{Bps, Bytes};
 use flowstate_core::{Bitrate, Timestamp};
 

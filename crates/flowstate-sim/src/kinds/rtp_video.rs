@@ -5,8 +5,8 @@
 
 use crate::error::FieldError;
 use crate::flow::ReceiverHooks;
+use crate::flow_spec::FlowSpec;
 use crate::overrides::{ConfigOverrides, OverrideDef};
-use crate::scenario::FlowSpec;
 use flowstate_core::config_options::ConfigOption;
 use flowstate_core::endpoint::rfc8888::{CcfbReceiver, CcfbReceiverConfig};
 use flowstate_core::source::statistics::StatisticsCodecConfig;
@@ -132,10 +132,10 @@ pub(crate) fn at_key<C>(prefix: &str, options: &[ConfigOption<C>], message: &str
 
 #[cfg(test)]
 mod tests {
+    use crate::flow_spec::FlowSpec;
     use crate::kinds::ledbat::ledbat_config;
     use crate::kinds::nada::nada_config;
     use crate::kinds::scream::scream_config;
-    use crate::scenario::FlowSpec;
     use flowstate_core::nada::NadaConfig;
     use flowstate_core::scream::ScreamConfig;
     use flowstate_core::window::LedbatConfig;

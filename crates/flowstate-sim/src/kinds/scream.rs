@@ -3,12 +3,13 @@
 //! constant of RFC 8298 sections 4.1.2.1 and 4.1.3
 //! (`flowstate_core::scream::ScreamConfig::OPTIONS`) and the media source's.
 
+use super::common::secs;
 use super::rtp_video::{ccfb_receiver, feedback_interval, read_config, rmcat_source};
-use super::{secs, BuildInput, CouplingRole, KindDef, CALL_GROUP};
 use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
 use crate::overrides::{config_definitions, overrides, OverrideDef, OverrideDefault, FPS, MS};
-use crate::scenario::FlowSpec;
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::config_options::{OptionField, OptionInput, OptionUnit};
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
@@ -23,7 +24,7 @@ pub static KIND: KindDef = KindDef {
     description: "RTP video from a video encoder model under SCReAM v1 (RFC 8298) with RFC 8888 feedback; coupled as a rate flow (its target bitrate)",
     coupling: Some(CouplingRole::Rate),
     default_group: Some(CALL_GROUP),
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options,
     takes_source: false,
     takes_rate_schedule: false,

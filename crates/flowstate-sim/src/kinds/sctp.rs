@@ -5,12 +5,12 @@
 
 use super::data_source::{data_source, DEFAULT_MESSAGE_SIZE};
 use super::window_options::window_overrides;
-use super::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
 use crate::app_stats::{AppControl, AppStats};
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SimFlow};
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
 use crate::presets::{self, SctpPreset};
-use crate::scenario::FlowSpec;
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::sctp::{SctpReceiver, SctpReceiverConfig, SctpSender};

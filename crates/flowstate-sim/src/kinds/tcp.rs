@@ -5,10 +5,10 @@
 
 use super::data_source::{data_source, DEFAULT_MESSAGE_SIZE};
 use super::window_options::window_overrides;
-use super::{CouplingRole, KindDef};
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
-use crate::scenario::FlowSpec;
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{CouplingRole, KindDef};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::tcp::{
     TcpCcKind, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig,
@@ -27,7 +27,7 @@ pub static NEWRENO: KindDef = KindDef {
     description: "a TCP flow with NewReno (RFC 5681, RFC 6582), long-lived greedy by default",
     coupling: Some(TCP),
     default_group: None,
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
     takes_source: true,
     takes_rate_schedule: false,
@@ -48,7 +48,7 @@ const NEWRENO_FIELDS: KindDef = KindDef {
     description: "",
     coupling: Some(TCP),
     default_group: None,
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
     takes_source: true,
     takes_rate_schedule: false,

@@ -1,12 +1,13 @@
 //! `tfrc`: a TFRC flow (RFC 5348; papers 003/004), greedy unless `desired_rate` or
 //! `desired_rate_schedule` limits it.
 
+use super::common::{check_positive, parse_overrides};
 use super::rate_options::TFRC_INITIAL_RATE;
 use super::rate_options::{app_rates, RateOverrides};
-use super::{check_positive, parse_overrides, CouplingRole, KindDef};
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
-use crate::scenario::FlowSpec;
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{CouplingRole, KindDef};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
 use flowstate_core::rate::tfrc::TfrcConfig;
@@ -18,7 +19,7 @@ pub static KIND: KindDef = KindDef {
     description: "a TFRC flow (RFC 5348; papers 003/004), greedy by default",
     coupling: Some(CouplingRole::Rate),
     default_group: None,
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options: || RateOverrides::DEFINITIONS.to_vec(),
     takes_source: false,
     takes_rate_schedule: true,

@@ -4,9 +4,10 @@
 //! controller"): this file and its line in [`super::ALL`]; the tests below run it by
 //! name from a scenario, alone and coupled.
 
-use super::{secs, BuildInput, CouplingRole, KindDef};
+use super::common::secs;
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
 use crate::overrides::{config_definitions, ConfigOverrides};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::testing::toy_controller::{ToyConfig, ToyReceiver, ToySender};
@@ -17,7 +18,7 @@ pub static KIND: KindDef = KindDef {
     description: "a toy AIMD rate controller (tests only)",
     coupling: Some(CouplingRole::Rate),
     default_group: None,
-    presets: super::no_presets,
+    presets: crate::flow_spec::no_presets,
     options: || config_definitions(ToyConfig::OPTIONS, &["toy"]),
     takes_source: false,
     takes_rate_schedule: false,

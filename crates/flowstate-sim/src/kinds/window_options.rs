@@ -2,11 +2,11 @@
 //! keys they share, `mtu` and `message_size`, and each one's own; a key of another
 //! kind is an error naming the kinds that take it).
 
+use super::common::{check_positive, parse_overrides};
 use super::data_source::DEFAULT_MESSAGE_SIZE;
-use super::{check_positive, parse_overrides};
 use crate::error::FieldError;
+use crate::flow_spec::FlowSpec;
 use crate::overrides::{overrides, OverrideDefault, BYTES};
-use crate::scenario::FlowSpec;
 use crate::units_parse::Bytes;
 use flowstate_core::endpoint::sctp::SctpSenderConfig;
 use flowstate_core::window::{CubicConfig, NewRenoConfig};
@@ -87,6 +87,7 @@ pub(crate) fn window_overrides(spec: &FlowSpec) -> Result<WindowOverrides, Field
     let o: WindowOverrides = parse_overrides(spec)?;
     // Every number an override holds must be > 0.
     check_positive(&o.numbers(), &[])?;
-    crate::overrides::check_kind(spec.kind, &o.set_keys()).map_err(|e| e.under("overrides"))?;
+    crate::overrides::check_kind(spec.kind.name(), &o.set_keys())
+        .map_err(|e| e.under("overrides"))?;
     Ok(o)
 }

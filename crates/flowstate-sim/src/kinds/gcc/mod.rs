@@ -7,12 +7,13 @@
 pub mod config;
 pub mod options;
 
-use super::{check_positive, parse_overrides, secs, CouplingRole, KindDef, CALL_GROUP};
+use super::common::{check_positive, parse_overrides, secs};
 use crate::app_stats::{AppControl, AppStats};
-use crate::endpoints::FlowContext;
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
-use crate::scenario::FlowSpec;
+use crate::flow_spec::FlowContext;
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{CouplingRole, KindDef, CALL_GROUP};
 use crate::tracked::{SimSender, Tracked};
 use config::gcc_config;
 use flowstate_core::coupling::Mechanism;
