@@ -17,6 +17,7 @@
 pub mod units;
 
 pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
+pub mod config_options;
 pub mod coupling;
 pub mod endpoint;
 pub mod fec;

@@ -32,8 +32,7 @@ fn mechanisms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("description", info.description)?;
         d.set_item("source", info.source)?;
         // The scenario kinds whose controller is of a kind the mechanism couples.
-        let kinds: Vec<&str> = FlowKind::ALL
-            .into_iter()
+        let kinds: Vec<&str> = FlowKind::all()
             .filter(|k| k.coupling().is_some_and(|c| info.couples(c)))
             .map(FlowKind::name)
             .collect();
@@ -69,7 +68,7 @@ fn web_api_mode(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         "source",
         "flowstate (js/flowstate-coupling; docs/ALGORITHMS.md, Web-API coupling mode)",
     )?;
-    d.set_item("flow_kinds", [FlowKind::Gcc.name(), FlowKind::Sctp.name()])?;
+    d.set_item("flow_kinds", flowstate_sim::web_api::FLOW_KINDS)?;
     let options = PyList::empty(py);
     for option in flowstate_sim::web_api::option_info() {
         let o = PyDict::new(py);
@@ -108,7 +107,7 @@ fn sctp_presets<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 
 fn flow_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
-    for k in FlowKind::ALL {
+    for k in FlowKind::all() {
         let d = PyDict::new(py);
         d.set_item("name", k.name())?;
         d.set_item("description", k.description())?;
@@ -124,8 +123,7 @@ fn overrides_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     for def in overrides::definitions() {
         let d = PyDict::new(py);
         d.set_item("key", def.key())?;
-        let kinds: Vec<&str> = def.applies_to.iter().map(|k| k.name()).collect();
-        d.set_item("applies_to", kinds)?;
+        d.set_item("applies_to", def.applies_to.to_vec())?;
         d.set_item("default", def.default.describe())?;
         d.set_item("unit", def.unit)?;
         d.set_item("description", def.description())?;

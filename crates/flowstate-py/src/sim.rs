@@ -560,6 +560,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::file_text::json_dumps_indent2, m)?)?;
     m.add_function(wrap_pyfunction!(crate::file_text::csv_rows_text, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("FLOW_KINDS", flowstate_sim::FlowKind::NAMES.to_vec())?;
+    m.add("FLOW_KINDS", flowstate_sim::FlowKind::names_list())?;
     Ok(())
 }

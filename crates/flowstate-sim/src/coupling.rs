@@ -314,12 +314,9 @@ impl ManagerHook {
 }
 
 /// The unit a window flow's cwnd moves in (SCTP: 1200 B MTU; TCP: 1460 B SMSS), the
-/// flowstate-core defaults the simulator's flows use.
+/// flowstate-core defaults the simulator's flows use (the kind's coupling role).
 fn window_mtu(kind: FlowKind) -> DataSize {
-    match kind {
-        FlowKind::Sctp => DataSize::bytes(1200),
-        _ => DataSize::bytes(1460),
-    }
+    kind.window_mtu().unwrap_or(DataSize::bytes(1460))
 }
 
 impl CouplingHook for ManagerHook {
@@ -481,7 +478,7 @@ mod tests {
         FlowInfo {
             index,
             name: format!("gcc{index}"),
-            kind: FlowKind::Gcc,
+            kind: FlowKind::from_name("gcc").expect("a kind"),
             priority: 1.0,
             desired_rate: None,
             group: Some("g".into()),

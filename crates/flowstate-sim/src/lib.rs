@@ -13,16 +13,16 @@
 
 pub mod app_stats;
 pub mod bounds;
-pub mod cbr;
 pub mod coupling;
 pub mod endpoints;
 pub mod engine;
 pub mod error;
 pub mod flow;
 pub mod flow_kind;
-pub mod gcc_config;
+pub mod flow_spec;
 pub mod greedy;
 pub mod input_file;
+pub mod kinds;
 pub mod link;
 pub mod link_metrics;
 pub mod metrics;
@@ -31,7 +31,6 @@ pub mod overrides;
 pub mod presets;
 pub mod queue;
 pub mod recorder;
-pub mod rmcat_config;
 pub mod run;
 pub mod sbd;
 pub mod scenario;
@@ -42,6 +41,7 @@ pub mod topology;
 pub mod topology_spec;
 pub mod trace;
 pub mod trace_record;
+pub mod tracked;
 pub mod units_parse;
 pub mod web_api;
 

@@ -5,11 +5,8 @@
 
 pub use crate::error::ScenarioError;
 use crate::error::{join_path, missing_field, FieldError};
-pub use crate::flow_kind::FlowKind;
-use crate::overrides;
-pub use crate::overrides::{
-    CbrOverrides, GccOverrides, LedbatOverrides, NadaOverrides, RateOverrides, RuleOrigin,
-    ScreamOverrides, ThresholdMode, WindowOverrides,
+pub use crate::flow_spec::{
+    AppSource, DirectionSpec, FlowKind, FlowSpec, PauseSpec, PriorityPoint, RatePoint, SOURCES,
 };
 use crate::sbd::GroupsMode;
 use crate::trace::{LinkTrace, TraceFormat};
@@ -20,19 +17,8 @@ use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Flow kinds a scenario may name.
-pub const KINDS: &[&str] = &FlowKind::NAMES;
-
 /// Coupling mechanisms a scenario may name.
 pub const MECHANISMS: &[&str] = &Mechanism::NAMES;
-
-/// One point of a capacity schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RatePoint {
-    pub at: Secs,
-    pub rate: Bps,
-}
 
 /// `[link]` and `[reverse_link]` (the dumbbell), a `[[links]]` entry (a named link)
 /// or `parking_lot.link` (every hop of a parking lot).
@@ -167,103 +153,6 @@ impl SbdSpec {
     }
 }
 
-/// `direction` of a flow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DirectionSpec {
-    #[default]
-    Forward,
-    Reverse,
-}
-
-impl<'de> Deserialize<'de> for DirectionSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[&str] = &["forward", "reverse"];
-        crate::name_de::read_name(
-            d,
-            &[(Self::Forward, NAMES[0]), (Self::Reverse, NAMES[1])],
-            NAMES,
-        )
-    }
-}
-
-/// One `pauses` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PauseSpec {
-    pub at: Secs,
-    pub resume: Secs,
-}
-
-/// One `[[flows]]` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowSpec {
-    pub name: String,
-    /// Read from its name when the scenario is parsed (`"tcp-cubic"`).
-    pub kind: FlowKind,
-    pub start: Option<Secs>,
-    pub stop: Option<Secs>,
-    #[serde(default)]
-    pub pauses: Vec<PauseSpec>,
-    pub priority: Option<f64>,
-    pub desired_rate: Option<Bps>,
-    pub preset: Option<String>,
-    #[serde(default)]
-    pub overrides: toml::Table,
-    pub path_delay: Option<Secs>,
-    #[serde(default)]
-    pub direction: DirectionSpec,
-    /// The coupling group: flows of one group share one coupling manager. Default:
-    /// [`FlowKind::default_group`] (a WebRTC call's own flows, gcc / sctp / nada /
-    /// scream, join [`crate::flow_kind::CALL_GROUP`]; every other kind is not coupled).
-    pub group: Option<String>,
-    /// Another application's traffic: never coupled, whatever its kind (exclusive with
-    /// `group`).
-    pub cross_traffic: Option<bool>,
-    /// The sending host, for shared bottleneck detection: its grouping runs over the
-    /// flows of one host (default: the dumbbell end the flow sends from, `"forward"` or
-    /// `"reverse"`). Cross traffic from elsewhere names another host.
-    pub host: Option<String>,
-    /// With named links: the links the flow's data crosses, in order (crate::topology).
-    pub route: Option<Vec<String>>,
-    /// With named links: the links its feedback crosses, in order (exclusive with
-    /// `return_delay`).
-    pub return_route: Option<Vec<String>>,
-    /// With named links: its feedback arrives this long after it is sent, without a
-    /// queue or loss (exclusive with `return_route`; neither: the sum of the `route`
-    /// links' delays).
-    pub return_delay: Option<Secs>,
-    /// With `[parking_lot]`: the hops its data crosses, `[k]` or `[first, last]`
-    /// (1-based, inclusive), for `route = ["hop<first>", ..., "hop<last>"]`.
-    pub hops: Option<Vec<u32>>,
-    /// Application behaviour of `sctp` / `tcp-*` flows: `greedy` (default), `on-off`
-    /// (paper 002: on 3 s every 12 s) or `short-flows` (RFC 8867 5.7). With
-    /// `desired_rate` and no `source`, the application writes at that rate.
-    pub source: Option<AppSource>,
-    /// Run `count` copies of this flow (default 1), named `{name}1` .. `{name}{count}`
-    /// when `count > 1` (papers 003/004: N = 2..15 identical flows).
-    pub count: Option<u32>,
-    /// Extra start delay drawn uniformly from `[0, start_jitter)` per flow and seed
-    /// (papers 003/004: "randomly picked start times over the first second").
-    pub start_jitter: Option<Secs>,
-    /// Priority changes while the flow runs, applied through the coupling manager's
-    /// `set_priority` (paper 004 Fig. 13).
-    #[serde(default)]
-    pub priority_schedule: Vec<PriorityPoint>,
-    /// `rap` / `tfrc` only: the application's rate over time (a video-trace-like
-    /// source; paper 004 Figs. 28-30); each point replaces `desired_rate` from `at` on.
-    #[serde(default)]
-    pub desired_rate_schedule: Vec<RatePoint>,
-}
-
-/// One `priority_schedule` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriorityPoint {
-    pub at: Secs,
-    pub priority: f64,
-}
-
 pub use crate::units_parse::MAX_DURATION_SECS;
 
 /// A time in seconds as the simulator's clock holds it: whole microseconds.
@@ -283,84 +172,6 @@ pub const WARN_MIN_DURATION_SECS: f64 = 1.0;
 
 /// Largest `count` a flow may ask for.
 pub const MAX_FLOW_COUNT: u32 = 10_000;
-
-/// The application behind an `sctp` / `tcp-*` flow (`source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AppSource {
-    /// Always has data (the kind's greedy source).
-    Greedy,
-    /// Paper 002: on 3 s every 12 s.
-    OnOff,
-    /// RFC 8867 section 5.7: short file transfers with idle times between them.
-    ShortFlows,
-}
-
-impl AppSource {
-    /// Every source, in the order they are listed.
-    pub const ALL: [AppSource; 3] = [AppSource::Greedy, AppSource::OnOff, AppSource::ShortFlows];
-
-    /// The name scenario files use.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Greedy => "greedy",
-            Self::OnOff => "on-off",
-            Self::ShortFlows => "short-flows",
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for AppSource {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        flowstate_core::names::find_by_name(AppSource::ALL, AppSource::name, &name).ok_or_else(
-            || {
-                serde::de::Error::custom(format!(
-                    "expected one of {}, got \"{name}\"",
-                    SOURCES.join("|")
-                ))
-            },
-        )
-    }
-}
-
-/// Values `source` may take.
-pub const SOURCES: &[&str] = &{
-    let mut names = [""; AppSource::ALL.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = AppSource::ALL[i].name();
-        i += 1;
-    }
-    names
-};
-
-impl FlowSpec {
-    pub fn start_secs(&self) -> f64 {
-        self.start.map_or(0.0, |s| s.0)
-    }
-    pub fn priority(&self) -> f64 {
-        self.priority.unwrap_or(1.0)
-    }
-    /// The coupling group the flow is in, `None` when it is not coupled (`group`, else
-    /// its kind's default; never for cross traffic or a kind without a controller).
-    pub fn group(&self) -> Option<&str> {
-        if self.cross_traffic == Some(true) || self.kind.coupling().is_none() {
-            return None;
-        }
-        self.group.as_deref().or(self.kind.default_group())
-    }
-    /// The sending host (`host`, else the end of the dumbbell it sends from).
-    pub fn host(&self) -> &str {
-        self.host.as_deref().unwrap_or(match self.direction {
-            DirectionSpec::Forward => "forward",
-            DirectionSpec::Reverse => "reverse",
-        })
-    }
-    /// `start_jitter` in seconds (0 without).
-    pub fn start_jitter_secs(&self) -> f64 {
-        self.start_jitter.map_or(0.0, |s| s.0)
-    }
-}
 
 /// `[measure]`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
@@ -876,10 +687,14 @@ impl Scenario {
             let mut prev = -1.0;
             for (k, p) in f.desired_rate_schedule.iter().enumerate() {
                 let fk = format!("flows[{i}].desired_rate_schedule[{k}]");
-                if !matches!(f.kind, FlowKind::Rap | FlowKind::Tfrc) {
+                if !f.kind.def().takes_rate_schedule {
                     return Err(err(
                         &field("desired_rate_schedule"),
-                        format!("only rap and tfrc flows take one, not {}", f.kind),
+                        format!(
+                            "only {} flows take one, not {}",
+                            kinds_taking(|k| k.takes_rate_schedule),
+                            f.kind
+                        ),
                     ));
                 }
                 if p.at.0 < 0.0 || p.at.0 <= prev {
@@ -977,24 +792,6 @@ impl Scenario {
             }
             self.validate_route(i, f, &link_names, &err)?;
             validate_kind_fields(f).map_err(|e| e.under(&format!("flows[{i}].")).in_file(file))?;
-            if f.kind == FlowKind::Cbr {
-                let o = cbr_overrides(f)
-                    .map_err(|e| e.under(&format!("flows[{i}].overrides")).in_file(file))?;
-                if o.rate.0 <= 0.0 {
-                    return Err(err(
-                        &field("overrides.rate"),
-                        format!("must be > 0 bit/s, got {} bit/s", o.rate.0),
-                    ));
-                }
-                if let Some(s) = o.packet_size {
-                    if !(1.0..=65_535.0).contains(&s.0) {
-                        return Err(err(
-                            &field("overrides.packet_size"),
-                            format!("must be between 1 B and 65535 B, got {} B", s.0),
-                        ));
-                    }
-                }
-            }
         }
         if let Some(c) = &self.coupling {
             if c.mechanism != "none" && self.flows.iter().all(|f| f.group().is_none()) {
@@ -1040,17 +837,6 @@ impl Scenario {
     }
 }
 
-/// A `cbr` flow's overrides, parsed strictly. Error: the sub-path under `overrides`.
-pub fn cbr_overrides(f: &FlowSpec) -> Result<CbrOverrides, FieldError> {
-    parse_overrides(f)
-}
-
-/// A flow's `overrides` as `T`, parsed strictly. Error: the sub-path under `overrides`
-/// (`.k_up`, empty for the table itself) and the message.
-pub fn parse_overrides<T: serde::de::DeserializeOwned>(f: &FlowSpec) -> Result<T, FieldError> {
-    overrides::parse(&f.overrides)
-}
-
 /// The core's priority error as a field message ("must be a number in ...").
 fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
     let text = e.to_string();
@@ -1060,69 +846,24 @@ fn priority_message(e: &flowstate_core::coupling::CouplingError) -> String {
     }
 }
 
-/// Check a flow's `preset`, `overrides` and `source`. Error: the field under the flow
-/// (`preset`, `overrides.k_up`).
+/// Check a flow's `preset`, `overrides` and `source` by building it, with the kind's
+/// own builder (the one the run calls), and dropping it. Error: the field under the
+/// flow (`preset`, `overrides.k_up`).
 fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
-    crate::presets::read(f.kind, f.preset.as_deref())?;
-    let positive = |name: &str, v: Option<f64>| -> Result<(), FieldError> {
-        match v {
-            Some(x) if !(x.is_finite() && x > 0.0) => Err(FieldError::new(
-                format!(".{name}"),
-                format!("must be a number > 0, got {x}"),
-            )),
-            _ => Ok(()),
-        }
+    crate::kinds::check_takes_preset(f.kind, f.preset.as_deref())?;
+    let input = crate::flow_spec::BuildInput {
+        ctx: &crate::flow_spec::FlowContext::default(),
+        index: 0,
+        spec: f,
+        seed: 0,
     };
-    let sub = |r: Result<(), FieldError>| r.map_err(|e| e.under("overrides"));
-    match f.kind {
-        FlowKind::Gcc => {
-            let preset = crate::gcc_config::preset(f.preset.as_deref())?;
-            let o: GccOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0, but a zero that switches a
-            // rule off (`fec_delay_ms = 0`: ULPFEC at once, as the sources read).
-            for (n, v) in o.numbers() {
-                if !(overrides::ZERO_SWITCHES_OFF.contains(&n) && v == 0.0) {
-                    sub(positive(n, Some(v)))?;
-                }
-            }
-            sub(check_video_bounds(&o))?;
-            sub(crate::gcc_config::gcc_config(preset, &o).map(|_| ()))?;
-        }
-        FlowKind::Sctp | FlowKind::TcpNewReno | FlowKind::TcpCubic => {
-            let o: WindowOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0.
-            for (n, v) in o.numbers() {
-                sub(positive(n, Some(v)))?;
-            }
-            // Keys of another kind (the same messages as when the flow is built).
-            sub(overrides::check_kind(f.kind, &o.set_keys()))?;
-        }
-        FlowKind::Rap | FlowKind::Tfrc => {
-            let o: RateOverrides = sub_parse(f)?;
-            // Every number an override holds must be > 0.
-            for (n, v) in o.numbers() {
-                sub(positive(n, Some(v)))?;
-            }
-        }
-        FlowKind::Cbr => {}
-        FlowKind::Nada => {
-            let o: NadaOverrides = sub_parse(f)?;
-            sub(crate::rmcat_config::nada_config(&o).map(|_| ()))?;
-        }
-        FlowKind::Scream => {
-            let o: ScreamOverrides = sub_parse(f)?;
-            sub(crate::rmcat_config::scream_config(&o).map(|_| ()))?;
-        }
-        FlowKind::Ledbat => {
-            let o: LedbatOverrides = sub_parse(f)?;
-            sub(crate::rmcat_config::ledbat_config(&o).map(|_| ()))?;
-        }
-    }
-    if f.source.is_some() && !f.kind.is_window() {
+    (f.kind.def().build)(&input)?;
+    if f.source.is_some() && !f.kind.def().takes_source {
         return Err(FieldError::new(
             "source",
             format!(
-                "only sctp, tcp and ledbat flows take a source, not {}",
+                "only {} flows take a source, not {}",
+                kinds_taking(|k| k.takes_source),
                 f.kind
             ),
         ));
@@ -1130,57 +871,18 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// A flow's `overrides` as `T`; the error's field under `overrides`.
-fn sub_parse<T: serde::de::DeserializeOwned>(f: &FlowSpec) -> Result<T, FieldError> {
-    parse_overrides(f).map_err(|e| e.under("overrides"))
-}
-
-/// `x` for a message: plain (`0.5`, `5000`), or with an exponent when plain would be
-/// a hundred digits long (`1e-300`).
-fn show(x: f64) -> String {
-    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
+/// The names of the kinds `takes` holds for, for messages: `sctp, tcp-newreno,
+/// tcp-cubic and ledbat`.
+fn kinds_taking(takes: fn(&crate::flow_spec::KindDef) -> bool) -> String {
+    let names: Vec<&str> = crate::kinds::ALL
+        .iter()
+        .filter(|k| takes(k))
+        .map(|k| k.name)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
     }
-}
-
-/// The frame rates a `gcc` flow's `overrides.fps` may take: below 1 fps a frame
-/// holds seconds of video (a single frame can take hours to packetize), above 1000 the
-/// encoder would clamp it.
-pub const FPS_RANGE: (f64, f64) = (1.0, 1000.0);
-
-/// A `gcc` flow's encoder bounds: `video_min_rate` <= `video_max_rate` (defaults
-/// 50 kbit/s and 2.5 Mbit/s, paper 000) and `fps` in [`FPS_RANGE`]. Error: the sub-path
-/// under `overrides`.
-fn check_video_bounds(o: &GccOverrides) -> Result<(), FieldError> {
-    let defaults = flowstate_core::source::EncoderBounds::paper000();
-    let lo = o.video_min_rate.map_or(defaults.min_rate.as_bps(), |b| b.0);
-    let hi = o.video_max_rate.map_or(defaults.max_rate.as_bps(), |b| b.0);
-    if lo > hi {
-        let key = if o.video_min_rate.is_some() {
-            "video_min_rate"
-        } else {
-            "video_max_rate"
-        };
-        return Err(FieldError::new(
-            format!(".{key}"),
-            format!("video_min_rate ({lo} bit/s) must be <= video_max_rate ({hi} bit/s)"),
-        ));
-    }
-    if let Some(fps) = o.fps {
-        let (min, max) = FPS_RANGE;
-        if !(min..=max).contains(&fps) {
-            return Err(FieldError::new(
-                ".fps",
-                format!(
-                    "must be between {min} and {max} frames per second, got {}",
-                    show(fps)
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 pub(crate) fn validate_link(

@@ -39,6 +39,10 @@ use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 /// The mechanism name in scenario files.
 pub const MECHANISM: &str = "web-api";
 
+/// The kinds the rule couples: the video (its getStats and maxBitrate) and the data
+/// channel (its buffered amount and the application's pacing).
+pub const FLOW_KINDS: [&str; 2] = ["gcc", "sctp"];
+
 /// A GCC sender's statistics.
 pub fn media_stats(sender: &MediaSender) -> AppStats {
     let rtt = sender.gcc().rtt();
@@ -409,8 +413,9 @@ mod tests {
     use crate::flow_kind::FlowKind;
 
     fn infos() -> Vec<FlowInfo> {
-        [FlowKind::Gcc, FlowKind::Sctp]
+        ["gcc", "sctp"]
             .into_iter()
+            .map(|n| FlowKind::from_name(n).expect("a kind"))
             .enumerate()
             .map(|(i, kind)| FlowInfo {
                 index: i,

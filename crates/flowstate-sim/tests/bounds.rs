@@ -198,7 +198,7 @@ fn names_follow_one_rule() {
             )
             .replace("overrides = { rate = \"1Mbps\" }", ""),
     );
-    assert_eq!(s.flows[0].kind, flowstate_sim::FlowKind::TcpCubic);
+    assert_eq!(s.flows[0].kind.name(), "tcp-cubic");
     let s = common::scenario(
         &BASE
             .replace(
@@ -207,7 +207,7 @@ fn names_follow_one_rule() {
             )
             .replace("overrides = { rate = \"1Mbps\" }", ""),
     );
-    assert_eq!(s.flows[0].kind, flowstate_sim::FlowKind::Gcc);
+    assert_eq!(s.flows[0].kind.name(), "gcc");
     let s = common::scenario(
         &BASE
             .replace("kind = \"cbr\"", "kind = \"sctp\"\npreset = \"DCSCTP\"")

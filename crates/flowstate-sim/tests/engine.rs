@@ -451,7 +451,7 @@ fn greedy_setup(name: &str, path_delay_ms: i64) -> FlowSetup {
         info: FlowInfo {
             index: 0,
             name: name.into(),
-            kind: FlowKind::TcpNewReno,
+            kind: FlowKind::from_name("tcp-newreno").expect("a kind"),
             priority: 1.0,
             desired_rate: None,
             group: Some("call".into()),

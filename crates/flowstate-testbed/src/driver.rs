@@ -40,7 +40,7 @@ use flowstate_sim::engine::{FlowSetup, SimConfig};
 use flowstate_sim::flow::{Dir, FlowState, ReceiverHooks, SenderHooks};
 use flowstate_sim::metrics::{FlowMeta, Metrics};
 use flowstate_sim::scheduler::{component_rng, ComponentId};
-use flowstate_sim::{FlowKind, RunResult, Scenario, SimError};
+use flowstate_sim::{RunResult, Scenario, SimError};
 use flowstate_wire::pcap::PcapWriter;
 use rand::RngExt;
 use std::io::ErrorKind;
@@ -965,34 +965,45 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     let mut rx = Vec::new();
     for (i, (spec, setup)) in scenario.flows.iter().zip(&config.flows).enumerate() {
         let fseed = flow_seed(seed, i);
-        let (t, r) = match spec.kind {
-            FlowKind::Gcc => {
-                let (s, r) = gcc_flow(&ctx, i, spec, fseed)?.into_parts();
+        // The testbed's wire mapping of each kind it carries (its packets as real
+        // RTP / RTCP / SCTP / uTP bytes, `codec`), by the kind's name.
+        let built = |e: flowstate_sim::FieldError| {
+            TestbedError::Sim(SimError::Build(e.under(&format!("flows[{i}]."))))
+        };
+        let input = flowstate_sim::flow_spec::BuildInput {
+            ctx: &ctx,
+            index: i,
+            spec,
+            seed: fseed,
+        };
+        let (t, r) = match spec.kind.name() {
+            "gcc" => {
+                let (s, r) = gcc_flow(&ctx, i, spec, fseed).map_err(built)?.into_parts();
                 (
                     TxKind::Gcc(Box::new(s), FeedbackDecoder::default()),
                     RxKind::Gcc(Box::new(r), FeedbackEncoder::default()),
                 )
             }
-            FlowKind::Sctp => {
-                let (s, r) = sctp_flow(i, spec, fseed)?.into_parts();
+            "sctp" => {
+                let (s, r) = sctp_flow(spec, fseed).map_err(built)?.into_parts();
                 (TxKind::Sctp(Box::new(s)), RxKind::Sctp(Box::new(r)))
             }
-            FlowKind::Nada => {
-                let (s, r) = nada_flow(i, spec, fseed)?.into_parts();
+            "nada" => {
+                let (s, r) = nada_flow(&input).map_err(built)?.into_parts();
                 (
                     TxKind::Nada(Box::new(s), CcfbDecoder::default()),
                     RxKind::Ccfb(Box::new(r)),
                 )
             }
-            FlowKind::Scream => {
-                let (s, r) = scream_flow(i, spec, fseed)?.into_parts();
+            "scream" => {
+                let (s, r) = scream_flow(&input).map_err(built)?.into_parts();
                 (
                     TxKind::Scream(Box::new(s), CcfbDecoder::default()),
                     RxKind::Ccfb(Box::new(r)),
                 )
             }
-            FlowKind::Ledbat => {
-                let (s, r) = ledbat_flow(i, spec, fseed)?.into_parts();
+            "ledbat" => {
+                let (s, r) = ledbat_flow(spec, fseed).map_err(built)?.into_parts();
                 (
                     TxKind::Ledbat(Box::new(s), 0, codec::LedbatAckDecoder::default()),
                     RxKind::Ledbat(Box::new(r)),
@@ -1123,7 +1134,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             .flows
             .iter()
             .map(|f| {
-                AtomicU64::new(if matches!(f.kind, FlowKind::Sctp | FlowKind::Ledbat) {
+                AtomicU64::new(if matches!(f.kind.name(), "sctp" | "ledbat") {
                     0
                 } else {
                     NO_GOODPUT

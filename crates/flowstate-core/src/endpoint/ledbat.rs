@@ -12,7 +12,8 @@
 //! and allowances are the TCP sender's).
 
 use super::tcp::{Segment, TcpAck, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
-use super::{Endpoint, Transmit};
+use super::{Controller, Endpoint, Transmit};
+use crate::coupling::{Allowance, FlowReport};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use crate::window::{Ledbat, LedbatConfig};
 
@@ -87,6 +88,34 @@ impl LedbatSender {
     /// LEDBAT's queuing-delay estimate (current minus base delay).
     pub fn queuing_delay(&self) -> Option<TimeDelta> {
         self.ledbat().and_then(Ledbat::queuing_delay)
+    }
+}
+
+/// LEDBAT couples as a window flow, through the TCP sender underneath.
+impl Controller for LedbatSender {
+    /// The TCP sender underneath.
+    const INPUT_DRIVEN: bool = true;
+
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.tcp.poll_cc_report()
+    }
+
+    fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
+        self.tcp.apply_allowance(now, allowance);
+    }
+
+    fn snapshot(&self) -> FlowReport {
+        self.tcp.snapshot()
+    }
+
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.tcp.latest_rtt()
+    }
+
+    /// Every RTT sample counts: a LEDBAT flow holding its queue at TARGET sees the same
+    /// RTT to the microsecond on every ack.
+    fn rtt_samples(&self) -> Option<u64> {
+        Some(self.tcp.rtt_estimator().samples())
     }
 }
 

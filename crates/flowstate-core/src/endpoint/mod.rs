@@ -11,6 +11,7 @@
 //! blocks), not bytes: flowstate-wire turns them into real packets for the network, and
 //! the simulator moves them as they are, charging `size` bytes on the link.
 
+pub mod controller;
 pub mod media;
 pub mod nack;
 pub mod overhead;
@@ -18,6 +19,8 @@ mod paced;
 pub mod report_schedule;
 pub mod send_path;
 pub(crate) mod seq_map;
+
+pub use controller::Controller;
 
 use crate::units::{DataSize, Timestamp};
 

@@ -20,7 +20,7 @@ use super::media::{RtpPacket, WireSizes};
 use super::rfc8888::CcfbReport;
 use super::seq_map::SeqMap;
 use super::video::VideoPacketizer;
-use super::{Endpoint, Transmit};
+use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
 use crate::source::VideoSourceConfig;
@@ -131,30 +131,6 @@ impl NadaSender {
         self.feedback_reports
     }
 
-    /// The coupling report: r_ref, when it changed since the last one.
-    #[must_use]
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.report.take()
-    }
-
-    /// The controller's state as a report (registration).
-    pub fn snapshot(&self) -> FlowReport {
-        FlowReport::Rate {
-            rate: self.nada.reference_rate(),
-            rtt: self.rtt,
-        }
-    }
-
-    /// A coupling allowance: `Rate(r)` sets r_ref, and with it r_vin (the encoder's
-    /// target, set here) and r_send (paper 003 Table I). Window allowances do not apply.
-    pub fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
-        if let Allowance::Rate(r) = a {
-            self.nada.set_reference_rate(r);
-            self.last_reported = Some(self.nada.reference_rate());
-            self.update_encoder(now);
-        }
-    }
-
     /// The application's desired rate caps the encoder (`None` = unlimited), as for
     /// GCC media; NADA's rates are unchanged (the coupling manager's DR is the
     /// scenario's `desired_rate`).
@@ -233,6 +209,37 @@ impl NadaSender {
         self.nada.on_feedback(now, &fb);
         self.queue_report();
         self.update_encoder(now);
+    }
+}
+
+/// NADA couples as a rate flow: it reports r_ref and takes a rate allowance as r_ref
+/// (paper 003 Table I).
+impl Controller for NadaSender {
+    /// The coupling report: r_ref, when it changed since the last one.
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.report.take()
+    }
+
+    /// The controller's state as a report (registration).
+    fn snapshot(&self) -> FlowReport {
+        FlowReport::Rate {
+            rate: self.nada.reference_rate(),
+            rtt: self.rtt,
+        }
+    }
+
+    /// A coupling allowance: `Rate(r)` sets r_ref, and with it r_vin (the encoder's
+    /// target, set here) and r_send (paper 003 Table I). Window allowances do not apply.
+    fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
+        if let Allowance::Rate(r) = a {
+            self.nada.set_reference_rate(r);
+            self.last_reported = Some(self.nada.reference_rate());
+            self.update_encoder(now);
+        }
+    }
+
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt
     }
 }
 

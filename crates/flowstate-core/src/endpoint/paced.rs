@@ -74,11 +74,9 @@ impl PacedSending {
 /// The methods a paced rate sender (RAP, TFRC) shares, for a sender whose fields are
 /// `ctl` (its rate controller, of type `$controller`) and `sending` (its
 /// [`PacedSending`]): the desired rate, the controller and its rate, the rate packets
-/// actually go at, the packet count, the coupling report and allowance, and the packet
-/// size (`ctl.config().$size`). `$rtt` names the controller method giving the RTT the
-/// `FlowReport::Rate` carries.
+/// actually go at, the packet count and the packet size (`ctl.config().$size`).
 macro_rules! paced_rate_sender {
-    ($controller:ty, rtt: $rtt:ident, size: $size:ident) => {
+    ($controller:ty, size: $size:ident) => {
         /// Limit the application's sending rate (`None` = greedy).
         pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
             self.sending.set_desired_rate(rate);
@@ -102,29 +100,53 @@ macro_rules! paced_rate_sender {
             self.sending.packets_sent()
         }
 
-        /// A `FlowReport::Rate` if the controller's rate changed (RAP) or was recomputed
-        /// (TFRC) since the last call.
-        pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-            self.ctl.take_report().then(|| FlowReport::Rate {
-                rate: self.ctl.rate(),
-                rtt: self.ctl.$rtt(),
-            })
-        }
-
-        /// Adopt a coupling manager's allowance (`Allowance::Rate`; other kinds are
-        /// ignored).
-        pub fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
-            if let Allowance::Rate(r) = allowance {
-                self.ctl.set_rate(r);
-            }
-        }
-
         fn size(&self) -> DataSize {
             self.ctl.config().$size
         }
     };
 }
 pub(crate) use paced_rate_sender;
+
+/// The [`Controller`](super::Controller) of a paced rate sender (RAP, TFRC): coupled as
+/// a rate flow. `$rtt` names the controller method giving the RTT its reports carry.
+macro_rules! paced_rate_controller {
+    ($sender:ty, rtt: $rtt:ident) => {
+        impl crate::endpoint::Controller for $sender {
+            /// A `FlowReport::Rate` if the controller's rate changed (RAP) or was
+            /// recomputed (TFRC) since the last call.
+            fn poll_cc_report(&mut self) -> Option<FlowReport> {
+                self.ctl.take_report().then(|| FlowReport::Rate {
+                    rate: self.ctl.rate(),
+                    rtt: self.ctl.$rtt(),
+                })
+            }
+
+            /// Adopt a coupling manager's allowance (`Allowance::Rate`; other kinds are
+            /// ignored).
+            fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
+                if let Allowance::Rate(r) = allowance {
+                    self.ctl.set_rate(r);
+                }
+            }
+
+            fn snapshot(&self) -> FlowReport {
+                FlowReport::Rate {
+                    rate: self.ctl.rate(),
+                    rtt: self.ctl.$rtt(),
+                }
+            }
+
+            fn latest_rtt(&self) -> Option<crate::units::TimeDelta> {
+                self.ctl.$rtt()
+            }
+
+            fn set_app_rate(&mut self, rate: Option<Bitrate>) {
+                self.set_desired_rate(rate);
+            }
+        }
+    };
+}
+pub(crate) use paced_rate_controller;
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@
 //! (inter-packet gap `s / r`).
 
 use crate::coupling::{Allowance, FlowReport};
-use crate::endpoint::paced::{paced_rate_sender, PacedSending};
+use crate::endpoint::paced::{paced_rate_controller, paced_rate_sender, PacedSending};
 use crate::endpoint::{Endpoint, Transmit};
 use crate::rate::rap::{RapConfig, RapController};
 use crate::rate::rap_history::{LossReport, RapTxHistory};
@@ -58,7 +58,7 @@ impl RapSender {
         }
     }
 
-    paced_rate_sender!(RapController, rtt: srtt_sample, size: packet_size);
+    paced_rate_sender!(RapController, size: packet_size);
 
     /// Packets declared lost (ack gaps and timeouts).
     pub fn packets_lost(&self) -> u64 {
@@ -72,6 +72,8 @@ impl RapSender {
         }
     }
 }
+
+paced_rate_controller!(RapSender, rtt: srtt_sample);
 
 impl Endpoint for RapSender {
     type Outgoing = RapData;
@@ -248,6 +250,7 @@ impl Endpoint for RapReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Controller;
     use crate::testing::ms;
     use crate::units::TimeDelta;
     use proptest::prelude::*;

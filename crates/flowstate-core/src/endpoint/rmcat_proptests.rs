@@ -9,7 +9,7 @@ use super::media::RtpPacket;
 use super::nada::{NadaSender, NadaSenderConfig};
 use super::rfc8888::{CcfbArrival, CcfbReport};
 use super::scream::{ScreamSender, ScreamSenderConfig};
-use super::Endpoint;
+use super::{Controller, Endpoint};
 use crate::coupling::Allowance;
 use crate::nada::NadaConfig;
 use crate::scream::ScreamConfig;

@@ -14,7 +14,7 @@
 use super::media::{RtpPacket, WireSizes};
 use super::rfc8888::CcfbReport;
 use super::video::VideoPacketizer;
-use super::{Endpoint, Transmit};
+use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::scream::{PacketAck, Scream, ScreamConfig};
 use crate::source::VideoSourceConfig;
@@ -99,29 +99,6 @@ impl ScreamSender {
         self.packets_sent
     }
 
-    /// The coupling report: the target bitrate, when it changed since the last one.
-    #[must_use]
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.report.take()
-    }
-
-    /// The controller's state as a report (registration).
-    pub fn snapshot(&self) -> FlowReport {
-        FlowReport::Rate {
-            rate: self.scream.target_bitrate(),
-            rtt: self.scream.srtt(),
-        }
-    }
-
-    /// A coupling allowance: `Rate(r)` sets the target bitrate and the encoder's rate.
-    pub fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
-        if let Allowance::Rate(r) = a {
-            self.scream.set_target_bitrate(r);
-            self.last_reported = Some(self.scream.target_bitrate());
-            self.update_encoder(now);
-        }
-    }
-
     /// The application's desired rate caps the encoder (`None` = unlimited), as for
     /// GCC media; SCReAM's target is unchanged.
     pub fn set_desired_rate(&mut self, now: Timestamp, rate: Option<Bitrate>) {
@@ -168,6 +145,36 @@ impl ScreamSender {
             self.queue.extend(packets.into_iter().map(|(p, _)| p));
             self.after_control(now);
         }
+    }
+}
+
+/// SCReAM couples as a rate flow: it reports its target bitrate and takes a rate
+/// allowance as its target.
+impl Controller for ScreamSender {
+    /// The coupling report: the target bitrate, when it changed since the last one.
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.report.take()
+    }
+
+    /// The controller's state as a report (registration).
+    fn snapshot(&self) -> FlowReport {
+        FlowReport::Rate {
+            rate: self.scream.target_bitrate(),
+            rtt: self.scream.srtt(),
+        }
+    }
+
+    /// A coupling allowance: `Rate(r)` sets the target bitrate and the encoder's rate.
+    fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
+        if let Allowance::Rate(r) = a {
+            self.scream.set_target_bitrate(r);
+            self.last_reported = Some(self.scream.target_bitrate());
+            self.update_encoder(now);
+        }
+    }
+
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.scream.srtt()
     }
 }
 

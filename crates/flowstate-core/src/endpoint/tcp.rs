@@ -7,9 +7,10 @@
 
 use std::collections::VecDeque;
 
+use super::controller::window_snapshot;
 use super::data_source::{DataSource, SourceKind};
 use super::seq_map::SeqMap;
-use super::{Endpoint, Transmit};
+use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use crate::window::state::{EmbedsCore, WindowCore};
@@ -308,20 +309,6 @@ impl TcpSender {
     pub fn is_idle(&self) -> bool {
         self.buffered == 0 && self.segments.is_empty()
     }
-    /// A window report, queued on every cwnd change (for coupling TCP, if wanted).
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.reports.pop_front()
-    }
-    /// Apply a coupling allowance (`MaxWindow` caps, `Window` sets; `Rate` ignored).
-    pub fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
-        match allowance {
-            Allowance::MaxWindow(m) => self.cc.set_max_cwnd(m),
-            Allowance::Window { cwnd, ssthresh } => self.cc.set_cwnd(cwnd, ssthresh),
-            Allowance::Rate(_) => {}
-        }
-        self.collect_reports();
-    }
-
     fn collect_reports(&mut self) {
         let app_limited = self.buffered == 0;
         while let Some(c) = self.cc.poll_cwnd_change() {
@@ -599,6 +586,36 @@ impl TcpSender {
             size: wire,
             message: Segment { seq, len },
         }
+    }
+}
+
+/// TCP couples as a window flow (paper 000's FSE for window-based flows).
+impl Controller for TcpSender {
+    /// A segment goes out on an ack, a timeout or new data from the source, whose next
+    /// write is in `poll_timeout` (`DataSource::next_wakeup`).
+    const INPUT_DRIVEN: bool = true;
+
+    /// A window report, queued on every cwnd change.
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.reports.pop_front()
+    }
+
+    /// Apply a coupling allowance (`MaxWindow` caps, `Window` sets; `Rate` ignored).
+    fn apply_allowance(&mut self, _now: Timestamp, allowance: Allowance) {
+        match allowance {
+            Allowance::MaxWindow(m) => self.cc.set_max_cwnd(m),
+            Allowance::Window { cwnd, ssthresh } => self.cc.set_cwnd(cwnd, ssthresh),
+            Allowance::Rate(_) => {}
+        }
+        self.collect_reports();
+    }
+
+    fn snapshot(&self) -> FlowReport {
+        window_snapshot(&self.cc, self.rtt_estimator().latest())
+    }
+
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt_estimator().latest()
     }
 }
 

@@ -12,7 +12,7 @@
 //! equation as usual.
 
 use crate::coupling::{Allowance, FlowReport};
-use crate::endpoint::paced::{paced_rate_sender, PacedSending};
+use crate::endpoint::paced::{paced_rate_controller, paced_rate_sender, PacedSending};
 use crate::endpoint::{Endpoint, Transmit};
 use crate::rate::tfrc::{TfrcConfig, TfrcController};
 use crate::rate::tfrc_receiver::{TfrcReceiverConfig, TfrcReceiverState};
@@ -49,8 +49,10 @@ impl TfrcSender {
         }
     }
 
-    paced_rate_sender!(TfrcController, rtt: rtt, size: segment_size);
+    paced_rate_sender!(TfrcController, size: segment_size);
 }
+
+paced_rate_controller!(TfrcSender, rtt: rtt);
 
 impl Endpoint for TfrcSender {
     type Outgoing = TfrcData;
@@ -156,6 +158,7 @@ impl Endpoint for TfrcReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Controller;
     use crate::testing::ms;
     use proptest::prelude::*;
 

@@ -22,6 +22,7 @@
 pub mod config;
 pub mod congestion_signal;
 pub mod loss_ratio;
+mod options;
 pub mod queuing_delay;
 pub mod rate_update;
 pub mod receiver;

@@ -19,6 +19,7 @@
 
 pub mod config;
 pub mod network;
+mod options;
 pub mod queue_delay;
 pub mod rate_control;
 pub mod rtp_queue;

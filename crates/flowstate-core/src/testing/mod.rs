@@ -9,6 +9,7 @@
 //! FIFO, a rate, a delay and seeded impairments.
 
 pub mod link;
+pub mod toy_controller;
 
 use crate::units::Timestamp;
 

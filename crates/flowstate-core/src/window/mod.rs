@@ -13,6 +13,7 @@
 pub mod cubic;
 pub mod hystart;
 pub mod ledbat;
+mod ledbat_options;
 pub mod new_reno;
 pub mod rto;
 pub mod sctp;

@@ -3,8 +3,8 @@
 //! [`GccPreset::adaptive_threshold`], [`GccPreset::paper_loss`]). Used by the scenario's
 //! checks and the flow builder.
 
+use super::options::{GccOverrides, RuleOrigin, ThresholdMode};
 use crate::error::FieldError;
-use crate::overrides::{GccOverrides, RuleOrigin, ThresholdMode};
 use flowstate_core::gcc::delay_based::DelayFilterConfig;
 use flowstate_core::gcc::kalman::{NoiseModel, SlopeState};
 use flowstate_core::gcc::loss_based::LossConfig;

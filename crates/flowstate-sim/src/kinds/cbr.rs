@@ -2,11 +2,66 @@
 //! packet of fixed size every `size x 8 / rate` seconds, and a sink that counts. No
 //! feedback, no congestion control: useful as background load.
 
-use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks};
+use super::common::parse_overrides;
+use crate::error::FieldError;
+use crate::flow::{EndpointPairFlow, ReceiverHooks, SenderHooks, SimFlow};
+use crate::flow_spec::{BuildInput, KindDef};
+use crate::overrides::{overrides, OverrideDefault, BPS, BYTES};
+use crate::units_parse::{Bps, Bytes};
 use flowstate_core::endpoint::{Endpoint, Transmit};
 use flowstate_core::units::round_to_i64;
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::convert::Infallible;
+
+/// The `cbr` kind.
+pub static KIND: KindDef = KindDef {
+    name: "cbr",
+    description: "constant bit rate packets without congestion control (never coupled)",
+    coupling: None,
+    default_group: None,
+    presets: crate::flow_spec::no_presets,
+    options: || CbrOverrides::DEFINITIONS.to_vec(),
+    takes_source: false,
+    takes_rate_schedule: false,
+    build,
+};
+
+overrides! {
+    /// The `overrides` a `cbr` flow accepts.
+    pub struct CbrOverrides {
+        /// The constant sending rate.
+        rate: Bps => ["cbr"], BPS, OverrideDefault::Required;
+        /// Packet size.
+        packet_size: Option<Bytes> => ["cbr"], BYTES,
+            OverrideDefault::Value(|| CbrConfig::default().packet_size.as_bytes().to_string());
+    }
+}
+
+/// A `cbr` flow: `overrides.rate` > 0, `overrides.packet_size` from 1 B to 65535 B.
+fn build(b: &BuildInput<'_>) -> Result<Box<dyn SimFlow>, FieldError> {
+    let o: CbrOverrides = parse_overrides(b.spec)?;
+    if o.rate.0 <= 0.0 {
+        return Err(FieldError::new(
+            "overrides.rate",
+            format!("must be > 0 bit/s, got {} bit/s", o.rate.0),
+        ));
+    }
+    if let Some(s) = o.packet_size {
+        if !(1.0..=65_535.0).contains(&s.0) {
+            return Err(FieldError::new(
+                "overrides.packet_size",
+                format!("must be between 1 B and 65535 B, got {} B", s.0),
+            ));
+        }
+    }
+    let config = CbrConfig {
+        rate: Bitrate::bps(o.rate.0),
+        packet_size: o.packet_size.map_or(CbrConfig::default().packet_size, |s| {
+            DataSize::bytes(s.0 as u64)
+        }),
+    };
+    Ok(Box::new(cbr_flow(config)))
+}
 
 /// CBR parameters (scenario: `overrides = { rate = "1Mbps", packet_size = "1200B" }`).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,0 +1,123 @@
+//! `tcp-newreno` and `tcp-cubic`: a TCP flow with NewReno (RFC 5681, RFC 6582) or CUBIC
+//! (RFC 9438), long-lived greedy unless `source` or `desired_rate` says otherwise; the
+//! Linux-like loss recovery and RTT sampling are named options
+//! ([`WindowOverrides`](super::window_options::WindowOverrides)).
+
+use super::data_source::{data_source, DEFAULT_MESSAGE_SIZE};
+use super::window_options::window_overrides;
+use crate::error::FieldError;
+use crate::flow::{EndpointPairFlow, ReceiverHooks};
+use crate::flow_spec::FlowSpec;
+use crate::flow_spec::{CouplingRole, KindDef};
+use crate::tracked::{SimSender, Tracked};
+use flowstate_core::endpoint::tcp::{
+    TcpCcKind, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig,
+};
+use flowstate_core::window::{CubicConfig, HystartConfig, NewRenoConfig, RtoConfig};
+use flowstate_core::DataSize;
+
+/// TCP's window unit: the 1460 B SMSS of flowstate-core's defaults.
+const TCP: CouplingRole = CouplingRole::Window {
+    mtu: DataSize::bytes(1460),
+};
+
+/// The `tcp-newreno` kind.
+pub static NEWRENO: KindDef = KindDef {
+    name: "tcp-newreno",
+    description: "a TCP flow with NewReno (RFC 5681, RFC 6582), long-lived greedy by default",
+    coupling: Some(TCP),
+    default_group: None,
+    presets: crate::flow_spec::no_presets,
+    options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
+    takes_source: true,
+    takes_rate_schedule: false,
+    build: |b| Ok(Box::new(tcp_flow(b.spec, false, b.seed)?)),
+};
+
+/// The `tcp-cubic` kind.
+pub static CUBIC: KindDef = KindDef {
+    name: "tcp-cubic",
+    description: "a TCP flow with CUBIC (RFC 9438), long-lived greedy by default",
+    build: |b| Ok(Box::new(tcp_flow(b.spec, true, b.seed)?)),
+    ..NEWRENO_FIELDS
+};
+
+/// What `tcp-cubic` shares with `tcp-newreno`.
+const NEWRENO_FIELDS: KindDef = KindDef {
+    name: "",
+    description: "",
+    coupling: Some(TCP),
+    default_group: None,
+    presets: crate::flow_spec::no_presets,
+    options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
+    takes_source: true,
+    takes_rate_schedule: false,
+    build: |b| Ok(Box::new(tcp_flow(b.spec, false, b.seed)?)),
+};
+
+/// A TCP flow (NewReno or CUBIC).
+pub type TcpFlow = EndpointPairFlow<Tracked<TcpSender>, TcpReceiver>;
+
+impl SimSender for TcpSender {}
+
+impl ReceiverHooks for TcpReceiver {
+    /// An ack goes out on a segment or at the delayed-ack deadline.
+    const INPUT_DRIVEN: bool = true;
+    fn goodput_bytes(&self) -> Option<u64> {
+        Some(self.bytes_delivered().as_bytes())
+    }
+}
+
+/// A TCP flow (long-lived greedy unless the scenario says otherwise).
+pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, FieldError> {
+    let o = window_overrides(spec)?;
+    let mut cfg = TcpSenderConfig::default();
+    let smss = o.mtu.map(|m| DataSize::bytes(m.0 as u64));
+    cfg.cc = if cubic {
+        let mut c = CubicConfig::default();
+        if let Some(s) = smss {
+            c.smss = s;
+        }
+        if o.hystart.unwrap_or(false) {
+            c.hystart = Some(HystartConfig::default());
+        }
+        TcpCcKind::Cubic(c)
+    } else {
+        let mut c = NewRenoConfig::default();
+        if let Some(s) = smss {
+            c.smss = s;
+        }
+        TcpCcKind::NewReno(c)
+    };
+    // Linux-like loss recovery and RTT sampling (named options, docs/ALGORITHMS.md).
+    let sack = o.sack.unwrap_or(false);
+    match &mut cfg.cc {
+        TcpCcKind::Cubic(c) => c.pipe_recovery = sack,
+        TcpCcKind::NewReno(c) => c.pipe_recovery = sack,
+        TcpCcKind::Ledbat(_) => {}
+    }
+    if let Some(keep) = o.rto_keeps_recovery_ssthresh {
+        match &mut cfg.cc {
+            TcpCcKind::Cubic(c) => c.rto_keeps_recovery_ssthresh = keep,
+            TcpCcKind::NewReno(c) => c.rto_keeps_recovery_ssthresh = keep,
+            TcpCcKind::Ledbat(_) => {}
+        }
+    }
+    cfg.sack = sack;
+    cfg.timestamps = o.timestamps.unwrap_or(false);
+    if o.linux_rto.unwrap_or(false) {
+        cfg.rto = RtoConfig::linux();
+    }
+    let msg = o
+        .message_size
+        .map_or(DEFAULT_MESSAGE_SIZE, |b| DataSize::bytes(b.0 as u64));
+    let greedy = cfg.source.clone();
+    cfg.source = data_source(spec, greedy, msg, seed);
+    Ok(EndpointPairFlow::new(
+        Tracked::new(TcpSender::new(cfg)),
+        TcpReceiver::new(TcpReceiverConfig {
+            sack,
+            ..TcpReceiverConfig::default()
+        }),
+    ))
+}
