@@ -394,7 +394,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--write-toml", type=Path, metavar="DIR",
                     help="only write each --combo's scenario per case and --tcp as DIR/CASE.COMBO.TCP.toml "
-                         "(for a traced build, e.g. scripts/rtx_sim.py) and run nothing")
+                         "(to run elsewhere, e.g. with the engine binary) and run nothing")
     args = ap.parse_args(argv)
     unknown = sorted(set(args.only) - set(CASES))
     if unknown:

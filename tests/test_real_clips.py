@@ -1,5 +1,5 @@
 """Issue 21: the real runs' test clip named next to every real-against-simulated figure
-(scripts/real_vs_sim.py, scripts/pool_real_runs.py, scripts/gcc_share.py `stages`):
+(scripts/real_vs_sim.py, scripts/pool_real_runs.py):
 p000-table5's first real runs played another clip than every later run, and the clip sets
 the real encoder's frame pattern (docs/REPRODUCTION.md, "p000-table5's send chain")."""
 
@@ -86,29 +86,6 @@ def test_a_bad_browser_json_is_one_line(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert p.stderr.strip() == f"{folder / 'run-1' / 'browser.json'}: not a browser.json (JSON object) of a real run"
-
-
-def test_stages_keeps_real_runs_of_different_clips_apart(tmp_path, monkeypatch, capsys):
-    m = load_script("gcc_share")
-    a = tmp_path / "a" / "case" / "chromium"
-    b = tmp_path / "b" / "case" / "chromium"
-    _runs(a, [A])
-    _runs(b, [B])
-    # one sample per run: target 350 kbit/s; the A run at 30 frames/s, the B run at 3
-    def fake(rd, t0, t1):
-        fps = 30 if rd.parent == a else 3
-        return [(350e3, 300e3, {"wire": 0.9, "enc": 0.8, "cut": 1.0, "factor": 1.1, "fps": fps, "bpf": 1000.0})]
-    monkeypatch.setattr(m, "stage_samples_real", fake)
-    m.stages([a / "run-1", b / "run-1"], 0.0, 1.0, "target")
-    out = capsys.readouterr().out
-    pooled = [line for line in out.splitlines() if line.startswith("| 300-400 |")]
-    assert [line.split("|")[2].strip() for line in pooled] == ["real, clip seed1", "real, clip seed1-pan4-grain8-noise4"]
-    assert [line.split("|")[8].strip() for line in pooled] == ["30", "3"]
-    # one clip: one real row, as before
-    m.stages([a / "run-1"], 0.0, 1.0, "target")
-    pooled = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 300-400 |")]
-    assert [line.split("|")[2].strip() for line in pooled] == ["real"]
-    assert m.run_clip(tmp_path) == "not recorded"
 
 
 def test_pool_takes_the_own_stack_runs_with_stack(tmp_path):
