@@ -1,19 +1,22 @@
-"""scripts/rtc_event_log.py: libwebrtc's delta encoding decoded on hand-made vectors
-(delta_encoding.cc's bit layout), and a real Chromium 156 log (tests/data/
-rtc-event-log-sender-15s.log: the sender of a 15 s p000-table5 set-up run with
-`flowstate browser --rtc-event-log`, the data channel from 5 s) read whole."""
+"""flowstate.rtclog and `flowstate rtclog`: libwebrtc's delta encoding decoded on
+hand-made vectors (delta_encoding.cc's bit layout), and a real Chromium 156 log
+(tests/data/rtc-event-log-sender-15s.log: the sender of a 15 s p000-table5 set-up run
+with `flowstate browser --rtc-event-log`, the data channel from 5 s) read whole."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from cli_support import assert_one_line_error, flowstate
+from flowstate.errors import FlowstateError
+from flowstate.rtclog import event_log as rel
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import rtc_event_log as rel  # noqa: E402
 
 REAL_LOG = ROOT / "tests" / "data" / "rtc-event-log-sender-15s.log"
 
@@ -104,19 +107,37 @@ def test_bad_files_are_one_line_errors(tmp_path):
     legacy.write_bytes(b"\x0a\x02\x08\x01")
     cut = tmp_path / "cut.log"
     cut.write_bytes(REAL_LOG.read_bytes()[:1000])
+    fifo = tmp_path / "fifo.log"
+    os.mkfifo(fifo)
     for path, words in [(empty, "empty file"), (legacy, "the legacy format"), (cut, "not a complete EventStream"),
-                        (tmp_path / "none.log", "cannot read")]:
-        p = subprocess.run([sys.executable, str(ROOT / "scripts" / "rtc_event_log.py"), "summary", str(path)],
-                           capture_output=True, text=True)
-        assert p.returncode == 2, p.stderr
-        lines = p.stderr.strip().splitlines()
-        assert len(lines) == 1 and words in lines[0], lines
+                        (tmp_path / "none.log", "cannot read"), (tmp_path, "is a folder"),
+                        (fifo, "is a FIFO; an RTC event log must be a regular file")]:
+        assert_one_line_error(flowstate("rtclog", path), str(path), words)
+        with pytest.raises(FlowstateError, match=words):  # the CLI's bad-input class
+            rel.read(path)
+
+
+def test_the_summary_counts_every_kind():
+    p = flowstate("rtclog", REAL_LOG)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith(f"{REAL_LOG}: began 1795675682.")
+    assert [line.split(":")[0].strip() for line in lines[1:]] == list(rel.KINDS)
+    assert "  outgoing_rtp: 1810, 0.1-15.0 s" in lines
+    assert "  probe_failure: 0" in lines
 
 
 def test_csv_of_one_kind():
-    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "rtc_event_log.py"), "csv", "probe_clusters",
-                        str(REAL_LOG)], capture_output=True, text=True)
+    p = flowstate("rtclog", REAL_LOG, "--csv", "probe_clusters")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == "t_ms,unix_s,id,bitrate_bps,min_packets,min_bytes"
     assert lines[1].endswith(",1,900000,5,1688")
+
+
+def test_without_protobuf_it_is_a_one_line_error():
+    # The package is an extra (`rtclog`): its absence is named, as browser names playwright.
+    code = ("import sys; sys.modules['google.protobuf'] = None; from flowstate.cli.main import main; "
+            f"sys.exit(main(['rtclog', {str(REAL_LOG)!r}]))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert_one_line_error(p, "needs the Python package protobuf", "the rtclog extra")

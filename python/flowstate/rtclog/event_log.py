@@ -1,22 +1,19 @@
-#!/usr/bin/env python3
 """Reader of libwebrtc's RTC event log as Chromium writes it (`flowstate browser
---rtc-event-log`; docs/REPRODUCTION.md, "Chromium's RTC event log").
-
-    .venv/bin/python scripts/rtc_event_log.py summary LOG...
-    .venv/bin/python scripts/rtc_event_log.py csv KIND LOG
+--rtc-event-log`, docs/BROWSER.md; read with `flowstate rtclog FILE`).
 
 Chromium 156 writes the "new format" (the file starts with EventStream field 16,
 begin_log_events): a concatenation of `webrtc.rtclog2.EventStream` messages
-(logging/rtc_event_log/rtc_event_log2.proto, vendored in scripts/rtclog/ from WebRTC M150,
+(logging/rtc_event_log/rtc_event_log2.proto, vendored here from WebRTC M150,
 signalapp/webrtc bd635df), each holding one batch of one event type. A batch is a base
 event in the message's plain fields plus `number_of_deltas` more events whose fields are
 delta-encoded in the `*_deltas` bytes fields (logging/rtc_event_log/encoder/
 delta_encoding.cc, `FixedLengthDeltaDecoder`; decoded here by `decode_deltas`, and the
 batches expanded the way rtc_event_log_parser.cc's Store* functions do). The protobuf
 wire format is read by the `protobuf` package from a descriptor set compiled from the
-vendored .proto (scripts/rtclog/rtc_event_log2.desc; regenerate with
-`python -m grpc_tools.protoc -I scripts/rtclog --descriptor_set_out=scripts/rtclog/rtc_event_log2.desc
-rtc_event_log2.proto`), so no generated code ties the reader to one protobuf release.
+vendored .proto (rtc_event_log2.desc next to this file; regenerate with
+`python -m grpc_tools.protoc -I python/flowstate/rtclog
+--descriptor_set_out=python/flowstate/rtclog/rtc_event_log2.desc rtc_event_log2.proto`),
+so no generated code ties the reader to one protobuf release.
 
 What `read` extracts (times: the log's monotonic milliseconds, and Unix seconds through
 the BeginLogEvent's pair of clocks):
@@ -34,15 +31,14 @@ No event carries the video encoder's target (only audio has AudioNetworkAdaptati
 """
 from __future__ import annotations
 
-import argparse
-import csv
-import sys
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-HERE = Path(__file__).resolve().parent
-DESCRIPTOR_SET = HERE / "rtclog" / "rtc_event_log2.desc"
+from flowstate.errors import FlowstateError
+from flowstate.input_file import NotReadable, read_bytes
+
+DESCRIPTOR_SET = Path(__file__).resolve().parent / "rtc_event_log2.desc"
 # The new format's first bytes: the tag of EventStream field 16 (begin_log_events),
 # length-delimited, as a varint (16 << 3 | 2 = 0x82 0x01). The legacy format
 # (rtc_event_log.proto) starts with field 1 (stream), 0x0a.
@@ -63,7 +59,7 @@ DETECTOR_STATES = {0: "unknown", 1: "normal", 2: "underusing", 3: "overusing"}
 PROBE_FAILURES = {0: "unknown", 1: "invalid_send_receive_interval", 2: "invalid_send_receive_ratio", 3: "timeout"}
 
 
-class EventLogError(Exception):
+class EventLogError(FlowstateError):
     """A one-line reason a log cannot be read."""
 
 
@@ -151,7 +147,7 @@ def _message_classes() -> Any:
     try:
         from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
     except ImportError:
-        raise EventLogError("needs the Python package protobuf: .venv/bin/pip install 'protobuf>=4.22' (the test extra)") from None
+        raise EventLogError("needs the Python package protobuf: .venv/bin/pip install 'protobuf>=4.22' (the rtclog extra)") from None
     try:
         fds = descriptor_pb2.FileDescriptorSet.FromString(DESCRIPTOR_SET.read_bytes())
     except OSError as e:
@@ -346,55 +342,9 @@ def parse(data: bytes, name: str = "log") -> EventLog:
 def read(path: Path) -> EventLog:
     """The log file at ``path``; EventLogError names what is wrong."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path, "an RTC event log")
+    except NotReadable as e:
+        raise EventLogError(f"{path}: {e}") from None
     except OSError as e:
         raise EventLogError(f"cannot read {path}: {e.strerror}") from None
     return parse(data, str(path))
-
-
-def summary(paths: list[Path]) -> None:
-    for path in paths:
-        log = read(path)
-        print(f"{path}: began {log.begin_unix_s:.3f} (Unix s)")
-        for kind in KINDS:
-            xs = getattr(log, kind)
-            span = f", {xs[0].unix_s - log.begin_unix_s:.1f}-{xs[-1].unix_s - log.begin_unix_s:.1f} s" if xs else ""
-            print(f"  {kind}: {len(xs)}{span}")
-
-
-def write_csv(kind: str, path: Path, out: Any) -> None:
-    xs = getattr(read(path), kind)
-    w = csv.writer(out, lineterminator="\n")
-    if not xs:
-        return
-    names = [f.name for f in fields(xs[0])]
-    w.writerow(names)
-    for x in xs:
-        w.writerow([getattr(x, n) for n in names])
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("summary", help="how many events of each kind, over which seconds")
-    s.add_argument("logs", nargs="+", type=Path)
-    c = sub.add_parser("csv", help="one kind of event as CSV on standard output")
-    c.add_argument("kind", choices=KINDS)
-    c.add_argument("log", type=Path)
-    a = ap.parse_args(argv)
-    try:
-        if a.cmd == "summary":
-            summary(a.logs)
-        else:
-            write_csv(a.kind, a.log, sys.stdout)
-    except EventLogError as e:
-        print(f"rtc_event_log.py: error: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. `| head`: the reader stopped reading
-        sys.stderr.close()
-        return 0
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
