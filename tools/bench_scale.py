@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scaling benchmark of the simulator: events/s and peak memory from 10 to 10,000 flows.
 
-    python scripts/bench_scale.py [--flows 10,100,1000,10000] [--mixes tcp,gcc-sctp,cbr]
+    python tools/bench_scale.py [--flows 10,100,1000,10000] [--mixes tcp,gcc-sctp,cbr]
         [--duration 10] [--repeat 3] [--cli] [--json OUT.json]
 
 Each point is a dumbbell of N flows at 1 Mbit/s each (capacity N Mbit/s, one-way delay

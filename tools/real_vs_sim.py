@@ -2,7 +2,7 @@
 """The simulator against the real thing (docs/REPRODUCTION.md, "The simulator against
 real Chromium" and "Kernel TCP behind a router"). Needs root and Chromium.
 
-    sudo .venv/bin/python scripts/real_vs_sim.py [--runs 3] [--sim-runs 10] [--out out/real]
+    sudo .venv/bin/python tools/real_vs_sim.py [--runs 3] [--sim-runs 10] [--out out/real]
         [--only CASE ...] [--lanes 2] [--tables-only]
         [--preset chromium-m156] [--sctp-preset dcsctp] [--sim-set KEY=VALUE ...]
 
@@ -269,7 +269,7 @@ def per_run_summaries(folder: Path) -> list[dict]:
 
 def real_clips(folder: Path) -> list[str]:
     """The test clip of each real run in ``folder`` (a case's stack folder): the pooled
-    summary's `clips` (scripts/pool_real_runs.py), else each run-*/browser.json's `clip`;
+    summary's `clips` (tools/pool_real_runs.py), else each run-*/browser.json's `clip`;
     "not recorded" where neither has it. The clip sets the real encoder's frame pattern,
     so runs with different clips are not one reference (docs/REPRODUCTION.md, "p000-table5's
     send chain")."""

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The trace hash of every run of the whole catalogue, to prove a refactor changed nothing.
 
-    python scripts/catalogue_hashes.py --out hashes.json [--runs K] [--short]
+    python tools/catalogue_hashes.py --out hashes.json [--runs K] [--short]
         [--recorder-thread auto|on|off]
-    python scripts/catalogue_hashes.py --compare before.json after.json
+    python tools/catalogue_hashes.py --compare before.json after.json
 
 A trace hash digests every event of a simulation (its time, kind and packet), so two
 runs with equal hashes behaved identically, event for event. The first form simulates

@@ -3,7 +3,7 @@
 real Chromium 156 runs best (docs/REPRODUCTION.md, "Which combination of the options
 matches Chromium 156 best"). Simulator only: no browser, no namespaces, no root.
 
-    .venv/bin/python scripts/combo_search.py [--refs REFS] [--sim-runs 10]
+    .venv/bin/python tools/combo_search.py [--refs REFS] [--sim-runs 10]
         [--start full] [--tcp rfc sack kernel] [--greedy] [--combo NAME+NAME ...]
         [--json OUT.json] [--markdown OUT.md]
 
@@ -16,7 +16,7 @@ simulator runs (seeds 1..N, the scenario each case of real_vs_sim.py builds, GCC
 named competitor rules on every TCP flow, and judges each case as real_vs_sim.py does:
 every flow's throughput within 15 % and its mean RTT within 20 % of the real median. A
 throughput miss that still lies within the real runs' own min-max is marked `in range`
-(Chromium's run-to-run spread is wider than the bound in some cases: scripts/real_spread.py).
+(Chromium's run-to-run spread is wider than the bound in some cases: tools/real_spread.py).
 
 `--combo` evaluates the named combinations (options joined by `+` or taken away with `-`;
 `preset` for what `chromium-m156` switches on, `bare` for none, `full` for the full set;
@@ -37,13 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-SCRIPTS = Path(__file__).resolve().parent
-# The real Chromium 156 runs the repository keeps (references/README.md).
-REFS = SCRIPTS.parent / "references" / "chromium-156"
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
+import real_vs_sim  # tools/, this script's folder
 
-import real_vs_sim  # noqa: E402
+# The real Chromium 156 runs the repository keeps (references/README.md).
+REFS = Path(__file__).resolve().parents[1] / "references" / "chromium-156"
 
 CASES = ("p000-table5", "p000-fig2", "p000-fig3", "rfc8867-5.1", "rfc8867-5.6", "p002-fig11", "p001-fig8")
 THROUGHPUT_TOLERANCE = real_vs_sim.THROUGHPUT_TOLERANCE

@@ -4,11 +4,11 @@
     cp target/release/examples/run_scenario /tmp/before             # ... then the other
     # (the profile-guided binary, as the extension is built: bash scripts/build_native.sh
     # --example, then target/pgo/release/examples/run_scenario; compare like with like)
-    .venv/bin/python scripts/bench_pair.py /tmp/before /tmp/after --repeat 3
+    .venv/bin/python tools/bench_pair.py /tmp/before /tmp/after --repeat 3
 
 The scenarios: the first point of the heaviest catalogue entries (what dominates
 `flowstate reproduce --all`) and the scaling benchmark's 1,000-flow mixes
-(scripts/bench_scale.py). Each build runs every scenario ``--repeat`` times, the two
+(tools/bench_scale.py). Each build runs every scenario ``--repeat`` times, the two
 builds interleaved (so both see the same load); reported: the median CPU seconds (user
 + system of the child process, not wall time: the machine is shared) of each, their
 ratio, and whether both builds give the same trace hash (the run's fingerprint; the
@@ -39,8 +39,7 @@ ENTRIES = [
 
 
 def scenarios(folder: Path) -> list[Path]:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import bench_scale  # noqa: E402
+    import bench_scale  # tools/, this script's folder
 
     from flowstate import _native
     from flowstate.catalogue import catalogue

@@ -2,7 +2,7 @@
 """Chromium against itself: how often a real run passes issue 21's target against the
 other runs of its case (docs/REPRODUCTION.md, "How far the real runs are from each other").
 
-    .venv/bin/python scripts/real_spread.py [--refs DIR ...] [--markdown OUT.md] [--json OUT.json]
+    .venv/bin/python tools/real_spread.py [--refs DIR ...] [--markdown OUT.md] [--json OUT.json]
 
 Issue 21 judges the simulator by the median of >= 3 real runs: every flow's throughput
 within 15 % and its mean RTT within 20 %. This script applies the same rule to each real
@@ -12,7 +12,7 @@ Per case and flow it writes the real median, the range, and how many runs fall w
 tolerance of the others' median; per case, how many runs pass on every flow.
 
 DIR holds DIR/CASE/chromium/summary.json with `per_run` (the repository's
-references/chromium-156, or a folder `scripts/pool_real_runs.py` wrote); several DIRs are
+references/chromium-156, or a folder `tools/pool_real_runs.py` wrote); several DIRs are
 pooled per case (the runs of each, in order). The tolerances are real_vs_sim.py's.
 """
 
@@ -25,14 +25,12 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-SCRIPTS = Path(__file__).resolve().parent
-ROOT = SCRIPTS.parent
-DEFAULT_REFS = ROOT / "references" / "chromium-156"
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
+# real_vs_sim.py's tolerances: throughput within 15 %, mean RTT within 20 % of the median
+# (tools/, this script's folder: on the path when it runs, and in the tests' pytest config).
+from real_vs_sim import RTT_TOLERANCE, THROUGHPUT_TOLERANCE, within_tolerance
 
-# real_vs_sim.py's tolerances: throughput within 15 %, mean RTT within 20 % of the median.
-from real_vs_sim import RTT_TOLERANCE, THROUGHPUT_TOLERANCE, within_tolerance  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_REFS = ROOT / "references" / "chromium-156"
 METRICS = (("throughput_mbps", THROUGHPUT_TOLERANCE), ("rtt_mean_ms", RTT_TOLERANCE))
 
 

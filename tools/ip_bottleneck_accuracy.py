@@ -2,7 +2,7 @@
 """The IP-level bottleneck's accuracy at 2, 10 and 50 Mbit/s, and the kernel-tbf
 cross-check (docs/BENCHMARKS.md, "IP-level bottleneck accuracy"). Needs root.
 
-    sudo .venv/bin/python scripts/ip_bottleneck_accuracy.py [--runs 3] [--seconds 10] [--json FILE]
+    sudo .venv/bin/python tools/ip_bottleneck_accuracy.py [--runs 3] [--seconds 10] [--json FILE]
 
 Prints one markdown row per (mode, capacity): medians over the runs of the rate
 error, the emulator's timing error p50/p99, the host's excess one-way delay p50/p99

@@ -12,7 +12,7 @@ millisecond adds rate x 1 ms of credit, and every 1500 bytes of credit is one
 opportunity at that millisecond. Deterministic: the same seed writes the same file
 (Python's random.Random, stable across CPython 3 versions).
 
-    python3 scripts/make_cellular_trace.py [--seed 7] [--seconds 60] [--out FILE]
+    python3 tools/make_cellular_trace.py [--seed 7] [--seconds 60] [--out FILE]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 the RFC 8868 section 2 metrics of the media flows and the claims that hold.
 
     flowstate reproduce rfc8867-5.1 rfc8867-5.2 ... rfc8867-5.8 --out out/rmcat [--short]
-    python scripts/rmcat_table.py out/rmcat
+    python tools/rmcat_table.py out/rmcat
 
 Reads OUT/<id>/results.json of every rfc8867-* entry found there. Per point (a
 controller, in 5.6 a controller and a queue size), over the media flows (kinds gcc, nada,
@@ -100,7 +100,7 @@ def table(out_dir: Path) -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print(__doc__.strip().splitlines()[0] + "\nusage: python scripts/rmcat_table.py OUT_DIR", file=sys.stderr)
+        print(__doc__.strip().splitlines()[0] + "\nusage: python tools/rmcat_table.py OUT_DIR", file=sys.stderr)
         return 2
     print(table(Path(argv[0])), end="")
     return 0

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Pool the real runs of one case from several `flowstate browser --runs K` folders into
-one folder that `scripts/real_vs_sim.py --tables-only` reads (issue 21: the CUBIC cases
+one folder that `tools/real_vs_sim.py --tables-only` reads (issue 21: the CUBIC cases
 were run 3 times by the real-Chromium issue and 3 more times with the extended getStats
 fields; docs/REPRODUCTION.md).
 
-    .venv/bin/python scripts/pool_real_runs.py [--stack flowstate] OUT CASE SRC_ROOT [SRC_ROOT ...]
+    .venv/bin/python tools/pool_real_runs.py [--stack flowstate] OUT CASE SRC_ROOT [SRC_ROOT ...]
 
 takes SRC_ROOT/CASE/chromium/ (its summary.json's `per_run` and its timeseries.csv) of
 every SRC_ROOT and writes OUT/CASE/chromium/summary.json (per_run: all runs, in order)
