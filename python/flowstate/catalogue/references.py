@@ -5,7 +5,7 @@ name a paper by :func:`cite` instead of its bare catalogue number ("paper 000").
 
 ::
 
-    >>> from flowstate import references
+    >>> from flowstate.catalogue import references
     >>> references.cite("000")
     'Islam, Welzl, Fladby: Real-Life Implementation and Evaluation of Coupled Congestion Control for WebRTC Media and Data Flows (IEEE Access, 2022)'
     >>> references.short("rfc8867")
