@@ -1,4 +1,4 @@
-"""The RMCAT catalogue entries (issue 20): every RFC 8867 case (5.1-5.8) with GCC, NADA
+"""The RMCAT catalogue entries: every RFC 8867 case (5.1-5.8) with GCC, NADA
 and SCReAM as points on the same network, and the coupled NADA / LEDBAT entries.
 
 The entries parse and validate; each case has every controller, each controller's

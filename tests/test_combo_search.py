@@ -1,4 +1,4 @@
-"""Issue 21, tools/combo_search.py: the combinations of the chromium-m156 options it
+"""tools/combo_search.py: the combinations of the chromium-m156 options it
 evaluates (names, the options each one needs, the one-option neighbours of the greedy
 search, every valid combination), the judgement of a case (real_vs_sim.py's 15 % / 20 %
 rule) and one-line errors for bad input."""

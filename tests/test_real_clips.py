@@ -1,4 +1,4 @@
-"""Issue 21: the real runs' test clip named next to every real-against-simulated figure
+"""The real runs' test clip named next to every real-against-simulated figure
 (tools/real_vs_sim.py, tools/pool_real_runs.py):
 p000-table5's first real runs played another clip than every later run, and the clip sets
 the real encoder's frame pattern (docs/REPRODUCTION.md, "p000-table5's send chain")."""

@@ -1,4 +1,4 @@
-"""Issue 21: the real Chromium 156 runs the simulator is judged against are kept in the
+"""The real Chromium 156 runs the simulator is judged against are kept in the
 repository (references/chromium-156, references/README.md), so that the side-by-side
 table and the option search rebuild from a fresh clone without a browser:
 `tools/real_vs_sim.py --tables-only --refs references/chromium-156` and
@@ -18,7 +18,7 @@ from combo_search import CASES
 from tool_support import ROOT, TOOLS
 
 REFS = ROOT / "references" / "chromium-156"
-# The same three runs a case pooled with two recorded a day later (twelfth session).
+# The same three runs a case pooled with two recorded a day later (references/README.md).
 REFS_5 = ROOT / "references" / "chromium-156-5runs"
 
 

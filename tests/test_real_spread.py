@@ -1,4 +1,4 @@
-"""Issue 21: tools/real_spread.py judges each real Chromium run by the target the
+"""tools/real_spread.py judges each real Chromium run by the target the
 simulator is held to (throughput within 15 %, mean RTT within 20 %) against the median
 of its case's other runs: how often Chromium passes against itself."""
 

@@ -1,4 +1,4 @@
-"""Issue 21, tools/real_vs_sim.py's command line: `--kernel-tcp` runs the simulated TCP
+"""tools/real_vs_sim.py's command line: `--kernel-tcp` runs the simulated TCP
 competitor on Linux's defaults (sack, timestamps, linux_rto; hystart in CUBIC), what the
 real competitor runs (docs/REPRODUCTION.md, "rfc8867-5.6: the x0.6 and the TCP RTT's
 x0.79 are the competitor's loss recovery"), without it the scenario's RFC defaults stay;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which combination of issue 21's existing `chromium-m156` options matches the stored
+"""Which combination of the `chromium-m156` GCC options matches the stored
 real Chromium 156 runs best (docs/REPRODUCTION.md, "Which combination of the options
 matches Chromium 156 best"). Simulator only: no browser, no namespaces, no root.
 
@@ -10,7 +10,7 @@ matches Chromium 156 best"). Simulator only: no browser, no namespaces, no root.
 REFS is a folder of the real runs as `real_vs_sim.py --tables-only` reads them:
 REFS/CASE/chromium/summary.json (and timeseries.csv); by default the repository's own
 copy, references/chromium-156 (references/README.md: three Chromium 156 runs a case,
-recorded with `real_vs_sim.py`, the set "Where it stands" uses). Each combination runs the seven cases of issue 21 with `--sim-runs`
+recorded with `real_vs_sim.py`, the set "Where it stands" uses). Each combination runs the seven cases of real_vs_sim.py with `--sim-runs`
 simulator runs (seeds 1..N, the scenario each case of real_vs_sim.py builds, GCC on
 `chromium-m156`, SCTP on `dcsctp`) with the named options on the video flow and the
 named competitor rules on every TCP flow, and judges each case as real_vs_sim.py does:
@@ -76,9 +76,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
 }
 # real_vs_sim.py --full-set, by option name.
 FULL_SET = ("vp8_frame_drop", "chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster")
-# What the `chromium-m156` preset switches on (its send chain since the fourteenth
-# session; docs/ALGORITHMS.md "Today's Chromium's send chain"): `preset`. `bare` is none
-# of the options, the preset as it was before.
+# What the `chromium-m156` preset switches on (its send chain; docs/ALGORITHMS.md
+# "Today's Chromium's send chain"): `preset`. `bare` is none of the options, the preset
+# as it was before it took the send chain.
 PRESET = ("chromium_pacer", "pacing_1.1", "chromium_fec", "chromium_adjuster", "loss_v2_m150",
           "loss_v2_padding", "send_time_ms", "fec_delay_ms", "chromium_feedback_cadence", "rtcp_report_random")
 # The competitor: tcp-cubic's RFC defaults, SACK alone, or Linux's defaults (--kernel-tcp).

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Pool the real runs of one case from several `flowstate browser --runs K` folders into
-one folder that `tools/real_vs_sim.py --tables-only` reads (issue 21: the CUBIC cases
-were run 3 times by the real-Chromium issue and 3 more times with the extended getStats
-fields; docs/REPRODUCTION.md).
+one folder that `tools/real_vs_sim.py --tables-only` reads (e.g. a case recorded three
+times, then three more times with more getStats fields), or, from one source, the compact
+copy of references/ (references/README.md).
 
     .venv/bin/python tools/pool_real_runs.py [--stack flowstate] OUT CASE SRC_ROOT [SRC_ROOT ...]
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Chromium against itself: how often a real run passes issue 21's target against the
+"""Chromium against itself: how often a real run passes the simulator's target against the
 other runs of its case (docs/REPRODUCTION.md, "How far the real runs are from each other").
 
     .venv/bin/python tools/real_spread.py [--refs DIR ...] [--markdown OUT.md] [--json OUT.json]
 
-Issue 21 judges the simulator by the median of >= 3 real runs: every flow's throughput
+real_vs_sim.py judges the simulator by the median of >= 3 real runs: every flow's throughput
 within 15 % and its mean RTT within 20 %. This script applies the same rule to each real
 run, leaving it out of the median it is judged against (the median of the case's other
 runs): a perfect model of Chromium would pass no more often than Chromium's own runs do.

@@ -48,7 +48,7 @@ from pool_real_runs import run_clip
 
 ROOT = Path(__file__).resolve().parents[1]
 SCEN = ROOT / "scenarios"
-# Issue 21's target: every flow's throughput within 15 % and its mean RTT within 20 % of
+# The simulator's target: every flow's throughput within 15 % and its mean RTT within 20 % of
 # the real median (combo_search.py and real_spread.py judge by these too).
 THROUGHPUT_TOLERANCE = 0.15
 RTT_TOLERANCE = 0.20
@@ -66,7 +66,7 @@ KEEP_FOR_CHROMIUM = {"video_max_rate"}
 # "rfc8867-5.6: the x0.6 and the TCP RTT's x0.79 are the competitor's loss recovery").
 KERNEL_TCP = {"sack": True, "timestamps": True, "linux_rto": True}
 KERNEL_CUBIC = {**KERNEL_TCP, "hystart": True}
-# `--full-set`: Chromium's send chain as issue 21 modelled it, on every GCC flow ("the full
+# `--full-set`: Chromium's send chain as the GCC options model it, on every GCC flow ("the full
 # set + adj" of docs/REPRODUCTION.md: libvpx's frame dropping on the test clip, the
 # pacer's media debt at the 1.1 x pacing a video stream sets, ULPFEC with its cut of the
 # encoder's rate, the encoder bitrate adjuster); each is off in every preset.
@@ -514,7 +514,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--preset", default="chromium", help="the simulator's GCC preset for the Chromium cases")
     ap.add_argument("--sctp-preset", choices=("usrsctp", "dcsctp"), help="the simulator's SCTP preset")
     ap.add_argument("--full-set", action="store_true",
-                    help="every simulated GCC flow runs Chromium's send chain as issue 21 modelled it (vp8_frame_drop, "
+                    help="every simulated GCC flow runs Chromium's send chain as the GCC options model it (vp8_frame_drop, "
                     "chromium_pacer with pacing_factor 1.1, chromium_fec, chromium_adjuster)")
     ap.add_argument("--kernel-tcp", action="store_true",
                     help="the simulated TCP flows run Linux's defaults (sack, timestamps, linux_rto; hystart in CUBIC), "

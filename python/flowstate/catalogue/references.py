@@ -34,7 +34,7 @@ class Reference:
         return ", ".join(names) if len(names) <= 3 else f"{names[0]} et al."
 
 
-# The five papers (../shared/papers/<id>_*.txt). Authors, title, venue, year and DOI as
+# The five papers (by the catalogue's paper id). Authors, title, venue, year and DOI as
 # each paper's text gives them; `note` says where a field does not come from the text.
 PAPERS: dict[str, Reference] = {
     "000": Reference(
