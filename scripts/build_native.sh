@@ -10,7 +10,8 @@
 #   FLOWSTATE_PGO=1 bash scripts/build_native.sh   # profile-guided (benchmarks: ~15 % faster
 #                                           # simulations, two builds and a training run)
 #
-# Profile-guided optimization (docs/BENCHMARKS.md, "Ninth pass"): an instrumented build
+# Profile-guided optimization (docs/investigations/2026-11-scaling-passes.md,
+# "whole-program LTO and a profile-guided build"): an instrumented build
 # of the extension runs a training workload (the whole catalogue at one run per point,
 # and a 1,000-flow TCP and GCC+SCTP run), `llvm-profdata` merges what it counted, and the
 # final build optimizes with those counts (branch layout, inlining, hot and cold code).

@@ -6,7 +6,7 @@
 
 Runs what the profile should be made of: the whole catalogue at one run per point (every
 endpoint, coupling mechanism and preset the catalogue uses) and a 1,000-flow TCP run and
-GCC+SCTP run of the scaling benchmark (scripts/bench_scale.py: the many-flow paths, the
+GCC+SCTP run of the scaling benchmark (tools/bench_scale.py: the many-flow paths, the
 trace hash). Without ``--engine`` it goes through the installed (instrumented) extension
 and the same front-end paths as `flowstate reproduce` and `flowstate.run`; with it, each
 point's scenario file goes to the engine binary (the example `run_scenario`, whose
@@ -29,7 +29,7 @@ MIXES = ("tcp", "gcc-sctp")
 
 
 def scale_scenarios(folder: Path) -> list[Path]:
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "tools"))  # the scaling benchmark's scenarios
     import bench_scale
 
     out = []

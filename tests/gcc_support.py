@@ -1,4 +1,4 @@
-"""What the tests of Chromium 156's gcc options share (issue 21): the scenario (one
+"""What the tests of Chromium 156's gcc options share (docs/ALGORITHMS.md, GCC's Chromium options): the scenario (one
 `chromium-m156` GCC flow alone on a 1 Mbit/s link with random loss, 20 s) and the checks
 that an option has its default (on in `chromium-m156` for the send chain, off for the
 others) and changes a run when switched."""

@@ -1,4 +1,4 @@
-"""Bad input of each class found by the bad-input sweep of issue 19 (item 5) gets a
+"""Bad input of each class found by a sweep of generated bad input gets a
 one-line error, not a silently wrong result, a traceback or a crash.
 
 The cases are generated: a valid scenario, CLI call or API call is mutated once per

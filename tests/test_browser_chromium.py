@@ -143,7 +143,7 @@ def test_call_on_loopback_sends_video_and_data_then_stops_and_leaves_nothing(
     kinds = {(s["flow"], s["kind"]) for s in samples}
     assert kinds == {("cam", "video"), ("*", "transport"), ("bulk", "data"), ("paced", "data"),
                      ("*", "inbound-video")}
-    # The encoder's and the capturer's counters (issue 21) and the receiver's view.
+    # The encoder's and the capturer's counters (frame rate and sizes) and the receiver's view.
     # (the media-source stats exist while a track is on the sender)
     last = [s for s in samples if s["kind"] == "video" and s["frames_encoded"] and s["source_frames"]][-1]
     assert last["encoder_implementation"] == "libvpx"

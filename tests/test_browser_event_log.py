@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from flowstate import rtclog
 from real_chromium_support import cli, namespaces, require_real_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,8 +51,6 @@ def test_event_log_with_the_own_stack_is_a_one_line_error():
 
 def test_a_real_run_keeps_both_browsers_event_logs(tmp_path):
     require_real_chromium()
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import rtc_event_log
 
     # The CI scenario shortened to 15 s, measured over 8-15 s.
     scenario = tmp_path / "s15.toml"
@@ -68,7 +66,7 @@ def test_a_real_run_keeps_both_browsers_event_logs(tmp_path):
     receiver = (out / "rtc-event-log-receiver.log").read_bytes()
     assert sender.startswith(NEW_FORMAT_START) and receiver.startswith(NEW_FORMAT_START)
     # The sender's log has GCC's decisions and the video's packets over the run.
-    log = rtc_event_log.read(out / "rtc-event-log-sender.log")
+    log = rtclog.read(out / "rtc-event-log-sender.log")
     assert log.delay_based and log.loss_based and log.probe_clusters
     assert len(log.outgoing_rtp) > 100
     # ...on the run's clock (browser.json's t0), to the run's end: the last batch of

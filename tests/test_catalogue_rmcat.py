@@ -1,4 +1,4 @@
-"""The RMCAT catalogue entries (issue 20): every RFC 8867 case (5.1-5.8) with GCC, NADA
+"""The RMCAT catalogue entries: every RFC 8867 case (5.1-5.8) with GCC, NADA
 and SCReAM as points on the same network, and the coupled NADA / LEDBAT entries.
 
 The entries parse and validate; each case has every controller, each controller's
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from script_support import load_script
+import rmcat_table
 
 from flowstate.catalogue import catalogue, reproduce
 from flowstate.overrides import load_toml
@@ -130,7 +130,7 @@ def test_the_rfc8868_table_has_a_row_per_controller(case_5_1, tmp_path):
 
     (tmp_path / "rfc8867-5.1").mkdir()
     (tmp_path / "rfc8867-5.1" / "results.json").write_text(json.dumps(case_5_1))
-    text = load_script("rmcat_table").table(tmp_path)
+    text = rmcat_table.table(tmp_path)
     rows = [line for line in text.splitlines() if line.startswith("| 5.1 |")]
     assert [r.split(" | ")[1] for r in rows] == ["GCC (chromium)", "NADA", "SCReAM"]
     # Every RFC 8868 column has a value (one-way delay and jitter included).

@@ -1,7 +1,7 @@
 """The catalogue validator runs every point through the simulator's own checks (parse,
 validation and the run's construction: flows, overrides, coupling mechanism and
 options) before anything runs: a bad entry is one line naming the file and the key,
-exit status 2, and nothing is run (issue 6)."""
+exit status 2, and nothing is run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 21: the `chromium_adjuster` override of gcc flows (Chromium's encoder bitrate
+"""The `chromium_adjuster` override of gcc flows (Chromium's encoder bitrate
 adjuster, flowstate_core::endpoint::encoder_adjuster): on by default in `chromium-m156`,
 off it changes a run, and a bad value is a one-line error."""
 

@@ -1,4 +1,4 @@
-"""Issue 21: the `chromium_fec` override of gcc flows (Chromium's encoder-side protection,
+"""The `chromium_fec` override of gcc flows (Chromium's encoder-side protection,
 flowstate_core::fec): on by default in `chromium-m156`, and it sends ULPFEC packets
 once the receiver reports loss, and a bad value is a one-line error."""
 

@@ -61,12 +61,13 @@ def test_every_user_facing_error_is_a_flowstate_error():
     from flowstate.errors import UsageError
     from flowstate.overrides import PathError
     from flowstate.report.figures import FigureError
+    from flowstate.rtclog import EventLogError
     from flowstate.report.report import ReportError
     from flowstate.sweep.metrics import MetricError
     from flowstate.sweep.spec import SweepError
 
     for error in (flowstate.ScenarioError, flowstate.CouplingError, CatalogueError, ClaimError, DerivedError,
-                  PathError, ReportError, FigureError, SweepError, MetricError, PlanError, UsageError):
+                  PathError, ReportError, FigureError, SweepError, MetricError, PlanError, EventLogError, UsageError):
         assert issubclass(error, flowstate.FlowstateError) and issubclass(error, ValueError), error
 
 

@@ -1,4 +1,4 @@
-"""Issue 21, scripts/combo_search.py: the combinations of the chromium-m156 options it
+"""tools/combo_search.py: the combinations of the chromium-m156 options it
 evaluates (names, the options each one needs, the one-option neighbours of the greedy
 search, every valid combination), the judgement of a case (real_vs_sim.py's 15 % / 20 %
 rule) and one-line errors for bad input."""
@@ -8,12 +8,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import combo_search as cs
 import pytest
-from script_support import SCRIPTS
-
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
-import combo_search as cs  # noqa: E402
+from tool_support import TOOLS
 
 
 def test_combination_names():
@@ -110,7 +107,7 @@ def test_a_case_is_within_target_as_real_vs_sim_judges_it():
 
 def test_bad_arguments_are_one_line(tmp_path):
     def cli(*args):
-        return subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), *args],
+        return subprocess.run([sys.executable, str(TOOLS / "combo_search.py"), *args],
                               capture_output=True, text=True, timeout=60)
 
     p = cli("--refs", str(tmp_path), "--combo", "full+nope")
@@ -123,7 +120,7 @@ def test_bad_arguments_are_one_line(tmp_path):
 
 def test_write_toml_writes_each_case_and_runs_nothing(tmp_path):
     out = tmp_path / "toml"
-    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--refs", str(tmp_path / "none"),
+    p = subprocess.run([sys.executable, str(TOOLS / "combo_search.py"), "--refs", str(tmp_path / "none"),
                         "--only", "p000-table5", "rfc8867-5.6", "--combo", "full+nack_rtx", "--tcp", "kernel",
                         "--write-toml", str(out)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
@@ -139,13 +136,13 @@ def test_sctp_set_goes_on_every_sctp_flow_only(tmp_path):
     with pytest.raises(ValueError, match="expected KEY=VALUE"):
         cs.parse_sctp_set(["renack_retransmissions"])
     out = tmp_path / "toml"
-    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--refs", str(tmp_path / "none"),
+    p = subprocess.run([sys.executable, str(TOOLS / "combo_search.py"), "--refs", str(tmp_path / "none"),
                         "--only", "p000-table5", "--combo", "preset", "--sctp-set",
                         "renack_retransmissions=false", "--write-toml", str(out)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     text = (out / "p000-table5.preset.rfc.toml").read_text()
     assert text.count("renack_retransmissions = false") == 1, text
-    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--refs", str(tmp_path),
+    p = subprocess.run([sys.executable, str(TOOLS / "combo_search.py"), "--refs", str(tmp_path),
                         "--sctp-set", "oops"], capture_output=True, text=True)
     assert p.returncode == 2 and "--sctp-set 'oops': expected KEY=VALUE" in p.stderr.strip().splitlines()[-1]
 

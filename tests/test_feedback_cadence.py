@@ -1,4 +1,4 @@
-"""Issue 21: the `chromium_feedback_cadence` and `feedback_peer_rate` overrides of gcc
+"""The `chromium_feedback_cadence` and `feedback_peer_rate` overrides of gcc
 flows (Chromium 156's transport-feedback schedule, flowstate_core::gcc::feedback_cadence):
 on by default in `chromium-m156` (off in the paper-era presets), switched they change
 a run, and a bad value is a one-line error."""

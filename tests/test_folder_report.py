@@ -1,4 +1,4 @@
-"""`flowstate report DIR` for any output folder and `flowstate compare` (issue 19 item 1):
+"""`flowstate report DIR` for any output folder and `flowstate compare`:
 a run, a --runs batch, a browser-shaped run, a folder of runs and a sweep get the figures
 and report.html of a reproduction without the paper's columns; compare draws folders
 side by side; a reproduction's comparison figures cover the RTT and delay the paper

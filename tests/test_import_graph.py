@@ -123,14 +123,3 @@ def test_output_file_names_are_defined_once():
             if isinstance(node, ast.Constant) and node.value in names:
                 spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
     assert not spelled, "\n".join(spelled)
-
-
-def test_the_flat_module_names_of_earlier_versions_still_import():
-    from flowstate import compare_command, figures, report_command, sweep_run  # noqa: F401
-
-    assert figures.__name__ == "flowstate.report.figures" and sweep_run.__name__ == "flowstate.sweep.run"
-    assert compare_command.main and report_command.build
-    import pytest
-
-    with pytest.raises(ImportError):
-        from flowstate import no_such_module  # noqa: F401

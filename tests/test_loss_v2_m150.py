@@ -1,4 +1,4 @@
-"""Issue 21: the `loss_v2_m150` override of gcc flows (loss-based BWE v2 with WebRTC M150's
+"""The `loss_v2_m150` override of gcc flows (loss-based BWE v2 with WebRTC M150's
 defaults, libwebrtc 068e6ba696): on by default in `chromium-m156`, off (M125's) it
 changes a lossy run, a preset
 without loss-based BWE v2 and a bad value are one-line errors."""

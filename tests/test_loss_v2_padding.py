@@ -1,4 +1,4 @@
-"""Issue 21: the `loss_v2_padding` override of gcc flows (Chromium's padding while
+"""The `loss_v2_padding` override of gcc flows (Chromium's padding while
 loss-based BWE v2 increases with padding, flowstate_core::gcc::padding): on by default in
 `chromium-m156`, off it changes a lossy run (the flow pads), off by itself with M125's
 loss-based BWE v2, and asked for without `loss_v2_m150` it is a one-line error."""

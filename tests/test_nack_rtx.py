@@ -1,4 +1,4 @@
-"""Issue 21: the `nack_rtx` override of gcc flows (Chromium's NACK/RTX retransmissions,
+"""The `nack_rtx` override of gcc flows (Chromium's NACK/RTX retransmissions,
 flowstate_core::endpoint::nack and ::rtx): off by default (the run is unchanged), on it
 changes a lossy run (the flow retransmits), and a bad value is a one-line error."""
 

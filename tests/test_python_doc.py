@@ -1,4 +1,4 @@
-"""docs/PYTHON.md runs (issue 19 item 4): its ```python blocks are executed in order in
+"""docs/PYTHON.md runs: its ```python blocks are executed in order in
 one namespace, from a scratch folder that sees the repository's scenarios/, and none
 may raise."""
 

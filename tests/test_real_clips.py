@@ -1,5 +1,5 @@
-"""Issue 21: the real runs' test clip named next to every real-against-simulated figure
-(scripts/real_vs_sim.py, scripts/pool_real_runs.py, scripts/gcc_share.py `stages`):
+"""The real runs' test clip named next to every real-against-simulated figure
+(tools/real_vs_sim.py, tools/pool_real_runs.py):
 p000-table5's first real runs played another clip than every later run, and the clip sets
 the real encoder's frame pattern (docs/REPRODUCTION.md, "p000-table5's send chain")."""
 
@@ -10,16 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from script_support import SCRIPTS, load_script
-
-
-def _real_vs_sim():
-    # imported by name: its dataclasses need their module in sys.modules
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    import real_vs_sim
-
-    return real_vs_sim
+import pool_real_runs
+import real_vs_sim
+from tool_support import TOOLS
 
 ROOT = Path(__file__).resolve().parents[1]
 A = "flowstate-1280x720-30fps-90f-seed1.y4m"
@@ -40,7 +33,7 @@ def _runs(folder: Path, clips: list[str | None]) -> Path:
 
 
 def test_real_clips_reads_each_run_and_names_a_mixed_set(tmp_path):
-    m = _real_vs_sim()
+    m = real_vs_sim
     one = _runs(tmp_path / "one" / "chromium", [A, A, A])
     assert m.real_clips(one) == [A, A, A]
     assert m.clip_note(m.real_clips(one)) == f"clip `{A}`"
@@ -51,8 +44,8 @@ def test_real_clips_reads_each_run_and_names_a_mixed_set(tmp_path):
 
 
 def test_pooled_runs_keep_their_clips(tmp_path):
-    pool = load_script("pool_real_runs")
-    rvs = _real_vs_sim()
+    pool = pool_real_runs
+    rvs = real_vs_sim
     _runs(tmp_path / "first" / "case" / "chromium", [A, A, A])
     _runs(tmp_path / "second" / "case" / "chromium", [B, B])
     dest = pool.pool(tmp_path / "pooled", "case", [tmp_path / "first", tmp_path / "second"])
@@ -63,7 +56,7 @@ def test_pooled_runs_keep_their_clips(tmp_path):
 
 
 def test_pooled_runs_keep_their_browser_and_kernel(tmp_path):
-    pool = load_script("pool_real_runs")
+    pool = pool_real_runs
     first = _runs(tmp_path / "first" / "case" / "chromium", [A, A])
     for k, version in ((1, "Chromium 156.0.1"), (2, "Chromium 156.0.2")):
         b = first / f"run-{k}" / "browser.json"
@@ -81,38 +74,15 @@ def test_pooled_runs_keep_their_browser_and_kernel(tmp_path):
 def test_a_bad_browser_json_is_one_line(tmp_path):
     folder = _runs(tmp_path / "bad" / "chromium", [A])
     (folder / "run-1" / "browser.json").write_text("{not json")
-    code = ("import sys; sys.path.insert(0, 'scripts'); import real_vs_sim as m; "
+    code = ("import sys; sys.path.insert(0, 'tools'); import real_vs_sim as m; "
             f"m.real_clips(__import__('pathlib').Path({str(folder)!r}))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert p.stderr.strip() == f"{folder / 'run-1' / 'browser.json'}: not a browser.json (JSON object) of a real run"
 
 
-def test_stages_keeps_real_runs_of_different_clips_apart(tmp_path, monkeypatch, capsys):
-    m = load_script("gcc_share")
-    a = tmp_path / "a" / "case" / "chromium"
-    b = tmp_path / "b" / "case" / "chromium"
-    _runs(a, [A])
-    _runs(b, [B])
-    # one sample per run: target 350 kbit/s; the A run at 30 frames/s, the B run at 3
-    def fake(rd, t0, t1):
-        fps = 30 if rd.parent == a else 3
-        return [(350e3, 300e3, {"wire": 0.9, "enc": 0.8, "cut": 1.0, "factor": 1.1, "fps": fps, "bpf": 1000.0})]
-    monkeypatch.setattr(m, "stage_samples_real", fake)
-    m.stages([a / "run-1", b / "run-1"], 0.0, 1.0, "target")
-    out = capsys.readouterr().out
-    pooled = [line for line in out.splitlines() if line.startswith("| 300-400 |")]
-    assert [line.split("|")[2].strip() for line in pooled] == ["real, clip seed1", "real, clip seed1-pan4-grain8-noise4"]
-    assert [line.split("|")[8].strip() for line in pooled] == ["30", "3"]
-    # one clip: one real row, as before
-    m.stages([a / "run-1"], 0.0, 1.0, "target")
-    pooled = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 300-400 |")]
-    assert [line.split("|")[2].strip() for line in pooled] == ["real"]
-    assert m.run_clip(tmp_path) == "not recorded"
-
-
 def test_pool_takes_the_own_stack_runs_with_stack(tmp_path):
-    pool = load_script("pool_real_runs")
+    pool = pool_real_runs
     _runs(tmp_path / "src" / "case" / "flowstate", [None, None])
     (tmp_path / "src" / "case" / "flowstate.toml").write_text("duration = \"1s\"\n")
     dest = pool.pool(tmp_path / "out", "case", [tmp_path / "src"], stack="flowstate")
@@ -120,6 +90,6 @@ def test_pool_takes_the_own_stack_runs_with_stack(tmp_path):
     assert json.loads((dest / "summary.json").read_text())["runs"] == 2
     assert (tmp_path / "out" / "case" / "flowstate.toml").exists()
     assert not (tmp_path / "out" / "case" / "chromium").exists()
-    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "pool_real_runs.py"), "--stack", "firefox", "a", "b", "c"],
+    p = subprocess.run([sys.executable, str(TOOLS / "pool_real_runs.py"), "--stack", "firefox", "a", "b", "c"],
                        capture_output=True, text=True)
     assert p.returncode == 1 and p.stderr.strip() == "--stack: one of chromium, flowstate"

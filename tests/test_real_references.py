@@ -1,8 +1,8 @@
-"""Issue 21: the real Chromium 156 runs the simulator is judged against are kept in the
+"""The real Chromium 156 runs the simulator is judged against are kept in the
 repository (references/chromium-156, references/README.md), so that the side-by-side
 table and the option search rebuild from a fresh clone without a browser:
-`scripts/real_vs_sim.py --tables-only --refs references/chromium-156` and
-`scripts/combo_search.py` (whose default they are)."""
+`tools/real_vs_sim.py --tables-only --refs references/chromium-156` and
+`tools/combo_search.py` (whose default they are)."""
 
 from __future__ import annotations
 
@@ -14,15 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from script_support import ROOT, SCRIPTS
-
-# imported by name: real_vs_sim's dataclasses need their module in sys.modules
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
-from combo_search import CASES  # noqa: E402
+from combo_search import CASES
+from tool_support import ROOT, TOOLS
 
 REFS = ROOT / "references" / "chromium-156"
-# The same three runs a case pooled with two recorded a day later (twelfth session).
+# The same three runs a case pooled with two recorded a day later (references/README.md).
 REFS_5 = ROOT / "references" / "chromium-156-5runs"
 
 
@@ -52,7 +48,7 @@ def test_each_case_keeps_three_or_more_chromium_156_runs_of_one_clip(case: str, 
 def test_the_table_rebuilds_from_the_kept_references(tmp_path: Path):
     out = tmp_path / "out"
     p = subprocess.run(
-        [sys.executable, str(SCRIPTS / "real_vs_sim.py"), "--tables-only", "--refs", str(REFS), "--out", str(out),
+        [sys.executable, str(TOOLS / "real_vs_sim.py"), "--tables-only", "--refs", str(REFS), "--out", str(out),
          "--only", "rfc8867-5.1", "--sim-runs", "1", "--preset", "chromium-m156", "--sctp-preset", "dcsctp"],
         capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
@@ -72,7 +68,7 @@ def test_the_table_rebuilds_from_the_kept_references(tmp_path: Path):
 
 
 def test_refs_is_only_for_tables_only(tmp_path: Path):
-    p = subprocess.run([sys.executable, str(SCRIPTS / "real_vs_sim.py"), "--refs", str(REFS), "--out", str(tmp_path)],
+    p = subprocess.run([sys.executable, str(TOOLS / "real_vs_sim.py"), "--refs", str(REFS), "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
     assert "--refs: only with --tables-only" in p.stderr
@@ -81,7 +77,7 @@ def test_refs_is_only_for_tables_only(tmp_path: Path):
 
 def test_the_option_search_reads_the_kept_references_by_default(tmp_path: Path):
     md = tmp_path / "one.md"
-    p = subprocess.run([sys.executable, str(SCRIPTS / "combo_search.py"), "--only", "rfc8867-5.1", "--sim-runs", "1",
+    p = subprocess.run([sys.executable, str(TOOLS / "combo_search.py"), "--only", "rfc8867-5.1", "--sim-runs", "1",
                         "--combo", "preset", "--markdown", str(md)],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr

@@ -1,4 +1,4 @@
-"""Issue 21: scripts/real_spread.py judges each real Chromium run by the target the
+"""tools/real_spread.py judges each real Chromium run by the target the
 simulator is held to (throughput within 15 %, mean RTT within 20 %) against the median
 of its case's other runs: how often Chromium passes against itself."""
 
@@ -9,11 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from script_support import ROOT, SCRIPTS
-
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
-import real_spread  # noqa: E402
+import real_spread
+from tool_support import ROOT, TOOLS
 
 
 def run(tput: float, rtt: float = 100.0, name: str = "gcc") -> dict:
@@ -46,7 +43,7 @@ def test_the_rtt_tolerance_is_twenty_percent():
 
 
 def test_the_kept_references_are_read_and_every_case_reported():
-    out = subprocess.run([sys.executable, str(SCRIPTS / "real_spread.py")], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run([sys.executable, str(TOOLS / "real_spread.py")], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     for case in ("p000-table5", "p000-fig2", "p000-fig3", "rfc8867-5.1", "rfc8867-5.6", "p002-fig11", "p001-fig8"):
         assert f"| {case} |" in out.stdout
@@ -61,7 +58,7 @@ def test_folders_are_pooled_per_case(tmp_path: Path):
 
 
 def test_bad_input_is_one_line(tmp_path: Path):
-    script = str(SCRIPTS / "real_spread.py")
+    script = str(TOOLS / "real_spread.py")
 
     def err(*args: str) -> str:
         p = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)

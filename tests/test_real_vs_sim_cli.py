@@ -1,4 +1,4 @@
-"""Issue 21, scripts/real_vs_sim.py's command line: `--kernel-tcp` runs the simulated TCP
+"""tools/real_vs_sim.py's command line: `--kernel-tcp` runs the simulated TCP
 competitor on Linux's defaults (sack, timestamps, linux_rto; hystart in CUBIC), what the
 real competitor runs (docs/REPRODUCTION.md, "rfc8867-5.6: the x0.6 and the TCP RTT's
 x0.79 are the competitor's loss recovery"), without it the scenario's RFC defaults stay;
@@ -11,15 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from script_support import SCRIPTS
-
-
-def _real_vs_sim():
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    import real_vs_sim
-
-    return real_vs_sim
+import real_vs_sim
+from tool_support import TOOLS
 
 
 def _tcp_overrides(doc: dict) -> dict:
@@ -28,7 +21,7 @@ def _tcp_overrides(doc: dict) -> dict:
 
 
 def test_kernel_tcp_sets_linux_defaults_on_the_competitor_only():
-    m = _real_vs_sim()
+    m = real_vs_sim
     case = next(c for c in m.CASES if c.name == "rfc8867-5.6")
     plain = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156"))
     kernel = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156", kernel_tcp=True))
@@ -46,7 +39,7 @@ def test_kernel_tcp_sets_linux_defaults_on_the_competitor_only():
 def test_the_kernel_competitor_runs_and_differs():
     import flowstate
 
-    m = _real_vs_sim()
+    m = real_vs_sim
     case = next(c for c in m.CASES if c.name == "rfc8867-5.6")
     docs = []
     for kernel in (False, True):
@@ -56,7 +49,7 @@ def test_the_kernel_competitor_runs_and_differs():
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPTS / "real_vs_sim.py"), *args],
+    return subprocess.run([sys.executable, str(TOOLS / "real_vs_sim.py"), *args],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -77,7 +70,7 @@ def test_tables_only_without_real_runs_is_an_error_and_writes_nothing(tmp_path: 
 
 
 def test_full_set_is_the_five_send_chain_settings_on_every_gcc_flow():
-    m = _real_vs_sim()
+    m = real_vs_sim
     for name in ("p000-fig3", "rfc8867-5.6"):
         case = next(c for c in m.CASES if c.name == name)
         named = m.scenario_doc(case, chromium_preset=True, side=m.SimSide("chromium-m156", full_set=True))
@@ -94,7 +87,7 @@ def test_full_set_is_the_five_send_chain_settings_on_every_gcc_flow():
 
 
 def test_a_long_set_of_settings_gets_a_short_distinct_tag():
-    m = _real_vs_sim()
+    m = real_vs_sim
     options = ("loss_v2_m150", "loss_v2_padding", "send_time_ms", "chromium_feedback_cadence")
     many = tuple((f"flows.{flow}.overrides.{k}", True) for flow in ("gcc", "media") for k in options)
     a = m.SimSide("chromium-m156", "dcsctp", many, kernel_tcp=True, full_set=True)

@@ -1,4 +1,4 @@
-"""docs/REFERENCES.md and its use (issue 19 item 4): one list of the five papers and the
+"""docs/REFERENCES.md and its use: one list of the five papers and the
 RFCs (flowstate.catalogue.references), the doc is its text, `flowstate list` and the report cite
 the papers from it instead of bare numbers."""
 

@@ -1,5 +1,5 @@
 """The CI version of the catalogue: `flowstate reproduce --all --short` over every
-entry of scenarios/, and the headline claims of paper 000 Table 5 (issue 6)."""
+entry of scenarios/, and the headline claims of paper 000 Table 5."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The `nada`, `scream` and `ledbat` flow kinds (issue 20) from Python: they run through
+"""The `nada`, `scream` and `ledbat` flow kinds (RFC 8698, RFC 8298, RFC 6817) from Python: they run through
 `flowstate.run`, `flowstate list-options` shows every RFC constant with its default, and
 a bad override is a one-line ScenarioError naming the key."""
 

@@ -1,4 +1,4 @@
-"""Issue 21: the `rtcp_report_random` override of gcc flows (libwebrtc RTCPSender's
+"""The `rtcp_report_random` override of gcc flows (libwebrtc RTCPSender's
 randomized receiver-report gaps, flowstate_core::endpoint::report_schedule): on by
 default in `chromium-m156`, off in the paper-era presets, it changes a lossy run, each
 seed draws its own gaps, and a bad value is a one-line error."""

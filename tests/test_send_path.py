@@ -1,4 +1,4 @@
-"""Issue 21: the `send_time_ms` and `fec_delay_ms` overrides of gcc flows (Chromium's
+"""The `send_time_ms` and `fec_delay_ms` overrides of gcc flows (Chromium's
 send path as its delay-based detector sees it, flowstate_core::endpoint::send_path):
 on by default in `chromium-m156` (off in the paper-era presets), switched they change a
 run, and a bad value is a one-line error."""

@@ -1,4 +1,4 @@
-"""The two README commands' set-ups (issue 19 item 6): scripts/main.sh installs only what
+"""The two README commands' set-ups: scripts/main.sh installs only what
 the main job needs, quietly with one line per step; the test set-up adds Ray, playwright
 and the test tools."""
 

@@ -1,4 +1,4 @@
-"""Trace-driven links from Python and the CLI (issue 19 item 3): a relative
+"""Trace-driven links from Python and the CLI: a relative
 capacity_trace file is relative to the scenario file, also through `run --set`, the
 catalogue and a dict; a bad trace is a one-line error naming the trace file and line."""
 

@@ -1,5 +1,5 @@
 // flowstate-coupling: coupled congestion control for WebRTC media and data channels in an
-// unmodified browser (flowstate issue 23). Dependency-free ES module.
+// unmodified browser (flowstate's Web-API rule). Dependency-free ES module.
 //
 // The rule (WebApiRule) is the same as flowstate-core's coupling/web_api.rs, operation
 // for operation, so that both give the same outputs (crates/flowstate-core/tests/

@@ -24,9 +24,6 @@ The deterministic simulator runs scenarios (a TOML path, a dict, or TOML text gi
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
 from flowstate._native import (
     MECHANISMS,
     Allocation,
@@ -50,35 +47,3 @@ __all__ = [
     "check_scenario",
     "run",
 ]
-
-# The flat modules of flowstate <= 0.1 that now live in subpackages (docs/ARCHITECTURE.md,
-# "Python front end"): ``from flowstate import figures`` keeps working. The four whose
-# names are now subpackages (catalogue, cli, report, sweep) are not in this table.
-_MOVED = {
-    "claims": "flowstate.catalogue.claims",
-    "derived": "flowstate.catalogue.derived",
-    "references": "flowstate.catalogue.references",
-    "reproduce": "flowstate.catalogue.reproduce",
-    "figures": "flowstate.report.figures",
-    "folder_results": "flowstate.report.folder_results",
-    "executors": "flowstate.sweep.executors",
-    "sweep_metrics": "flowstate.sweep.metrics",
-    "sweep_plots": "flowstate.sweep.plots",
-    "sweep_run": "flowstate.sweep.run",
-    "sweep_store": "flowstate.sweep.store",
-    "compare_command": "flowstate.cli.compare",
-    "demo": "flowstate.cli.demo",
-    "progress_bar": "flowstate.cli.progress_bar",
-    "report_command": "flowstate.cli.report",
-    "reproduce_command": "flowstate.cli.reproduce",
-    "reproduce_progress": "flowstate.cli.reproduce_progress",
-    "run_command": "flowstate.cli.run",
-    "sweep_command": "flowstate.cli.sweep",
-    "testbed_command": "flowstate.cli.testbed",
-}
-
-
-def __getattr__(name: str) -> ModuleType:
-    if name in _MOVED:
-        return importlib.import_module(_MOVED[name])
-    raise AttributeError(f"module 'flowstate' has no attribute {name!r}")

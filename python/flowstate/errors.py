@@ -2,7 +2,8 @@
 ValueError) with a one-line message naming what is wrong: the native module's
 ``CouplingError`` and ``ScenarioError``, and the Python package's own (``PathError``
 in overrides, ``CatalogueError``, ``ClaimError``, ``DerivedError``, ``ReportError``,
-``FigureError``, ``SweepError``, ``MetricError``, ``PlanError``, :class:`UsageError`).
+``FigureError``, ``SweepError``, ``MetricError``, ``PlanError``, ``EventLogError``,
+:class:`UsageError`).
 The command line reports exactly these as bad input (one line, exit status 2); any other
 exception, a ``ValueError`` included, is a bug and keeps its traceback.
 

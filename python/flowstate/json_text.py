@@ -3,7 +3,7 @@ results.json files.
 
 CPython encodes with its C encoder only without ``indent``; with it, every value goes
 through the pure-Python encoder, which was a tenth of ``flowstate reproduce --all``'s
-CPU (docs/BENCHMARKS.md, "Eighth pass"). The simulator's encoder
+CPU (docs/investigations/2026-11-scaling-passes.md, "the front end's Python off the critical path"). The simulator's encoder
 (``_native.json_dumps_indent2``, crates/flowstate-py/src/file_text.rs) writes the
 same text byte for byte; a document it cannot write the same way (a key that is not a
 str, a type json.dumps would not take) goes to ``json.dumps``, which also raises its

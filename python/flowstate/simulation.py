@@ -325,7 +325,7 @@ def as_pooled_run(scenario: Mapping[str, Any]) -> dict[str, Any]:
     fingerprint (:func:`without_trace_hash`) and, unless the scenario asks for it,
     without the recorder thread (``[measure] recorder_thread = "off"``): the helper
     thread a run of 256 flows or more would start competes with the pool's other runs
-    (docs/BENCHMARKS.md, "Tenth pass"). The results are the same."""
+    (docs/investigations/2026-11-scaling-passes.md, "a recorder thread"). The results are the same."""
     pooled = without_trace_hash(scenario)
     if pooled["measure"].get("recorder_thread", "auto") == "auto":
         pooled["measure"]["recorder_thread"] = "off"

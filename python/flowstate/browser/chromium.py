@@ -67,7 +67,7 @@ CHROMIUM_SWITCHES = (
 EVENT_LOG_SWITCH = "--webrtc-event-logging"
 #: Chromium writes a peer connection's event log in batches, one every 5 s; closing the
 #: page right after a run lost the last batch (up to 4.5 s of events) in 4 of 9 runs
-#: (Chromium 156, /work/baseline/out-evlog), so a run that keeps the log waits this
+#: (Chromium 156, real runs with --rtc-event-log), so a run that keeps the log waits this
 #: long after its end before the browsers close.
 EVENT_LOG_FLUSH_S = 6.0
 

@@ -83,7 +83,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--rtc-event-log",
         action="store_true",
         help="keep each Chromium's WebRTC event log (libwebrtc's RTC event log: BWE updates, probes, ALR, RTP "
-        "headers) in the run folder as rtc-event-log-sender.log / -receiver.log (scripts/rtc_event_log.py reads it)",
+        "headers) in the run folder as rtc-event-log-sender.log / -receiver.log (flowstate rtclog reads it)",
     )
     p.add_argument("--no-report", action="store_true", help="do not build the report")
     add_force_option(p)

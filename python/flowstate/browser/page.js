@@ -250,7 +250,7 @@ function videoSamples(t, report) {
       frame_height: orNull(s.frameHeight),
       frames_per_second: orNull(s.framesPerSecond),
       quality_limitation_reason: orNull(s.qualityLimitationReason),
-      // The encoder's frame counts and sizes (issue 21: which rule sets the frame rate).
+      // The encoder's frame counts and sizes (which rule sets the frame rate: vp8_frame_drop).
       frames_encoded: orNull(s.framesEncoded),
       frames_sent: orNull(s.framesSent),
       key_frames_encoded: orNull(s.keyFramesEncoded),
@@ -329,7 +329,7 @@ async function sampleReceiver() {
     state.samples.push({ t_unix_s: t, flow, bytes_received: channel.received });
   });
   // The video as received (inbound-rtp): FEC and retransmissions arrive here only
-  // (issue 21: how much of the video's bytes are ULPFEC). Skipped while the last is pending.
+  // (how much of the video's bytes are ULPFEC: chromium_fec). Skipped while the last is pending.
   if (receiving || !state.pc) return;
   receiving = true;
   try {

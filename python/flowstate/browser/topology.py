@@ -12,8 +12,8 @@ device and everything from the receiver's veth into the reverse one; the IP-leve
 bottleneck (``flowstate._native.IpBottleneck``, crates/flowstate-emu/src/ip/) reads
 them there, applies the scenario's link model and writes them back, and the main
 routing table forwards them on. The shaper therefore sits in the router, never on the
-sender's own device (../shared/design/REAL-CHROMIUM.md: a shaper on the sender's
-device pushes back into its socket buffers and TCP's small-queue limits).
+sender's own device (a shaper there is met by the device's socket buffers and TCP's
+small-queue limits, which push back before the shaper's queue fills).
 
 ``mode="tbf"`` replaces the emulator with a kernel ``tbf`` on the router's egress
 towards the receiver (no delay: this kernel has no netem): the cross-check of the

@@ -5,7 +5,7 @@ name a paper by :func:`cite` instead of its bare catalogue number ("paper 000").
 
 ::
 
-    >>> from flowstate import references
+    >>> from flowstate.catalogue import references
     >>> references.cite("000")
     'Islam, Welzl, Fladby: Real-Life Implementation and Evaluation of Coupled Congestion Control for WebRTC Media and Data Flows (IEEE Access, 2022)'
     >>> references.short("rfc8867")
@@ -34,7 +34,7 @@ class Reference:
         return ", ".join(names) if len(names) <= 3 else f"{names[0]} et al."
 
 
-# The five papers (../shared/papers/<id>_*.txt). Authors, title, venue, year and DOI as
+# The five papers (by the catalogue's paper id). Authors, title, venue, year and DOI as
 # each paper's text gives them; `note` says where a field does not come from the text.
 PAPERS: dict[str, Reference] = {
     "000": Reference(

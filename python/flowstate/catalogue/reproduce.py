@@ -189,7 +189,7 @@ def submit_points(
     longest runs first."""
     shared = shared if shared is not None else SharedRuns(pool)
     # A reproduction writes summaries and series, the same without the fingerprint (the
-    # catalogue's trace hashes are scripts/catalogue_hashes.py's job), from a pool of
+    # catalogue's trace hashes are tools/catalogue_hashes.py's job), from a pool of
     # runs (no recorder thread each).
     texts = [_native.scenario_toml(as_pooled_run(p.scenario)) for p in points]
     bases = [run_key(p.scenario, 0)[:2] for p in points]

@@ -15,7 +15,7 @@ from typing import Any, Callable, NamedTuple, NoReturn, Optional, Sequence
 
 from flowstate import __version__
 from flowstate.browser import command as browser
-from flowstate.cli import compare, demo, list_options, report, reproduce, run, sweep, testbed
+from flowstate.cli import compare, demo, list_options, report, reproduce, rtclog, run, sweep, testbed
 from flowstate.cli import list as list_
 from flowstate.cli.exit_status import ExitStatus
 from flowstate.errors import FlowstateError
@@ -38,6 +38,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(compare.add_parser, compare.run),
     Command(testbed.add_parser, testbed.run),
     Command(browser.add_parser, browser.main),  # docs/BROWSER.md
+    Command(rtclog.add_parser, rtclog.run),  # the event logs of browser --rtc-event-log
     Command(list_options.add_parser, list_options.run),
 )
 

@@ -252,7 +252,7 @@ def main(
     # collects and writes an entry's results (Python, one core), and never waits for it.
     # With only the next entry queued, the pool ran dry behind a long entry's writing or
     # its last long run (3-4 % of the whole catalogue's wall time at 10 runs, ~10 % at 3;
-    # docs/BENCHMARKS.md, "Eleventh pass"). The pool finishes runs in entry order and the main thread collects faster
+    # docs/investigations/2026-11-scaling-passes.md, "where the instructions go"). The pool finishes runs in entry order and the main thread collects faster
     # than the pool simulates, so the results waiting to be collected stay few.
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flowstate-reproduce") as pool:
