@@ -35,6 +35,7 @@ pub mod run;
 pub mod sbd;
 pub mod scenario;
 pub mod scenario_bounds;
+pub mod scenario_check;
 pub mod scheduler;
 pub mod series_text;
 pub mod topology;

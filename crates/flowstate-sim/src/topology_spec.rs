@@ -6,7 +6,8 @@
 //! "Topologies").
 
 use crate::error::ScenarioError;
-use crate::scenario::{hop_name, validate_link, DirectionSpec, FlowSpec, LinkSpec, Scenario};
+use crate::scenario::{hop_name, DirectionSpec, FlowSpec, LinkSpec, Scenario};
+use crate::scenario_check::validate_link;
 use crate::topology::MAX_LINKS;
 use crate::units_parse::{Bps, QueueSpec, Secs};
 
