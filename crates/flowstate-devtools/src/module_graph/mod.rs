@@ -117,6 +117,7 @@ impl ModuleGraph {
 
     /// Panics naming every group of modules that reach each other, with one cycle
     /// through it.
+    #[track_caller]
     pub fn assert_acyclic(&self) {
         let cycles = self.cycles();
         if cycles.is_empty() {
