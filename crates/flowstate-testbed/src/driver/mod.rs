@@ -236,7 +236,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     };
     let s_addr = s_sock.local_addr()?;
     let r_addr = r_sock.local_addr()?;
-    // The packets cross flowstate-emu's bottleneck (issue 7): one route, from the
+    // The packets cross flowstate-emu's bottleneck: one route, from the
     // sender socket (learned from its first datagram) to the receiver socket. In
     // namespaces the host's path between them is the bottleneck.
     let emulator = if opts.direct || opts.netns.is_some() {

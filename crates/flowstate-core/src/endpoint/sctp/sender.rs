@@ -104,8 +104,8 @@ impl SctpSender {
     pub fn bytes_written(&self) -> DataSize {
         self.source.written()
     }
-    /// Pace the application's (greedy) writes with a token bucket (Web-API coupling,
-    /// issue 23); `None`: the source writes as configured.
+    /// Pace the application's (greedy) writes with a token bucket (Web-API coupling);
+    /// `None`: the source writes as configured.
     pub fn set_app_pacing(&mut self, pacing: Option<AppPacing>) {
         self.source.set_pacing(pacing);
     }
