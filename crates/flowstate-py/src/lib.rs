@@ -8,6 +8,7 @@
 //! in seconds (float).
 
 mod definitions;
+mod errors;
 mod file_text;
 mod ipemu;
 mod sim;
@@ -15,6 +16,7 @@ mod testbed;
 
 use std::collections::BTreeMap;
 
+use errors::FlowstateError;
 use flowstate_core::coupling::{
     mechanism_with_options, rate_from_bps, rtt_from_secs, timestamp_from_secs, Allocation,
     Allowance, CouplingError as CoreError, CouplingManager as CoreManager, DeregisterPolicy,
@@ -22,18 +24,9 @@ use flowstate_core::coupling::{
 };
 use flowstate_core::{Bitrate, DataSize};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
-
-create_exception!(
-    _native,
-    FlowstateError,
-    PyValueError,
-    "Bad input, reported as one line naming what is wrong: the base of every user-facing \
-     error of flowstate (CouplingError, ScenarioError and the Python package's own), so \
-     that a front end can tell bad input from a bug (any other exception)."
-);
 
 create_exception!(
     _native,

@@ -20,7 +20,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::FlowstateError;
+use crate::errors::FlowstateError;
 
 create_exception!(
     _native,

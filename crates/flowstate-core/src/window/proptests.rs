@@ -4,6 +4,7 @@
 //! `cwnd <= max_cwnd` when capped, and bytes in flight equal to the model's count.
 
 use super::*;
+use crate::units::{DataSize, TimeDelta, Timestamp};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
