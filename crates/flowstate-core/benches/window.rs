@@ -1,5 +1,6 @@
 //! Per-ack processing cost of the window controllers and of the SCTP sender's SACK path.
 
+use flowstate_core::endpoint::Controller;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -6,6 +6,7 @@ use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::sctp::{
     SctpReceiver, SctpReceiverConfig, SctpSender, SctpSenderConfig,
 };
+use flowstate_core::endpoint::Controller;
 use flowstate_core::endpoint::Endpoint;
 use flowstate_core::testing::link::{Impairments, TestLink};
 use flowstate_core::units::{Bitrate, DataSize, TimeDelta, Timestamp};

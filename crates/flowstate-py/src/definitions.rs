@@ -7,7 +7,6 @@
 use flowstate_core::coupling::{Mechanism, OptionDefault};
 use flowstate_core::gcc::GccPreset;
 use flowstate_sim::flow_kind::coupling_name;
-use flowstate_sim::overrides;
 use flowstate_sim::presets::SctpPreset;
 use flowstate_sim::FlowKind;
 use pyo3::prelude::*;
@@ -120,7 +119,7 @@ fn flow_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 
 fn overrides_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
-    for def in overrides::definitions() {
+    for def in flowstate_sim::kinds::definitions() {
         let d = PyDict::new(py);
         d.set_item("key", def.key())?;
         d.set_item("applies_to", def.applies_to.to_vec())?;

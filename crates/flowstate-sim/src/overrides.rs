@@ -4,8 +4,8 @@
 //! reads the table, strictly, and its definitions), the reader of a controller's
 //! option table ([`ConfigOverrides`], for the configurations that describe their own
 //! options in flowstate-core), and the list `flowstate list-options` prints through
-//! the bindings (`_native.definitions()`), gathered from every kind
-//! ([`crate::kinds::ALL`]).
+//! the bindings (`_native.definitions()`), gathered from every kind by
+//! `kinds::definitions()`.
 //!
 //! Defaults that depend on the GCC preset are computed from the presets' configurations
 //! ([`OverrideDefault::PerPreset`]), so a new preset shows its own.
@@ -228,23 +228,6 @@ pub fn check_kind(kind: &str, set: &[&OverrideDef]) -> Result<(), FieldError> {
     }
 }
 
-/// Every override key of every flow kind, in the order the kinds are listed; a key
-/// several kinds share (`mtu`) once.
-pub fn definitions() -> Vec<OverrideDef> {
-    let mut all: Vec<OverrideDef> = Vec::new();
-    for kind in crate::kinds::ALL {
-        for d in (kind.options)() {
-            let seen = all
-                .iter()
-                .any(|e| e.name == d.name && e.applies_to == d.applies_to);
-            if !seen {
-                all.push(d);
-            }
-        }
-    }
-    all
-}
-
 /// The definitions of a flowstate-core configuration's options
 /// ([`flowstate_core::config_options`]) as keys of the `kinds` flows.
 pub fn config_definitions<C: Default>(
@@ -415,40 +398,6 @@ pub(crate) mod tests {
         }
         let listed = e.message.matches('`').count() / 2 - 1;
         assert_eq!(listed, defs.len(), "{e}");
-    }
-
-    #[test]
-    fn every_definition_is_described_and_has_a_default_line() {
-        let defs = definitions();
-        assert!(defs.len() > 100, "{}", defs.len());
-        for d in &defs {
-            assert!(!d.description().is_empty(), "{}", d.name);
-            assert!(!d.description().contains('\n'));
-            match d.default {
-                OverrideDefault::Required => assert_eq!(d.name, "rate"),
-                _ => assert!(d.default.describe().is_some_and(|s| !s.is_empty())),
-            }
-            for k in d.applies_to {
-                assert!(
-                    crate::flow_spec::FlowKind::from_name(k).is_some(),
-                    "{} names {k}",
-                    d.name
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_shared_key_is_listed_once() {
-        let defs = definitions();
-        assert_eq!(defs.iter().filter(|d| d.name == "mtu").count(), 1);
-        // rap and tfrc share theirs; cbr has its own.
-        let packet_size: Vec<_> = defs
-            .iter()
-            .filter(|d| d.name == "packet_size" && d.applies_to != ["toy"])
-            .map(|d| d.applies_to)
-            .collect();
-        assert_eq!(packet_size, [&["rap", "tfrc"][..], &["cbr"][..]]);
     }
 
     #[test]

@@ -7,9 +7,9 @@
 
 use std::collections::VecDeque;
 
-use super::controller::window_snapshot;
 use super::data_source::{DataSource, SourceKind};
 use super::seq_map::SeqMap;
+use super::window_snapshot;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::units::{DataSize, TimeDelta, Timestamp};

@@ -26,6 +26,7 @@ mod toy;
 pub mod window_options;
 
 use crate::flow_spec::{FlowKind, KindDef};
+use crate::overrides::OverrideDef;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
@@ -77,6 +78,23 @@ impl<'de> Deserialize<'de> for FlowKind {
     }
 }
 
+/// Every override key of every flow kind, in the order the kinds are listed; a key
+/// several kinds share (`mtu`) once.
+pub fn definitions() -> Vec<OverrideDef> {
+    let mut all: Vec<OverrideDef> = Vec::new();
+    for kind in ALL {
+        for d in (kind.options)() {
+            let seen = all
+                .iter()
+                .any(|e| e.name == d.name && e.applies_to == d.applies_to);
+            if !seen {
+                all.push(d);
+            }
+        }
+    }
+    all
+}
+
 /// A flow that names a `preset` is of a kind that takes one (the kind's builder reads
 /// the name). Error: the field is `preset`.
 pub fn check_takes_preset(
@@ -107,6 +125,42 @@ pub fn check_takes_preset(
 
 #[cfg(test)]
 mod tests {
+    use super::definitions;
+
+    #[test]
+    fn every_definition_is_described_and_has_a_default_line() {
+        let defs = definitions();
+        assert!(defs.len() > 100, "{}", defs.len());
+        for d in &defs {
+            assert!(!d.description().is_empty(), "{}", d.name);
+            assert!(!d.description().contains('\n'));
+            match d.default {
+                crate::overrides::OverrideDefault::Required => assert_eq!(d.name, "rate"),
+                _ => assert!(d.default.describe().is_some_and(|s| !s.is_empty())),
+            }
+            for k in d.applies_to {
+                assert!(
+                    crate::flow_spec::FlowKind::from_name(k).is_some(),
+                    "{} names {k}",
+                    d.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_shared_key_is_listed_once() {
+        let defs = definitions();
+        assert_eq!(defs.iter().filter(|d| d.name == "mtu").count(), 1);
+        // rap and tfrc share theirs; cbr has its own.
+        let packet_size: Vec<_> = defs
+            .iter()
+            .filter(|d| d.name == "packet_size" && d.applies_to != ["toy"])
+            .map(|d| d.applies_to)
+            .collect();
+        assert_eq!(packet_size, [&["rap", "tfrc"][..], &["cbr"][..]]);
+    }
+
     #[test]
     fn only_kinds_with_presets_take_one() {
         use super::check_takes_preset;

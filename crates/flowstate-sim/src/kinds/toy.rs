@@ -98,7 +98,7 @@ mechanism = "{mechanism}"
         );
         let e = crate::validate_toml(&text, "toy.toml").expect_err("beta above 1");
         assert!(e.to_string().contains("flows[0].overrides.beta"), "{e}");
-        let listed: Vec<_> = crate::overrides::definitions()
+        let listed: Vec<_> = crate::kinds::definitions()
             .into_iter()
             .filter(|d| d.applies_to == ["toy"])
             .map(|d| d.name)

@@ -235,7 +235,9 @@ pub(super) fn flow_endpoints(
     // The testbed's wire mapping of each kind it carries (its packets as real RTP /
     // RTCP / SCTP / uTP bytes, `codec`), by the kind's name.
     let built = |e: flowstate_sim::FieldError| {
-        TestbedError::Sim(flowstate_sim::SimError::Build(e.under(&format!("flows[{i}]."))))
+        TestbedError::Sim(flowstate_sim::SimError::Build(
+            e.under(&format!("flows[{i}].")),
+        ))
     };
     let input = flowstate_sim::flow_spec::BuildInput {
         ctx,

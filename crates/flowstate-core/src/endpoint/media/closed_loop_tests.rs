@@ -3,6 +3,7 @@
 //! `loss_v2_padding`, and take the feedback kind of their preset.
 
 use super::*;
+use crate::endpoint::Controller;
 use crate::endpoint::Endpoint;
 use crate::gcc::GccPreset;
 use crate::source::{EncoderBounds, StatisticsCodecConfig, VideoSourceConfig};

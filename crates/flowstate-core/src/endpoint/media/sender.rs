@@ -9,7 +9,7 @@ use crate::coupling::{Allowance, FlowReport, RateReportMode};
 use crate::endpoint::rtx::RtxSender;
 use crate::endpoint::send_path::sent_packet_time;
 use crate::endpoint::seq_map::SeqMap;
-use crate::endpoint::{Endpoint, Transmit};
+use crate::endpoint::{Controller, Endpoint, Transmit};
 use crate::gcc::pacer::Pacer;
 use crate::gcc::padding::PaddingBudget;
 use crate::gcc::probe_estimator::ProbeTag;
@@ -228,22 +228,6 @@ impl MediaSender {
     }
     pub fn desired_rate(&self) -> Option<Bitrate> {
         self.desired
-    }
-    /// The newest rate report for a coupling manager (coalesced: only the latest).
-    #[must_use]
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.report.take()
-    }
-    /// Apply a coupling manager's allowance: `Rate(r)` sets both GCC estimates.
-    pub fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
-        if let Allowance::Rate(r) = a {
-            self.gcc.set_estimates(now, r);
-            self.last_reported = Some(match self.cfg.report_mode {
-                RateReportMode::DelayBased => self.gcc.delay_based_estimate(),
-                RateReportMode::Target => self.gcc.target_rate(),
-            });
-            self.apply_target(now);
-        }
     }
     /// Whether the target covers the desired rate (unlimited desired rate: false).
     pub fn is_app_limited(&self) -> bool {
@@ -477,3 +461,38 @@ impl Endpoint for MediaSender {
 #[cfg(test)]
 #[path = "sender_tests.rs"]
 mod tests;
+
+/// GCC media couples as a rate flow. Not [`Controller::INPUT_DRIVEN`]: the pacer sends
+/// what its budget allows whenever it is polled.
+impl Controller for MediaSender {
+    /// The newest rate report for a coupling manager (coalesced: only the latest).
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.report.take()
+    }
+    /// Apply a coupling manager's allowance: `Rate(r)` sets both GCC estimates.
+    fn apply_allowance(&mut self, now: Timestamp, a: Allowance) {
+        if let Allowance::Rate(r) = a {
+            self.gcc.set_estimates(now, r);
+            self.last_reported = Some(match self.cfg.report_mode {
+                RateReportMode::DelayBased => self.gcc.delay_based_estimate(),
+                RateReportMode::Target => self.gcc.target_rate(),
+            });
+            self.apply_target(now);
+        }
+    }
+    fn snapshot(&self) -> FlowReport {
+        FlowReport::Rate {
+            rate: self.target_rate(),
+            rtt: Some(self.gcc().rtt()),
+        }
+    }
+    /// GCC's RTT estimate, once it has a sample (until then it holds the configured
+    /// default, which is no sample).
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        let r = self.gcc().rtt();
+        (r != self.gcc().config().default_rtt).then_some(r)
+    }
+    fn delay_based_decreases(&self) -> Option<u64> {
+        Some(self.gcc().delay_based_decreases())
+    }
+}

@@ -10,8 +10,9 @@ use crate::coupling::{Allowance, FlowReport};
 use crate::endpoint::app_pacing::AppPacing;
 use crate::endpoint::data_source::DataSource;
 use crate::endpoint::seq_map::SeqMap;
-use crate::endpoint::{Endpoint, Transmit};
-use crate::units::{Bitrate, DataSize, Timestamp};
+use crate::endpoint::window_snapshot;
+use crate::endpoint::{Controller, Endpoint, Transmit};
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use crate::window::{RttEstimator, SctpCongestionControl, WindowController};
 use std::collections::VecDeque;
 
@@ -121,23 +122,6 @@ impl SctpSender {
     /// True when everything written has been acknowledged.
     pub fn is_idle(&self) -> bool {
         self.queue.is_empty() && self.outstanding.is_empty()
-    }
-
-    /// The next coupling report (queued on every cwnd change).
-    pub fn poll_cc_report(&mut self) -> Option<FlowReport> {
-        self.reports.pop_front()
-    }
-
-    /// Apply a coupling manager's answer: `MaxWindow` caps cwnd (FSE-NG), `Window` sets
-    /// it (FSEv2). `Rate` is for rate flows and is ignored.
-    pub fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
-        self.last_now = self.last_now.max(now);
-        match allowance {
-            Allowance::MaxWindow(max) => self.cc.set_max_cwnd(max),
-            Allowance::Window { cwnd, ssthresh } => self.cc.set_cwnd(cwnd, ssthresh),
-            Allowance::Rate(_) => {}
-        }
-        self.collect_reports();
     }
 
     /// The cwnd the flow would need when it cannot use its window: application-limited
@@ -263,3 +247,30 @@ impl Endpoint for SctpSender {
 #[cfg(test)]
 #[path = "sender_tests.rs"]
 mod tests;
+
+/// SCTP couples as a window flow. Not [`Controller::INPUT_DRIVEN`]: every new instant
+/// it is polled at refills its max-burst allowance (RFC 4960 6.1 D), so how often it is
+/// polled is part of what it sends.
+impl Controller for SctpSender {
+    /// The next coupling report (queued on every cwnd change).
+    fn poll_cc_report(&mut self) -> Option<FlowReport> {
+        self.reports.pop_front()
+    }
+    /// Apply a coupling manager's answer: `MaxWindow` caps cwnd (FSE-NG), `Window` sets
+    /// it (FSEv2). `Rate` is for rate flows and is ignored.
+    fn apply_allowance(&mut self, now: Timestamp, allowance: Allowance) {
+        self.last_now = self.last_now.max(now);
+        match allowance {
+            Allowance::MaxWindow(max) => self.cc.set_max_cwnd(max),
+            Allowance::Window { cwnd, ssthresh } => self.cc.set_cwnd(cwnd, ssthresh),
+            Allowance::Rate(_) => {}
+        }
+        self.collect_reports();
+    }
+    fn snapshot(&self) -> FlowReport {
+        window_snapshot(self.congestion_control(), self.rtt_estimator().latest())
+    }
+    fn latest_rtt(&self) -> Option<TimeDelta> {
+        self.rtt_estimator().latest()
+    }
+}
