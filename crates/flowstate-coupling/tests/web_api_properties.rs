@@ -1,8 +1,8 @@
 //! Invariants of the Web-API rule (coupling/web_api.rs) on generated input sequences.
 
-use flowstate_core::coupling::web_api::UNBOUNDED_BACKLOG;
-use flowstate_core::coupling::{DataInput, MediaInput, WebApiConfig, WebApiInput, WebApiRule};
-use flowstate_core::{Bitrate, DataSize, TimeDelta};
+use flowstate_coupling::coupling::web_api::UNBOUNDED_BACKLOG;
+use flowstate_coupling::coupling::{DataInput, MediaInput, WebApiConfig, WebApiInput, WebApiRule};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

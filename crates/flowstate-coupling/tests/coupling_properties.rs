@@ -1,12 +1,12 @@
 //! Property tests: the closed-form water-filling agrees with the papers' leftover loop,
 //! and every mechanism keeps its invariants for any sequence of operations.
 
-use flowstate_core::coupling::waterfill::{Claim, WaterFill};
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::waterfill::{Claim, WaterFill};
+use flowstate_coupling::coupling::{
     Allocation, Allowance, CouplingError, CouplingManager, FlowId, FlowKind, FlowReport, FlowSpec,
     GroupKey, Mechanism,
 };
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 use proptest::prelude::*;
 
 #[path = "support/leftover_loop.rs"]

@@ -52,8 +52,8 @@ pub struct FlowInfo {
 /// apply the allocations it returns.
 ///
 /// ```
-/// use flowstate_core::coupling::{CouplingManager, FlowReport, FlowSpec, GroupKey, Mechanism};
-/// use flowstate_core::{Bitrate, Timestamp};
+/// use flowstate_coupling::coupling::{CouplingManager, FlowReport, FlowSpec, GroupKey, Mechanism};
+/// use flowstate_coupling::{Bitrate, Timestamp};
 ///
 /// let mut fse = CouplingManager::new(Mechanism::from_name("fse").unwrap());
 /// let key = GroupKey(1);

@@ -6,11 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::{
     Allocation, Allowance, CouplingError, CouplingManager, DeregisterPolicy, FlowId, FlowKind,
     FlowReport, FlowSpec, GroupKey, Mechanism, Regroup, DEFAULT_MIN_REGROUP_INTERVAL,
 };
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 use proptest::prelude::*;
 
 const A: GroupKey = GroupKey(1);

@@ -1,14 +1,14 @@
 //! Cost of shared bottleneck detection (RFC 8382): the receiver's work per packet and
 //! per base interval, and one run of the grouping against the number of flows.
 //!
-//! Run: `cargo bench -p flowstate-core --bench sbd`
+//! Run: `cargo bench -p flowstate-coupling --bench sbd`
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use flowstate_core::coupling::{CouplingManager, FlowSpec, GroupKey, Mechanism};
-use flowstate_core::sbd::{FlowGrouping, SbdConfig, SbdReceiver, SummaryStats};
-use flowstate_core::{Bitrate, TimeDelta, Timestamp};
+use flowstate_coupling::coupling::{CouplingManager, FlowSpec, GroupKey, Mechanism};
+use flowstate_coupling::sbd::{FlowGrouping, SbdConfig, SbdReceiver, SummaryStats};
+use flowstate_coupling::{Bitrate, TimeDelta, Timestamp};
 
 /// A receiver with a full window (N intervals of 35 packets each).
 fn warmed_receiver() -> (SbdReceiver, Timestamp, u64) {

@@ -9,9 +9,11 @@
 //! bottleneck with its own depth and rhythm; without one, a small base delay with rare
 //! spikes (most samples below the mean: skew_est > 0).
 
-use flowstate_core::coupling::{CouplingManager, FlowId, FlowSpec, GroupKey, Mechanism, Regroup};
-use flowstate_core::sbd::{FlowGrouping, Groups, SbdConfig, SbdReceiver};
-use flowstate_core::{Bitrate, TimeDelta, Timestamp};
+use flowstate_coupling::coupling::{
+    CouplingManager, FlowId, FlowSpec, GroupKey, Mechanism, Regroup,
+};
+use flowstate_coupling::sbd::{FlowGrouping, Groups, SbdConfig, SbdReceiver};
+use flowstate_coupling::{Bitrate, TimeDelta, Timestamp};
 
 /// A small deterministic generator for per-packet jitter (xorshift64*).
 struct Jitter(u64);

@@ -1,7 +1,7 @@
 //! The papers' leftover loop, kept as the reference implementation of the allocation
 //! (used by the property tests and the benchmark that compares it with the closed form).
 
-use flowstate_core::coupling::waterfill::Claim;
+use flowstate_coupling::coupling::waterfill::Claim;
 
 /// The leftover loop of RFC 8699 5.2 / paper 000 Alg. 1 lines 8-24, verbatim except for
 /// the tolerance the reference implementation also needed to stop on a float residue.

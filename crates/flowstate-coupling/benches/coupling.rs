@@ -1,16 +1,16 @@
 //! Cost of one coupling update against group size, per mechanism; and the closed-form
 //! water-filling against the papers' leftover loop.
 //!
-//! Run: `cargo bench -p flowstate-core --bench coupling`
+//! Run: `cargo bench -p flowstate-coupling --bench coupling`
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use flowstate_core::coupling::waterfill::{Claim, WaterFill};
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::waterfill::{Claim, WaterFill};
+use flowstate_coupling::coupling::{
     CouplingManager, FlowId, FlowReport, FlowSpec, GroupKey, Mechanism,
 };
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 #[path = "../tests/support/leftover_loop.rs"]
 mod leftover_loop;

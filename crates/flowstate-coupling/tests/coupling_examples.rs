@@ -1,9 +1,9 @@
 //! The papers' worked examples, run through the public coupling API.
 
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::{
     Allocation, Allowance, CouplingManager, FlowId, FlowReport, FlowSpec, GroupKey, Mechanism,
 };
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 const G: GroupKey = GroupKey(7);
 const MTU: DataSize = DataSize::bytes(1200);

@@ -1,10 +1,10 @@
 //! Bad input is a typed error, never a panic.
 
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::{
     rate_from_bps, CouplingError, CouplingManager, FlowId, FlowKind, FlowReport, FlowSpec,
     GroupKey, Mechanism,
 };
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 const G: GroupKey = GroupKey(1);
 

@@ -20,8 +20,8 @@
 //! docs/ALGORITHMS.md ("Shared bottleneck detection (RFC 8382)").
 //!
 //! ```
-//! use flowstate_core::sbd::{FlowGrouping, SbdConfig, SbdReceiver};
-//! use flowstate_core::{TimeDelta, Timestamp};
+//! use flowstate_coupling::sbd::{FlowGrouping, SbdConfig, SbdReceiver};
+//! use flowstate_coupling::{TimeDelta, Timestamp};
 //!
 //! let config = SbdConfig::default();
 //! let mut receivers: Vec<SbdReceiver> =

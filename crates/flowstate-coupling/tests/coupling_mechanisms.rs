@@ -1,12 +1,12 @@
 //! Each mechanism's S_CR over scripted update sequences, computed by hand from the
 //! papers' pseudo-code.
 
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::{
     Allocation, Allowance, ConservativeConfig, CouplingManager, DeregisterPolicy,
     ExtendedFseNgConfig, FlowId, FlowReport, FlowSpec, FseNgConfig, FseV2Config, GroupKey,
     Mechanism,
 };
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 const G: GroupKey = GroupKey(1);
 const MTU: DataSize = DataSize::bytes(1200);
@@ -513,7 +513,7 @@ fn priority_and_desired_rate_changes_apply_at_the_next_update() {
 
 #[test]
 fn fsev2_minimum_rtt_option_converts_with_the_lowest_sample() {
-    use flowstate_core::coupling::CwndRtt;
+    use flowstate_coupling::coupling::CwndRtt;
     let mut m = CouplingManager::new(Mechanism::FseV2(FseV2Config {
         cwnd_rtt: CwndRtt::Minimum,
         ..FseV2Config::default()
