@@ -28,7 +28,9 @@ pub mod fec;
 pub mod gcc;
 pub mod nada;
 pub mod rate;
+pub mod rate_window;
 pub mod scream;
+pub(crate) mod seq_map;
 pub mod source;
 pub mod window;
 

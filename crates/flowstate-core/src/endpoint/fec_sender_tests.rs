@@ -1,10 +1,10 @@
 //! `chromium_fec` in the media sender: FEC packets on the wire, counted by the receiver,
 //! and the encoder's cut, over a lossy test bottleneck.
 
-use crate::endpoint::media::{
+use super::media::{
     MediaFeedback, MediaReceiver, MediaReceiverConfig, MediaSender, MediaSenderConfig, RtpPacket,
 };
-use crate::endpoint::Endpoint;
+use super::Endpoint;
 use crate::fec::FecConfig;
 use crate::gcc::GccPreset;
 use crate::source::{StatisticsCodecConfig, VideoSourceConfig};
@@ -159,7 +159,7 @@ fn loss_brings_fec_on_the_wire_and_cuts_the_encoder() {
 /// per frame; before any loss the protection cut is 1.
 #[test]
 fn fec_chain_takes_the_overhead_by_packet_rate() {
-    use crate::endpoint::overhead;
+    use super::overhead;
     let at_start = |fec: bool| {
         let mut gcc = GccPreset::ChromiumM156.config();
         gcc.fec = fec.then(FecConfig::default);

@@ -1,5 +1,7 @@
 //! The incoming rate R over a sliding window (500 ms, paper 002 eq. 3; Chromium
-//! `RateStatistics`).
+//! `RateStatistics`). GCC's delay-based estimator (`gcc::delay_based`), NADA's
+//! receiver (`nada::receiver`, r_recv) and SCReAM's sender (its transmit, ack and media
+//! rates) each measure with one.
 //!
 //! libwebrtc: `rtc_base/rate_statistics.cc`; M100's send side measures throughput with
 //! `modules/congestion_controller/goog_cc/acknowledged_bitrate_estimator.cc` instead,

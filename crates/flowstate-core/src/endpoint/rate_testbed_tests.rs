@@ -2,9 +2,9 @@
 //! bottleneck [`crate::testing::link::TestLink`] with a drop-tail limit in packets,
 //! fixed propagation delays, an uncongested return path). Test-only.
 
-use crate::endpoint::rap::{RapReceiver, RapReceiverConfig, RapSender};
-use crate::endpoint::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
-use crate::endpoint::Endpoint;
+use super::rap::{RapReceiver, RapReceiverConfig, RapSender};
+use super::tfrc::{TfrcReceiver, TfrcReceiverEndpointConfig, TfrcSender};
+use super::Endpoint;
 use crate::rate::rap::RapConfig;
 use crate::rate::tfrc::TfrcConfig;
 use crate::testing::link::TestLink;
