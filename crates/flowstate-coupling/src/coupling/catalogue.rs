@@ -1,14 +1,16 @@
 //! What a coupling mechanism is, as data: its names, description, source, the flow
-//! kinds it couples and its options ([`MechanismInfo`], [`OptionInfo`]).
+//! kinds it couples and its options ([`MechanismInfo`], [`OptionInfo`]), and an option
+//! value as a mechanism's config receives it ([`CheckedValue`]).
 //!
 //! Each mechanism declares its entry once, in its own file (`fse.rs::INFO`, ...);
-//! [`super::Mechanism::catalogue`] lists them, and everything that names mechanisms
-//! reads that list: [`super::Mechanism::from_name`], [`super::Mechanism::NAMES`],
-//! [`super::mechanism_with_options`], the simulator's scenario check, the Python
-//! bindings' `definitions()` and `flowstate list-options`.
+//! [`super::Mechanism::catalogue`] lists them with their presets, and everything that
+//! names mechanisms reads that list: [`super::Mechanism::from_name`],
+//! [`super::Mechanism::NAMES`], [`super::mechanism_with_options`], the simulator's
+//! scenario check, the Python bindings' `definitions()` and `flowstate list-options`.
+//! An entry does not name [`super::Mechanism`]: `mechanism.rs` pairs each entry with
+//! its preset, so that the mechanisms' files do not import the list that imports them.
 
 use super::flow::{FlowKind, RateReportMode};
-use super::mechanism::Mechanism;
 
 /// One coupling mechanism, described.
 #[derive(Debug, Clone, Copy)]
@@ -31,16 +33,9 @@ pub struct MechanismInfo {
     pub rate_report: RateReportMode,
     /// Its options, each settable by name ([`super::mechanism_with_options`]).
     pub options: &'static [OptionInfo],
-    /// The mechanism with its default options.
-    pub(crate) preset: fn() -> Mechanism,
 }
 
 impl MechanismInfo {
-    /// The mechanism with its default options.
-    pub fn mechanism(&self) -> Mechanism {
-        (self.preset)()
-    }
-
     /// True iff the mechanism couples flows of `kind`.
     pub fn couples(&self, kind: FlowKind) -> bool {
         self.flow_kinds.contains(&kind)
@@ -115,6 +110,17 @@ impl OptionKind {
             }
         }
     }
+}
+
+/// An option value checked against the option's [`OptionKind`]: what a mechanism's
+/// config `set_option` receives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum CheckedValue {
+    Bool(bool),
+    /// Finite and > 0.
+    Positive(f64),
+    /// One of the option's choices.
+    Choice(&'static str),
 }
 
 /// A mechanism name as compared: the one name rule of [`crate::names`].

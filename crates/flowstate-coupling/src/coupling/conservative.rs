@@ -18,15 +18,15 @@
 //!   not change the aggregate; the reducing flow still may (the pseudo-code lets no
 //!   flow change it).
 
-use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
+use super::catalogue::{
+    CheckedValue, MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY,
+};
 use super::error::CouplingError;
 use super::flow::{FlowId, RateReportMode};
 use super::fse::{
     distribute, distribution_option, reset_aggregate_option, Distribution, FseConfig,
 };
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
-use super::options::CheckedValue;
 use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 use crate::units::Timestamp;
 
@@ -92,7 +92,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
         },
         reset_aggregate_option(true),
     ],
-    preset: || Mechanism::ConservativeFse(ConservativeConfig::default()),
 };
 
 impl ConservativeConfig {

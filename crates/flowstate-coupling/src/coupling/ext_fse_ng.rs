@@ -29,15 +29,15 @@
 
 use std::collections::BTreeMap;
 
-use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::catalogue::{
+    CheckedValue, MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW,
+};
 use super::flow::FlowSpec;
 use super::flow::{FlowId, RateReportMode};
 use super::fse_ng::{count_change_twice_option, distribute_rate_led, min_rtt};
 use super::fse_ng::{restore_initial_cap, restore_initial_caps};
 use super::group::FlowEntry;
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
-use super::options::CheckedValue;
 use super::rules::{join_at_rate, CouplingRules, Out, Outcome, RateUpdate, WindowUpdate};
 use crate::units::{DataSize, TimeDelta};
 
@@ -80,7 +80,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
             description: "Alg. 5 line 6 subtracts the window flow's previous report (the reference code, FseNgV2::CwndFlowUpdate); off = the algorithms as printed, which subtract its allocation",
         },
     ],
-    preset: || Mechanism::ExtendedFseNg(ExtendedFseNgConfig::default()),
 };
 
 impl ExtendedFseNgConfig {

@@ -9,11 +9,11 @@
 //!   S_CR = sum of FSE_R   (paper 000 Alg. 1 lines 28-31; option, see FseConfig)
 //! ```
 
-use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
+use super::catalogue::{
+    CheckedValue, MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY,
+};
 use super::flow::{Allocation, RateReportMode};
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
-use super::options::CheckedValue;
 use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 use super::waterfill::{proportional_share, Claim};
 
@@ -32,7 +32,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
         distribution_option("water-filling"),
         reset_aggregate_option(true),
     ],
-    preset: || Mechanism::Fse(FseConfig::default()),
 };
 
 pub(crate) const SIMPLE_INFO: MechanismInfo = MechanismInfo {
@@ -45,7 +44,6 @@ pub(crate) const SIMPLE_INFO: MechanismInfo = MechanismInfo {
         distribution_option("proportional"),
         reset_aggregate_option(false),
     ],
-    preset: || Mechanism::Fse(FseConfig::simple()),
     ..INFO
 };
 

@@ -17,12 +17,12 @@
 //! Window-flow updates never change S_CR. When the last rate flow leaves, every window
 //! flow's CWND_max is reset to the value it registered with.
 
-use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::catalogue::{
+    CheckedValue, MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW,
+};
 use super::flow::{Allocation, Allowance, FlowId, RateReportMode};
 use super::group::FlowEntry;
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
-use super::options::CheckedValue;
 use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 use super::waterfill::{proportional_share, Claim};
 use crate::units::{Bitrate, TimeDelta};
@@ -54,7 +54,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
     // Paper 000 V-B3: FSE-NG takes GCC's delay-based estimate A_hat.
     rate_report: RateReportMode::DelayBased,
     options: &[count_change_twice_option(true)],
-    preset: || Mechanism::FseNg(FseNgConfig::default()),
 };
 
 /// The `count_change_twice` option of FSE-NG and Extended FSE-NG.

@@ -18,12 +18,12 @@
 //! rate flow's DR (the extension paper 000 names as the last step to deployment; a
 //! window flow that reports none is greedy, as in the paper).
 
-use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW};
+use super::catalogue::{
+    CheckedValue, MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_AND_WINDOW,
+};
 use super::flow::FlowSpec;
 use super::flow::{Allocation, Allowance, RateReportMode};
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
-use super::options::CheckedValue;
 use super::rules::{join_at_rate, CouplingRules, Out, Outcome, RateUpdate, WindowUpdate};
 use super::waterfill::Claim;
 use crate::units::{Bitrate, DataSize, TimeDelta};
@@ -126,7 +126,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
             description: "a rate flow's decrease scales S_CR by CC_R / FSE_R instead of subtracting the difference (off = the paper)",
         },
     ],
-    preset: || Mechanism::FseV2(FseV2Config::default()),
 };
 
 impl FseV2Config {

@@ -10,34 +10,38 @@
 //!    options) and `set_option()`; its per-group state struct, built `From` the config,
 //!    implementing [`CouplingRules`] (only the hooks it needs: `rate_update`, and
 //!    `register` / `window_update` / `deregistered` / `timer_expiry` when it does
-//!    something there). Declare the module in `coupling/mod.rs`.
-//! 2. One line in the `mechanisms!` list below: `Variant(Config) => State`, with the
-//!    doc comment of the new [`Mechanism`] variant.
+//!    something there). Declare the module in `coupling/mod.rs`. The file does not
+//!    name [`Mechanism`]: this list imports the file, not the other way round.
+//! 2. One line in the `mechanisms!` list below: `Variant(Config) => State [INFO =>
+//!    preset config]`, with the doc comment of the new [`Mechanism`] variant.
 //!
 //! The macro makes the [`Mechanism`] variant, the [`GroupState`] variant, the
-//! catalogue entries and every dispatch from that line, so nothing can be forgotten;
+//! catalogue entries with their presets and every dispatch from that line, so nothing
+//! can be forgotten;
 //! the tests below check each catalogue entry (names read back, declared option
 //! defaults are the config's defaults, every option changes something). A complete
 //! example is the test-only `toy` mechanism (`coupling/toy.rs`), which the manager
 //! couples like any other in its tests.
 
-use super::catalogue::{normalize_name, MechanismInfo};
+use super::catalogue::{normalize_name, CheckedValue, MechanismInfo};
 use super::conservative::{ConservativeConfig, ConservativeFse};
 use super::ext_fse_ng::{ExtendedFseNg, ExtendedFseNgConfig};
 use super::fse::{Fse, FseConfig};
 use super::fse_ng::{FseNg, FseNgConfig};
 use super::fse_v2::{FseV2, FseV2Config};
-use super::options::CheckedValue;
 use super::rules::CouplingRules;
 use super::uncoupled::{self, Uncoupled};
 
-/// Declares every mechanism: `Variant(Config) => State [catalogue entries]` (a
-/// test-only entry carries `#[cfg(test)]` on the line and on its catalogue entries).
+/// Declares every mechanism: `Variant(Config) => State [catalogue entry => its preset
+/// config, ...]` (a test-only entry carries `#[cfg(test)]` on the line and on its
+/// catalogue entries).
 macro_rules! mechanisms {
     ($(
         $(#[doc = $doc:literal])*
         $(#[cfg($cfg:meta)])?
-        $variant:ident($config:ty) => $state:ty [$($(#[cfg($icfg:meta)])? $info:path),+]
+        $variant:ident($config:ty) => $state:ty [$(
+            $(#[cfg($icfg:meta)])? $info:path => $preset:expr
+        ),+ $(,)?]
     ),* $(,)?) => {
         /// Which member of the FSE family couples the flows, with its options.
         #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,6 +110,15 @@ macro_rules! mechanisms {
             )+)*
         ];
 
+        /// Each catalogue entry's mechanism with its default options, in catalogue order.
+        const PRESETS: &[fn() -> Mechanism] = &[
+            || Mechanism::Uncoupled,
+            $($(
+                $(#[cfg($icfg)])?
+                || Mechanism::$variant($preset),
+            )+)*
+        ];
+
         impl Mechanism {
             /// This mechanism's catalogue entry (for [`Mechanism::Fse`]: `fse-simple`'s
             /// when the options are paper 004's simple ones).
@@ -136,18 +149,36 @@ macro_rules! mechanisms {
 
 mechanisms! {
     /// RFC 8699 active algorithm 1; [`FseConfig::simple`] gives paper 004's first FSE.
-    Fse(FseConfig) => Fse [super::fse::INFO, super::fse::SIMPLE_INFO],
+    Fse(FseConfig) => Fse [
+        super::fse::INFO => FseConfig::default(),
+        super::fse::SIMPLE_INFO => FseConfig::simple(),
+    ],
     /// RFC 8699 algorithm 2 (paper 004 Alg. 2).
-    ConservativeFse(ConservativeConfig) => ConservativeFse [super::conservative::INFO],
+    ConservativeFse(ConservativeConfig) => ConservativeFse [
+        super::conservative::INFO => ConservativeConfig::default(),
+    ],
     /// Paper 000 section V.
-    FseNg(FseNgConfig) => FseNg [super::fse_ng::INFO],
+    FseNg(FseNgConfig) => FseNg [super::fse_ng::INFO => FseNgConfig::default()],
     /// Paper 000 section VI.
-    ExtendedFseNg(ExtendedFseNgConfig) => ExtendedFseNg [super::ext_fse_ng::INFO],
+    ExtendedFseNg(ExtendedFseNgConfig) => ExtendedFseNg [
+        super::ext_fse_ng::INFO => ExtendedFseNgConfig::default(),
+    ],
     /// Paper 000 section VII.
-    FseV2(FseV2Config) => FseV2 [super::fse_v2::INFO],
+    FseV2(FseV2Config) => FseV2 [super::fse_v2::INFO => FseV2Config::default()],
     /// A toy mechanism for the tests: the whole of adding one (`coupling/toy.rs`).
     #[cfg(test)]
-    Toy(super::toy::ToyConfig) => super::toy::Toy [#[cfg(test)] super::toy::INFO],
+    Toy(super::toy::ToyConfig) => super::toy::Toy [
+        #[cfg(test)] super::toy::INFO => super::toy::ToyConfig::default(),
+    ],
+}
+
+impl MechanismInfo {
+    /// The mechanism this catalogue entry describes, with its default options; `None`
+    /// for a description that is not an entry of [`Mechanism::catalogue`].
+    pub fn mechanism(&self) -> Option<Mechanism> {
+        let i = CATALOGUE.iter().position(|entry| entry.name == self.name)?;
+        PRESETS.get(i).map(|preset| preset())
+    }
 }
 
 impl Mechanism {
@@ -178,7 +209,7 @@ impl Mechanism {
     /// The mechanism called `name` (any spelling [`Mechanism::canonical_name`]
     /// accepts: `fsev2`, `FSEv2`, `FSE-NG`, `none`, ...), with default options.
     pub fn from_name(name: &str) -> Option<Mechanism> {
-        Mechanism::info_by_name(name).map(MechanismInfo::mechanism)
+        Mechanism::info_by_name(name).and_then(MechanismInfo::mechanism)
     }
 
     /// The name scenario files use for the mechanism written `name` in any of the
@@ -208,7 +239,7 @@ mod tests {
         assert_eq!(Mechanism::NAMES.len(), Mechanism::catalogue().len());
         for (info, name) in Mechanism::catalogue().iter().zip(Mechanism::NAMES) {
             assert_eq!(info.name, name);
-            let m = info.mechanism();
+            let m = info.mechanism().expect("a catalogue entry has a preset");
             assert_eq!(m.info().name, info.name, "{name}: preset's entry");
             for spelling in [info.name, info.display_name]
                 .into_iter()
@@ -265,7 +296,7 @@ mod tests {
     #[test]
     fn declared_options_match_the_configs() {
         for info in Mechanism::catalogue() {
-            let preset = info.mechanism();
+            let preset = info.mechanism().expect("a catalogue entry has a preset");
             for option in info.options {
                 let default = match option.default {
                     OptionDefault::Bool(b) => Some(OptionValue::Bool(b)),

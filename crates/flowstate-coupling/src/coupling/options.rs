@@ -4,7 +4,7 @@
 //! the mechanism's file); an unknown name or a value of the wrong kind is an error that
 //! names the option.
 
-use super::catalogue::{MechanismInfo, OptionKind};
+use super::catalogue::{CheckedValue, MechanismInfo, OptionKind};
 use super::mechanism::Mechanism;
 
 /// A loosely typed option value.
@@ -13,17 +13,6 @@ pub enum OptionValue {
     Bool(bool),
     Number(f64),
     Text(String),
-}
-
-/// An option value checked against the option's [`OptionKind`]: what a mechanism's
-/// config `set_option` receives.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum CheckedValue {
-    Bool(bool),
-    /// Finite and > 0.
-    Positive(f64),
-    /// One of the option's choices.
-    Choice(&'static str),
 }
 
 /// Why a mechanism could not be built.
@@ -85,9 +74,9 @@ pub fn mechanism_with_options<'a>(
     name: &str,
     options: impl IntoIterator<Item = (&'a str, &'a OptionValue)>,
 ) -> Result<Mechanism, OptionError> {
-    let info = Mechanism::info_by_name(name)
-        .ok_or_else(|| OptionError::UnknownMechanism(name.to_string()))?;
-    let mut mechanism = info.mechanism();
+    let unknown = || OptionError::UnknownMechanism(name.to_string());
+    let info = Mechanism::info_by_name(name).ok_or_else(unknown)?;
+    let mut mechanism = info.mechanism().ok_or_else(unknown)?;
     for (option, value) in options {
         apply(&mut mechanism, info, name, option, value)?;
     }

@@ -6,11 +6,11 @@
 //! Equal shares: S_CR = S_CR + CC_R - FSE_R(f) (as RFC 8699 5.2 alg. 1 step a), and
 //! every flow gets `headroom` x S_CR / N, whatever its priority.
 
-use super::catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY};
+use super::catalogue::{
+    CheckedValue, MechanismInfo, OptionDefault, OptionInfo, OptionKind, RATE_ONLY,
+};
 use super::flow::RateReportMode;
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
-use super::options::CheckedValue;
 use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 
 /// Options of the toy.
@@ -41,7 +41,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
         unit: Some("factor"),
         description: "the share of S_CR handed out",
     }],
-    preset: || Mechanism::Toy(ToyConfig::default()),
 };
 
 impl ToyConfig {

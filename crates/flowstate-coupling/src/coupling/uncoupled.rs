@@ -4,7 +4,6 @@
 use super::catalogue::{MechanismInfo, RATE_AND_WINDOW};
 use super::flow::RateReportMode;
 use super::group::FlowGroup;
-use super::mechanism::Mechanism;
 use super::rules::{CouplingRules, Out, Outcome, RateUpdate};
 
 pub(crate) const INFO: MechanismInfo = MechanismInfo {
@@ -16,7 +15,6 @@ pub(crate) const INFO: MechanismInfo = MechanismInfo {
     flow_kinds: RATE_AND_WINDOW,
     rate_report: RateReportMode::Target,
     options: &[],
-    preset: || Mechanism::Uncoupled,
 };
 
 /// No state: the group only remembers each flow's own value.
