@@ -11,12 +11,11 @@ use super::rules::{RateUpdate, WindowUpdate};
 use super::validate::{
     checked_desired, checked_priority, checked_rate, checked_rtt, mismatch, validate_spec,
 };
-use crate::units::{Bitrate, Timestamp};
+use crate::units::{Bitrate, TimeDelta, Timestamp};
 
-#[path = "regroup.rs"]
-mod regroup;
-use regroup::RegroupGuard;
-pub use regroup::{Regroup, DEFAULT_MIN_REGROUP_INTERVAL};
+// `move_flow` and its hysteresis (`manager/regroup.rs`); the manager imports nothing
+// from it: the child adds to `CouplingManager`, `coupling/mod.rs` re-exports its types.
+pub(super) mod regroup;
 
 /// What happens to S_CR when a flow leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,6 +26,13 @@ pub enum DeregisterPolicy {
     KeepAggregate,
     /// S_CR -= FSE_R(f) (an early version of the reference code).
     SubtractAllocation,
+}
+
+/// The hysteresis of moves (`manager/regroup.rs`): when each flow last moved.
+#[derive(Debug, Clone)]
+struct RegroupGuard {
+    min_interval: TimeDelta,
+    last_move: HashMap<FlowId, Timestamp>,
 }
 
 #[derive(Debug, Clone)]
@@ -80,7 +86,7 @@ pub struct CouplingManager {
     flow_groups: HashMap<FlowId, GroupKey>,
     next_id: u64,
     out: Vec<Allocation>,
-    /// When each flow last moved between groups (`regroup.rs`).
+    /// When each flow last moved between groups (`manager/regroup.rs`).
     regroup: RegroupGuard,
 }
 

@@ -52,9 +52,8 @@ pub use flow::{
 pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
 pub use fse_v2::{window_allowance, CwndRtt, FseV2Config};
-pub use manager::{
-    CouplingManager, DeregisterPolicy, FlowInfo, Regroup, DEFAULT_MIN_REGROUP_INTERVAL,
-};
+pub use manager::regroup::{Regroup, DEFAULT_MIN_REGROUP_INTERVAL};
+pub use manager::{CouplingManager, DeregisterPolicy, FlowInfo};
 pub use mechanism::Mechanism;
 pub use options::{mechanism_with_options, OptionError, OptionValue};
 pub use validate::{

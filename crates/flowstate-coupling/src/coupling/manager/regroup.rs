@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use super::CouplingManager;
+use super::{CouplingManager, RegroupGuard};
 use crate::coupling::error::CouplingError;
 use crate::coupling::flow::{Allocation, FlowId, FlowReport, FlowSpec, GroupKey};
 use crate::coupling::group::FlowEntry;
@@ -42,13 +42,6 @@ pub enum Regroup<'a> {
     /// The flow moved less than the minimum regroup interval ago; nothing changed.
     /// The verdict may be applied from `until` on.
     Deferred { until: Timestamp },
-}
-
-/// The hysteresis of moves: when each flow last moved.
-#[derive(Debug, Clone)]
-pub(super) struct RegroupGuard {
-    min_interval: TimeDelta,
-    last_move: HashMap<FlowId, Timestamp>,
 }
 
 impl Default for RegroupGuard {
