@@ -19,7 +19,7 @@
 //!
 //! ## Features
 //! - `custom-mechanism`: the coupling rules as a public trait
-//!   ([`coupling::CouplingRules`]) and [`coupling::CouplingManager::with_custom_mechanism`],
+//!   (`coupling::CouplingRules`) and `coupling::CouplingManager::with_custom_mechanism`,
 //!   so that a manager runs a mechanism written outside this crate
 //!   (`examples/custom_mechanism.rs`).
 

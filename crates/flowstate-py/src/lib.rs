@@ -246,7 +246,7 @@ impl PyCouplingManager {
     /// The mechanism's display name.
     #[getter]
     fn mechanism(&self) -> &'static str {
-        self.inner.mechanism().display_name()
+        self.inner.mechanism_display_name()
     }
 
     /// Registers a rate flow (GCC, RAP, TFRC) in `group`; returns its id.
@@ -432,7 +432,7 @@ impl PyCouplingManager {
     fn __repr__(&self) -> String {
         format!(
             "CouplingManager({:?}, groups={})",
-            self.inner.mechanism().display_name(),
+            self.inner.mechanism_display_name(),
             self.inner.groups().len()
         )
     }

@@ -1,6 +1,6 @@
 //! What a coupling mechanism is, as data: its names, description, source, the flow
 //! kinds it couples and its options ([`MechanismInfo`], [`OptionInfo`]), and an option
-//! value as a mechanism's config receives it ([`CheckedValue`]).
+//! value as a mechanism's config receives it (`CheckedValue`).
 //!
 //! Each mechanism declares its entry once, in its own file (`fse.rs::INFO`, ...);
 //! [`super::Mechanism::catalogue`] lists them with their presets, and everything that

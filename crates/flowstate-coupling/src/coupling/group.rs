@@ -1,5 +1,10 @@
 //! A flow group (FG): the flows that share one bottleneck, their aggregate S_CR, and
 //! the bookkeeping every mechanism needs (RFC 8699 section 5.1).
+//!
+//! The built-in mechanisms read and write the fields; a custom mechanism (crate
+//! feature `custom-mechanism`) sees a group through the methods only, so that it
+//! cannot add or drop the manager's flows: it reads the flows and sets S_CR and each
+//! flow's FSE_R.
 
 use super::flow::{Allocation, Allowance, FlowId, FlowKind};
 use super::waterfill::{Claim, WaterFill};
@@ -7,33 +12,86 @@ use crate::units::{Bitrate, DataSize, TimeDelta};
 
 /// What the manager remembers about a window flow (SCTP, TCP).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct WindowState {
-    pub mtu: DataSize,
+pub struct WindowState {
+    pub(crate) mtu: DataSize,
     /// CWND_max before coupling (`None` = uncapped); FSE-NG restores it when the last
     /// rate flow leaves.
-    pub initial_max_cwnd: Option<DataSize>,
-    pub cwnd: DataSize,
-    pub ssthresh: DataSize,
-    pub desired_cwnd: Option<DataSize>,
+    pub(crate) initial_max_cwnd: Option<DataSize>,
+    pub(crate) cwnd: DataSize,
+    pub(crate) ssthresh: DataSize,
+    pub(crate) desired_cwnd: Option<DataSize>,
     /// The newest non-zero RTT sample this flow reported.
-    pub last_rtt: Option<TimeDelta>,
+    pub(crate) last_rtt: Option<TimeDelta>,
+}
+
+#[cfg(feature = "custom-mechanism")]
+impl WindowState {
+    /// The unit the flow's cwnd moves in.
+    pub fn mtu(&self) -> DataSize {
+        self.mtu
+    }
+    /// CWND_max the flow had before coupling (`None` = uncapped).
+    pub fn initial_max_cwnd(&self) -> Option<DataSize> {
+        self.initial_max_cwnd
+    }
+    /// The newest congestion window the flow reported.
+    pub fn cwnd(&self) -> DataSize {
+        self.cwnd
+    }
+    /// The newest slow-start threshold the flow reported.
+    pub fn ssthresh(&self) -> DataSize {
+        self.ssthresh
+    }
+    /// The cwnd the flow asked for when application- or receive-window-limited.
+    pub fn desired_cwnd(&self) -> Option<DataSize> {
+        self.desired_cwnd
+    }
+    /// The newest non-zero RTT sample the flow reported.
+    pub fn last_rtt(&self) -> Option<TimeDelta> {
+        self.last_rtt
+    }
 }
 
 /// One registered flow.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct FlowEntry {
-    pub id: FlowId,
-    pub priority: f64,
+pub struct FlowEntry {
+    pub(crate) id: FlowId,
+    pub(crate) priority: f64,
     /// DR(f) in bit/s; infinity when unset. Only rate flows have one.
-    pub desired_rate: f64,
+    pub(crate) desired_rate: f64,
     /// FSE_R(f) in bit/s: the rate most recently allocated to (or, for some mechanisms,
     /// reported by) the flow.
-    pub fse_r: f64,
+    pub(crate) fse_r: f64,
     /// Present iff the flow is a window flow.
-    pub window: Option<WindowState>,
+    pub(crate) window: Option<WindowState>,
+}
+
+#[cfg(feature = "custom-mechanism")]
+impl FlowEntry {
+    /// The flow's id.
+    pub fn id(&self) -> FlowId {
+        self.id
+    }
+    /// P(f).
+    pub fn priority(&self) -> f64 {
+        self.priority
+    }
+    /// DR(f) in bit/s; infinity when unset (and for window flows).
+    pub fn desired_rate(&self) -> f64 {
+        self.desired_rate
+    }
+    /// FSE_R(f) in bit/s.
+    pub fn fse_r(&self) -> f64 {
+        self.fse_r
+    }
+    /// What the manager remembers of a window flow; `None` for a rate flow.
+    pub fn window(&self) -> Option<&WindowState> {
+        self.window.as_ref()
+    }
 }
 
 impl FlowEntry {
+    /// Whether the flow is a rate or a window flow.
     pub fn kind(&self) -> FlowKind {
         if self.window.is_some() {
             FlowKind::Window
@@ -41,6 +99,7 @@ impl FlowEntry {
             FlowKind::Rate
         }
     }
+    /// True iff the flow is a rate flow.
     pub fn is_rate(&self) -> bool {
         self.window.is_none()
     }
@@ -48,6 +107,7 @@ impl FlowEntry {
     pub fn is_app_limited(&self) -> bool {
         self.fse_r >= self.desired_rate
     }
+    /// A rate flow's allocation: FSE_R(f) as its rate.
     pub fn rate_allocation(&self) -> Allocation {
         let rate = Bitrate::bps(self.fse_r);
         Allocation {
@@ -60,11 +120,11 @@ impl FlowEntry {
 
 /// The flows of one group and its aggregate S_CR.
 #[derive(Debug, Clone)]
-pub(crate) struct FlowGroup {
+pub struct FlowGroup {
     /// In registration order (the order the papers' loops visit flows in).
-    pub flows: Vec<FlowEntry>,
+    pub(crate) flows: Vec<FlowEntry>,
     /// S_CR in bit/s, never negative.
-    pub s_cr: f64,
+    pub(crate) s_cr: f64,
     /// Bumped whenever something the claims depend on changes (membership, priority,
     /// desired rate, desired cwnd), so that an unchanged group skips rebuilding them.
     claims_version: u64,
@@ -75,8 +135,36 @@ pub(crate) struct FlowGroup {
     shares: Vec<f64>,
 }
 
+#[cfg(feature = "custom-mechanism")]
 impl FlowGroup {
-    pub fn new() -> Self {
+    /// The group's flows, in registration order (a hook's `idx` indexes this).
+    pub fn flows(&self) -> &[FlowEntry] {
+        &self.flows
+    }
+
+    /// S_CR in bit/s.
+    pub fn s_cr(&self) -> f64 {
+        self.s_cr
+    }
+
+    /// S_CR = `bps`, never below zero; a value that is not finite changes nothing.
+    pub fn set_s_cr(&mut self, bps: f64) {
+        if bps.is_finite() {
+            self.s_cr = bps.max(0.0);
+        }
+    }
+
+    /// FSE_R of the flow at `idx` = `bps`, never below zero; a value that is not finite
+    /// changes nothing. Panics if `idx` is not an index of [`FlowGroup::flows`].
+    pub fn set_fse_r(&mut self, idx: usize, bps: f64) {
+        if bps.is_finite() {
+            self.flows[idx].fse_r = bps.max(0.0);
+        }
+    }
+}
+
+impl FlowGroup {
+    pub(crate) fn new() -> Self {
         FlowGroup {
             flows: Vec::new(),
             s_cr: 0.0,
@@ -88,14 +176,17 @@ impl FlowGroup {
         }
     }
 
+    /// The index of flow `id` in [`FlowGroup::flows`].
     pub fn index_of(&self, id: FlowId) -> Option<usize> {
         self.flows.iter().position(|f| f.id == id)
     }
 
+    /// True iff the group has a rate flow.
     pub fn has_rate_flows(&self) -> bool {
         self.flows.iter().any(FlowEntry::is_rate)
     }
 
+    /// True iff the group has a window flow.
     pub fn has_window_flows(&self) -> bool {
         self.flows.iter().any(|f| !f.is_rate())
     }
@@ -124,7 +215,7 @@ impl FlowGroup {
 
     /// Remembers what a window flow at `idx` reported (its newest non-zero RTT sample
     /// too); a changed desired cwnd changes the claims.
-    pub fn record_window_report(
+    pub(crate) fn record_window_report(
         &mut self,
         idx: usize,
         cwnd: DataSize,
@@ -149,7 +240,7 @@ impl FlowGroup {
 
     /// Records that a flow joined or left, or changed its priority, desired rate or
     /// desired cwnd.
-    pub fn claims_changed(&mut self) {
+    pub(crate) fn claims_changed(&mut self) {
         self.claims_version = self.claims_version.wrapping_add(1);
     }
 
@@ -159,7 +250,11 @@ impl FlowGroup {
     /// `claim_key` must change whenever `claim_of` would give other claims for the same
     /// flows (e.g. FSEv2's RTT that converts a desired cwnd into a cap); with an
     /// unchanged group version and key, the cached claims are reused without rebuilding.
-    pub fn water_fill(&mut self, claim_key: u64, claim_of: impl Fn(&FlowEntry) -> Claim) -> f64 {
+    pub(crate) fn water_fill(
+        &mut self,
+        claim_key: u64,
+        claim_of: impl Fn(&FlowEntry) -> Claim,
+    ) -> f64 {
         self.shares.clear();
         self.shares.resize(self.flows.len(), 0.0);
         let stamp = (self.claims_version, claim_key);

@@ -1,8 +1,13 @@
 //! The coupling manager: flow groups keyed by a shared-bottleneck key, each coupled by
-//! one mechanism of the FSE family.
+//! one mechanism of the FSE family (or, with the crate feature `custom-mechanism`, by
+//! a mechanism written outside the crate).
 
 use std::collections::{BTreeMap, HashMap};
+#[cfg(feature = "custom-mechanism")]
+use std::sync::Arc;
 
+#[cfg(feature = "custom-mechanism")]
+use super::custom::CustomMechanism;
 use super::error::CouplingError;
 use super::flow::{Allocation, FlowId, FlowKind, FlowReport, FlowSpec, GroupKey};
 use super::group::{FlowEntry, FlowGroup};
@@ -39,6 +44,43 @@ struct RegroupGuard {
 struct Group {
     flows: FlowGroup,
     state: GroupState,
+}
+
+/// What couples the manager's groups.
+#[derive(Debug, Clone)]
+enum Coupler {
+    /// One of the crate's mechanisms.
+    Builtin(Mechanism),
+    /// A mechanism written outside the crate.
+    #[cfg(feature = "custom-mechanism")]
+    Custom(Arc<dyn CustomMechanism>),
+}
+
+impl Coupler {
+    fn display_name(&self) -> &'static str {
+        match self {
+            Coupler::Builtin(mechanism) => mechanism.display_name(),
+            #[cfg(feature = "custom-mechanism")]
+            Coupler::Custom(custom) => custom.display_name(),
+        }
+    }
+
+    fn couples(&self, kind: FlowKind) -> bool {
+        match self {
+            Coupler::Builtin(mechanism) => mechanism.info().couples(kind),
+            #[cfg(feature = "custom-mechanism")]
+            Coupler::Custom(custom) => custom.flow_kinds().contains(&kind),
+        }
+    }
+
+    /// A new group's state.
+    fn new_group(&self) -> GroupState {
+        match self {
+            Coupler::Builtin(mechanism) => GroupState::new(mechanism),
+            #[cfg(feature = "custom-mechanism")]
+            Coupler::Custom(custom) => GroupState::Custom(custom.new_group()),
+        }
+    }
 }
 
 /// A read-only view of one flow's state in the manager.
@@ -80,7 +122,7 @@ pub struct FlowInfo {
 /// ```
 #[derive(Debug, Clone)]
 pub struct CouplingManager {
-    mechanism: Mechanism,
+    coupler: Coupler,
     deregister_policy: DeregisterPolicy,
     groups: BTreeMap<GroupKey, Group>,
     flow_groups: HashMap<FlowId, GroupKey>,
@@ -91,9 +133,22 @@ pub struct CouplingManager {
 }
 
 impl CouplingManager {
+    /// A manager whose groups `mechanism` couples.
     pub fn new(mechanism: Mechanism) -> Self {
+        CouplingManager::with_coupler(Coupler::Builtin(mechanism))
+    }
+
+    /// A manager whose groups a mechanism written outside this crate couples: each new
+    /// group gets the rules `mechanism` builds for it (crate feature
+    /// `custom-mechanism`; `examples/custom_mechanism.rs`).
+    #[cfg(feature = "custom-mechanism")]
+    pub fn with_custom_mechanism(mechanism: impl CustomMechanism + 'static) -> Self {
+        CouplingManager::with_coupler(Coupler::Custom(Arc::new(mechanism)))
+    }
+
+    fn with_coupler(coupler: Coupler) -> Self {
         CouplingManager {
-            mechanism,
+            coupler,
             deregister_policy: DeregisterPolicy::default(),
             groups: BTreeMap::new(),
             flow_groups: HashMap::new(),
@@ -103,13 +158,25 @@ impl CouplingManager {
         }
     }
 
+    /// The same manager with `policy` for what leaving does to S_CR.
     pub fn with_deregister_policy(mut self, policy: DeregisterPolicy) -> Self {
         self.deregister_policy = policy;
         self
     }
 
-    pub fn mechanism(&self) -> &Mechanism {
-        &self.mechanism
+    /// The built-in mechanism that couples the groups; `None` for a custom one.
+    pub fn mechanism(&self) -> Option<&Mechanism> {
+        match &self.coupler {
+            Coupler::Builtin(mechanism) => Some(mechanism),
+            #[cfg(feature = "custom-mechanism")]
+            Coupler::Custom(_) => None,
+        }
+    }
+
+    /// The printed name of the mechanism that couples the groups (`FSEv2`, or a custom
+    /// mechanism's `display_name`).
+    pub fn mechanism_display_name(&self) -> &'static str {
+        self.coupler.display_name()
     }
 
     /// Registers a flow in the group `key` (created on first use) with a fresh id.
@@ -134,16 +201,16 @@ impl CouplingManager {
             return Err(CouplingError::DuplicateFlow(id));
         }
         let entry = validate_spec(id, &spec)?;
-        if !self.mechanism.info().couples(spec.kind()) {
+        if !self.coupler.couples(spec.kind()) {
             return Err(CouplingError::UnsupportedKind {
-                mechanism: self.mechanism.display_name(),
+                mechanism: self.coupler.display_name(),
                 kind: spec.kind(),
             });
         }
-        let mechanism = self.mechanism;
+        let coupler = &self.coupler;
         let group = self.groups.entry(key).or_insert_with(|| Group {
             flows: FlowGroup::new(),
-            state: GroupState::new(&mechanism),
+            state: coupler.new_group(),
         });
         group.flows.flows.push(entry);
         group.flows.claims_changed();

@@ -56,7 +56,8 @@ macro_rules! mechanisms {
             )*
         }
 
-        /// One group's mechanism state: plain data, one variant per mechanism.
+        /// One group's mechanism state: plain data, one variant per mechanism (and a
+        /// custom mechanism's rules, behind a box).
         #[derive(Debug, Clone)]
         pub(crate) enum GroupState {
             Uncoupled(Uncoupled),
@@ -64,6 +65,8 @@ macro_rules! mechanisms {
                 $(#[cfg($cfg)])?
                 $variant($state),
             )*
+            #[cfg(feature = "custom-mechanism")]
+            Custom(Box<dyn CouplingRules>),
         }
 
         impl GroupState {
@@ -86,6 +89,8 @@ macro_rules! mechanisms {
                         $(#[cfg($cfg)])?
                         GroupState::$variant(state) => state,
                     )*
+                    #[cfg(feature = "custom-mechanism")]
+                    GroupState::Custom(rules) => rules.as_mut(),
                 }
             }
 
@@ -97,6 +102,8 @@ macro_rules! mechanisms {
                         $(#[cfg($cfg)])?
                         GroupState::$variant(state) => state,
                     )*
+                    #[cfg(feature = "custom-mechanism")]
+                    GroupState::Custom(rules) => rules.as_ref(),
                 }
             }
         }

@@ -17,13 +17,24 @@
 //! form ([`waterfill`]), and differ in how the aggregate S_CR moves. Every deviation from
 //! a paper is an option of the mechanism's config struct; docs/ALGORITHMS.md lists them.
 //!
-//! Each mechanism's file holds its rules (the crate-private `CouplingRules` trait), its
-//! config and options, and its catalogue entry ([`MechanismInfo`], listed by
+//! Each mechanism's file holds its rules (the `CouplingRules` trait), its config and
+//! options, and its catalogue entry ([`MechanismInfo`], listed by
 //! [`Mechanism::catalogue`]); `mechanism.rs` lists the mechanisms once and says how to
 //! add one (one file plus one line).
+//!
+//! # A mechanism written outside this crate
+//!
+//! With the crate feature `custom-mechanism`, `CouplingRules` is public, with the
+//! group state its hooks see (`FlowGroup`, `FlowEntry`, `WindowState`, `RateUpdate`,
+//! `WindowUpdate`), and `CouplingManager::with_custom_mechanism` runs a
+//! `CustomMechanism`: a mechanism written by the embedder, coupled by the manager like
+//! a built-in one (the same groups, ids, checks of every report, moves between groups).
+//! `examples/custom_mechanism.rs` writes one in about sixty lines.
 
 pub mod catalogue;
 pub mod conservative;
+#[cfg(feature = "custom-mechanism")]
+mod custom;
 mod error;
 pub mod ext_fse_ng;
 mod flow;
@@ -44,6 +55,8 @@ pub mod web_api;
 
 pub use catalogue::{MechanismInfo, OptionDefault, OptionInfo, OptionKind};
 pub use conservative::ConservativeConfig;
+#[cfg(feature = "custom-mechanism")]
+pub use custom::CustomMechanism;
 pub use error::CouplingError;
 pub use ext_fse_ng::ExtendedFseNgConfig;
 pub use flow::{
@@ -52,10 +65,14 @@ pub use flow::{
 pub use fse::{Distribution, FseConfig};
 pub use fse_ng::FseNgConfig;
 pub use fse_v2::{window_allowance, CwndRtt, FseV2Config};
+#[cfg(feature = "custom-mechanism")]
+pub use group::{FlowEntry, FlowGroup, WindowState};
 pub use manager::regroup::{Regroup, DEFAULT_MIN_REGROUP_INTERVAL};
 pub use manager::{CouplingManager, DeregisterPolicy, FlowInfo};
 pub use mechanism::Mechanism;
 pub use options::{mechanism_with_options, OptionError, OptionValue};
+#[cfg(feature = "custom-mechanism")]
+pub use rules::{CloneRules, CouplingRules, RateUpdate, WindowUpdate};
 pub use validate::{
     check_priority, rate_from_bps, rtt_from_secs, timestamp_from_secs, MAX_PRIORITY, MIN_PRIORITY,
 };
