@@ -29,3 +29,8 @@ pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
 pub mod coupling;
 pub mod names;
 pub mod sbd;
+
+/// README.md's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
