@@ -1,4 +1,4 @@
-//! Dynamic coupling groups (issue 22, item 3): `CouplingManager::move_flow` when shared
+//! Dynamic coupling groups: `CouplingManager::move_flow` when shared
 //! bottleneck detection changes its verdict. Hand-computed transitions, then property
 //! tests over random sequences of register / update / move / deregister for every
 //! mechanism: no allocation to a flow outside its group, no aggregate jump beyond the

@@ -1,4 +1,4 @@
-//! Chromium's encoder bitrate adjuster (issue 21, option `chromium_adjuster`): the rate
+//! Chromium's encoder bitrate adjuster (option `chromium_adjuster`): the rate
 //! `VideoStreamEncoder` hands the encoder is the allocation divided by how much the
 //! encoder overshot it in the last 3 s, and that adjusted rate is also what getStats
 //! reports as `targetBitrate` (`SetEncoderRates` passes `rate_control.bitrate`, the

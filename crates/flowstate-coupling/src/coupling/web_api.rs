@@ -1,5 +1,5 @@
 //! Coupling without patching the browser: an FSE-style rule driven only by what the
-//! WebRTC API exposes (issue 23; docs/ALGORITHMS.md, "The Web-API rule").
+//! WebRTC API exposes (docs/ALGORITHMS.md, "The Web-API rule").
 //!
 //! Paper 000's mechanisms (FSE-NG, Extended FSE-NG, FSEv2) set GCC's estimate and
 //! SCTP's cwnd inside a patched Chromium. A web application can do less: once per

@@ -1,5 +1,5 @@
 //! Dynamic flow groups: moving a flow to another group when shared bottleneck
-//! detection changes its verdict (RFC 8382; issue 22). A child module of `manager.rs`
+//! detection changes its verdict (RFC 8382). A child module of `manager.rs`
 //! so that the manager keeps one place for groups, ids and dispatch.
 //!
 //! A move is the two membership changes RFC 8699 section 5.1 already defines, done
