@@ -58,7 +58,7 @@ export interface WebApiDecision {
   decrease: number;
 }
 
-/** The rule; identical to flowstate-core's coupling/web_api.rs. Throws RangeError on bad input. */
+/** The rule; identical to flowstate-coupling's coupling/web_api.rs. Throws RangeError on bad input. */
 export class WebApiRule {
   constructor(config?: Partial<WebApiConfig>);
   readonly config: WebApiConfig;

@@ -1,10 +1,11 @@
 // flowstate-coupling: coupled congestion control for WebRTC media and data channels in an
 // unmodified browser (flowstate's Web-API rule). Dependency-free ES module.
 //
-// The rule (WebApiRule) is the same as flowstate-core's coupling/web_api.rs, operation
-// for operation, so that both give the same outputs (crates/flowstate-core/tests/
-// web_api_js.rs runs them side by side on thousands of random input sequences). The
-// reasoning is in flowstate's docs/ALGORITHMS.md, "The Web-API rule".
+// The rule (WebApiRule) is the same as the Rust crate flowstate-coupling's
+// coupling/web_api.rs, operation for operation, so that both give the same outputs
+// (crates/flowstate-core/tests/web_api_js.rs runs them side by side on thousands of
+// random input sequences). The reasoning is in flowstate's docs/ALGORITHMS.md, "The
+// Web-API rule".
 //
 // Per update interval (default 150 ms) the Coupler reads getStats (each video sender's
 // GCC target: candidate-pair availableOutgoingBitrate, or outbound-rtp targetBitrate;
@@ -90,7 +91,7 @@ export function waterFill(total, claims) {
 }
 
 /**
- * The rule (flowstate-core coupling/web_api.rs). Rates in bit/s, sizes in bytes, times
+ * The rule (flowstate-coupling coupling/web_api.rs). Rates in bit/s, sizes in bytes, times
  * in microseconds (elapsedUs, rttUs) as in the Rust version.
  */
 export class WebApiRule {

@@ -13,20 +13,24 @@
 //!
 //! Units live in [`units`]: [`Timestamp`] and [`TimeDelta`] in integer microseconds,
 //! [`DataSize`] in bytes, [`Bitrate`] in bits per second.
+//!
+//! The coupling managers, the Web-API rule, shared bottleneck detection, the units and
+//! the name rule are the crate flowstate-coupling (which an embedder can use alone),
+//! re-exported here under their paths: `flowstate_core::coupling`,
+//! `flowstate_core::sbd`, `flowstate_core::units`, `flowstate_core::names`.
 
-pub mod units;
+pub use flowstate_coupling::{coupling, names, sbd, units};
+pub use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
-pub use units::{Bitrate, DataSize, TimeDelta, Timestamp};
 pub mod config_options;
-pub mod coupling;
 pub mod endpoint;
 pub mod fec;
 pub mod gcc;
 pub mod nada;
-pub mod names;
 pub mod rate;
-pub mod sbd;
+pub mod rate_window;
 pub mod scream;
+pub(crate) mod seq_map;
 pub mod source;
 pub mod window;
 

@@ -1,11 +1,11 @@
 //! `definitions()`: everything a scenario, the CLI or the Python API can name, as plain
 //! Python values: coupling mechanisms with their options, GCC presets, flow kinds and
 //! every flow override with its default and unit. Read from the one definition of each
-//! (flowstate-core's mechanism and preset lists, flowstate-sim's `FlowKind` and
-//! `overrides`); nothing is listed here.
+//! (flowstate-coupling's mechanism list, flowstate-core's preset list, flowstate-sim's
+//! `FlowKind` and `overrides`); nothing is listed here.
 
-use flowstate_core::coupling::{Mechanism, OptionDefault};
 use flowstate_core::gcc::GccPreset;
+use flowstate_coupling::coupling::{Mechanism, OptionDefault};
 use flowstate_sim::flow_kind::coupling_name;
 use flowstate_sim::presets::SctpPreset;
 use flowstate_sim::FlowKind;

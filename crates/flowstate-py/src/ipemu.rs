@@ -2,7 +2,7 @@
 //! with a scenario's `[link]` / `[reverse_link]`, stop it, get every packet's record.
 //! No logic of its own: conversion of arguments and results only.
 
-use flowstate_core::Timestamp;
+use flowstate_coupling::Timestamp;
 use flowstate_emu::emulator::Timing;
 use flowstate_emu::ip::{DirectionReport, IpBottleneck, IpBottleneckConfig};
 use flowstate_emu::{PathConfig, PathStats};

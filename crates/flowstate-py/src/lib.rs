@@ -17,12 +17,12 @@ mod testbed;
 use std::collections::BTreeMap;
 
 use errors::FlowstateError;
-use flowstate_core::coupling::{
+use flowstate_coupling::coupling::{
     mechanism_with_options, rate_from_bps, rtt_from_secs, timestamp_from_secs, Allocation,
     Allowance, CouplingError as CoreError, CouplingManager as CoreManager, DeregisterPolicy,
     FlowId, FlowKind, FlowReport, FlowSpec, GroupKey, Mechanism, OptionValue,
 };
-use flowstate_core::{Bitrate, DataSize};
+use flowstate_coupling::{Bitrate, DataSize};
 use pyo3::create_exception;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -192,7 +192,7 @@ fn optional_rate(what: &'static str, bps: Option<f64>) -> PyResult<Option<Bitrat
 fn optional_rtt(
     what: &'static str,
     secs: Option<f64>,
-) -> PyResult<Option<flowstate_core::TimeDelta>> {
+) -> PyResult<Option<flowstate_coupling::TimeDelta>> {
     secs.map(|v| rtt_from_secs(what, v))
         .transpose()
         .map_err(core_err)
@@ -246,7 +246,7 @@ impl PyCouplingManager {
     /// The mechanism's display name.
     #[getter]
     fn mechanism(&self) -> &'static str {
-        self.inner.mechanism().display_name()
+        self.inner.mechanism_display_name()
     }
 
     /// Registers a rate flow (GCC, RAP, TFRC) in `group`; returns its id.
@@ -432,7 +432,7 @@ impl PyCouplingManager {
     fn __repr__(&self) -> String {
         format!(
             "CouplingManager({:?}, groups={})",
-            self.inner.mechanism().display_name(),
+            self.inner.mechanism_display_name(),
             self.inner.groups().len()
         )
     }

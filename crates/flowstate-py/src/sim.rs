@@ -531,11 +531,11 @@ fn web_api_options<'py>(
     Ok(d)
 }
 
-/// A name as every name a scenario writes is compared (`flowstate_core::names`): trimmed,
+/// A name as every name a scenario writes is compared (`flowstate_coupling::names`): trimmed,
 /// lower case, `_` and spaces read as `-`.
 #[pyfunction]
 fn normalize_name(name: &str) -> String {
-    flowstate_core::names::normalize_name(name)
+    flowstate_coupling::names::normalize_name(name)
 }
 
 /// The scenario name of a coupling mechanism written in any accepted spelling, the

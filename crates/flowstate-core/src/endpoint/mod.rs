@@ -17,7 +17,6 @@ pub mod overhead;
 mod paced;
 pub mod report_schedule;
 pub mod send_path;
-pub(crate) mod seq_map;
 
 use crate::coupling::{Allowance, FlowReport};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -160,10 +159,13 @@ pub fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> F
 
 pub mod app_pacing;
 pub mod data_source;
-pub mod encoder_adjuster;
+#[cfg(test)]
+mod fec_sender_tests;
 pub mod ledbat;
 pub mod nada;
 pub mod rap;
+#[cfg(test)]
+mod rate_testbed_tests;
 pub mod rfc8888;
 #[cfg(test)]
 mod rmcat_proptests;

@@ -31,7 +31,7 @@
 //! no PLI); `ClearUpTo` (frames decoded past a gap) is not modelled. Sequence numbers
 //! are 64-bit extended ones (no wrap).
 
-use super::seq_map::SeqMap;
+use crate::seq_map::SeqMap;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
 /// `kDefaultRtt` (nack_requester.cc:36): the RTT until the receiver has an estimate.

@@ -18,11 +18,11 @@
 
 use super::media::{RtpPacket, WireSizes};
 use super::rfc8888::CcfbReport;
-use super::seq_map::SeqMap;
 use super::video::VideoPacketizer;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
+use crate::seq_map::SeqMap;
 use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;

@@ -15,8 +15,8 @@
 //! as lost). At most [`MAX_REPORTS`] entries per report (RFC 8888 section 3.1: 16384).
 
 use super::media::RtpPacket;
-use super::seq_map::SeqMap;
 use super::{Endpoint, Transmit};
+use crate::seq_map::SeqMap;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
 /// RFC 8888 section 3.1: num_reports MUST NOT exceed 16384.

@@ -35,7 +35,7 @@
 
 use super::media::RtpPacket;
 use super::rtx_limiter::RetransmissionLimiter;
-use super::seq_map::SeqMap;
+use crate::seq_map::SeqMap;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// RFC 4588 section 4: the RTX payload's original sequence number (2 bytes).

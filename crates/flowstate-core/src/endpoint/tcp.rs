@@ -8,10 +8,10 @@
 use std::collections::VecDeque;
 
 use super::data_source::{DataSource, SourceKind};
-use super::seq_map::SeqMap;
 use super::window_snapshot;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::seq_map::SeqMap;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use crate::window::state::{EmbedsCore, WindowCore};
 use crate::window::{

@@ -26,7 +26,5 @@ pub mod ulpfec;
 
 #[cfg(test)]
 mod proptests;
-#[cfg(test)]
-mod sender_tests;
 
 pub use controller::{FecConfig, FecController};

@@ -161,7 +161,7 @@ impl GccPreset {
                     m156: Some(m156),
                     fec: Some(crate::fec::FecConfig::default()),
                     encoder_adjuster: Some(
-                        crate::endpoint::encoder_adjuster::EncoderAdjusterConfig::default(),
+                        crate::source::encoder_adjuster::EncoderAdjusterConfig::default(),
                     ),
                     feedback_cadence: Some(
                         super::feedback_cadence::FeedbackCadenceConfig::default(),
@@ -325,10 +325,10 @@ pub struct GccConfig {
     /// media sender cuts the encoder's rate by the protection overhead and sends ULPFEC
     /// packets; `None` (every preset): neither.
     pub fec: Option<crate::fec::FecConfig>,
-    /// Chromium's encoder bitrate adjuster (`crate::endpoint::encoder_adjuster`, option
+    /// Chromium's encoder bitrate adjuster (`crate::source::encoder_adjuster`, option
     /// `chromium_adjuster`): the encoder's rate divided by its recent overshoot against
     /// the input frame rate; `None` (every preset): the rate as it is.
-    pub encoder_adjuster: Option<crate::endpoint::encoder_adjuster::EncoderAdjusterConfig>,
+    pub encoder_adjuster: Option<crate::source::encoder_adjuster::EncoderAdjusterConfig>,
 }
 
 impl GccConfig {

@@ -13,11 +13,11 @@ use super::detector::{BandwidthUsage, DetectorConfig, OveruseDetector};
 use super::inter_arrival::{InterArrival, InterArrivalConfig, SendTimeReference};
 use super::kalman::{Hypothesis, KalmanConfig, KalmanFilter};
 use super::observation::GccObservation;
-use super::rate_window::RateWindow;
 use super::threshold::{
     AdaptiveThresholdConfig, StaticThresholdConfig, Threshold, ThresholdConfig,
 };
 use super::trendline::{Trendline, TrendlineConfig};
+use crate::rate_window::RateWindow;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// Which delay filter.

@@ -7,8 +7,9 @@
 //! [`inter_arrival`] (arrival groups), [`kalman`] (paper 002 eqs. 10-16), [`trendline`]
 //! (Chromium), [`detector`] (over-use detector), [`threshold`] (adaptive and static),
 //! [`aimd`] with [`link_capacity`] (remote rate controller), [`loss_based`] (sender),
-//! [`rate_window`] (incoming rate R), [`remb`] (REMB timing), [`delay_based`] (the chain
-//! from packets to A_r), [`pacer`], [`config`] (presets), [`observation`].
+//! [`crate::rate_window`] (incoming rate R, shared with NADA and SCReAM), [`remb`] (REMB
+//! timing), [`delay_based`] (the chain from packets to A_r), [`pacer`], [`config`]
+//! (presets), [`observation`].
 //!
 //! Today's Chromium (`chromium-m156` preset, libwebrtc M125 sources): [`probe_controller`],
 //! [`probe_estimator`], [`bitrate_prober`] (the pacer's probe sender), [`alr_detector`],
@@ -42,7 +43,6 @@ pub mod pacer;
 pub mod padding;
 pub mod probe_controller;
 pub mod probe_estimator;
-pub mod rate_window;
 pub mod remb;
 pub mod robust_throughput;
 pub mod threshold;

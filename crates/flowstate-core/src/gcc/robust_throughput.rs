@@ -9,7 +9,7 @@
 //! decreases to (0.85 x) and caps its increase by (1.5 x + 10 kbit/s), to the probe-result
 //! floor (`kProbeDropThroughputFraction`) and to loss-based BWE v2. The ~M100 model (and
 //! the `chromium` preset) takes that throughput from a 500 ms receive-rate window
-//! evaluated at the feedback's arrival ([`super::rate_window`]).
+//! evaluated at the feedback's arrival ([`crate::rate_window`]).
 //!
 //! - Window (`FirstPacketOutsideWindow`): the oldest packet leaves while the window has
 //!   more than `max_window_packets` (500) packets, spans more than `max_window_duration`

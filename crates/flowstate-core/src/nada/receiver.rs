@@ -10,7 +10,7 @@ use super::config::NadaConfig;
 use super::congestion_signal::{aggregate, d_tilde, warp_mode, WarpMode};
 use super::loss_ratio::LossRatio;
 use super::queuing_delay::QueuingDelay;
-use crate::gcc::rate_window::RateWindow;
+use crate::rate_window::RateWindow;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// rmode of RFC 8698 section 4.2.

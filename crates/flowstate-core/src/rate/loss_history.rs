@@ -16,7 +16,7 @@
 //! - 5.5 (history discounting) is implemented as the option
 //!   [`LossHistoryConfig::history_discounting`] (off by default; the RFC says MAY).
 
-use crate::endpoint::seq_map::SeqMap;
+use crate::seq_map::SeqMap;
 use crate::units::{TimeDelta, Timestamp};
 use smallvec::SmallVec;
 use std::collections::VecDeque;

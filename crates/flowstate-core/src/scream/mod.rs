@@ -34,7 +34,7 @@ pub use network::{FeedbackSummary, NetworkControl};
 pub use rate_control::{MediaRateControl, RateAction, RateInputs};
 pub use rtp_queue::RtpQueue;
 
-use crate::gcc::rate_window::RateWindow;
+use crate::rate_window::RateWindow;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;
 

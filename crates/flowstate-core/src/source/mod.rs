@@ -1,9 +1,12 @@
 //! Video source models for media senders: the papers' encoder bounds (minimum 50 kbit/s,
 //! maximum 2 Mbit/s (paper 002) or 2.5 Mbit/s (paper 000), 30 or 60 fps), a perfect codec
 //! for tests, and a statistics codec with rate-change lag and frame-size noise in the
-//! spirit of RFC 8593 (its statistics-based model) and the syncodecs models.
+//! spirit of RFC 8593 (its statistics-based model) and the syncodecs models; and
+//! Chromium's encoder bitrate adjuster ([`encoder_adjuster`]: the rate the encoder is
+//! given after its recent overshoot), which a GCC preset switches on for the media sender.
 
 mod bounds;
+pub mod encoder_adjuster;
 mod frame;
 pub mod perfect;
 pub mod rng;

@@ -6,12 +6,12 @@
 
 use super::config::MediaSenderConfig;
 use super::packet::RtpPacket;
-use crate::endpoint::encoder_adjuster::EncoderBitrateAdjuster;
 use crate::endpoint::rtx::{rtx_ssrc, RtxSender};
 use crate::endpoint::send_path::HeldPackets;
 use crate::fec::controller::FecController;
 use crate::gcc::bitrate_prober::BitrateProber;
 use crate::gcc::padding::PaddingBudget;
+use crate::source::encoder_adjuster::EncoderBitrateAdjuster;
 use crate::units::{Bitrate, DataSize, Timestamp};
 
 /// The optional Chromium send-chain state of a [`super::MediaSender`].

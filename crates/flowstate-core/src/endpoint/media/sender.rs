@@ -8,12 +8,12 @@ use super::packet::RtpPacket;
 use crate::coupling::{Allowance, FlowReport, RateReportMode};
 use crate::endpoint::rtx::RtxSender;
 use crate::endpoint::send_path::sent_packet_time;
-use crate::endpoint::seq_map::SeqMap;
 use crate::endpoint::{Controller, Endpoint, Transmit};
 use crate::gcc::pacer::Pacer;
 use crate::gcc::padding::PaddingBudget;
 use crate::gcc::probe_estimator::ProbeTag;
 use crate::gcc::{Gcc, GccObservation, PacketTiming};
+use crate::seq_map::SeqMap;
 use crate::source::{VideoSource, VideoSourceConfig};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 

@@ -4,8 +4,8 @@
 use super::chunk::{DataChunk, DupTsns, GapBlocks, Sack};
 use super::config::SctpReceiverConfig;
 use super::stats::SctpReceiverStats;
-use crate::endpoint::seq_map::SeqMap;
 use crate::endpoint::{Endpoint, Transmit};
+use crate::seq_map::SeqMap;
 use crate::units::{DataSize, Timestamp};
 use std::collections::VecDeque;
 

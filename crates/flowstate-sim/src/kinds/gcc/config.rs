@@ -78,7 +78,7 @@ pub fn gcc_config(preset: GccPreset, o: &GccOverrides) -> Result<GccConfig, Fiel
     }
     if let Some(on) = o.chromium_adjuster {
         gcc.encoder_adjuster =
-            on.then(flowstate_core::endpoint::encoder_adjuster::EncoderAdjusterConfig::default);
+            on.then(flowstate_core::source::encoder_adjuster::EncoderAdjusterConfig::default);
     }
     if let Some(on) = o.chromium_feedback_cadence {
         if on && gcc.side != EstimationSide::Sender {
