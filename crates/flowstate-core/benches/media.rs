@@ -5,7 +5,7 @@
 //! flow runs against its receiver over a 2 Mbit/s, 25 ms link (a FIFO, no losses);
 //! only the sender's handling of the feedback is timed (`iter_custom`), after 5 s of
 //! warm-up. Three configurations: the ~M100 `chromium` preset, `chromium-m156` without
-//! its send chain (as it was before the fourteenth session) and `chromium-m156`.
+//! its send chain (as it was before it took Chromium's send chain) and `chromium-m156`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use flowstate_core::endpoint::media::{
@@ -111,7 +111,7 @@ impl Pair {
     }
 }
 
-/// `chromium-m156` as it was before it took the send chain (fourteenth session): M125's
+/// `chromium-m156` as it was before it took the send chain: M125's
 /// loss-based BWE v2, pacing 2.5, none of the send chain.
 fn m156_bare() -> GccConfig {
     let mut gcc = GccPreset::ChromiumM156.config();

@@ -1,4 +1,4 @@
-//! Accuracy of the emulator on loopback (issue 7 item 2): a CBR UDP stream above the
+//! Accuracy of the emulator on loopback: a CBR UDP stream above the
 //! capacity crosses the forward bottleneck; reports the delivered rate against the set
 //! capacity and the added-delay error: measured one-way delay minus (configured delay +
 //! serialization + the model's queuing delay for that packet), p50 / p99 / max, plus

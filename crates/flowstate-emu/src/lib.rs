@@ -1,6 +1,6 @@
 //! # flowstate-emu
 //!
-//! A user-space bottleneck emulator (issue 7 item 2): UDP datagrams sent to the
+//! A user-space bottleneck emulator: UDP datagrams sent to the
 //! emulator's sender-facing sockets cross a *forward* bottleneck and leave towards the
 //! receiver; datagrams the receiver sends back cross a *reverse* bottleneck. Each
 //! bottleneck is the flowstate-sim link model ([`flowstate_sim::link::Link`]: drop-tail

@@ -1,5 +1,5 @@
 //! The front end's files as Python writes them, byte for byte, without Python code per
-//! value (docs/BENCHMARKS.md, "Eighth pass"): [`json_dumps_indent2`] for summary.json
+//! value (docs/investigations/2026-11-scaling-passes.md): [`json_dumps_indent2`] for summary.json
 //! and results.json, [`csv_rows_text`] for the rows of timeseries.csv and links.csv
 //! when a run's rows were not already rendered on the simulate workers.
 //!

@@ -97,8 +97,8 @@ const MAX_REPORTS_PER_DRAIN: usize = 16;
 /// Runs with at least this many flows ask the CPU to load the next event's flow state
 /// while the current event runs ([`Simulation::prefetch_next`]): their state no longer
 /// fits the caches, so an event would otherwise wait on memory for it. Below, the state
-/// stays cached and the hint would only add its instructions (docs/BENCHMARKS.md,
-/// "Seventh pass").
+/// stays cached and the hint would only add its instructions
+/// (docs/investigations/2026-11-scaling-passes.md).
 const PREFETCH_MIN_FLOWS: usize = crate::metrics::AUTO_RECORDER_MIN_FLOWS;
 /// How many places down its lane the flow of an event gets its early hint
 /// ([`SimFlow::prefetch_early`]).

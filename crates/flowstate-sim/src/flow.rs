@@ -111,7 +111,7 @@ pub trait SimFlow {
         None
     }
     /// What a web application's getStats would show of this flow now (Web-API
-    /// coupling, issue 23); `None`: the flow has no such statistics.
+    /// coupling); `None`: the flow has no such statistics.
     fn app_stats(&self) -> Option<AppStats> {
         None
     }
@@ -194,7 +194,7 @@ pub trait SenderHooks: Endpoint {
     /// the statement (declared, they leave every catalogue trace and
     /// `tests/input_driven.rs` unchanged), but their own timer wakes them for most of
     /// their packets, so the bookkeeping costs more instructions than the polls it
-    /// saves (RAP +2.0 %, CBR +2.7 %; BENCHMARKS.md, twelfth pass). Declare it only for
+    /// saves (RAP +2.0 %, CBR +2.7 %; docs/investigations/2026-11-scaling-passes.md). Declare it only for
     /// an endpoint for which the statement holds; `tests/input_driven.rs` checks each
     /// declared one against [`SimFlow::poll_at_every_event`].
     const INPUT_DRIVEN: bool = false;
@@ -280,8 +280,8 @@ where
 /// A flow's engine event used to poll both endpoints, the sender's RTT sample and its
 /// coupling report, and ask both for their deadline. At 1,000 flows that state is out
 /// of the caches: a data packet delivered to a TCP receiver loaded the sender's source,
-/// window and RTT lines to learn that it had nothing to send (BENCHMARKS.md, twelfth
-/// pass). An input-driven side answers `None` from `poll_transmit` until its next input
+/// window and RTT lines to learn that it had nothing to send
+/// (docs/investigations/2026-11-scaling-passes.md). An input-driven side answers `None` from `poll_transmit` until its next input
 /// or its deadline, and `poll_timeout` takes `&self` and no time, so its answer changes
 /// only through the `&mut` calls the flow makes ([`EndpointPairFlow`]'s `touch_sender`
 /// and `touch_receiver`), which mark it [`KeptDeadline::STALE`] and the side pending.

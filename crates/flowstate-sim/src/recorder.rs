@@ -13,7 +13,7 @@
 //!
 //! When: [`crate::metrics::RecorderThread::Auto`] (the default) uses the helper from
 //! [`crate::metrics::AUTO_RECORDER_MIN_FLOWS`] flows on, where the measurements showed a gain
-//! (docs/BENCHMARKS.md, "Tenth pass"); below, the state stays in the caches and the
+//! (docs/investigations/2026-11-scaling-passes.md); below, the state stays in the caches and the
 //! batches would only add their copies (and a thread per run, which a pool running one
 //! run per core would not want). If the thread cannot be started, the run records
 //! in the loop.

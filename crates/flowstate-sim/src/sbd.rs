@@ -1,5 +1,5 @@
 //! Shared bottleneck detection (RFC 8382) running in the simulator's flows, and the
-//! evaluation of its verdicts against the topology (issue 22).
+//! evaluation of its verdicts against the topology.
 //!
 //! Per flow, whatever its kind (GCC, SCTP, TCP, ...), the engine hands every data
 //! packet that reaches the receiver to that flow's [`SbdReceiver`] (RFC 8382 section

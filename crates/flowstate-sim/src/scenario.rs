@@ -295,7 +295,7 @@ impl Scenario {
     /// runs): `[measure] recorder_thread` "auto" (or unset) becomes "off", because the
     /// recorder's helper thread would compete with the other runs for the cores (two
     /// 1,000-flow runs side by side on two cores took 15-30 % longer with it:
-    /// docs/BENCHMARKS.md, "Tenth pass"). An explicit "on" stays. Results do not change.
+    /// docs/investigations/2026-11-scaling-passes.md). An explicit "on" stays. Results do not change.
     pub fn sharing_cores(mut self) -> Self {
         use crate::metrics::RecorderThread;
         if matches!(

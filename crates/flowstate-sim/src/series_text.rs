@@ -4,7 +4,7 @@
 //! number; positional notation for decimal exponents -5 < e < 16, else `1.5e+16`,
 //! `1e-05`), an integer in decimal, a missing sample as the empty cell, `\n` after each
 //! row. Rendering it here lets the front end write a run's series without one Python
-//! object per cell (docs/BENCHMARKS.md, "Eighth pass").
+//! object per cell (docs/investigations/2026-11-scaling-passes.md).
 //!
 //! The rows carry no `run` and `seed` columns: the front end prefixes them per run.
 //! Flow and link names need no quoting (the scenario validator keeps commas, quotes and

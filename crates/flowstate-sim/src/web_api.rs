@@ -1,4 +1,4 @@
-//! Coupling as an unmodified browser's web application does it (issue 23): the
+//! Coupling as an unmodified browser's web application does it: the
 //! `web-api` coupling mode.
 //!
 //! Nothing inside the senders is coupled. Every `interval` (default 150 ms) the hook

@@ -1,4 +1,4 @@
-//! The coupling of `nada`, `scream` and `ledbat` flows (issue 20): an allocation must
+//! The coupling of `nada`, `scream` and `ledbat` flows: an allocation must
 //! change the controller's rates (NADA: r_ref with r_vin and r_send, paper 003 Table I;
 //! SCReAM: the target bitrate) and a LEDBAT window flow must take its cwnd cap. The
 //! priority tests fail when `apply_allowance` does nothing: uncoupled flows of one kind

@@ -1,6 +1,6 @@
 //! Shared bottleneck detection (RFC 8382) in the simulator's flows (crate::sbd): the
 //! verdicts on a dumbbell, determinism, observation without effect, and the coupling
-//! manager's moves when `coupling.groups = "sbd"` (issue 22 items 3 and 5).
+//! manager's moves when `coupling.groups = "sbd"`.
 
 mod common;
 

@@ -137,7 +137,7 @@ start = "2s"
 "#;
 
 /// NADA and SCReAM with their RFC 8888 feedback across the namespaces and the kernel's
-/// tbf (issue 20).
+/// tbf.
 #[test]
 fn nada_and_scream_cross_the_namespaces() {
     let prefix = format!("fr{}", std::process::id() % 100_000);

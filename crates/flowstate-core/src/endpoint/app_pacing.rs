@@ -1,4 +1,4 @@
-//! A web application's pacing of its own data-channel writes (issue 23): a token bucket
+//! A web application's pacing of its own data-channel writes: a token bucket
 //! at the rate the Web-API rule gives ([`crate::coupling::web_api`]) and a cap on the
 //! channel's `bufferedAmount`, as js/flowstate-coupling does with
 //! `bufferedAmountLowThreshold`.

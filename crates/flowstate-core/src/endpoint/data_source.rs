@@ -142,7 +142,7 @@ pub struct DataSource {
     rng: XorShift64,
     short: ShortState,
     files_started: u64,
-    /// The application paces its greedy writes (Web-API coupling, issue 23).
+    /// The application paces its greedy writes (Web-API coupling).
     pacing: Option<AppPacing>,
 }
 

@@ -1,6 +1,6 @@
 //! The receiver's NACK list: which media packets a video receiver asks the sender to
 //! resend with Generic NACKs (RFC 4585 section 6.2.1), as libwebrtc's `NackRequester`
-//! decides it (option `nack_rtx`; issue 21, docs/ALGORITHMS.md "Chromium's NACK/RTX
+//! decides it (option `nack_rtx`; docs/ALGORITHMS.md "Chromium's NACK/RTX
 //! retransmissions"; the sender's side is [`super::rtx`]).
 //!
 //! Sources: WebRTC M150, signalapp/webrtc bd635df, `modules/video_coding/

@@ -1,5 +1,5 @@
 //! When a media receiver sends its RTCP receiver report (RFC 3550 section 6.2 as WebRTC
-//! does it; issue 21, docs/ALGORITHMS.md "Chromium's receiver-report interval").
+//! does it; docs/ALGORITHMS.md "Chromium's receiver-report interval").
 //!
 //! The sender learns the loss fraction only from these reports: goog_cc's loss rate
 //! (`GoogCcNetworkController::OnTransportLossReport`, fed by

@@ -1,5 +1,5 @@
 //! The sender's retransmissions: a history of sent media packets and the RTX packets
-//! a Generic NACK gets back (option `nack_rtx`; issue 21, docs/ALGORITHMS.md
+//! a Generic NACK gets back (option `nack_rtx`; docs/ALGORITHMS.md
 //! "Chromium's NACK/RTX retransmissions"; the receiver's side is [`super::nack`]).
 //!
 //! Sources: WebRTC M150, signalapp/webrtc bd635df (file:line).

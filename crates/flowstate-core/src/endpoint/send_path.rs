@@ -1,5 +1,5 @@
-//! Two properties of Chromium's send path that its delay-based detector sees (issue 21;
-//! docs/ALGORITHMS.md, "Chromium's send path: `send_time_ms`, `fec_delay_ms`";
+//! Two properties of Chromium's send path that its delay-based detector sees
+//! (docs/ALGORITHMS.md, "Chromium's send path: `send_time_ms`, `fec_delay_ms`";
 //! docs/REPRODUCTION.md, "What sets GCC's target in p000-fig3").
 //!
 //! - **Send times in whole milliseconds** (`send_time_ms`). The send time a transport

@@ -1,4 +1,4 @@
-//! Chromium's encoder-side protection (issue 21, option `chromium_fec`): how much of
+//! Chromium's encoder-side protection (option `chromium_fec`): how much of
 //! GCC's target the encoder gets when the call carries RED/ULPFEC, and the ULPFEC
 //! packets sent on top. One rule per file, from libwebrtc WebRTC M150
 //! (signalapp/webrtc bd635df, whose last upstream merge is `branch-heads/7871`; six

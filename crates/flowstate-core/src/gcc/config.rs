@@ -153,7 +153,7 @@ impl GccPreset {
             // (`chromium_adjuster`) and Chromium's transport-feedback cadence
             // (`chromium_feedback_cadence`) and libwebrtc's randomized receiver-report
             // interval (`rtcp_report_random`), each an override that switches it off
-            // (issue 21, docs/ALGORITHMS.md "Today's Chromium's send chain").
+            // (docs/ALGORITHMS.md "Today's Chromium's send chain").
             Self::ChromiumM156 => {
                 let m156 = M156Config::default();
                 GccConfig {
@@ -209,7 +209,7 @@ pub struct M156Config {
 }
 
 /// What today's Chromium's media sender does between the encoder and the socket
-/// (`chromium-m156`; issue 21, docs/ALGORITHMS.md "Today's Chromium's send chain"). The
+/// (`chromium-m156`; docs/ALGORITHMS.md "Today's Chromium's send chain"). The
 /// [`crate::endpoint::MediaSenderConfig`] of a flow starts from it; each field is an
 /// override of the scenario.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,5 +1,5 @@
 //! When Chromium's receiver sends transport-wide congestion-control feedback (TWCC),
-//! option `chromium_feedback_cadence` (issue 21; docs/ALGORITHMS.md, "Chromium's
+//! option `chromium_feedback_cadence` (docs/ALGORITHMS.md, "Chromium's
 //! transport-feedback cadence"; docs/REPRODUCTION.md, "Chromium's transport-feedback
 //! cadence").
 //!

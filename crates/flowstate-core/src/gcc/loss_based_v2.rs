@@ -114,7 +114,7 @@ impl LossBasedBweV2Config {
     /// preference threshold 0.2, ramp-up bounds 1.5 / 1.2, lower bound by the acknowledged
     /// rate 1.0, HOLD factor 2.0, byte loss rate, padding duration 2 s, bound best
     /// candidate (`UseInStartPhase` true: the model uses the estimator whenever it is
-    /// ready, as before). Option `loss_v2_m150` (issue 21).
+    /// ready, as before). Option `loss_v2_m150`.
     pub fn m150() -> Self {
         Self {
             observation_window_size: 15,

@@ -1,5 +1,5 @@
 //! Chromium's padding while loss-based BWE v2 increases with padding (`loss_v2_padding`;
-//! issue 21, docs/REPRODUCTION.md "Chromium's NACK/RTX retransmissions and padding,
+//! docs/REPRODUCTION.md "Chromium's NACK/RTX retransmissions and padding,
 //! measured"). Read at signalapp/webrtc `bd635df` (WebRTC M150), file:line:
 //!
 //! - **The rate.** `GoogCcNetworkController::GetPacingRates`

@@ -32,13 +32,13 @@ pub struct StatisticsCodecConfig {
     pub low_rate_fps: Option<&'static [(f64, f64)]>,
     /// `Some`: frames are captured at `bounds.fps` and libvpx VP8's buffer model decides
     /// which are encoded, each at least the frame-size floor for its distance to the
-    /// previous encoded frame (`source::vp8_frame_drop`; issue 21). `None` (default):
+    /// previous encoded frame (`source::vp8_frame_drop`). `None` (default):
     /// every frame is encoded at the nominal size.
     pub vp8_drop: Option<Vp8DropConfig>,
 }
 
 /// Real Chromium 156's frames per second against its encoder target, median of every
-/// getStats sample of the real runs of docs/REPRODUCTION.md (issue 21; VP8 320x180 and
+/// getStats sample of the real runs of docs/REPRODUCTION.md (VP8 320x180 and
 /// up, the noise clip, 10,581 samples): under 100 kbit/s 1 frame/s, 100-200 kbit/s 4,
 /// 200-400 kbit/s 22.5, from 400 kbit/s 29-30 (the configured rate). Measured, not
 /// from libvpx's rate control (not read).

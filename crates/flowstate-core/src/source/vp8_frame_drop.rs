@@ -1,5 +1,5 @@
 //! libvpx VP8's frame dropping as WebRTC configures it, with a frame-size floor: why real
-//! Chromium's encoder runs at 1-5 frames/s at 100-200 kbit/s (issue 21; measured in
+//! Chromium's encoder runs at 1-5 frames/s at 100-200 kbit/s (measured in
 //! docs/REPRODUCTION.md, "The real encoder's frame rate, measured").
 //!
 //! The rule (libvpx `vp8/encoder/onyx_if.c` and `ratectrl.c`, read at webmproject/libvpx

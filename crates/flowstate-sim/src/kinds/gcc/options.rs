@@ -192,7 +192,7 @@ overrides! {
         /// interval (default 40 ms, `chromium-m156`'s). Chromium since 2023 lets
         /// the media debt reach `PacingController::kDefaultBurstInterval` = 40 ms
         /// (`modules/pacing/pacing_controller.h`) before it waits, so a small frame
-        /// leaves back to back (docs/REPRODUCTION.md, issue 21's CUBIC cases). 0.1 to
+        /// leaves back to back (docs/REPRODUCTION.md, the CUBIC cases). 0.1 to
         /// 1000 ms.
         pacer_burst_ms: Option<f64> => ["gcc"], MS,
             OverrideDefault::PerPreset(|p| Some(ms(match send_chain(p).media_debt {
@@ -205,8 +205,8 @@ overrides! {
         /// (`pacer_burst_ms`, here default `PacerConfig::kDefaultTimeInterval` = 40 ms,
         /// at most `kMaxBurstSize` 63 kB at the pacing rate), else once the debt is paid
         /// off; the debt capped at 500 ms (`kMaxDebtInTime`). Default true in
-        /// `chromium-m156`, false (the budget) in the paper-era presets; issue 21,
-        /// docs/REPRODUCTION.md.
+        /// `chromium-m156`, false (the budget) in the paper-era presets
+        /// (docs/ALGORITHMS.md).
         chromium_pacer: Option<bool> => ["gcc"], None,
             OverrideDefault::PerPreset(|p| text(send_chain(p).media_debt.is_some()));
         /// `true`: the statistics codec's frame rate falls with its rate as real Chromium
@@ -217,11 +217,11 @@ overrides! {
         /// `true`: the statistics codec drops frames as libvpx VP8's one-pass CBR buffer
         /// does in Chromium (rc_dropframe_thresh 30, buffer 500 / 600 / 1000 ms, a frame
         /// forced after 2 s), each encoded frame at least the measured clip's frame-size
-        /// floor for its distance to the previous one (`source::vp8_frame_drop`; issue 21,
+        /// floor for its distance to the previous one (`source::vp8_frame_drop`;
         /// docs/ALGORITHMS.md); default false. Not together with `low_rate_fps`.
         vp8_frame_drop: Option<bool> => ["gcc"], None, OverrideDefault::Value(|| "false".into());
         /// `true`: Chromium's encoder-side protection (`flowstate_core::fec`, WebRTC M150
-        /// sources; issue 21, docs/ALGORITHMS.md "Chromium's protection"): the loss
+        /// sources; docs/ALGORITHMS.md "Chromium's protection"): the loss
         /// fraction of the receiver reports, max-filtered over 10 s, sets the hybrid
         /// NACK/FEC protection factors (`media_opt_util.cc`, `kFecRateTable`); the
         /// encoder gets the target less the per-packet overhead by packet rate
@@ -233,7 +233,7 @@ overrides! {
             OverrideDefault::PerPreset(|p| text(p.config().fec.is_some()));
         /// `true`: Chromium's encoder bitrate adjuster (`flowstate_core::endpoint::
         /// encoder_adjuster`, WebRTC M150 `encoder_bitrate_adjuster.cc` and
-        /// `encoder_overshoot_detector.cc`; issue 21, docs/ALGORITHMS.md "Chromium's
+        /// `encoder_overshoot_detector.cc`; docs/ALGORITHMS.md "Chromium's
         /// encoder bitrate adjuster"): the encoder's rate is divided by its mean overshoot
         /// over 3 s (a buffer draining at that rate, each frame's leftover counted in
         /// frames of the input frame rate; factor 1-2, 1.2 for the first 30 frames), at
@@ -242,7 +242,7 @@ overrides! {
         chromium_adjuster: Option<bool> => ["gcc"], None,
             OverrideDefault::PerPreset(|p| text(p.config().encoder_adjuster.is_some()));
         /// `true`: the receiver sends transport-wide feedback as Chromium 156's does
-        /// (`flowstate_core::gcc::feedback_cadence`; issue 21, docs/ALGORITHMS.md
+        /// (`flowstate_core::gcc::feedback_cadence`; docs/ALGORITHMS.md
         /// "Chromium's transport-feedback cadence"): on a fixed schedule from the
         /// receiver's start, a report at each step if packets came since the last; the
         /// step is libwebrtc M150's interval, 68 B / (5 % of the receiving peer's own
@@ -258,7 +258,7 @@ overrides! {
         /// fraction, and with it ULPFEC's protection) as libwebrtc's `RTCPSender` does:
         /// the first half a report interval (1 s) after its first packet, then each gap
         /// uniform over the whole milliseconds in [0.5, 1.5] s
-        /// (`flowstate_core::endpoint::report_schedule`; issue 21, docs/ALGORITHMS.md
+        /// (`flowstate_core::endpoint::report_schedule`; docs/ALGORITHMS.md
         /// "Chromium's receiver-report interval"). Default true in `chromium-m156`;
         /// false (a report every second from the first packet) in the paper-era presets.
         rtcp_report_random: Option<bool> => ["gcc"], None,
@@ -273,15 +273,15 @@ overrides! {
         /// `AsyncUDPSocket::SendTo`: `TimeInMilliseconds()`;
         /// `TransportFeedbackAdapter::ProcessSentPacket`: `Timestamp::Millis`), so the
         /// delay-based detector groups and differences them as Chromium's does
-        /// (`flowstate_core::endpoint::send_path`; issue 21, docs/ALGORITHMS.md
+        /// (`flowstate_core::endpoint::send_path`; docs/ALGORITHMS.md
         /// "Chromium's send path"). Default true in `chromium-m156`; false (exact) in the
         /// paper-era presets.
         send_time_ms: Option<bool> => ["gcc"], None,
             OverrideDefault::PerPreset(|p| text(send_chain(p).whole_ms_send_times));
         /// With `chromium_fec`: ULPFEC packets join the pacer's queue this long after the
         /// media packet that completed them (Chromium 156 measured: 5 ms or more after the
-        /// frame, p25 5.1 ms in p000-fig3; the rule in the sources was not found; issue
-        /// 21, docs/ALGORITHMS.md "Chromium's send path"). 0.1 to 1000 ms, or 0: at once,
+        /// frame, p25 5.1 ms in p000-fig3; the rule in the sources was not found;
+        /// docs/ALGORITHMS.md "Chromium's send path"). 0.1 to 1000 ms, or 0: at once,
         /// as the sources read; default 5.4 in `chromium-m156` (the measured median of
         /// the first mode), unset (at once) in the paper-era presets.
         fec_delay_ms: Option<f64> => ["gcc"], MS,
@@ -294,7 +294,7 @@ overrides! {
         /// preference threshold 0.2, ramp-up bound 1.5 x the acknowledged rate (1.2 in
         /// HOLD), the acknowledged rate as lower bound, HOLD after a loss-limited decrease
         /// (300 ms doubling to 60 s), byte loss rate, the padding state for 2 s (its
-        /// padding not sent), bound best candidate); `false`: M125's; issue 21,
+        /// padding not sent), bound best candidate); `false`: M125's;
         /// docs/ALGORITHMS.md "loss-based BWE v2". Default true.
         loss_v2_m150: Option<bool> => ["gcc"], None,
             OverrideDefault::PerPreset(|p| {
@@ -305,7 +305,7 @@ overrides! {
         /// `IncreaseUsingPadding`, at the loss-based estimate, 5 ms at a time with an empty
         /// queue: copies of the last media packet (+2 B) when they fit, else 255 B
         /// padding-only packets (WebRTC M150 `GetPacingRates`, `PaddingToAdd`,
-        /// `GeneratePadding`; `flowstate_core::gcc::padding`; issue 21, docs/REPRODUCTION.md
+        /// `GeneratePadding`; `flowstate_core::gcc::padding`; docs/REPRODUCTION.md
         /// "Chromium's NACK/RTX retransmissions and padding, measured"). Default true in
         /// `chromium-m156` (off with M125's loss-based BWE v2), false elsewhere.
         loss_v2_padding: Option<bool> => ["gcc"], None,
@@ -316,7 +316,7 @@ overrides! {
         /// within the last 5 ms + RTT, as RTX (+2 B) ahead of new video in the pacer,
         /// within the target rate over 500 ms; ULPFEC and padding are never resent
         /// (WebRTC M150 `NackRequester`, `RTPSender::OnReceivedNack`;
-        /// `flowstate_core::endpoint::nack`, `rtx`; issue 21, docs/ALGORITHMS.md
+        /// `flowstate_core::endpoint::nack`, `rtx`; docs/ALGORITHMS.md
         /// "Chromium's NACK/RTX retransmissions"). Default false.
         nack_rtx: Option<bool> => ["gcc"], None, OverrideDefault::Value(|| "false".into());
     }
