@@ -159,6 +159,68 @@ pub struct KindDef {
     pub build: fn(&BuildInput<'_>) -> Result<Box<dyn SimFlow>, FieldError>,
 }
 
+impl KindDef {
+    /// A kind called `name` that `build` builds: never coupled, in no group, without
+    /// presets, options, a data source or a rate schedule until the methods below say
+    /// otherwise (`KindDef::new(..).coupled(CouplingRole::Rate).in_call()`).
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        build: fn(&BuildInput<'_>) -> Result<Box<dyn SimFlow>, FieldError>,
+    ) -> Self {
+        Self {
+            name,
+            description,
+            coupling: None,
+            default_group: None,
+            presets: no_presets,
+            options: Vec::new,
+            takes_source: false,
+            takes_rate_schedule: false,
+            build,
+        }
+    }
+    /// Coupled in the role `role`.
+    pub const fn coupled(self, role: CouplingRole) -> Self {
+        Self {
+            coupling: Some(role),
+            ..self
+        }
+    }
+    /// A WebRTC call's own flow: in [`CALL_GROUP`] unless the scenario names a group.
+    pub const fn in_call(self) -> Self {
+        Self {
+            default_group: Some(CALL_GROUP),
+            ..self
+        }
+    }
+    /// Takes the presets `names` lists.
+    pub const fn with_presets(self, names: fn() -> Vec<&'static str>) -> Self {
+        Self {
+            presets: names,
+            ..self
+        }
+    }
+    /// Takes the `overrides` keys `options` lists.
+    pub const fn with_options(self, options: fn() -> Vec<OverrideDef>) -> Self {
+        Self { options, ..self }
+    }
+    /// Takes a data `source`.
+    pub const fn with_source(self) -> Self {
+        Self {
+            takes_source: true,
+            ..self
+        }
+    }
+    /// Takes a `desired_rate_schedule`.
+    pub const fn with_rate_schedule(self) -> Self {
+        Self {
+            takes_rate_schedule: true,
+            ..self
+        }
+    }
+}
+
 /// The coupling group of a WebRTC call's own flows when the scenario names none.
 pub const CALL_GROUP: &str = "call";
 

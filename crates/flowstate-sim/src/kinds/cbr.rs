@@ -14,17 +14,12 @@ use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::convert::Infallible;
 
 /// The `cbr` kind.
-pub static KIND: KindDef = KindDef {
-    name: "cbr",
-    description: "constant bit rate packets without congestion control (never coupled)",
-    coupling: None,
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options: || CbrOverrides::DEFINITIONS.to_vec(),
-    takes_source: false,
-    takes_rate_schedule: false,
+pub static KIND: KindDef = KindDef::new(
+    "cbr",
+    "constant bit rate packets without congestion control (never coupled)",
     build,
-};
+)
+.with_options(|| CbrOverrides::DEFINITIONS.to_vec());
 
 overrides! {
     /// The `overrides` a `cbr` flow accepts.

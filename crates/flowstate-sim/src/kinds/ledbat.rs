@@ -18,19 +18,16 @@ use flowstate_core::window::LedbatConfig;
 use flowstate_core::DataSize;
 
 /// The `ledbat` kind.
-pub static KIND: KindDef = KindDef {
-    name: "ledbat",
-    description: "a LEDBAT bulk transfer (RFC 6817, one-way delay from sender timestamps), long-lived greedy by default; coupled as a window flow",
-    coupling: Some(CouplingRole::Window {
+pub static KIND: KindDef = KindDef::new(
+    "ledbat",
+    "a LEDBAT bulk transfer (RFC 6817, one-way delay from sender timestamps), long-lived greedy by default; coupled as a window flow",
+    |b| Ok(Box::new(ledbat_flow(b.spec, b.seed)?)),
+)
+.coupled(CouplingRole::Window {
         mtu: DataSize::bytes(1460),
-    }),
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options,
-    takes_source: true,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(ledbat_flow(b.spec, b.seed)?)),
-};
+    })
+.with_source()
+.with_options(options);
 
 overrides! {
     /// The `overrides` of a `ledbat` flow besides LEDBAT's own constants.

@@ -125,6 +125,19 @@ pub fn check_takes_preset(
 
 #[cfg(test)]
 mod tests {
+    /// Every kind lists its `overrides` keys (a kind without them reads every key as
+    /// unknown and `list-options` shows it nothing).
+    #[test]
+    fn every_kind_lists_its_options() {
+        for kind in super::ALL {
+            assert!(
+                !(kind.options)().is_empty(),
+                "{} lists no options",
+                kind.name
+            );
+        }
+    }
+
     use super::definitions;
 
     #[test]

@@ -10,7 +10,7 @@ use super::rtp_video::{
 use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
 use crate::flow_spec::FlowSpec;
-use crate::flow_spec::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
 use crate::overrides::{config_definitions, overrides, OverrideDef, OverrideDefault, MS};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::nada::{NadaSender, NadaSenderConfig};
@@ -19,17 +19,14 @@ use flowstate_core::nada::NadaConfig;
 use flowstate_core::{Bitrate, TimeDelta};
 
 /// The `nada` kind.
-pub static KIND: KindDef = KindDef {
-    name: "nada",
-    description: "RTP video from a video encoder model under NADA (RFC 8698) with RFC 8888 feedback; coupled as a rate flow (r_ref, with r_vin and r_send following, paper 003 Table I)",
-    coupling: Some(CouplingRole::Rate),
-    default_group: Some(CALL_GROUP),
-    presets: crate::flow_spec::no_presets,
-    options,
-    takes_source: false,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(nada_flow(b)?)),
-};
+pub static KIND: KindDef = KindDef::new(
+    "nada",
+    "RTP video from a video encoder model under NADA (RFC 8698) with RFC 8888 feedback; coupled as a rate flow (r_ref, with r_vin and r_send following, paper 003 Table I)",
+    |b| Ok(Box::new(nada_flow(b)?)),
+)
+.coupled(CouplingRole::Rate)
+.in_call()
+.with_options(options);
 
 /// NADA's RFC 8888 feedback interval: DELTA (RFC 8698 section 4.1).
 pub const NADA_FEEDBACK_INTERVAL_MS: f64 = 100.0;

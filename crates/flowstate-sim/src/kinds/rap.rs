@@ -13,17 +13,14 @@ use flowstate_core::rate::rap::RapConfig;
 use flowstate_core::{Bitrate, DataSize};
 
 /// The `rap` kind.
-pub static KIND: KindDef = KindDef {
-    name: "rap",
-    description: "a RAP flow (Rejaie et al., INFOCOM 1999; papers 003/004), greedy by default",
-    coupling: Some(CouplingRole::Rate),
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options: || RateOverrides::DEFINITIONS.to_vec(),
-    takes_source: false,
-    takes_rate_schedule: true,
-    build: |b| Ok(Box::new(rap_flow(b.spec)?)),
-};
+pub static KIND: KindDef = KindDef::new(
+    "rap",
+    "a RAP flow (Rejaie et al., INFOCOM 1999; papers 003/004), greedy by default",
+    |b| Ok(Box::new(rap_flow(b.spec)?)),
+)
+.coupled(CouplingRole::Rate)
+.with_options(|| RateOverrides::DEFINITIONS.to_vec())
+.with_rate_schedule();
 
 /// A RAP flow.
 pub type RapFlow = EndpointPairFlow<Tracked<RapSender>, RapReceiver>;

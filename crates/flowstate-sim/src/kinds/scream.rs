@@ -8,7 +8,7 @@ use super::rtp_video::{ccfb_receiver, feedback_interval, read_config, rmcat_sour
 use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
 use crate::flow_spec::FlowSpec;
-use crate::flow_spec::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
 use crate::overrides::{config_definitions, overrides, OverrideDef, OverrideDefault, FPS, MS};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::config_options::{OptionField, OptionInput, OptionUnit};
@@ -19,17 +19,14 @@ use flowstate_core::source::EncoderBounds;
 use flowstate_core::{Bitrate, TimeDelta};
 
 /// The `scream` kind.
-pub static KIND: KindDef = KindDef {
-    name: "scream",
-    description: "RTP video from a video encoder model under SCReAM v1 (RFC 8298) with RFC 8888 feedback; coupled as a rate flow (its target bitrate)",
-    coupling: Some(CouplingRole::Rate),
-    default_group: Some(CALL_GROUP),
-    presets: crate::flow_spec::no_presets,
-    options,
-    takes_source: false,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(scream_flow(b)?)),
-};
+pub static KIND: KindDef = KindDef::new(
+    "scream",
+    "RTP video from a video encoder model under SCReAM v1 (RFC 8298) with RFC 8888 feedback; coupled as a rate flow (its target bitrate)",
+    |b| Ok(Box::new(scream_flow(b)?)),
+)
+.coupled(CouplingRole::Rate)
+.in_call()
+.with_options(options);
 
 /// SCReAM's RFC 8888 feedback interval (20 ms: RFC 8298 section 4.1.1 asks for
 /// feedback frequent enough for the self-clocking, at least once per RTT; the

@@ -9,7 +9,7 @@ use crate::app_stats::{AppControl, AppStats};
 use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks, SimFlow};
 use crate::flow_spec::FlowSpec;
-use crate::flow_spec::{BuildInput, CouplingRole, KindDef, CALL_GROUP};
+use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
 use crate::presets::{self, SctpPreset};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::data_source::SourceKind;
@@ -17,19 +17,18 @@ use flowstate_core::endpoint::sctp::{SctpReceiver, SctpReceiverConfig, SctpSende
 use flowstate_core::{DataSize, Timestamp};
 
 /// The `sctp` kind.
-pub static KIND: KindDef = KindDef {
-    name: "sctp",
-    description: "an SCTP data channel (RFC 4960 congestion control, paper 000's greedy sender unless source or desired_rate says otherwise)",
-    coupling: Some(CouplingRole::Window {
-        mtu: DataSize::bytes(1200),
-    }),
-    default_group: Some(CALL_GROUP),
-    presets: || SctpPreset::ALL.iter().map(|p| p.name()).collect(),
-    options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
-    takes_source: true,
-    takes_rate_schedule: false,
+pub static KIND: KindDef = KindDef::new(
+    "sctp",
+    "an SCTP data channel (RFC 4960 congestion control, paper 000's greedy sender unless source or desired_rate says otherwise)",
     build,
-};
+)
+.coupled(CouplingRole::Window {
+        mtu: DataSize::bytes(1200),
+    })
+.in_call()
+.with_presets(|| SctpPreset::ALL.iter().map(|p| p.name()).collect())
+.with_options(|| super::window_options::WindowOverrides::DEFINITIONS.to_vec())
+.with_source();
 
 /// An SCTP data-channel flow.
 pub type SctpFlow = EndpointPairFlow<Tracked<SctpSender>, SctpReceiver>;

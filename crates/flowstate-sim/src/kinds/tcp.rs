@@ -22,38 +22,24 @@ const TCP: CouplingRole = CouplingRole::Window {
 };
 
 /// The `tcp-newreno` kind.
-pub static NEWRENO: KindDef = KindDef {
-    name: "tcp-newreno",
-    description: "a TCP flow with NewReno (RFC 5681, RFC 6582), long-lived greedy by default",
-    coupling: Some(TCP),
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
-    takes_source: true,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(tcp_flow(b.spec, false, b.seed)?)),
-};
+pub static NEWRENO: KindDef = KindDef::new(
+    "tcp-newreno",
+    "a TCP flow with NewReno (RFC 5681, RFC 6582), long-lived greedy by default",
+    |b| Ok(Box::new(tcp_flow(b.spec, false, b.seed)?)),
+)
+.coupled(TCP)
+.with_options(|| super::window_options::WindowOverrides::DEFINITIONS.to_vec())
+.with_source();
 
 /// The `tcp-cubic` kind.
-pub static CUBIC: KindDef = KindDef {
-    name: "tcp-cubic",
-    description: "a TCP flow with CUBIC (RFC 9438), long-lived greedy by default",
-    build: |b| Ok(Box::new(tcp_flow(b.spec, true, b.seed)?)),
-    ..NEWRENO_FIELDS
-};
-
-/// What `tcp-cubic` shares with `tcp-newreno`.
-const NEWRENO_FIELDS: KindDef = KindDef {
-    name: "",
-    description: "",
-    coupling: Some(TCP),
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options: || super::window_options::WindowOverrides::DEFINITIONS.to_vec(),
-    takes_source: true,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(tcp_flow(b.spec, false, b.seed)?)),
-};
+pub static CUBIC: KindDef = KindDef::new(
+    "tcp-cubic",
+    "a TCP flow with CUBIC (RFC 9438), long-lived greedy by default",
+    |b| Ok(Box::new(tcp_flow(b.spec, true, b.seed)?)),
+)
+.coupled(TCP)
+.with_options(|| super::window_options::WindowOverrides::DEFINITIONS.to_vec())
+.with_source();
 
 /// A TCP flow (NewReno or CUBIC).
 pub type TcpFlow = EndpointPairFlow<Tracked<TcpSender>, TcpReceiver>;

@@ -14,17 +14,14 @@ use flowstate_core::rate::tfrc::TfrcConfig;
 use flowstate_core::{Bitrate, DataSize};
 
 /// The `tfrc` kind.
-pub static KIND: KindDef = KindDef {
-    name: "tfrc",
-    description: "a TFRC flow (RFC 5348; papers 003/004), greedy by default",
-    coupling: Some(CouplingRole::Rate),
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options: || RateOverrides::DEFINITIONS.to_vec(),
-    takes_source: false,
-    takes_rate_schedule: true,
-    build: |b| Ok(Box::new(tfrc_flow(b.spec)?)),
-};
+pub static KIND: KindDef = KindDef::new(
+    "tfrc",
+    "a TFRC flow (RFC 5348; papers 003/004), greedy by default",
+    |b| Ok(Box::new(tfrc_flow(b.spec)?)),
+)
+.coupled(CouplingRole::Rate)
+.with_options(|| RateOverrides::DEFINITIONS.to_vec())
+.with_rate_schedule();
 
 /// A TFRC flow.
 pub type TfrcFlow = EndpointPairFlow<Tracked<TfrcSender>, TfrcReceiver>;

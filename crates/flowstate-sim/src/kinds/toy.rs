@@ -13,17 +13,11 @@ use crate::tracked::{SimSender, Tracked};
 use flowstate_core::testing::toy_controller::{ToyConfig, ToyReceiver, ToySender};
 
 /// The `toy` kind.
-pub static KIND: KindDef = KindDef {
-    name: "toy",
-    description: "a toy AIMD rate controller (tests only)",
-    coupling: Some(CouplingRole::Rate),
-    default_group: None,
-    presets: crate::flow_spec::no_presets,
-    options: || config_definitions(ToyConfig::OPTIONS, &["toy"]),
-    takes_source: false,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(toy_flow(b)?)),
-};
+pub static KIND: KindDef = KindDef::new("toy", "a toy AIMD rate controller (tests only)", |b| {
+    Ok(Box::new(toy_flow(b)?))
+})
+.coupled(CouplingRole::Rate)
+.with_options(|| config_definitions(ToyConfig::OPTIONS, &["toy"]));
 
 impl SimSender for ToySender {}
 impl ReceiverHooks for ToyReceiver {}

@@ -13,7 +13,7 @@ use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
 use crate::flow_spec::FlowContext;
 use crate::flow_spec::FlowSpec;
-use crate::flow_spec::{CouplingRole, KindDef, CALL_GROUP};
+use crate::flow_spec::{CouplingRole, KindDef};
 use crate::tracked::{SimSender, Tracked};
 use config::gcc_config;
 use flowstate_core::coupling::Mechanism;
@@ -26,17 +26,15 @@ use flowstate_core::{Bitrate, Timestamp};
 use options::{GccOverrides, ZERO_SWITCHES_OFF};
 
 /// The `gcc` kind.
-pub static KIND: KindDef = KindDef {
-    name: "gcc",
-    description: "RTP video from a video encoder model under Google Congestion Control (draft-ietf-rmcat-gcc-02, papers 001/002; presets in gcc_presets)",
-    coupling: Some(CouplingRole::Rate),
-    default_group: Some(CALL_GROUP),
-    presets: || flowstate_core::gcc::GccPreset::ALL.iter().map(|p| p.name()).collect(),
-    options: || GccOverrides::DEFINITIONS.to_vec(),
-    takes_source: false,
-    takes_rate_schedule: false,
-    build: |b| Ok(Box::new(gcc_flow(b.ctx, b.index, b.spec, b.seed)?)),
-};
+pub static KIND: KindDef = KindDef::new(
+    "gcc",
+    "RTP video from a video encoder model under Google Congestion Control (draft-ietf-rmcat-gcc-02, papers 001/002; presets in gcc_presets)",
+    |b| Ok(Box::new(gcc_flow(b.ctx, b.index, b.spec, b.seed)?)),
+)
+.coupled(CouplingRole::Rate)
+.in_call()
+.with_presets(|| flowstate_core::gcc::GccPreset::ALL.iter().map(|p| p.name()).collect())
+.with_options(|| GccOverrides::DEFINITIONS.to_vec());
 
 /// A GCC media flow (sender + receiver).
 pub type GccFlow = EndpointPairFlow<Tracked<MediaSender>, MediaReceiver>;
