@@ -229,21 +229,21 @@ pub fn check_kind(kind: &str, set: &[&OverrideDef]) -> Result<(), FieldError> {
 }
 
 /// The definitions of a flowstate-core configuration's options
-/// ([`flowstate_core::config_options`]) as keys of the `kinds` flows.
+/// ([`flowstate_core::config_options`]) as keys of the `kinds` flows, then the kind's
+/// own keys `own`.
 pub fn config_definitions<C: Default>(
     options: &'static [ConfigOption<C>],
     kinds: &'static [&'static str],
+    own: &[OverrideDef],
 ) -> Vec<OverrideDef> {
-    options
-        .iter()
-        .map(|o| OverrideDef {
-            name: o.key,
-            applies_to: kinds,
-            unit: o.unit.symbol(),
-            default: OverrideDefault::Text(o.default_text()),
-            doc: o.doc,
-        })
-        .collect()
+    let table = options.iter().map(|o| OverrideDef {
+        name: o.key,
+        applies_to: kinds,
+        unit: o.unit.symbol(),
+        default: OverrideDefault::Text(o.default_text()),
+        doc: o.doc,
+    });
+    table.chain(own.iter().cloned()).collect()
 }
 
 /// A flow's `overrides` read against a flowstate-core configuration's option table

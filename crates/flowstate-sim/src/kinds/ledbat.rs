@@ -8,9 +8,7 @@ use crate::error::FieldError;
 use crate::flow::{EndpointPairFlow, ReceiverHooks};
 use crate::flow_spec::FlowSpec;
 use crate::flow_spec::{CouplingRole, KindDef};
-use crate::overrides::{
-    config_definitions, overrides, ConfigOverrides, OverrideDef, OverrideDefault, BYTES,
-};
+use crate::overrides::{config_definitions, overrides, ConfigOverrides, OverrideDefault, BYTES};
 use crate::tracked::{SimSender, Tracked};
 use crate::units_parse::Bytes;
 use flowstate_core::endpoint::ledbat::{self as ledbat_ep, LedbatReceiver, LedbatSender};
@@ -27,7 +25,7 @@ pub static KIND: KindDef = KindDef::new(
         mtu: DataSize::bytes(1460),
     })
 .with_source()
-.with_options(options);
+.with_options(|| config_definitions(LedbatConfig::OPTIONS, &["ledbat"], LedbatSourceOverrides::DEFINITIONS));
 
 overrides! {
     /// The `overrides` of a `ledbat` flow besides LEDBAT's own constants.
@@ -36,13 +34,6 @@ overrides! {
         /// Message size of the application-limited (`desired_rate`) source.
         message_size: Option<Bytes> => ["ledbat"], BYTES, OverrideDefault::Value(|| DEFAULT_MESSAGE_SIZE.as_bytes().to_string());
     }
-}
-
-/// LEDBAT's constants, then the source's message size.
-fn options() -> Vec<OverrideDef> {
-    let mut all = config_definitions(LedbatConfig::OPTIONS, &["ledbat"]);
-    all.extend_from_slice(LedbatSourceOverrides::DEFINITIONS);
-    all
 }
 
 /// A LEDBAT bulk transfer.

@@ -11,7 +11,7 @@ use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
 use crate::flow_spec::FlowSpec;
 use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
-use crate::overrides::{config_definitions, overrides, OverrideDef, OverrideDefault, MS};
+use crate::overrides::{config_definitions, overrides, OverrideDefault, MS};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::endpoint::nada::{NadaSender, NadaSenderConfig};
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
@@ -26,7 +26,7 @@ pub static KIND: KindDef = KindDef::new(
 )
 .coupled(CouplingRole::Rate)
 .in_call()
-.with_options(options);
+.with_options(|| config_definitions(NadaConfig::OPTIONS, &["nada"], NadaMediaOverrides::DEFINITIONS));
 
 /// NADA's RFC 8888 feedback interval: DELTA (RFC 8698 section 4.1).
 pub const NADA_FEEDBACK_INTERVAL_MS: f64 = 100.0;
@@ -42,13 +42,6 @@ overrides! {
         feedback_interval_ms: Option<f64> => ["nada"], MS,
             OverrideDefault::Value(|| NADA_FEEDBACK_INTERVAL_MS.to_string());
     }
-}
-
-/// NADA's parameters, then the media source's keys.
-fn options() -> Vec<OverrideDef> {
-    let mut all = config_definitions(NadaConfig::OPTIONS, &["nada"]);
-    all.extend_from_slice(NadaMediaOverrides::DEFINITIONS);
-    all
 }
 
 /// A NADA media flow (RFC 8888 feedback).

@@ -9,7 +9,7 @@ use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
 use crate::flow_spec::FlowSpec;
 use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
-use crate::overrides::{config_definitions, overrides, OverrideDef, OverrideDefault, FPS, MS};
+use crate::overrides::{config_definitions, overrides, OverrideDefault, FPS, MS};
 use crate::tracked::{SimSender, Tracked};
 use flowstate_core::config_options::{OptionField, OptionInput, OptionUnit};
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
@@ -26,7 +26,7 @@ pub static KIND: KindDef = KindDef::new(
 )
 .coupled(CouplingRole::Rate)
 .in_call()
-.with_options(options);
+.with_options(|| config_definitions(ScreamConfig::OPTIONS, &["scream"], ScreamMediaOverrides::DEFINITIONS));
 
 /// SCReAM's RFC 8888 feedback interval (20 ms: RFC 8298 section 4.1.1 asks for
 /// feedback frequent enough for the self-clocking, at least once per RTT; the
@@ -46,13 +46,6 @@ overrides! {
         /// statistics codec with noise and I-frames.
         perfect_codec: Option<bool> => ["scream"], None, OverrideDefault::Value(|| "false".into());
     }
-}
-
-/// SCReAM's constants, then the media source's keys.
-fn options() -> Vec<OverrideDef> {
-    let mut all = config_definitions(ScreamConfig::OPTIONS, &["scream"]);
-    all.extend_from_slice(ScreamMediaOverrides::DEFINITIONS);
-    all
 }
 
 /// A SCReAM media flow (RFC 8888 feedback).

@@ -22,24 +22,32 @@ const TCP: CouplingRole = CouplingRole::Window {
 };
 
 /// The `tcp-newreno` kind.
-pub static NEWRENO: KindDef = KindDef::new(
+pub static NEWRENO: KindDef = tcp_kind(
     "tcp-newreno",
     "a TCP flow with NewReno (RFC 5681, RFC 6582), long-lived greedy by default",
     |b| Ok(Box::new(tcp_flow(b.spec, false, b.seed)?)),
-)
-.coupled(TCP)
-.with_options(|| super::window_options::WindowOverrides::DEFINITIONS.to_vec())
-.with_source();
+);
 
 /// The `tcp-cubic` kind.
-pub static CUBIC: KindDef = KindDef::new(
+pub static CUBIC: KindDef = tcp_kind(
     "tcp-cubic",
     "a TCP flow with CUBIC (RFC 9438), long-lived greedy by default",
     |b| Ok(Box::new(tcp_flow(b.spec, true, b.seed)?)),
-)
-.coupled(TCP)
-.with_options(|| super::window_options::WindowOverrides::DEFINITIONS.to_vec())
-.with_source();
+);
+
+/// A TCP kind: a window flow with a data source and the window overrides.
+const fn tcp_kind(
+    name: &'static str,
+    description: &'static str,
+    build: fn(
+        &crate::flow_spec::BuildInput<'_>,
+    ) -> Result<Box<dyn crate::flow::SimFlow>, FieldError>,
+) -> KindDef {
+    KindDef::new(name, description, build)
+        .coupled(TCP)
+        .with_options(|| super::window_options::WindowOverrides::DEFINITIONS.to_vec())
+        .with_source()
+}
 
 /// A TCP flow (NewReno or CUBIC).
 pub type TcpFlow = EndpointPairFlow<Tracked<TcpSender>, TcpReceiver>;

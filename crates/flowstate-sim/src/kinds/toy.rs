@@ -17,7 +17,7 @@ pub static KIND: KindDef = KindDef::new("toy", "a toy AIMD rate controller (test
     Ok(Box::new(toy_flow(b)?))
 })
 .coupled(CouplingRole::Rate)
-.with_options(|| config_definitions(ToyConfig::OPTIONS, &["toy"]));
+.with_options(|| config_definitions(ToyConfig::OPTIONS, &["toy"], &[]));
 
 impl SimSender for ToySender {}
 impl ReceiverHooks for ToyReceiver {}
