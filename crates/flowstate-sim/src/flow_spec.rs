@@ -72,10 +72,6 @@ impl FlowKind {
     pub const fn is_window(self) -> bool {
         self.window_mtu().is_some()
     }
-    /// A TCP flow (NewReno or CUBIC).
-    pub fn is_tcp(self) -> bool {
-        self.name().starts_with("tcp-")
-    }
 }
 
 impl PartialEq for FlowKind {

@@ -178,7 +178,7 @@ impl Scenario {
                         &field("desired_rate_schedule"),
                         format!(
                             "only {} flows take one, not {}",
-                            kinds_taking(|k| k.takes_rate_schedule),
+                            crate::kinds::names_where(|k| k.takes_rate_schedule),
                             f.kind
                         ),
                     ));
@@ -349,26 +349,12 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
             "source",
             format!(
                 "only {} flows take a source, not {}",
-                kinds_taking(|k| k.takes_source),
+                crate::kinds::names_where(|k| k.takes_source),
                 f.kind
             ),
         ));
     }
     Ok(())
-}
-
-/// The names of the kinds `takes` holds for, for messages: `sctp, tcp-newreno,
-/// tcp-cubic and ledbat`.
-fn kinds_taking(takes: fn(&crate::flow_spec::KindDef) -> bool) -> String {
-    let names: Vec<&str> = crate::kinds::ALL
-        .iter()
-        .filter(|k| takes(k))
-        .map(|k| k.name)
-        .collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.concat(),
-    }
 }
 
 pub(crate) fn validate_link(

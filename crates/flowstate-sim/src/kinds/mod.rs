@@ -95,6 +95,16 @@ pub fn definitions() -> Vec<OverrideDef> {
     all
 }
 
+/// The names of the kinds `takes` holds for, for messages: `sctp, tcp-newreno,
+/// tcp-cubic and ledbat`.
+pub fn names_where(takes: fn(&KindDef) -> bool) -> String {
+    let names: Vec<&str> = ALL.iter().filter(|k| takes(k)).map(|k| k.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
 /// A flow that names a `preset` is of a kind that takes one (the kind's builder reads
 /// the name). Error: the field is `preset`.
 pub fn check_takes_preset(
@@ -105,19 +115,15 @@ pub fn check_takes_preset(
     if !(kind.def().presets)().is_empty() {
         return Ok(());
     }
-    let takers: Vec<FlowKind> = FlowKind::all()
+    let per_kind: Vec<String> = FlowKind::all()
         .filter(|k| !(k.def().presets)().is_empty())
-        .collect();
-    let names: Vec<&str> = takers.iter().map(|k| k.name()).collect();
-    let per_kind: Vec<String> = takers
-        .iter()
         .map(|k| format!("{k}: {}", (k.def().presets)().join("|")))
         .collect();
     Err(crate::error::FieldError::new(
         "preset",
         format!(
             "only {} flows take a preset ({}), and this flow is {kind}; got \"{p}\"",
-            names.join(" and "),
+            names_where(|k| !(k.presets)().is_empty()),
             per_kind.join("; ")
         ),
     ))
