@@ -20,9 +20,11 @@
 //! `flowstate_core::sbd`, `flowstate_core::units`, `flowstate_core::names`.
 
 pub use flowstate_coupling::{coupling, names, sbd, units};
+pub use ecn::Ecn;
 pub use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 pub mod config_options;
+pub mod ecn;
 pub mod endpoint;
 pub mod fec;
 pub mod gcc;

@@ -150,6 +150,7 @@ impl<P> PathCore<P> {
             slot: 0,
             seq: 0,
             dir: Dir::Data,
+            ecn: flowstate_core::Ecn::NotEct,
         };
         match self.link.offer(now, pkt) {
             Offer::Started(s) => {

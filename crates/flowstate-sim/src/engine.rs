@@ -860,6 +860,7 @@ impl Simulation {
                 slot: out.slot,
                 seq: *seq,
                 dir: out.dir,
+                ecn: out.ecn,
             };
             *seq = seq.wrapping_add(1);
             self.next_packet += 1;

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use crate::app_stats::{AppControl, AppStats};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::Endpoint;
-use flowstate_core::{DataSize, TimeDelta, Timestamp};
+use flowstate_core::{DataSize, Ecn, TimeDelta, Timestamp};
 
 /// Which way a packet travels within its flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,6 +40,9 @@ pub struct SimPacket {
     /// shared bottleneck detection for losses (RFC 8382 3.2.5); not part of the trace.
     pub seq: u32,
     pub dir: Dir,
+    /// The ECN codepoint of its IP header: what the sender set, or CE once a queue
+    /// marked it (flowstate_core::ecn).
+    pub ecn: Ecn,
 }
 
 /// A flow's lifecycle state as the scenario schedules it.
@@ -63,6 +66,8 @@ pub struct Outgoing {
     pub dir: Dir,
     pub size: DataSize,
     pub slot: u32,
+    /// The ECN codepoint the sending side sets (Not-ECT for feedback).
+    pub ecn: Ecn,
 }
 
 /// The engine's view of a flow: a sender and a receiver joined by the network.
@@ -230,6 +235,10 @@ pub trait SenderHooks: Endpoint {
     }
     /// See [`SimFlow::apply_app_control`].
     fn apply_app_control(&mut self, _now: Timestamp, _control: AppControl) {}
+    /// The ECN codepoint of the sender's data packets (Not-ECT by default).
+    fn ecn_codepoint(&self) -> Ecn {
+        Ecn::NotEct
+    }
 }
 
 /// What the simulator needs from a receiver beyond [`Endpoint`].
@@ -431,14 +440,14 @@ where
             Dir::Data => {
                 if let Some(m) = self.data.remove(pkt.slot) {
                     if self.alive() {
-                        self.touch_receiver().handle_input(now, m);
+                        self.touch_receiver().handle_input_ecn(now, m, pkt.ecn);
                     }
                 }
             }
             Dir::Feedback => {
                 if let Some(m) = self.feedback.remove(pkt.slot) {
                     if self.alive() {
-                        self.touch_sender().handle_input(now, m);
+                        self.touch_sender().handle_input_ecn(now, m, pkt.ecn);
                     }
                 }
             }
@@ -492,6 +501,7 @@ where
                     dir: Dir::Feedback,
                     size: t.size,
                     slot,
+                    ecn: Ecn::NotEct,
                 });
             }
             if R::INPUT_DRIVEN {
@@ -505,6 +515,7 @@ where
                     dir: Dir::Data,
                     size: t.size,
                     slot,
+                    ecn: self.sender.ecn_codepoint(),
                 });
             }
             if S::INPUT_DRIVEN {
@@ -686,6 +697,7 @@ mod tests {
             slot,
             seq: 0,
             dir,
+            ecn: Ecn::NotEct,
         }
     }
 

@@ -120,6 +120,7 @@ mod tests {
             slot: 0,
             seq: 0,
             dir: Dir::Data,
+            ecn: flowstate_core::Ecn::NotEct,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::app_stats::{AppControl, AppStats};
 use crate::flow::SenderHooks;
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::{Controller, Endpoint, Transmit};
-use flowstate_core::{Bitrate, TimeDelta, Timestamp};
+use flowstate_core::{Bitrate, Ecn, TimeDelta, Timestamp};
 
 /// What the simulator needs from a flowstate-core sender besides its
 /// [`Controller`] seam: the `web-api` coupling mode's view of it (what a web
@@ -79,6 +79,10 @@ impl<S: SimSender> Endpoint for Tracked<S> {
         self.apply_app_rates(now);
         self.inner.handle_input(now, msg);
     }
+    fn handle_input_ecn(&mut self, now: Timestamp, msg: Self::Incoming, ecn: Ecn) {
+        self.apply_app_rates(now);
+        self.inner.handle_input_ecn(now, msg, ecn);
+    }
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<Self::Outgoing>> {
         self.apply_app_rates(now);
         self.inner.poll_transmit(now)
@@ -100,6 +104,9 @@ impl<S: SimSender> SenderHooks for Tracked<S> {
     /// The wrapper's own input, a scheduled application rate, is a deadline in its
     /// `poll_timeout`.
     const INPUT_DRIVEN: bool = S::INPUT_DRIVEN;
+    fn ecn_codepoint(&self) -> Ecn {
+        self.inner.ecn_codepoint()
+    }
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.inner.poll_cc_report()
     }

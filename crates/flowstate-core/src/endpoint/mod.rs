@@ -19,6 +19,7 @@ pub mod report_schedule;
 pub mod send_path;
 
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use crate::window::WindowController;
 
@@ -80,6 +81,14 @@ pub trait Endpoint {
 
     /// A message arrived at `now`.
     fn handle_input(&mut self, now: Timestamp, message: Self::Incoming);
+
+    /// A message arrived at `now` with the ECN codepoint `ecn` its IP header carried
+    /// (crate::ecn). The default ignores the codepoint; a receiver that feeds marks back
+    /// (RFC 8888, TCP's ECE, SCTP's ECNE) overrides it. Drivers call this one.
+    fn handle_input_ecn(&mut self, now: Timestamp, message: Self::Incoming, ecn: Ecn) {
+        let _ = ecn;
+        self.handle_input(now, message);
+    }
 
     /// The next message to send at `now`, if any. Call repeatedly until `None`.
     #[must_use]
@@ -144,6 +153,13 @@ pub trait Controller: Endpoint {
     /// The application's rate limit changed (a schedule of desired rates); default:
     /// ignored by senders whose application rate is fixed at start.
     fn set_app_rate(&mut self, _rate: Option<Bitrate>) {}
+
+    /// The ECN codepoint the sender puts on its data packets (crate::ecn): `NotEct`
+    /// (the default) unless the sender was configured ECN-capable. Feedback packets are
+    /// always Not-ECT.
+    fn ecn_codepoint(&self) -> Ecn {
+        Ecn::NotEct
+    }
 }
 
 /// A window controller's current value as a report (what SCTP, TCP and LEDBAT senders
