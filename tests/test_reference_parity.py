@@ -31,7 +31,7 @@ _SCREAM_QUEUE = (
     "open, partly explained: ours keeps about half the reference's queue (mean 11-15 ms "
     "against 25-33 ms) at the same throughput. The reference code of cf72377 differs from "
     "RFC 8298 where ours follows the RFC (docs/ALGORITHMS.md, SCReAM differences 3 and 10: "
-    "pacing headroom 1.25, TX queue size factor 0.2, gain down 2, loss beta 0.8); setting "
+    "pacing headroom 1.25, TX queue size factor 0.2, gain down 2); setting "
     "the two that are options (tx_queue_size_factor = 0.2, packet_pacing_headroom = 1.25) "
     "moves 5.4's mean from 12 to 16 ms, not to 30"
 )
@@ -51,9 +51,13 @@ _NADA_P95 = (
 )
 KNOWN: dict[tuple[str, str, str, str], str] = {
     **{("ericsson-scream-v1", c, w, f): _SCREAM_QUEUE for c, w, fl in [
-        ("5.1", "20-40", ["media"]), ("5.1", "45-60", ["media"]), ("5.1", "85-100", ["media"]),
+        ("5.1", "20-40", ["media"]), ("5.1", "85-100", ["media"]),
         ("5.2", "30-50", ["media1", "media2"]), ("5.2", "80-100", ["media1", "media2"]),
         ("5.4", "60-120", ["media1", "media2", "media3"])] for f in fl},
+    ("ericsson-scream-v1", "5.1", "45-60", "media"): (
+        "open: after the rise to 2.5 Mbps ours ramps up faster than the reference "
+        "(1.42 against 1.24 Mbit/s over 45-60 s); the cause is not yet found"
+    ),
     **{("ns3-rmcat-nada", c, w, f): _NADA_SHARE for c, w, fl in [
         ("5.2", "80-100", ["media1"]), ("5.2", "105-125", ["media1", "media2"]),
         ("5.5", "100-299", ["media1", "media2", "media3", "media5"])] for f in fl},
