@@ -200,3 +200,36 @@ fn desired_rate_limits_each_kind() {
         assert!(t > 0.2, "{kind}: {t}");
     }
 }
+
+/// `packet_size` sets the largest packet of a `nada` flow on the wire: at 1 Mbit/s and
+/// 30 fps a frame is ~4.2 kB, cut into packets of at most that size; the default keeps
+/// 1,200 B. A size not above the 48 B of headers is an error naming the key.
+#[test]
+fn nada_packet_size_sets_the_largest_packet() {
+    let packets = |overrides: &str| {
+        let r = run("nada", overrides, 1);
+        let f = &r.summary.flows[0];
+        let [from, to] = r.summary.window_s;
+        let bytes = f.send_rate_mbps * 1e6 / 8.0 * (to - from);
+        (f.sent_packets, bytes / f.sent_packets.max(1) as f64)
+    };
+    let (n_default, mean_default) = packets("");
+    let (n_small, mean_small) = packets("packet_size = \"1040B\"");
+    eprintln!("default: {n_default} packets, mean {mean_default:.0} B; 1040 B: {n_small} packets, mean {mean_small:.0} B");
+    assert!(mean_default <= 1200.0 && mean_small <= 1040.0);
+    assert!(n_small > n_default, "{n_small} <= {n_default}");
+    let same = run("nada", "packet_size = \"1200B\"", 1);
+    assert_eq!(same.trace_hash, run("nada", "", 1).trace_hash);
+    let bad = run_toml(
+        &scenario("nada", "packet_size = \"48B\""),
+        "test.toml",
+        Some(1),
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(
+        bad.contains("overrides.packet_size: must be a whole number of bytes from 49 B"),
+        "{bad}"
+    );
+}

@@ -171,13 +171,16 @@ mod tests {
     fn a_shared_key_is_listed_once() {
         let defs = definitions();
         assert_eq!(defs.iter().filter(|d| d.name == "mtu").count(), 1);
-        // rap and tfrc share theirs; cbr has its own.
+        // rap and tfrc share theirs; cbr and nada have their own.
         let packet_size: Vec<_> = defs
             .iter()
             .filter(|d| d.name == "packet_size" && d.applies_to != ["toy"])
             .map(|d| d.applies_to)
             .collect();
-        assert_eq!(packet_size, [&["rap", "tfrc"][..], &["cbr"][..]]);
+        assert_eq!(
+            packet_size,
+            [&["rap", "tfrc"][..], &["cbr"][..], &["nada"][..]]
+        );
     }
 
     #[test]

@@ -11,12 +11,14 @@ use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
 use crate::flow_spec::FlowSpec;
 use crate::flow_spec::{BuildInput, CouplingRole, KindDef};
-use crate::overrides::{config_definitions, overrides, OverrideDefault, MS};
+use crate::overrides::{config_definitions, overrides, OverrideDefault, BYTES, MS};
 use crate::tracked::{SimSender, Tracked};
+use crate::units_parse::Bytes;
+use flowstate_core::endpoint::media::WireSizes;
 use flowstate_core::endpoint::nada::{NadaSender, NadaSenderConfig};
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
 use flowstate_core::nada::NadaConfig;
-use flowstate_core::{Bitrate, TimeDelta};
+use flowstate_core::{Bitrate, DataSize, TimeDelta};
 
 /// The `nada` kind.
 pub static KIND: KindDef = KindDef::new(
@@ -41,7 +43,35 @@ overrides! {
         /// The RFC 8888 feedback interval; unset: DELTA (RFC 8698 section 4.1).
         feedback_interval_ms: Option<f64> => ["nada"], MS,
             OverrideDefault::Value(|| NADA_FEEDBACK_INTERVAL_MS.to_string());
+        /// The largest RTP packet on the wire (IP, UDP, RTP and header extension
+        /// included, 48 B of it); frames are cut into the fewest packets of at most this
+        /// size. Unset: 1,200 B. cisco/ns3-rmcat sends 1,000 B of payload (1,040 B IP).
+        packet_size: Option<Bytes> => ["nada"], BYTES,
+            OverrideDefault::Value(|| WireSizes::default().max_packet.as_bytes().to_string());
     }
+}
+
+/// The largest `packet_size` a `nada` flow takes: an IPv4 packet's limit.
+pub const NADA_MAX_PACKET_BYTES: f64 = 65_535.0;
+
+/// A `nada` flow's wire sizes: the default's, with `packet_size` as the largest packet
+/// when set. Error: a size not above the 48 B of headers or above 65,535 B.
+pub fn nada_wire(media: &NadaMediaOverrides) -> Result<WireSizes, FieldError> {
+    let mut wire = WireSizes::default();
+    if let Some(Bytes(size)) = media.packet_size {
+        let least = wire.rtp_overhead.as_bytes() as f64 + 1.0;
+        if !(least..=NADA_MAX_PACKET_BYTES).contains(&size) || size.fract() != 0.0 {
+            return Err(FieldError::new(
+                "overrides.packet_size",
+                format!(
+                    "must be a whole number of bytes from {least} B (the {} B of IP, UDP and RTP headers plus one) to {NADA_MAX_PACKET_BYTES} B, got {size} B",
+                    wire.rtp_overhead.as_bytes()
+                ),
+            ));
+        }
+        wire.max_packet = DataSize::bytes(size as u64);
+    }
+    Ok(wire)
 }
 
 /// A NADA media flow (RFC 8888 feedback).
@@ -80,6 +110,7 @@ pub fn nada_flow(b: &BuildInput<'_>) -> Result<NadaFlow, FieldError> {
     );
     let mut cfg = NadaSenderConfig::new(nada, source);
     cfg.ecn = b.spec.ecn();
+    cfg.wire = nada_wire(&media)?;
     cfg.ssrc = b.index as u32 + 1;
     cfg.seed = b.seed;
     let start = secs(b.spec.start_secs());

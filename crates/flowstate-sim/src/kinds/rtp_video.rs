@@ -215,7 +215,14 @@ mod tests {
                 .starts_with("unknown field `no_such`, expected one of `prio`"),
             "{e}"
         );
-        assert!(e.message.ends_with("`feedback_interval_ms`"), "{e}");
+        assert!(
+            e.message.ends_with("`feedback_interval_ms`, `packet_size`"),
+            "{e}"
+        );
+        let e = nada_config(&spec("nada", "packet_size = \"1040.5B\""))
+            .and_then(|(_, media, _)| super::super::nada::nada_wire(&media))
+            .expect_err("a fraction of a byte");
+        assert_eq!(e.field, "overrides.packet_size");
         let e = scream_config(&spec("scream", "beta_loss = 1.5")).expect_err("above 1");
         assert_eq!(e.field, "overrides.beta_loss");
         let e = scream_config(&spec("scream", "fps = 0.5")).expect_err("fps");

@@ -1,0 +1,135 @@
+"""flowstate's NADA and SCReAM against their reference implementations on matched
+set-ups: cisco/ns3-rmcat on RFC 8867 5.1-5.8 and EricssonResearch/scream's v1 on three
+RFC 8867 cases, figures recorded in references/rmcat/ (how: each file's `figures`).
+
+Every recorded window and flow is compared (tools/reference_parity.py runs ours; about
+a second for all). Tolerances, the same for every case:
+
+- throughput: within 10 % of the reference + 0.03 Mbit/s. Where the reference's NADA
+  sits at RMAX (its r_ref caps the payload rate: 1,000 B payloads + 40 B headers on the
+  wire), ours is expected at the reference x 1,000 / 1,040 (ours caps the wire rate:
+  docs/REPRODUCTION.md, "NADA and SCReAM against their reference implementations");
+- mean queuing delay: within 10 ms or 25 %, whichever is larger; p95 within 15 ms or
+  25 %;
+- loss: within 1 percentage point.
+
+A window whose difference is not removed is a strict expected failure naming what is
+known of its cause (KNOWN below; "open" where the cause is not yet found); every other
+window must agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import reference_parity
+
+# (reference, case, window, flow) -> why it differs. Every entry is strict: the day
+# the window agrees, the test says so and the entry goes.
+_SCREAM_QUEUE = (
+    "open, partly explained: ours keeps about half the reference's queue (mean 11-15 ms "
+    "against 25-33 ms) at the same throughput. The reference code of cf72377 differs from "
+    "RFC 8298 where ours follows the RFC (docs/ALGORITHMS.md, SCReAM differences 3 and 10: "
+    "pacing headroom 1.25, TX queue size factor 0.2, gain down 2); setting "
+    "the two that are options (tx_queue_size_factor = 0.2, packet_pacing_headroom = 1.25) "
+    "moves 5.4's mean from 12 to 16 ms, not to 30"
+)
+_NADA_SHARE = (
+    "open: the flows' total agrees but its split does not (competition after a capacity "
+    "drop into a full queue, and RTT fairness); the cause is not yet found"
+)
+_NADA_TCP = (
+    "open: NADA takes more against TCP NewReno than in the reference (the TCP models differ: "
+    "ns-3 3.37's NewReno recovers with PRR and acks every segment, ours is RFC 6582 with "
+    "SACK); not yet separated from NADA's own part"
+)
+_NADA_P95 = (
+    "open: the 95th percentile of the queuing delay differs while the mean agrees "
+    "(the reference's sender adds 0-1 % random oversleep per packet and spreads each "
+    "frame's packets over the frame interval, ours paces the shaping buffer at r_send)"
+)
+KNOWN: dict[tuple[str, str, str, str], str] = {
+    **{("ericsson-scream-v1", c, w, f): _SCREAM_QUEUE for c, w, fl in [
+        ("5.1", "20-40", ["media"]), ("5.1", "85-100", ["media"]),
+        ("5.2", "30-50", ["media1", "media2"]), ("5.2", "80-100", ["media1", "media2"]),
+        ("5.4", "60-120", ["media1", "media2", "media3"])] for f in fl},
+    ("ericsson-scream-v1", "5.1", "45-60", "media"): (
+        "open: after the rise to 2.5 Mbps ours ramps up faster than the reference "
+        "(1.42 against 1.24 Mbit/s over 45-60 s); the cause is not yet found"
+    ),
+    **{("ns3-rmcat-nada", c, w, f): _NADA_SHARE for c, w, fl in [
+        ("5.2", "80-100", ["media1"]), ("5.2", "105-125", ["media1", "media2"]),
+        ("5.5", "100-299", ["media1", "media2", "media3", "media5"])] for f in fl},
+    **{("ns3-rmcat-nada", c, w, f): _NADA_TCP for c, w, fl in [
+        ("5.6", "50-80", ["media", "tcp"]), ("5.7", "20-299", ["media1", "tcp"])] for f in fl},
+    **{("ns3-rmcat-nada", c, w, f): _NADA_P95 for c, w, fl in [
+        ("5.1", "65-80", ["media"]), ("5.8", "20-40", ["media1", "media2", "media3"])] for f in fl},
+}
+
+
+def _cases():
+    out = []
+    for name in ("ns3-rmcat-nada", "ericsson-scream-v1"):
+        ref = reference_parity.load(name)
+        for case, c in ref["cases"].items():
+            for window, flows in c["windows"].items():
+                out.append(pytest.param(name, case, window, c["scenario"], flows, id=f"{name}-{case}-{window}"))
+    return out
+
+
+def _rmax_capped(name: str, mbps: float) -> bool:
+    # ns3-rmcat's RMAX, 1500 x 1024 bit/s of payload, is about 1.60 Mbit/s of IP bytes.
+    return name == "ns3-rmcat-nada" and mbps >= 1.55
+
+
+def _problems(name, flow, theirs, ours) -> list[str]:
+    out = []
+    t, m = theirs["throughput_mbps"], ours["throughput_mbps"]
+    expected = t * 1000 / 1040 if _rmax_capped(name, t) else t
+    if abs(m - expected) > 0.10 * expected + 0.03:
+        out.append(f"{flow}: throughput {m:.3f} Mbit/s, expected {expected:.3f}")
+    for key, abs_tol in (("queuing_mean_ms", 10.0), ("queuing_p95_ms", 15.0)):
+        if theirs[key] is None or ours[key] is None:
+            continue
+        if abs(ours[key] - theirs[key]) > max(abs_tol, 0.25 * theirs[key]):
+            out.append(f"{flow}: {key} {ours[key]:.1f}, reference {theirs[key]:.1f}")
+    if theirs["loss_ratio"] is not None and ours["loss_ratio"] is not None:
+        if abs(ours["loss_ratio"] - theirs["loss_ratio"]) > 0.01:
+            out.append(f"{flow}: loss {ours['loss_ratio']:.4f}, reference {theirs['loss_ratio']:.4f}")
+    return out
+
+
+@pytest.mark.parametrize("name,case,window,scenario,flows", _cases())
+def test_window_agrees_with_the_reference(request, name, case, window, scenario, flows):
+    t0, t1 = (float(x) for x in window.split("-"))
+    ours = reference_parity.ours(scenario, t0, t1, list(flows))
+    problems = []
+    for flow, theirs in flows.items():
+        why = KNOWN.get((name, case, window, flow))
+        p = _problems(name, flow, theirs, ours[flow])
+        if p and why:
+            request.applymarker(pytest.mark.xfail(reason=why, strict=True))
+        problems += p
+    assert not problems, f"{name} {case} {window}: " + "; ".join(problems)
+
+
+def test_every_reference_names_its_source_and_method():
+    for name in ("ns3-rmcat-nada", "ericsson-scream-v1"):
+        ref = reference_parity.load(name)
+        for key in ("reference", "source_revision", "parameters", "figures", "cases"):
+            assert ref.get(key), f"{name}: no {key}"
+        for case, c in ref["cases"].items():
+            assert (reference_parity.ROOT / c["scenario"]).is_file(), f"{name} {case}: {c['scenario']}"
+            for window, flows in c["windows"].items():
+                for flow, fig in flows.items():
+                    assert math.isfinite(fig["throughput_mbps"]), (name, case, window, flow)
+
+
+def test_a_tolerance_can_fail():
+    theirs = {"throughput_mbps": 1.0, "queuing_mean_ms": 20.0, "queuing_p95_ms": 40.0, "loss_ratio": 0.0}
+    assert not _problems("x", "f", theirs, dict(theirs))
+    assert _problems("x", "f", theirs, dict(theirs, throughput_mbps=1.2))
+    assert _problems("x", "f", theirs, dict(theirs, queuing_mean_ms=35.0))
+    assert _problems("x", "f", theirs, dict(theirs, queuing_p95_ms=60.0))
+    assert _problems("x", "f", theirs, dict(theirs, loss_ratio=0.02))
