@@ -7,10 +7,17 @@
 //! events (end of serialization, rate changes) are processed at their own virtual
 //! times however late the caller comes, so the model's timing never depends on how
 //! promptly the I/O layer wakes up. No clock, socket or thread here.
+//!
+//! ECN: an arrival carries the codepoint of its IP header ([`Arrival::ecn`]) into the
+//! link as [`SimPacket::ecn`]; a queue discipline that marks sets it to CE, and the
+//! departure says which codepoint the packet leaves with ([`Departure::ecn`]), for the
+//! I/O layer to write into the real header. A packet that arrived Not-ECT leaves
+//! Not-ECT whatever the link did (RFC 3168 section 5: only ECN-capable packets are
+//! marked).
 
 use crate::config::PathConfig;
 use crate::stats::{PacketRecord, PathStats};
-use flowstate_core::{Bitrate, DataSize, Timestamp};
+use flowstate_core::{Bitrate, DataSize, Ecn, Timestamp};
 use flowstate_sim::flow::{Dir, SimPacket};
 use flowstate_sim::link::{Link, LinkId, Offer};
 use std::collections::VecDeque;
@@ -24,6 +31,42 @@ pub enum Admission {
     Dropped { id: u64 },
 }
 
+/// What the I/O layer knows of a datagram as it reaches the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    /// Index of the route it came in on.
+    pub route: usize,
+    /// What the link serializes.
+    pub size: DataSize,
+    /// The ECN codepoint of its IP header.
+    pub ecn: Ecn,
+    /// The flow a flow-queuing discipline files it under ([`SimPacket::flow`]): a hash
+    /// of the 5-tuple at the IP level, the route in the UDP relay.
+    pub flow: u32,
+}
+
+impl Arrival {
+    /// A Not-ECT datagram of `size` on `route`, its flow the route.
+    pub fn new(route: usize, size: DataSize) -> Self {
+        Self {
+            route,
+            size,
+            ecn: Ecn::NotEct,
+            flow: u32::try_from(route).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The same with the ECN codepoint `ecn`.
+    pub fn with_ecn(self, ecn: Ecn) -> Self {
+        Self { ecn, ..self }
+    }
+
+    /// The same filed under flow `flow`.
+    pub fn with_flow(self, flow: u32) -> Self {
+        Self { flow, ..self }
+    }
+}
+
 /// A datagram due to leave the path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Departure<P> {
@@ -32,6 +75,9 @@ pub struct Departure<P> {
     pub payload: P,
     /// The model's exit time.
     pub at: Timestamp,
+    /// The ECN codepoint it leaves with: the arrival's, or CE when the link marked an
+    /// ECN-capable packet.
+    pub ecn: Ecn,
 }
 
 #[derive(Debug, Clone)]
@@ -39,6 +85,8 @@ struct Carried<P> {
     id: u64,
     route: usize,
     payload: P,
+    /// The codepoint it leaves with (set when serialization ends).
+    ecn: Ecn,
 }
 
 /// One direction's shaper on a virtual clock.
@@ -112,10 +160,11 @@ impl<P> PathCore<P> {
                 r.queue_delay = n.waited;
             }
         }
-        let Some(item) = self.in_link.pop_front() else {
+        let Some(mut item) = self.in_link.pop_front() else {
             return;
         };
         debug_assert_eq!(item.id, f.pkt.id, "link and payload FIFO out of step");
+        item.ecn = self.leaving_ecn(item.id, f.pkt.ecn);
         match f.exit_at {
             Some(exit) => {
                 if let Some(r) = self.stats.records.get_mut(item.id as usize) {
@@ -127,13 +176,46 @@ impl<P> PathCore<P> {
         }
     }
 
-    /// A datagram of `size` on `route` reached the path at `at` (taken as the model's
-    /// current time if earlier: arrivals are never back-dated behind processed events).
+    /// The codepoint packet `id` leaves with, given the one the link handed out: CE
+    /// only if the link marked it and it arrived ECN-capable (a discipline cannot mark
+    /// a Not-ECT packet here, whatever it does); the mark is counted.
+    fn leaving_ecn(&mut self, id: u64, from_link: Ecn) -> Ecn {
+        let Some(r) = self.stats.records.get_mut(id as usize) else {
+            return from_link;
+        };
+        if from_link.is_ce() && r.ecn.is_ecn_capable() {
+            if !r.ecn.is_ce() {
+                r.ce_marked = true;
+                self.stats.ce_marked += 1;
+            }
+            Ecn::Ce
+        } else {
+            r.ecn
+        }
+    }
+
+    /// A Not-ECT datagram of `size` on `route` reached the path at `at` (see
+    /// [`PathCore::offer_arrival`]).
     pub fn offer(&mut self, at: Timestamp, route: usize, size: DataSize, payload: P) -> Admission {
+        self.offer_arrival(at, Arrival::new(route, size), payload)
+    }
+
+    /// A datagram reached the path at `at` (taken as the model's current time if
+    /// earlier: arrivals are never back-dated behind processed events).
+    pub fn offer_arrival(&mut self, at: Timestamp, arrival: Arrival, payload: P) -> Admission {
         self.advance(at);
         let now = self.now;
         let id = self.stats.records.len() as u64;
+        let Arrival {
+            route,
+            size,
+            ecn,
+            flow,
+        } = arrival;
         self.stats.packets_in += 1;
+        if ecn.is_ecn_capable() {
+            self.stats.ecn_capable += 1;
+        }
         self.stats.records.push(PacketRecord {
             route,
             size,
@@ -141,25 +223,33 @@ impl<P> PathCore<P> {
             departure_us: None,
             queue_delay: flowstate_core::TimeDelta::ZERO,
             model_departure_us: None,
+            ecn,
+            ce_marked: false,
         });
         let pkt = SimPacket {
             id,
             sent_at: now,
-            flow: u32::try_from(route).unwrap_or(u32::MAX),
+            flow,
             size: u32::try_from(size.as_bytes()).unwrap_or(u32::MAX),
             slot: 0,
             seq: 0,
             dir: Dir::Data,
-            ecn: flowstate_core::Ecn::NotEct,
+            ecn,
+        };
+        let carried = Carried {
+            id,
+            route,
+            payload,
+            ecn,
         };
         match self.link.offer(now, pkt) {
             Offer::Started(s) => {
                 self.done_at = Some(s.done_at);
-                self.in_link.push_back(Carried { id, route, payload });
+                self.in_link.push_back(carried);
                 Admission::Accepted { id }
             }
             Offer::Queued => {
-                self.in_link.push_back(Carried { id, route, payload });
+                self.in_link.push_back(carried);
                 Admission::Accepted { id }
             }
             Offer::Dropped => {
@@ -181,6 +271,7 @@ impl<P> PathCore<P> {
             route: c.route,
             payload: c.payload,
             at,
+            ecn: c.ecn,
         })
     }
 
@@ -368,6 +459,49 @@ mod tests {
         c.seed = 100;
         let other = drive(&mut PathCore::new(&c, LinkId::FORWARD), &arrivals);
         assert_ne!(a, other);
+    }
+
+    #[test]
+    fn the_codepoint_crosses_the_link_and_is_recorded() {
+        // Drop-tail never marks: every packet leaves with the codepoint it came with.
+        let mut core = PathCore::new(&cfg(10.0, 1, QueueLimit::Packets(10)), LinkId::FORWARD);
+        for (k, e) in Ecn::ALL.into_iter().enumerate() {
+            let a = Arrival::new(0, DataSize::bytes(100)).with_ecn(e);
+            core.offer_arrival(Timestamp::ZERO, a, k);
+        }
+        let out: Vec<Ecn> = std::iter::from_fn(|| core.pop_due(Timestamp::from_millis(50)))
+            .map(|d| d.ecn)
+            .collect();
+        assert_eq!(out, Ecn::ALL.to_vec());
+        let st = core.stats();
+        assert_eq!(st.ecn_capable, 3);
+        assert_eq!(st.ce_marked, 0);
+        let recorded: Vec<Ecn> = st.records.iter().map(|r| r.ecn).collect();
+        assert_eq!(recorded, Ecn::ALL.to_vec());
+    }
+
+    #[test]
+    fn a_ce_from_the_link_marks_only_ecn_capable_packets() {
+        // What a marking discipline hands out (pkt.ecn = CE) against what arrived.
+        let mut core = PathCore::<u8>::new(&cfg(10.0, 1, QueueLimit::Packets(10)), LinkId::FORWARD);
+        for e in Ecn::ALL {
+            core.offer_arrival(
+                Timestamp::ZERO,
+                Arrival::new(0, DataSize::bytes(10)).with_ecn(e),
+                0,
+            );
+        }
+        let leaving: Vec<Ecn> = (0..4).map(|id| core.leaving_ecn(id, Ecn::Ce)).collect();
+        assert_eq!(leaving, vec![Ecn::NotEct, Ecn::Ce, Ecn::Ce, Ecn::Ce]);
+        let marked: Vec<bool> = core.stats().records.iter().map(|r| r.ce_marked).collect();
+        assert_eq!(
+            marked,
+            vec![false, true, true, false],
+            "CE on arrival is no new mark"
+        );
+        assert_eq!(core.stats().ce_marked, 2);
+        // A link that hands the packet back unmarked: the arrival's codepoint.
+        assert_eq!(core.leaving_ecn(1, Ecn::Ect1), Ecn::Ect1);
     }
 
     proptest! {

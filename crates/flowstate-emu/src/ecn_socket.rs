@@ -61,7 +61,10 @@ mod imp {
         .map_err(io::Error::from)
     }
 
-    pub(super) fn recv_from(sock: &UdpSocket, buf: &mut [u8]) -> io::Result<(usize, SocketAddr, u8)> {
+    pub(super) fn recv_from(
+        sock: &UdpSocket,
+        buf: &mut [u8],
+    ) -> io::Result<(usize, SocketAddr, u8)> {
         // Room for either control message (an int covers both).
         let mut space = nix::cmsg_space!(i32);
         let mut iov = [IoSliceMut::new(buf)];
@@ -106,12 +109,24 @@ mod imp {
         let sent = match addr {
             SocketAddr::V4(a) => {
                 let cmsg = [ControlMessage::Ipv4Tos(&traffic_class)];
-                sendmsg(fd, &iov, &cmsg, MsgFlags::empty(), Some(&SockaddrIn::from(a)))
+                sendmsg(
+                    fd,
+                    &iov,
+                    &cmsg,
+                    MsgFlags::empty(),
+                    Some(&SockaddrIn::from(a)),
+                )
             }
             SocketAddr::V6(a) => {
                 let tc = i32::from(traffic_class);
                 let cmsg = [ControlMessage::Ipv6TClass(&tc)];
-                sendmsg(fd, &iov, &cmsg, MsgFlags::empty(), Some(&SockaddrIn6::from(a)))
+                sendmsg(
+                    fd,
+                    &iov,
+                    &cmsg,
+                    MsgFlags::empty(),
+                    Some(&SockaddrIn6::from(a)),
+                )
             }
         };
         sent.map_err(io::Error::from)
@@ -127,7 +142,10 @@ mod imp {
         Ok(())
     }
 
-    pub(super) fn recv_from(sock: &UdpSocket, buf: &mut [u8]) -> io::Result<(usize, SocketAddr, u8)> {
+    pub(super) fn recv_from(
+        sock: &UdpSocket,
+        buf: &mut [u8],
+    ) -> io::Result<(usize, SocketAddr, u8)> {
         sock.recv_from(buf).map(|(n, a)| (n, a, 0))
     }
 

@@ -31,6 +31,6 @@ pub mod realtime;
 pub mod stats;
 
 pub use crate::config::{ConfigError, PathConfig, QueueLimit};
-pub use crate::core::{Admission, Departure, PathCore};
+pub use crate::core::{Admission, Arrival, Departure, PathCore};
 pub use crate::emulator::{Emulator, EmulatorConfig, EmulatorReport, Route, Timing};
 pub use crate::stats::{PacketRecord, PathStats};

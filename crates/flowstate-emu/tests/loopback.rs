@@ -242,3 +242,38 @@ fn invalid_configuration_is_an_error_not_a_panic() {
     .expect_err("no routes");
     assert!(err.to_string().contains("routes"), "{err}");
 }
+
+/// The TOS byte crosses the relay both ways: ECT(0), ECT(1) and CE as sent (no queue
+/// discipline marks here), DSCP kept, Not-ECT stays 0; the records and counters say
+/// which arrived ECN-capable.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_ecn_bits_cross_the_relay_both_ways() {
+    use flowstate_core::Ecn;
+    use flowstate_emu::ecn_socket;
+    let (sender, receiver, emu, sf, rf) = setup(
+        path(10.0, 1, QueueLimit::Packets(100)),
+        path(10.0, 1, QueueLimit::Packets(100)),
+    );
+    for s in [&sender, &receiver] {
+        ecn_socket::receive_traffic_class(s).expect("IP_RECVTOS");
+    }
+    let mut buf = vec![0u8; 2048];
+    let sent = [0x00u8, 0x02, 0x01, 0x03, 0xb8 | 0x02, 0xb8];
+    for (k, &tc) in sent.iter().enumerate() {
+        ecn_socket::send_to(&sender, &[k as u8; 100], sf, tc).expect("send");
+        let (n, from, got) = ecn_socket::recv_from(&receiver, &mut buf).expect("forwarded");
+        assert_eq!((n, from, got), (100, rf, tc), "forward, byte {tc:#04x}");
+        ecn_socket::send_to(&receiver, &[k as u8; 10], rf, tc).expect("reply");
+        let (n, from, got) = ecn_socket::recv_from(&sender, &mut buf).expect("returned");
+        assert_eq!((n, from, got), (10, sf, tc), "reverse, byte {tc:#04x}");
+    }
+    let report = emu.stop();
+    for stats in [&report.forward, &report.reverse] {
+        let ecn: Vec<Ecn> = stats.records.iter().map(|r| r.ecn).collect();
+        let expect: Vec<Ecn> = sent.iter().map(|&b| Ecn::from_bits(b)).collect();
+        assert_eq!(ecn, expect);
+        assert_eq!(stats.ecn_capable, 4);
+        assert_eq!(stats.ce_marked, 0);
+    }
+}

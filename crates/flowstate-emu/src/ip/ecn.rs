@@ -122,16 +122,7 @@ mod tests {
 
     /// An IPv6 UDP packet with traffic class `tc` and flow label 0xabcde.
     fn v6(tc: u8) -> Vec<u8> {
-        let mut p = vec![
-            0x60 | (tc >> 4),
-            (tc << 4) | 0x0a,
-            0xbc,
-            0xde,
-            0,
-            8,
-            17,
-            64,
-        ];
+        let mut p = vec![0x60 | (tc >> 4), (tc << 4) | 0x0a, 0xbc, 0xde, 0, 8, 17, 64];
         p.extend_from_slice(&[0xfd; 32]);
         p.extend_from_slice(&[0x13, 0x88, 0x17, 0x70, 0, 8, 0, 0]);
         p
