@@ -116,6 +116,8 @@ pub(crate) fn counters<'py>(py: Python<'py>, s: &PathStats) -> PyResult<Bound<'p
     d.set_item("foreign", s.foreign)?;
     d.set_item("malformed", s.malformed)?;
     d.set_item("io_errors", s.io_errors)?;
+    d.set_item("ecn_capable", s.ecn_capable)?;
+    d.set_item("ce_marked", s.ce_marked)?;
     Ok(d)
 }
 
@@ -142,6 +144,11 @@ fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, P
         rec.iter()
             .map(|x| x.queue_delay.as_micros())
             .collect::<Vec<_>>(),
+    )?;
+    cols.set_item("ecn", rec.iter().map(|x| x.ecn.name()).collect::<Vec<_>>())?;
+    cols.set_item(
+        "ce_marked",
+        rec.iter().map(|x| x.ce_marked).collect::<Vec<_>>(),
     )?;
     cols.set_item(
         "size",

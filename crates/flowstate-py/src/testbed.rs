@@ -38,6 +38,8 @@ fn side<'py>(py: Python<'py>, s: &SideStats) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("foreign", s.foreign)?;
     d.set_item("sent", s.sent)?;
     d.set_item("send_errors", s.send_errors)?;
+    d.set_item("ecn_capable_received", s.ecn_capable_received)?;
+    d.set_item("ce_received", s.ce_received)?;
     Ok(d)
 }
 

@@ -234,6 +234,10 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             )
         }
     };
+    // Each side reads the ECN codepoint of every datagram that arrives.
+    for sock in [&s_sock, &r_sock] {
+        flowstate_emu::ecn_socket::receive_traffic_class(sock)?;
+    }
     let s_addr = s_sock.local_addr()?;
     let r_addr = r_sock.local_addr()?;
     // The packets cross flowstate-emu's bottleneck: one route, from the

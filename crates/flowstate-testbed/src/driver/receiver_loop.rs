@@ -7,7 +7,7 @@ use super::shared::Shared;
 use super::timing::{earliest, wait_until};
 use crate::codec::{self, Class, SctpMessage};
 use flowstate_core::endpoint::Endpoint;
-use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_core::{Ecn, TimeDelta, Timestamp};
 use flowstate_sim::flow::Dir;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,8 +36,8 @@ impl ReceiverLoop {
                 .flows
                 .iter()
                 .fold(None, |a, f| earliest(a, f.kind.poll_timeout()));
-            if let Some((t, bytes)) = self.io.recv(&clock, wait_until(now, next)) {
-                self.input(t, &bytes);
+            if let Some((t, bytes, ecn)) = self.io.recv(&clock, wait_until(now, next)) {
+                self.input(t, &bytes, ecn);
             }
         }
         (self.io, self.flows)
@@ -76,7 +76,9 @@ impl ReceiverLoop {
         });
     }
 
-    fn input(&mut self, now: Timestamp, bytes: &[u8]) {
+    /// A datagram from the sender side, with the ECN codepoint it arrived with (what
+    /// the receivers feed back).
+    fn input(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         match codec::classify(bytes) {
             Some(Class::Rtp) => match codec::decode_rtp(bytes) {
                 Ok(p) => {
@@ -91,23 +93,23 @@ impl ReceiverLoop {
                     let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
                     self.measure(i, p.sequence_number, p.send_time, now, size);
                     match self.flows.get_mut(i).map(|f| &mut f.kind) {
-                        Some(RxKind::Gcc(r, _)) => r.handle_input(now, p),
-                        Some(RxKind::Ccfb(r)) => r.handle_input(now, p),
+                        Some(RxKind::Gcc(r, _)) => r.handle_input_ecn(now, p, ecn),
+                        Some(RxKind::Ccfb(r)) => r.handle_input_ecn(now, p, ecn),
                         _ => {}
                     }
                     self.drain(now, i);
                 }
                 Err(_) => self.io.stats.malformed += 1,
             },
-            Some(Class::Sctp) => self.sctp(now, bytes),
-            Some(Class::Utp) => self.utp(now, bytes),
+            Some(Class::Sctp) => self.sctp(now, bytes, ecn),
+            Some(Class::Utp) => self.utp(now, bytes, ecn),
             Some(Class::Rtcp) | None => self.io.stats.foreign += 1,
         }
     }
 
     /// A LEDBAT segment (uTP ST_DATA): measured like the other data packets (loss by
     /// gaps in the packet numbers), then handed to the receiver.
-    fn utp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn utp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         let Some((i, seg, packet)) = self.io.decoded(codec::decode_ledbat_segment(bytes)) else {
             return;
         };
@@ -119,12 +121,12 @@ impl ReceiverLoop {
         let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
         self.measure(i, packet, seg.timestamp, now, size);
         if let RxKind::Ledbat(r) = &mut self.flows[i].kind {
-            r.handle_input(now, seg);
+            r.handle_input_ecn(now, seg, ecn);
         }
         self.drain(now, i);
     }
 
-    fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn sctp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         let Some((i, m)) = self.io.decoded(codec::decode_sctp(bytes)) else {
             return;
         };
@@ -150,7 +152,7 @@ impl ReceiverLoop {
                     let size = bytes.len() as u32;
                     self.measure(i, chunk.tsn, sent, now, size);
                     if let RxKind::Sctp(r) = &mut self.flows[i].kind {
-                        r.handle_input(now, chunk);
+                        r.handle_input_ecn(now, chunk, ecn);
                     }
                 }
                 None
