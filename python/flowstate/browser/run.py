@@ -249,7 +249,13 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
     for name, t in tcps.items():
         samples.rtt[name] = [(ts - t0, v) for ts, v in t.log.rtt_ms]
         samples.delivered[name] = [(ts - t0, v) for ts, v in t.log.received]
-        tcp_logs[name] = {"rtt_ms": t.log.rtt_ms, "cwnd": t.log.cwnd, "received": t.log.received, "error": t.log.error}
+        tcp_logs[name] = {
+            "rtt_ms": t.log.rtt_ms,
+            "cwnd": t.log.cwnd,
+            "received": t.log.received,
+            "error": t.log.error,
+            **t.log.ecn_state(),
+        }
     forward = emu_report["forward"]
     offset = emu_report["start_unix_us"] / 1e6 - t0
     if media.testbed is not None:
