@@ -19,8 +19,8 @@
 //! re-exported here under their paths: `flowstate_core::coupling`,
 //! `flowstate_core::sbd`, `flowstate_core::units`, `flowstate_core::names`.
 
-pub use flowstate_coupling::{coupling, names, sbd, units};
 pub use ecn::Ecn;
+pub use flowstate_coupling::{coupling, names, sbd, units};
 pub use flowstate_coupling::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 pub mod config_options;

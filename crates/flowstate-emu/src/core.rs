@@ -13,14 +13,15 @@ use crate::stats::{PacketRecord, PathStats};
 use flowstate_core::{Bitrate, DataSize, Timestamp};
 use flowstate_sim::flow::{Dir, SimPacket};
 use flowstate_sim::link::{Link, LinkId, Offer};
-use std::collections::VecDeque;
+use flowstate_sim::queue::DropReason;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Whether a datagram entered the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admission {
     /// Queued or in service; `id` indexes [`PathStats::records`].
     Accepted { id: u64 },
-    /// Tail drop.
+    /// Refused by the full queue or dropped by its discipline.
     Dropped { id: u64 },
 }
 
@@ -48,8 +49,9 @@ pub struct PathCore<P> {
     /// Index of the next point of the link's (unrolled) capacity schedule.
     next_rate: usize,
     now: Timestamp,
-    /// Payloads in the link, FIFO: the front one is in service when `done_at` is set.
-    in_link: VecDeque<Carried<P>>,
+    /// Payloads in the link (queued or in service) by packet id: a queue discipline
+    /// may serve them out of arrival order (FQ-CoDel, DualPI2) or drop queued ones.
+    in_link: BTreeMap<u64, Carried<P>>,
     done_at: Option<Timestamp>,
     /// Serialized, waiting out the propagation delay; exit times never decrease.
     delay_line: VecDeque<(Timestamp, Carried<P>)>,
@@ -66,7 +68,7 @@ impl<P> PathCore<P> {
             link: Link::new(link, sim, config.seed),
             next_rate: 1,
             now: Timestamp::ZERO,
-            in_link: VecDeque::new(),
+            in_link: BTreeMap::new(),
             done_at: None,
             delay_line: VecDeque::new(),
             stats: PathStats::default(),
@@ -112,10 +114,10 @@ impl<P> PathCore<P> {
                 r.queue_delay = n.waited;
             }
         }
-        let Some(item) = self.in_link.pop_front() else {
+        self.take_queue_drops();
+        let Some(item) = self.in_link.remove(&f.pkt.id) else {
             return;
         };
-        debug_assert_eq!(item.id, f.pkt.id, "link and payload FIFO out of step");
         match f.exit_at {
             Some(exit) => {
                 if let Some(r) = self.stats.records.get_mut(item.id as usize) {
@@ -152,20 +154,37 @@ impl<P> PathCore<P> {
             dir: Dir::Data,
             ecn: flowstate_core::Ecn::NotEct,
         };
-        match self.link.offer(now, pkt) {
+        let admission = match self.link.offer(now, pkt) {
             Offer::Started(s) => {
                 self.done_at = Some(s.done_at);
-                self.in_link.push_back(Carried { id, route, payload });
+                self.in_link.insert(id, Carried { id, route, payload });
                 Admission::Accepted { id }
             }
             Offer::Queued => {
-                self.in_link.push_back(Carried { id, route, payload });
+                self.in_link.insert(id, Carried { id, route, payload });
                 Admission::Accepted { id }
             }
-            Offer::Dropped => {
-                self.stats.dropped_queue += 1;
+            Offer::Dropped(reason) => {
+                self.count_drop(reason);
                 Admission::Dropped { id }
             }
+        };
+        self.take_queue_drops();
+        admission
+    }
+
+    fn count_drop(&mut self, reason: DropReason) {
+        match reason {
+            DropReason::Overlimit => self.stats.dropped_queue += 1,
+            DropReason::Aqm => self.stats.dropped_aqm += 1,
+        }
+    }
+
+    /// Queued packets the link's discipline discarded (none under drop-tail).
+    fn take_queue_drops(&mut self) {
+        while let Some(d) = self.link.poll_dropped() {
+            self.in_link.remove(&d.pkt.id);
+            self.count_drop(d.reason);
         }
     }
 

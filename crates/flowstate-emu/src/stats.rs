@@ -29,8 +29,10 @@ pub struct PathStats {
     pub packets_in: u64,
     /// Datagrams sent on.
     pub packets_out: u64,
-    /// Tail drops (queue full).
+    /// Tail drops (queue full; FQ-CoDel's drops from the fattest queue).
     pub dropped_queue: u64,
+    /// Drops by the queue's active management (CoDel, PIE, DualPI2).
+    pub dropped_aqm: u64,
     /// Random loss.
     pub dropped_loss: u64,
     /// From an unexpected address (not the route's learned sender / configured
