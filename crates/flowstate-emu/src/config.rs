@@ -3,6 +3,7 @@
 
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use flowstate_sim::link::{LinkConfig, LinkTrace};
+pub use flowstate_sim::queue::Discipline;
 use flowstate_sim::queue::QueueLimit as SimQueueLimit;
 use flowstate_sim::scenario::LinkSpec;
 
@@ -43,6 +44,9 @@ pub struct PathConfig {
     /// One-way propagation delay added after serialization.
     pub delay: TimeDelta,
     pub queue: QueueLimit,
+    /// The queue discipline (the simulator's [`LinkConfig::discipline`]; drop-tail by
+    /// default).
+    pub discipline: Discipline,
     /// Standard deviation of the RFC 8868 truncated-Gaussian jitter (`None`: none).
     pub jitter: Option<TimeDelta>,
     /// Probability that a packet is lost after serialization, in [0, 1).
@@ -71,6 +75,7 @@ impl PathConfig {
             capacity: vec![(TimeDelta::ZERO, rate)],
             delay,
             queue,
+            discipline: Discipline::DropTail,
             jitter: None,
             loss: 0.0,
             seed: 0,
@@ -121,6 +126,7 @@ impl PathConfig {
                 .collect(),
             delay: l.delay,
             queue: QueueLimit::from_sim(l.queue),
+            discipline: l.discipline,
             jitter: l.jitter,
             loss: l.loss,
             seed,
@@ -138,6 +144,7 @@ impl PathConfig {
                 .collect(),
             delay: self.delay,
             queue: self.queue.to_sim(),
+            discipline: self.discipline,
             jitter: self.jitter,
             loss: self.loss,
             trace: self.trace.clone(),

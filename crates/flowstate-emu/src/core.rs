@@ -20,14 +20,15 @@ use crate::stats::{PacketRecord, PathStats};
 use flowstate_core::{Bitrate, DataSize, Ecn, Timestamp};
 use flowstate_sim::flow::{Dir, SimPacket};
 use flowstate_sim::link::{Link, LinkId, Offer};
-use std::collections::VecDeque;
+use flowstate_sim::queue::DropReason;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Whether a datagram entered the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admission {
     /// Queued or in service; `id` indexes [`PathStats::records`].
     Accepted { id: u64 },
-    /// Tail drop.
+    /// Refused by the full queue or dropped by its discipline.
     Dropped { id: u64 },
 }
 
@@ -96,8 +97,9 @@ pub struct PathCore<P> {
     /// Index of the next point of the link's (unrolled) capacity schedule.
     next_rate: usize,
     now: Timestamp,
-    /// Payloads in the link, FIFO: the front one is in service when `done_at` is set.
-    in_link: VecDeque<Carried<P>>,
+    /// Payloads in the link (queued or in service) by packet id: a queue discipline
+    /// may serve them out of arrival order (FQ-CoDel, DualPI2) or drop queued ones.
+    in_link: BTreeMap<u64, Carried<P>>,
     done_at: Option<Timestamp>,
     /// Serialized, waiting out the propagation delay; exit times never decrease.
     delay_line: VecDeque<(Timestamp, Carried<P>)>,
@@ -114,7 +116,7 @@ impl<P> PathCore<P> {
             link: Link::new(link, sim, config.seed),
             next_rate: 1,
             now: Timestamp::ZERO,
-            in_link: VecDeque::new(),
+            in_link: BTreeMap::new(),
             done_at: None,
             delay_line: VecDeque::new(),
             stats: PathStats::default(),
@@ -160,10 +162,10 @@ impl<P> PathCore<P> {
                 r.queue_delay = n.waited;
             }
         }
-        let Some(mut item) = self.in_link.pop_front() else {
+        self.take_queue_drops();
+        let Some(mut item) = self.in_link.remove(&f.pkt.id) else {
             return;
         };
-        debug_assert_eq!(item.id, f.pkt.id, "link and payload FIFO out of step");
         item.ecn = self.leaving_ecn(item.id, f.pkt.ecn);
         match f.exit_at {
             Some(exit) => {
@@ -242,20 +244,37 @@ impl<P> PathCore<P> {
             payload,
             ecn,
         };
-        match self.link.offer(now, pkt) {
+        let admission = match self.link.offer(now, pkt) {
             Offer::Started(s) => {
                 self.done_at = Some(s.done_at);
-                self.in_link.push_back(carried);
+                self.in_link.insert(id, carried);
                 Admission::Accepted { id }
             }
             Offer::Queued => {
-                self.in_link.push_back(carried);
+                self.in_link.insert(id, carried);
                 Admission::Accepted { id }
             }
-            Offer::Dropped => {
-                self.stats.dropped_queue += 1;
+            Offer::Dropped(reason) => {
+                self.count_drop(reason);
                 Admission::Dropped { id }
             }
+        };
+        self.take_queue_drops();
+        admission
+    }
+
+    fn count_drop(&mut self, reason: DropReason) {
+        match reason {
+            DropReason::Overlimit => self.stats.dropped_queue += 1,
+            DropReason::Aqm => self.stats.dropped_aqm += 1,
+        }
+    }
+
+    /// Queued packets the link's discipline discarded (none under drop-tail).
+    fn take_queue_drops(&mut self) {
+        while let Some(d) = self.link.poll_dropped() {
+            self.in_link.remove(&d.pkt.id);
+            self.count_drop(d.reason);
         }
     }
 
@@ -502,6 +521,52 @@ mod tests {
         assert_eq!(core.stats().ce_marked, 2);
         // A link that hands the packet back unmarked: the arrival's codepoint.
         assert_eq!(core.leaving_ecn(1, Ecn::Ect1), Ecn::Ect1);
+    }
+
+    /// Under CoDel with ECN (RFC 8289 section 5.6) a standing queue gets ECT packets
+    /// marked CE and Not-ECT packets dropped: each departure says CE only for an
+    /// ECN-capable arrival, and every packet is accounted for once.
+    #[test]
+    fn codel_marks_ecn_capable_packets_and_drops_the_others() {
+        use flowstate_sim::queue::{CodelParams, Discipline};
+        let mut c = cfg(1.0, 5, QueueLimit::Packets(1000));
+        c.discipline = Discipline::Codel(CodelParams::default());
+        let mut core = PathCore::new(&c, LinkId::FORWARD);
+        // 2 Mbit/s of 1250 B packets (10 ms each at 1 Mbit/s) for 3 s, alternating
+        // ECT(0) and Not-ECT: the queue grows far above CoDel's 5 ms target.
+        let mut out = Vec::new();
+        for k in 0..600u64 {
+            let t = Timestamp::from_micros(k * 5_000);
+            while let Some(d) = core.pop_due(t) {
+                core.mark_sent(d.id, d.at);
+                out.push(d);
+            }
+            let ecn = if k % 2 == 0 { Ecn::Ect0 } else { Ecn::NotEct };
+            let a = Arrival::new(0, DataSize::bytes(1250)).with_ecn(ecn);
+            core.offer_arrival(t, a, k);
+        }
+        while let Some(t) = core.next_deadline() {
+            while let Some(d) = core.pop_due(t) {
+                core.mark_sent(d.id, d.at);
+                out.push(d);
+            }
+            core.advance(t);
+        }
+        let st = core.stats();
+        assert!(st.ce_marked > 10, "{} marks", st.ce_marked);
+        assert!(st.dropped_aqm > 10, "{} AQM drops", st.dropped_aqm);
+        for d in &out {
+            let r = st.records[d.id as usize];
+            assert_eq!(d.ecn.is_ce(), r.ce_marked, "packet {}", d.id);
+            assert!(!d.ecn.is_ce() || r.ecn == Ecn::Ect0, "only ECT is marked");
+        }
+        let marked = out.iter().filter(|d| d.ecn.is_ce()).count() as u64;
+        assert_eq!(marked, st.ce_marked);
+        assert_eq!(st.unaccounted(), 0);
+        assert_eq!(
+            out.len() as u64 + st.dropped_queue + st.dropped_aqm + st.dropped_loss,
+            st.packets_in
+        );
     }
 
     proptest! {

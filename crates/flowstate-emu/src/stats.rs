@@ -34,8 +34,10 @@ pub struct PathStats {
     pub packets_in: u64,
     /// Datagrams sent on.
     pub packets_out: u64,
-    /// Tail drops (queue full).
+    /// Tail drops (queue full; FQ-CoDel's drops from the fattest queue).
     pub dropped_queue: u64,
+    /// Drops by the queue's active management (CoDel, PIE, DualPI2).
+    pub dropped_aqm: u64,
     /// Random loss.
     pub dropped_loss: u64,
     /// From an unexpected address (not the route's learned sender / configured
@@ -68,7 +70,8 @@ impl PathStats {
     /// Offered but neither sent nor dropped (still in the link when it stopped, or a
     /// send failed).
     pub fn unaccounted(&self) -> u64 {
-        self.packets_in
-            .saturating_sub(self.packets_out + self.dropped_queue + self.dropped_loss)
+        self.packets_in.saturating_sub(
+            self.packets_out + self.dropped_queue + self.dropped_aqm + self.dropped_loss,
+        )
     }
 }

@@ -112,6 +112,7 @@ pub(crate) fn counters<'py>(py: Python<'py>, s: &PathStats) -> PyResult<Bound<'p
     d.set_item("arrived", s.packets_in)?;
     d.set_item("forwarded", s.packets_out)?;
     d.set_item("queue_drops", s.dropped_queue)?;
+    d.set_item("aqm_drops", s.dropped_aqm)?;
     d.set_item("random_losses", s.dropped_loss)?;
     d.set_item("foreign", s.foreign)?;
     d.set_item("malformed", s.malformed)?;
