@@ -310,6 +310,53 @@ overrides = { rate = "1Mbps" }
         );
     }
 
+    /// The scenario's queue discipline reaches the emulator's link as the simulator's
+    /// (the UDP testbed, `flowstate browser`): the forward and reverse links' tables.
+    #[test]
+    fn the_queue_discipline_of_the_scenario_is_the_paths() {
+        use flowstate_sim::queue::Discipline;
+        let sc = Scenario::from_toml(
+            r#"
+name = "aqm"
+duration = "10s"
+[link]
+capacity = "10Mbps"
+delay = "20ms"
+queue = { discipline = "codel", limit = "500pkt", target = "3ms" }
+[reverse_link]
+capacity = "10Mbps"
+delay = "20ms"
+queue = { discipline = "fq-codel" }
+[[flows]]
+name = "f"
+kind = "cbr"
+overrides = { rate = "1Mbps" }
+"#,
+            "aqm.toml",
+        )
+        .expect("valid");
+        let (f, r) = PathConfig::from_scenario(&sc, "aqm.toml", 1).expect("one bottleneck");
+        let Discipline::Codel(p) = f.discipline else {
+            panic!("forward: {:?}", f.discipline)
+        };
+        assert_eq!(p.target, TimeDelta::millis(3));
+        assert_eq!(f.queue, QueueLimit::Packets(500));
+        assert_eq!(f.to_sim().discipline, f.discipline);
+        assert!(matches!(r.discipline, Discipline::FqCodel(_)));
+        // Without a table: drop-tail, as before.
+        let (d, _) = PathConfig::from_scenario(
+            &Scenario::from_toml(
+                "name = \"d\"\nduration = \"1s\"\n[link]\ncapacity = \"1Mbps\"\ndelay = \"1ms\"\nqueue = \"10pkt\"\n[[flows]]\nname = \"f\"\nkind = \"cbr\"\noverrides = { rate = \"1Mbps\" }\n",
+                "d.toml",
+            )
+            .expect("valid"),
+            "d.toml",
+            1,
+        )
+        .expect("one bottleneck");
+        assert_eq!(d.discipline, Discipline::DropTail);
+    }
+
     /// A flow over one named link (feedback after a fixed delay) is one bottleneck: the
     /// emulator takes that link forward and a 10 Gbit/s link of the delay back; a flow
     /// over two links is refused with one line naming the field.
