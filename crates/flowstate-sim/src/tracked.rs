@@ -107,6 +107,9 @@ impl<S: SimSender> SenderHooks for Tracked<S> {
     fn ecn_codepoint(&self) -> Ecn {
         self.inner.ecn_codepoint()
     }
+    fn ecn_responses(&self) -> Option<u64> {
+        self.inner.ecn_responses()
+    }
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.inner.poll_cc_report()
     }

@@ -10,6 +10,10 @@
 //! sender" with per-packet feedback such as RFC 8888). The RTT comes from the same
 //! report ([`super::rfc8888::CcfbReport::rtt`]).
 //!
+//! ECN: with [`NadaSenderConfig::ecn`] ECN-capable the RTP packets go out ECT, and the
+//! reported CE marks enter the aggregation as p_mark: the marking penalty
+//! DMARK * (p_mark / PMRREF)^2 of x_curr (RFC 8698 section 4.2, equation (1)).
+//!
 //! Coupling (paper 003 Table I): an allocation sets r_ref, and the encoder rate r_vin
 //! and the sending rate r_send follow it at once ([`Nada::set_reference_rate`]; the
 //! encoder's target is updated in the same call). NADA reports r_ref as CC_R to every
@@ -21,6 +25,7 @@ use super::rfc8888::CcfbReport;
 use super::video::VideoPacketizer;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
 use crate::seq_map::SeqMap;
 use crate::source::VideoSourceConfig;
@@ -38,6 +43,9 @@ pub struct NadaSenderConfig {
     pub wire: WireSizes,
     /// Sent packets remembered for feedback matching (10 s).
     pub history: TimeDelta,
+    /// The codepoint of the RTP packets (RFC 8698 section 4.2 counts the CE marks; ECT(1)
+    /// for L4S, RFC 9331). Not-ECT (the default): no marks.
+    pub ecn: Ecn,
 }
 
 impl NadaSenderConfig {
@@ -49,6 +57,7 @@ impl NadaSenderConfig {
             seed: 1,
             wire: WireSizes::default(),
             history: TimeDelta::secs(10),
+            ecn: Ecn::NotEct,
         }
     }
 }
@@ -240,6 +249,12 @@ impl Controller for NadaSender {
 
     fn latest_rtt(&self) -> Option<TimeDelta> {
         self.rtt
+    }
+
+    /// The configured codepoint. NADA's answer to marks is continuous (the penalty in
+    /// x_curr), so [`Controller::ecn_responses`] stays `None`.
+    fn ecn_codepoint(&self) -> Ecn {
+        self.cfg.ecn
     }
 }
 

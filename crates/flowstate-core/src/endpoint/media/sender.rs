@@ -6,6 +6,7 @@ use super::config::MediaSenderConfig;
 use super::feedback::{MediaFeedback, PacketArrival, RttEcho};
 use super::packet::RtpPacket;
 use crate::coupling::{Allowance, FlowReport, RateReportMode};
+use crate::ecn::Ecn;
 use crate::endpoint::rtx::RtxSender;
 use crate::endpoint::send_path::sent_packet_time;
 use crate::endpoint::{Controller, Endpoint, Transmit};
@@ -494,5 +495,10 @@ impl Controller for MediaSender {
     }
     fn delay_based_decreases(&self) -> Option<u64> {
         Some(self.gcc().delay_based_decreases())
+    }
+    /// The configured codepoint; GCC itself never reacts to the marks (libwebrtc
+    /// goog_cc, docs/ALGORITHMS.md "ECN responses"), so there are no ECN responses.
+    fn ecn_codepoint(&self) -> Ecn {
+        self.cfg.ecn
     }
 }
