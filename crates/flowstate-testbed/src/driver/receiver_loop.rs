@@ -59,11 +59,20 @@ impl ReceiverLoop {
     }
 
     /// Metrics for one arriving data packet: throughput, one-way delay above the
-    /// flow's minimum (queuing delay), and losses by sequence gaps.
-    fn measure(&mut self, i: usize, seq: u64, sent: Timestamp, now: Timestamp, size: u32) {
+    /// flow's minimum (queuing delay), losses by sequence gaps, and CE marks.
+    fn measure(
+        &mut self,
+        i: usize,
+        seq: u64,
+        sent: Timestamp,
+        now: Timestamp,
+        size: u32,
+        ecn: Ecn,
+    ) {
         let Some(f) = self.flows.get_mut(i) else {
             return;
         };
+        f.ce_marks += u64::from(ecn.is_ce());
         let owd = now.as_micros() as i64 - sent.as_micros() as i64;
         let a = f.arrivals.on_packet(seq, owd);
         self.shared.record(|m, t| {
@@ -91,7 +100,7 @@ impl ReceiverLoop {
                     };
                     self.io.stats.decoded += 1;
                     let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
-                    self.measure(i, p.sequence_number, p.send_time, now, size);
+                    self.measure(i, p.sequence_number, p.send_time, now, size, ecn);
                     match self.flows.get_mut(i).map(|f| &mut f.kind) {
                         Some(RxKind::Gcc(r, _)) => r.handle_input_ecn(now, p, ecn),
                         Some(RxKind::Ccfb(r)) => r.handle_input_ecn(now, p, ecn),
@@ -119,7 +128,7 @@ impl ReceiverLoop {
         }
         self.io.stats.decoded += 1;
         let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
-        self.measure(i, packet, seg.timestamp, now, size);
+        self.measure(i, packet, seg.timestamp, now, size, ecn);
         if let RxKind::Ledbat(r) = &mut self.flows[i].kind {
             r.handle_input_ecn(now, seg, ecn);
         }
@@ -150,7 +159,7 @@ impl ReceiverLoop {
             SctpMessage::Data { chunk, sent } => {
                 if self.flows[i].established && !self.flows[i].shut_down {
                     let size = bytes.len() as u32;
-                    self.measure(i, chunk.tsn, sent, now, size);
+                    self.measure(i, chunk.tsn, sent, now, size, ecn);
                     if let RxKind::Sctp(r) = &mut self.flows[i].kind {
                         r.handle_input_ecn(now, chunk, ecn);
                     }

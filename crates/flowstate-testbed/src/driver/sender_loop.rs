@@ -153,6 +153,7 @@ impl SenderLoop {
             };
             // Data carries the sender's codepoint (Not-ECT unless configured ECN-capable).
             let ecn = with_sender!(f, s => s.ecn_codepoint());
+            f.ect_sent |= ecn.is_ecn_capable();
             self.io.send_ecn(now, class, &bytes, ecn);
             let size = size.as_bytes().min(u64::from(u32::MAX)) as u32;
             self.shared.record(|m, t| m.on_send(t, i, Dir::Data, size));
