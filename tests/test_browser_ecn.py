@@ -90,3 +90,71 @@ def test_a_bad_tcp_ecn_mode_is_a_one_line_error():
 
     with pytest.raises(TopologyError, match=r"^net\.ipv4\.tcp_ecn: 0, 1 or 2, got 3$"):
         Topology("fstbad").set_tcp_ecn(3)
+
+
+def _plan(flows: list[dict]):
+    from flowstate.browser.plan import make_plan
+
+    doc = {
+        "name": "p",
+        "duration": "10s",
+        "link": {"capacity": "10Mbps", "delay": "20ms", "queue": {"discipline": "codel"}},
+        "flows": flows,
+    }
+    return make_plan(doc)
+
+
+def test_the_plan_gives_kernel_tcp_ecn_to_the_namespaces():
+    from flowstate.browser.plan import PlanError
+
+    p = _plan([{"name": "a", "kind": "tcp-cubic", "ecn": "ECT0"}, {"name": "b", "kind": "tcp-newreno", "ecn": "ect0"}])
+    assert p.tcp_ecn == 1 and [f.ecn for f in p.flows] == ["ect0", "ect0"]
+    assert _plan([{"name": "a", "kind": "tcp-cubic"}]).tcp_ecn is None
+    with pytest.raises(PlanError) as e:
+        _plan([{"name": "a", "kind": "tcp-cubic", "ecn": "ect0"}, {"name": "b", "kind": "tcp-cubic"}])
+    assert str(e.value) == (
+        "flows.b.ecn: every kernel TCP flow shares its namespace's net.ipv4.tcp_ecn, so all must "
+        "have the same ecn ('off' here, 'ect0' on flows.a)"
+    )
+    with pytest.raises(PlanError, match=r"^flows\.a\.ecn: kernel TCP sends classic ECN, ECT\(0\)"):
+        _plan([{"name": "a", "kind": "tcp-cubic", "ecn": "ect1"}])
+    # Chromium's own stack decides its codepoints: named as ignored, not refused.
+    g = _plan([{"name": "v", "kind": "gcc", "ecn": "ect1"}, {"name": "d", "kind": "sctp", "ecn": "off"}])
+    assert g.ignored == ["flows.v.ecn"] and g.tcp_ecn is None
+
+
+BROWSER_ECN = """
+name = "browser-ecn"
+duration = "8s"
+[link]
+capacity = "10Mbps"
+delay = "20ms"
+queue = { discipline = "fq-codel" }
+[[flows]]
+name = "cubic"
+kind = "tcp-cubic"
+ecn = "ect0"
+[measure]
+start = "2s"
+"""
+
+
+def test_flowstate_browser_runs_an_ecn_tcp_flow_under_fq_codel(tmp_path):
+    """The whole command: the scenario's fq-codel in the router, tcp_ecn set in the
+    namespaces from the flow's ecn, the marks in summary.json and tcp.json."""
+    real_path_or_skip()
+    import json
+
+    from real_chromium_support import cli
+
+    scenario = tmp_path / "ecn.toml"
+    scenario.write_text(BROWSER_ECN)
+    out = tmp_path / "out"
+    p = cli("browser", str(scenario), "--out", str(out), "--prefix", "fstbe", "--no-report", timeout=120)
+    assert p.returncode == 0, p.stderr
+    flow = json.loads((out / "summary.json").read_text())["flows"][0]
+    assert flow["ce_marks"] > 0 and flow["lost_packets"] == 0, flow
+    tcp = json.loads((out / "tcp.json").read_text())["cubic"]
+    assert tcp["ecn"] is True and tcp["total_retrans"] == 0, tcp
+    assert json.loads((out / "browser.json").read_text())["tcp_ecn"] == 1
+    assert namespaces("fstbe") == []

@@ -172,6 +172,10 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
         stack_.callback(restore_signal_handlers, install_signal_handlers())
         topo = stack_.enter_context(Topology(prefix))
         n = topo.names
+        if plan.tcp_ecn is not None:
+            # The namespaces' own setting: the host's stays untouched.
+            topo.set_tcp_ecn(plan.tcp_ecn)
+        setup["tcp_ecn"] = plan.tcp_ecn
         tcps: dict[str, KernelTcp] = {}
         for f in plan.tcps:
             tcps[f.name] = KernelTcp(
