@@ -27,34 +27,39 @@ PORT = 7000
 
 @dataclass
 class EcnPathRun:
-    """One run: the forward bottleneck's counters and records of the TCP data
-    segments, and the sender's TCP log (its ECN state at the end)."""
+    """One run: the forward bottleneck's counters and per-packet records (the
+    binding's columns, every packet in arrival order), and the sender's TCP log (its
+    ECN state at the end)."""
 
     counters: dict[str, int]
-    # Per data segment (sender -> receiver, in arrival order): its wait in the queue
-    # (the sojourn time the discipline sees), the codepoint it arrived with, whether
-    # the link marked it CE, its arrival (s since the bottleneck's start), whether the
-    # link served it.
-    sojourn_ms: np.ndarray
-    ecn: list[str]
-    ce_marked: np.ndarray
-    arrival_s: np.ndarray
-    served: np.ndarray
+    records: dict[str, list]
     tcp: TcpLog
     seconds: float
     realtime: bool
 
+    def segments(self, since_s: float) -> np.ndarray:
+        """Mask of the TCP data direction's packets (to the sink's port) arriving at or
+        after ``since_s``."""
+        rec = self.records
+        data = np.array([p == 6 and d == PORT for p, d in zip(rec["protocol"], rec["dst_port"])], dtype=bool)
+        return data & (np.asarray(rec["arrival_us"], dtype=float) / 1e6 >= since_s)
+
     def summary(self, since_s: float = 0.0) -> dict[str, Any]:
-        """Sojourn p50 / p95 (ms), segments, ECN-capable segments and marks per second
-        over the segments arriving after ``since_s``, plus the TCP sender's ECN state."""
-        keep = self.arrival_s >= since_s
+        """Over the sender's segments arriving after ``since_s``: how many, how many
+        ECN-capable, CE marks (and per second), the sojourn time (p50 / p95, ms, of the
+        segments the link served: the wait the discipline sees); plus the TCP sender's
+        ECN state and the bottleneck's counters."""
+        rec = self.records
+        keep = self.segments(since_s)
+        served = np.array([d is not None for d in rec["model_departure_us"]], dtype=bool)
+        soj = np.asarray(rec["queue_delay_us"], dtype=float)[keep & served] / 1e3
+        marks = int(np.asarray(rec["ce_marked"], dtype=bool)[keep].sum())
         span = max(self.seconds - since_s, 1e-9)
-        soj = self.sojourn_ms[keep & self.served]
         return {
             "segments": int(keep.sum()),
-            "ecn_capable": int(sum(1 for e, k in zip(self.ecn, keep) if k and e != "not-ect")),
-            "marks": int(self.ce_marked[keep].sum()),
-            "marks_per_s": float(self.ce_marked[keep].sum() / span),
+            "ecn_capable": int(sum(1 for e, k in zip(rec["ecn"], keep) if k and e != "not-ect")),
+            "marks": marks,
+            "marks_per_s": marks / span,
             "sojourn_ms_p50": float(np.percentile(soj, 50)) if soj.size else None,
             "sojourn_ms_p95": float(np.percentile(soj, 95)) if soj.size else None,
             "tcp": self.tcp.ecn_state(),
@@ -103,18 +108,9 @@ def run(
 
 def _from_report(report: dict, log: TcpLog, seconds: float) -> EcnPathRun:
     fwd = report["forward"]
-    rec = fwd["records"]
-    data = np.array(
-        [proto == 6 and port == PORT for proto, port in zip(rec["protocol"], rec["dst_port"])], dtype=bool
-    )
-    idx = np.flatnonzero(data)
     return EcnPathRun(
         counters=dict(fwd["counters"]),
-        sojourn_ms=np.asarray(rec["queue_delay_us"], dtype=float)[idx] / 1e3,
-        ecn=[rec["ecn"][i] for i in idx],
-        ce_marked=np.asarray(rec["ce_marked"], dtype=bool)[idx],
-        arrival_s=np.asarray(rec["arrival_us"], dtype=float)[idx] / 1e6,
-        served=np.array([rec["model_departure_us"][i] is not None for i in idx], dtype=bool),
+        records=fwd["records"],
         tcp=log,
         seconds=seconds,
         realtime=bool(report["realtime"]),
