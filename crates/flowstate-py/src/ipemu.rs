@@ -122,12 +122,16 @@ pub(crate) fn counters<'py>(py: Python<'py>, s: &PathStats) -> PyResult<Bound<'p
     Ok(d)
 }
 
-fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, PyDict>> {
-    let s = &r.stats;
+/// The link's per-packet records of a direction as equal-length column lists (the
+/// first `n`): arrival, actual and model departure, queuing delay, ECN codepoint on
+/// arrival and CE mark, size.
+pub(crate) fn record_columns<'py>(
+    py: Python<'py>,
+    s: &PathStats,
+    n: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     let cols = PyDict::new(py);
-    let rec = &s.records;
-    let n = rec.len().min(r.packets.len());
-    let (rec, pk) = (&rec[..n], &r.packets[..n]);
+    let rec = &s.records[..n.min(s.records.len())];
     cols.set_item(
         "arrival_us",
         rec.iter().map(|x| x.arrival_us).collect::<Vec<_>>(),
@@ -155,6 +159,14 @@ fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, P
         "size",
         rec.iter().map(|x| x.size.as_bytes()).collect::<Vec<_>>(),
     )?;
+    Ok(cols)
+}
+
+fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, PyDict>> {
+    let s = &r.stats;
+    let n = s.records.len().min(r.packets.len());
+    let cols = record_columns(py, s, n)?;
+    let pk = &r.packets[..n];
     cols.set_item(
         "class",
         pk.iter().map(|p| p.class.name()).collect::<Vec<_>>(),
