@@ -90,10 +90,10 @@ def testbed_vs_sim(*, discipline: str = "codel", capacity_mbps: float = 4, delay
                    start_s: float = 2, seed: int = 1, kind: str = "sctp") -> dict[str, Any]:
     """The testbed's ECN-capable ``kind`` flow over real UDP through the emulator, and
     the same flow simulated."""
-    import flowstate
+    from flowstate.cli.testbed import testbed
 
     doc = scenario(discipline, capacity_mbps, delay_ms, seconds, kind, start_s)
-    r = flowstate.testbed(doc, seed=seed)
+    r = testbed(doc, seed=seed)
     rec = r.bottleneck_records["forward"]
     arrival = np.asarray(rec["arrival_us"], dtype=float) / 1e6
     ecn_capable = np.array([e != "not-ect" for e in rec["ecn"]], dtype=bool)
