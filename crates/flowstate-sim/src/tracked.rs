@@ -110,6 +110,12 @@ impl<S: SimSender> SenderHooks for Tracked<S> {
     fn ecn_responses(&self) -> Option<u64> {
         self.inner.ecn_responses()
     }
+    fn on_pause(&mut self, now: Timestamp) {
+        self.inner.pause(now);
+    }
+    fn on_resume(&mut self, now: Timestamp) {
+        self.inner.resume(now);
+    }
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.inner.poll_cc_report()
     }

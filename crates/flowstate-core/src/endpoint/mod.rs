@@ -154,6 +154,16 @@ pub trait Controller: Endpoint {
     /// ignored by senders whose application rate is fixed at start.
     fn set_app_rate(&mut self, _rate: Option<Bitrate>) {}
 
+    /// The application paused its media at `now` (RFC 8867 section 5.8): a driver stops
+    /// polling the sender until [`Controller::resume`]. Default: nothing. A sender that
+    /// keeps a shaping buffer empties it here if its specification says so.
+    fn pause(&mut self, _now: Timestamp) {}
+
+    /// The application resumed at `now`: frames the source would have captured while
+    /// paused are never produced, and the controller restarts as its specification
+    /// (or, where silent, its reference implementation) says. Default: nothing.
+    fn resume(&mut self, _now: Timestamp) {}
+
     /// The ECN codepoint the sender puts on its data packets (crate::ecn): `NotEct`
     /// (the default) unless the sender was configured ECN-capable. Feedback packets are
     /// always Not-ECT. A driver reads it right after [`Endpoint::poll_transmit`]

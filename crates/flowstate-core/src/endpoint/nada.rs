@@ -83,6 +83,8 @@ pub struct NadaSender {
     bytes_sent: u64,
     packets_sent: u64,
     feedback_reports: u64,
+    /// When the application paused, while it is paused.
+    paused_at: Option<Timestamp>,
 }
 
 impl NadaSender {
@@ -104,6 +106,7 @@ impl NadaSender {
             bytes_sent: 0,
             packets_sent: 0,
             feedback_reports: 0,
+            paused_at: None,
             cfg,
         };
         s.update_encoder(now);
@@ -224,6 +227,31 @@ impl NadaSender {
 /// NADA couples as a rate flow: it reports r_ref and takes a rate allowance as r_ref
 /// (paper 003 Table I).
 impl Controller for NadaSender {
+    /// The frames in the shaping buffer are discarded (cisco/ns3-rmcat
+    /// `RmcatSender::PauseResume`).
+    fn pause(&mut self, now: Timestamp) {
+        self.nada.pause();
+        self.queue.clear();
+        self.paused_at = Some(now);
+    }
+
+    /// Capture restarts at `now` without a backlog; r_vin and r_send restart at RINIT
+    /// until the next report (the reference). After a pause of at least LOGWIN the
+    /// aggregation restarts too (base delay, loss intervals), as the reference's packet
+    /// history, LOGWIN long, has emptied.
+    fn resume(&mut self, now: Timestamp) {
+        self.video.resume_at(now);
+        self.nada.resume();
+        if self
+            .paused_at
+            .take()
+            .is_some_and(|at| now.saturating_since(at) >= self.cfg.nada.logwin)
+        {
+            self.aggregator = NadaReceiver::new(self.cfg.nada.clone());
+        }
+        self.update_encoder(now);
+    }
+
     /// The coupling report: r_ref, when it changed since the last one.
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()

@@ -161,6 +161,12 @@ impl ScreamSender {
 /// SCReAM couples as a rate flow: it reports its target bitrate and takes a rate
 /// allowance as its target.
 impl Controller for ScreamSender {
+    /// Capture restarts at `now` without a backlog of the frames not captured while
+    /// paused (RFC 8298 has no pause; SCReAM's own RTP-queue discard handles what was
+    /// queued before it).
+    fn resume(&mut self, now: Timestamp) {
+        self.video.resume_at(now);
+    }
     /// The coupling report: the target bitrate, when it changed since the last one.
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()

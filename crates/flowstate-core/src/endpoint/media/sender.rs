@@ -466,6 +466,12 @@ mod tests;
 /// GCC media couples as a rate flow. Not [`Controller::INPUT_DRIVEN`]: the pacer sends
 /// what its budget allows whenever it is polled.
 impl Controller for MediaSender {
+    /// Capture restarts at `now` without a backlog of the frames not captured while
+    /// paused; GCC keeps its estimates (libwebrtc's send-side estimator runs on while a
+    /// track is paused).
+    fn resume(&mut self, now: Timestamp) {
+        self.source.resume_at(now);
+    }
     /// The newest rate report for a coupling manager (coalesced: only the latest).
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()
