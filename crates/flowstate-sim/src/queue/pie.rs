@@ -150,6 +150,11 @@ impl PieQueue {
         &self.state
     }
 
+    /// The controller's state, to set (tests start it from a given probability).
+    pub fn state_mut(&mut self) -> &mut PieState {
+        &mut self.state
+    }
+
     /// Run every periodic update due at or before `now`.
     fn catch_up(&mut self, now: Timestamp) {
         while self.next_update <= now {
