@@ -474,8 +474,10 @@ fn dual_pi2_under_overload_drops_l4s_at_p_c_and_marks_the_rest() {
 // ------------------------------------------------------------- through the link
 
 fn disciplines() -> Vec<Discipline> {
-    let mut fq_small = FqCodelParams::default();
-    fq_small.flows = 4;
+    let fq_small = FqCodelParams {
+        flows: 4,
+        ..FqCodelParams::default()
+    };
     vec![
         Discipline::DropTail,
         Discipline::Codel(CodelParams::default()),
