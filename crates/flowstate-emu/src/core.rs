@@ -370,6 +370,26 @@ mod tests {
     }
 
     #[test]
+    fn an_active_queue_drops_queued_packets_and_the_payloads_follow() {
+        // 3 Mbit/s offered to 2 Mbit/s for 3 s under CoDel: it drops queued packets at
+        // dequeue; every payload leaves once or is counted dropped, none is left.
+        use flowstate_sim::queue::{CodelParams, Discipline};
+        let mut c = cfg(2.0, 10, QueueLimit::Packets(1000));
+        c.discipline = Discipline::Codel(CodelParams::default());
+        let mut core = PathCore::new(&c, LinkId::FORWARD);
+        let arrivals: Vec<(u64, u64)> = (0..750).map(|k| (k * 4000, 1500)).collect();
+        let out = drive(&mut core, &arrivals);
+        let st = core.stats();
+        assert!(st.dropped_aqm > 0, "CoDel acted");
+        assert_eq!(st.dropped_queue, 0);
+        assert_eq!(out.len() as u64 + st.dropped_aqm, 750);
+        let mut ids: Vec<u64> = out.iter().map(|d| d.payload).collect();
+        ids.dedup();
+        assert_eq!(ids.len(), out.len(), "each payload once, in order");
+        assert!(core.in_link.is_empty());
+    }
+
+    #[test]
     fn one_packet_leaves_after_serialization_and_delay() {
         // 1250 B at 10 Mbit/s = 1 ms; 20 ms propagation: leaves at 5 + 1 + 20 ms.
         let mut core = PathCore::new(&cfg(10.0, 20, QueueLimit::Packets(10)), LinkId::FORWARD);

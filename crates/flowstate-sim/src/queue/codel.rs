@@ -245,6 +245,9 @@ impl CodelQueue {
     pub fn len(&self) -> usize {
         self.fifo.len()
     }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     pub fn front(&self) -> Option<&SimPacket> {
         self.fifo.front().map(|e| &e.pkt)
     }

@@ -198,9 +198,7 @@ impl DualPi2Queue {
             let wl = 100 - wc;
             let from_l = l_waiting && (!c_waiting || self.credit <= 0);
             let l_len_before = self.l.len();
-            let Some(mut e) = (if from_l { self.l.pop() } else { self.c.pop() }) else {
-                return None;
-            };
+            let mut e = (if from_l { self.l.pop() } else { self.c.pop() })?;
             let guard = self.bytes() < self.params.min_backlog;
             let overload = self.overloaded();
             let mut mark = None;
@@ -260,6 +258,9 @@ impl DualPi2Queue {
     }
     pub fn len(&self) -> usize {
         self.l.len() + self.c.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
     /// Packets waiting in the L4S and classic queues.
     pub fn lens(&self) -> (usize, usize) {

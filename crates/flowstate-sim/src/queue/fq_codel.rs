@@ -206,6 +206,9 @@ impl FqCodelQueue {
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Bytes waiting in the queue `pkt` hashes to.
     pub fn queue_bytes(&self, pkt: &SimPacket) -> u64 {
         self.queues[self.bucket(pkt) as usize].fifo.bytes()

@@ -150,6 +150,11 @@ impl PieQueue {
         &self.state
     }
 
+    /// The controller's state, to set (tests start it from a given probability).
+    pub fn state_mut(&mut self) -> &mut PieState {
+        &mut self.state
+    }
+
     /// Run every periodic update due at or before `now`.
     fn catch_up(&mut self, now: Timestamp) {
         while self.next_update <= now {
@@ -246,6 +251,9 @@ impl PieQueue {
     }
     pub fn len(&self) -> usize {
         self.fifo.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
     pub fn front(&self) -> Option<&SimPacket> {
         self.fifo.front().map(|e| &e.pkt)
