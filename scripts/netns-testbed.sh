@@ -88,24 +88,29 @@ TOML
   run "$scenario" --duration 8 >"$tmp/emu.out" &
   local emu_pid=$!
   for _ in $(seq 100); do grep -q "^route 0" "$tmp/emu.out" && break; sleep 0.05; done
-  # Receiver: echo every datagram back (through the reverse bottleneck), count them.
+  # Receiver: echo every datagram back (through the reverse bottleneck), count them and
+  # those whose IP header still says ECT(0) (the ECN field crosses the relay).
   ip netns exec "$RCV" python3 - "$RCV_IP" >"$tmp/rcv.out" <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((sys.argv[1], 6000)); s.settimeout(2.5)
-n = 0
+s.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTOS, 1); s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 2)
+n = ect = 0
 try:
     while True:
-        d, a = s.recvfrom(2048); n += 1; s.sendto(d, a)
+        d, anc, _, a = s.recvmsg(2048, 64); n += 1; s.sendto(d, a)
+        ect += any(l == socket.IPPROTO_IP and t == socket.IP_TOS and c[0] & 3 == 2 for l, t, c in anc)
 except socket.timeout:
     pass
-print(n, round(time.monotonic() - t0, 2)) if "t0" in dir() else print(n)
+print(n, ect)
 PY
   local rcv_pid=$!
   sleep 0.5
-  # Sender: 200 datagrams of 500 B, 2 ms apart (2 Mbit/s), then count the echoes.
+  # Sender: 200 datagrams of 500 B with ECT(0), 2 ms apart (2 Mbit/s), then count the
+  # echoes.
   ip netns exec "$SND" python3 - "$EMU_IN" >"$tmp/snd.out" <<'PY'
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 2)
 t0 = time.monotonic()
 n = 0
 for k in range(200):
@@ -128,8 +133,8 @@ PY
   local got echoed
   got="$(cat "$tmp/rcv.out")"; echoed="$(cat "$tmp/snd.out")"
   cat "$tmp/emu.out"
-  echo "netns-testbed selftest: receiver got ${got%% *}/200, sender got ${echoed%% *}/200 echoes (sender ran ${echoed#* } s)"
-  [ "${got%% *}" = 200 ] && [ "${echoed%% *}" = 200 ]
+  echo "netns-testbed selftest: receiver got ${got%% *}/200 (${got#* } with ECT(0)), sender got ${echoed%% *}/200 echoes (sender ran ${echoed#* } s)"
+  [ "${got%% *}" = 200 ] && [ "${got#* }" = 200 ] && [ "${echoed%% *}" = 200 ]
 }
 
 case "${1:-}" in

@@ -240,7 +240,9 @@ def testbed(
     """Runs the scenario ``text`` in real time over UDP sockets (crates/flowstate-testbed)
     in a worker thread with the GIL released; Ctrl-C stops it early. The dict has the
     keys of a ``simulate`` run plus ``interrupted``, ``sender_pcap``, ``receiver_pcap``,
-    ``sender``, ``receiver``, ``bottleneck`` and ``sctp``. ``netns = ((sender_ns,
+    ``sender``, ``receiver``, ``bottleneck``, ``bottleneck_records`` (the emulator's
+    per-packet records per direction, as columns: arrival, departures, queuing delay,
+    ECN codepoint, CE mark, size) and ``sctp``. ``netns = ((sender_ns,
     sender_ip), (receiver_ns, receiver_ip))`` binds each side in a network namespace
     and uses the host's path between them instead of the emulator."""
 

@@ -3,6 +3,7 @@
 
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use flowstate_sim::link::{LinkConfig, LinkTrace};
+pub use flowstate_sim::queue::Discipline;
 use flowstate_sim::queue::QueueLimit as SimQueueLimit;
 use flowstate_sim::scenario::LinkSpec;
 
@@ -43,6 +44,9 @@ pub struct PathConfig {
     /// One-way propagation delay added after serialization.
     pub delay: TimeDelta,
     pub queue: QueueLimit,
+    /// The queue discipline (the simulator's [`LinkConfig::discipline`]; drop-tail by
+    /// default).
+    pub discipline: Discipline,
     /// Standard deviation of the RFC 8868 truncated-Gaussian jitter (`None`: none).
     pub jitter: Option<TimeDelta>,
     /// Probability that a packet is lost after serialization, in [0, 1).
@@ -71,6 +75,7 @@ impl PathConfig {
             capacity: vec![(TimeDelta::ZERO, rate)],
             delay,
             queue,
+            discipline: Discipline::DropTail,
             jitter: None,
             loss: 0.0,
             seed: 0,
@@ -121,6 +126,7 @@ impl PathConfig {
                 .collect(),
             delay: l.delay,
             queue: QueueLimit::from_sim(l.queue),
+            discipline: l.discipline,
             jitter: l.jitter,
             loss: l.loss,
             seed,
@@ -138,6 +144,7 @@ impl PathConfig {
                 .collect(),
             delay: self.delay,
             queue: self.queue.to_sim(),
+            discipline: self.discipline,
             jitter: self.jitter,
             loss: self.loss,
             trace: self.trace.clone(),
@@ -301,6 +308,53 @@ overrides = { rate = "1Mbps" }
             bad.validate("f").map_err(|e| e.field),
             Err("f.delay".into())
         );
+    }
+
+    /// The scenario's queue discipline reaches the emulator's link as the simulator's
+    /// (the UDP testbed, `flowstate browser`): the forward and reverse links' tables.
+    #[test]
+    fn the_queue_discipline_of_the_scenario_is_the_paths() {
+        use flowstate_sim::queue::Discipline;
+        let sc = Scenario::from_toml(
+            r#"
+name = "aqm"
+duration = "10s"
+[link]
+capacity = "10Mbps"
+delay = "20ms"
+queue = { discipline = "codel", limit = "500pkt", target = "3ms" }
+[reverse_link]
+capacity = "10Mbps"
+delay = "20ms"
+queue = { discipline = "fq-codel" }
+[[flows]]
+name = "f"
+kind = "cbr"
+overrides = { rate = "1Mbps" }
+"#,
+            "aqm.toml",
+        )
+        .expect("valid");
+        let (f, r) = PathConfig::from_scenario(&sc, "aqm.toml", 1).expect("one bottleneck");
+        let Discipline::Codel(p) = f.discipline else {
+            panic!("forward: {:?}", f.discipline)
+        };
+        assert_eq!(p.target, TimeDelta::millis(3));
+        assert_eq!(f.queue, QueueLimit::Packets(500));
+        assert_eq!(f.to_sim().discipline, f.discipline);
+        assert!(matches!(r.discipline, Discipline::FqCodel(_)));
+        // Without a table: drop-tail, as before.
+        let (d, _) = PathConfig::from_scenario(
+            &Scenario::from_toml(
+                "name = \"d\"\nduration = \"1s\"\n[link]\ncapacity = \"1Mbps\"\ndelay = \"1ms\"\nqueue = \"10pkt\"\n[[flows]]\nname = \"f\"\nkind = \"cbr\"\noverrides = { rate = \"1Mbps\" }\n",
+                "d.toml",
+            )
+            .expect("valid"),
+            "d.toml",
+            1,
+        )
+        .expect("one bottleneck");
+        assert_eq!(d.discipline, Discipline::DropTail);
     }
 
     /// A flow over one named link (feedback after a fixed delay) is one bottleneck: the

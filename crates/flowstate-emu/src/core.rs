@@ -7,21 +7,65 @@
 //! events (end of serialization, rate changes) are processed at their own virtual
 //! times however late the caller comes, so the model's timing never depends on how
 //! promptly the I/O layer wakes up. No clock, socket or thread here.
+//!
+//! ECN: an arrival carries the codepoint of its IP header ([`Arrival::ecn`]) into the
+//! link as [`SimPacket::ecn`]; a queue discipline that marks sets it to CE, and the
+//! departure says which codepoint the packet leaves with ([`Departure::ecn`]), for the
+//! I/O layer to write into the real header. A packet that arrived Not-ECT leaves
+//! Not-ECT whatever the link did (RFC 3168 section 5: only ECN-capable packets are
+//! marked).
 
 use crate::config::PathConfig;
 use crate::stats::{PacketRecord, PathStats};
-use flowstate_core::{Bitrate, DataSize, Timestamp};
+use flowstate_core::{Bitrate, DataSize, Ecn, Timestamp};
 use flowstate_sim::flow::{Dir, SimPacket};
 use flowstate_sim::link::{Link, LinkId, Offer};
-use std::collections::VecDeque;
+use flowstate_sim::queue::DropReason;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Whether a datagram entered the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admission {
     /// Queued or in service; `id` indexes [`PathStats::records`].
     Accepted { id: u64 },
-    /// Tail drop.
+    /// Refused by the full queue or dropped by its discipline.
     Dropped { id: u64 },
+}
+
+/// What the I/O layer knows of a datagram as it reaches the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    /// Index of the route it came in on.
+    pub route: usize,
+    /// What the link serializes.
+    pub size: DataSize,
+    /// The ECN codepoint of its IP header.
+    pub ecn: Ecn,
+    /// The flow a flow-queuing discipline files it under ([`SimPacket::flow`]): a hash
+    /// of the 5-tuple at the IP level, the route in the UDP relay.
+    pub flow: u32,
+}
+
+impl Arrival {
+    /// A Not-ECT datagram of `size` on `route`, its flow the route.
+    pub fn new(route: usize, size: DataSize) -> Self {
+        Self {
+            route,
+            size,
+            ecn: Ecn::NotEct,
+            flow: u32::try_from(route).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The same with the ECN codepoint `ecn`.
+    pub fn with_ecn(self, ecn: Ecn) -> Self {
+        Self { ecn, ..self }
+    }
+
+    /// The same filed under flow `flow`.
+    pub fn with_flow(self, flow: u32) -> Self {
+        Self { flow, ..self }
+    }
 }
 
 /// A datagram due to leave the path.
@@ -32,6 +76,9 @@ pub struct Departure<P> {
     pub payload: P,
     /// The model's exit time.
     pub at: Timestamp,
+    /// The ECN codepoint it leaves with: the arrival's, or CE when the link marked an
+    /// ECN-capable packet.
+    pub ecn: Ecn,
 }
 
 #[derive(Debug, Clone)]
@@ -39,6 +86,8 @@ struct Carried<P> {
     id: u64,
     route: usize,
     payload: P,
+    /// The codepoint it leaves with (set when serialization ends).
+    ecn: Ecn,
 }
 
 /// One direction's shaper on a virtual clock.
@@ -48,8 +97,9 @@ pub struct PathCore<P> {
     /// Index of the next point of the link's (unrolled) capacity schedule.
     next_rate: usize,
     now: Timestamp,
-    /// Payloads in the link, FIFO: the front one is in service when `done_at` is set.
-    in_link: VecDeque<Carried<P>>,
+    /// Payloads in the link (queued or in service) by packet id: a queue discipline
+    /// may serve them out of arrival order (FQ-CoDel, DualPI2) or drop queued ones.
+    in_link: BTreeMap<u64, Carried<P>>,
     done_at: Option<Timestamp>,
     /// Serialized, waiting out the propagation delay; exit times never decrease.
     delay_line: VecDeque<(Timestamp, Carried<P>)>,
@@ -66,7 +116,7 @@ impl<P> PathCore<P> {
             link: Link::new(link, sim, config.seed),
             next_rate: 1,
             now: Timestamp::ZERO,
-            in_link: VecDeque::new(),
+            in_link: BTreeMap::new(),
             done_at: None,
             delay_line: VecDeque::new(),
             stats: PathStats::default(),
@@ -112,10 +162,11 @@ impl<P> PathCore<P> {
                 r.queue_delay = n.waited;
             }
         }
-        let Some(item) = self.in_link.pop_front() else {
+        self.take_queue_drops();
+        let Some(mut item) = self.in_link.remove(&f.pkt.id) else {
             return;
         };
-        debug_assert_eq!(item.id, f.pkt.id, "link and payload FIFO out of step");
+        item.ecn = self.leaving_ecn(item.id, f.pkt.ecn);
         match f.exit_at {
             Some(exit) => {
                 if let Some(r) = self.stats.records.get_mut(item.id as usize) {
@@ -127,13 +178,46 @@ impl<P> PathCore<P> {
         }
     }
 
-    /// A datagram of `size` on `route` reached the path at `at` (taken as the model's
-    /// current time if earlier: arrivals are never back-dated behind processed events).
+    /// The codepoint packet `id` leaves with, given the one the link handed out: CE
+    /// only if the link marked it and it arrived ECN-capable (a discipline cannot mark
+    /// a Not-ECT packet here, whatever it does); the mark is counted.
+    fn leaving_ecn(&mut self, id: u64, from_link: Ecn) -> Ecn {
+        let Some(r) = self.stats.records.get_mut(id as usize) else {
+            return from_link;
+        };
+        if from_link.is_ce() && r.ecn.is_ecn_capable() {
+            if !r.ecn.is_ce() {
+                r.ce_marked = true;
+                self.stats.ce_marked += 1;
+            }
+            Ecn::Ce
+        } else {
+            r.ecn
+        }
+    }
+
+    /// A Not-ECT datagram of `size` on `route` reached the path at `at` (see
+    /// [`PathCore::offer_arrival`]).
     pub fn offer(&mut self, at: Timestamp, route: usize, size: DataSize, payload: P) -> Admission {
+        self.offer_arrival(at, Arrival::new(route, size), payload)
+    }
+
+    /// A datagram reached the path at `at` (taken as the model's current time if
+    /// earlier: arrivals are never back-dated behind processed events).
+    pub fn offer_arrival(&mut self, at: Timestamp, arrival: Arrival, payload: P) -> Admission {
         self.advance(at);
         let now = self.now;
         let id = self.stats.records.len() as u64;
+        let Arrival {
+            route,
+            size,
+            ecn,
+            flow,
+        } = arrival;
         self.stats.packets_in += 1;
+        if ecn.is_ecn_capable() {
+            self.stats.ecn_capable += 1;
+        }
         self.stats.records.push(PacketRecord {
             route,
             size,
@@ -141,31 +225,56 @@ impl<P> PathCore<P> {
             departure_us: None,
             queue_delay: flowstate_core::TimeDelta::ZERO,
             model_departure_us: None,
+            ecn,
+            ce_marked: false,
         });
         let pkt = SimPacket {
             id,
             sent_at: now,
-            flow: u32::try_from(route).unwrap_or(u32::MAX),
+            flow,
             size: u32::try_from(size.as_bytes()).unwrap_or(u32::MAX),
             slot: 0,
             seq: 0,
             dir: Dir::Data,
-            ecn: flowstate_core::Ecn::NotEct,
+            ecn,
         };
-        match self.link.offer(now, pkt) {
+        let carried = Carried {
+            id,
+            route,
+            payload,
+            ecn,
+        };
+        let admission = match self.link.offer(now, pkt) {
             Offer::Started(s) => {
                 self.done_at = Some(s.done_at);
-                self.in_link.push_back(Carried { id, route, payload });
+                self.in_link.insert(id, carried);
                 Admission::Accepted { id }
             }
             Offer::Queued => {
-                self.in_link.push_back(Carried { id, route, payload });
+                self.in_link.insert(id, carried);
                 Admission::Accepted { id }
             }
-            Offer::Dropped => {
-                self.stats.dropped_queue += 1;
+            Offer::Dropped(reason) => {
+                self.count_drop(reason);
                 Admission::Dropped { id }
             }
+        };
+        self.take_queue_drops();
+        admission
+    }
+
+    fn count_drop(&mut self, reason: DropReason) {
+        match reason {
+            DropReason::Overlimit => self.stats.dropped_queue += 1,
+            DropReason::Aqm => self.stats.dropped_aqm += 1,
+        }
+    }
+
+    /// Queued packets the link's discipline discarded (none under drop-tail).
+    fn take_queue_drops(&mut self) {
+        while let Some(d) = self.link.poll_dropped() {
+            self.in_link.remove(&d.pkt.id);
+            self.count_drop(d.reason);
         }
     }
 
@@ -181,6 +290,7 @@ impl<P> PathCore<P> {
             route: c.route,
             payload: c.payload,
             at,
+            ecn: c.ecn,
         })
     }
 
@@ -257,6 +367,26 @@ mod tests {
             core.advance(d);
         }
         out
+    }
+
+    #[test]
+    fn an_active_queue_drops_queued_packets_and_the_payloads_follow() {
+        // 3 Mbit/s offered to 2 Mbit/s for 3 s under CoDel: it drops queued packets at
+        // dequeue; every payload leaves once or is counted dropped, none is left.
+        use flowstate_sim::queue::{CodelParams, Discipline};
+        let mut c = cfg(2.0, 10, QueueLimit::Packets(1000));
+        c.discipline = Discipline::Codel(CodelParams::default());
+        let mut core = PathCore::new(&c, LinkId::FORWARD);
+        let arrivals: Vec<(u64, u64)> = (0..750).map(|k| (k * 4000, 1500)).collect();
+        let out = drive(&mut core, &arrivals);
+        let st = core.stats();
+        assert!(st.dropped_aqm > 0, "CoDel acted");
+        assert_eq!(st.dropped_queue, 0);
+        assert_eq!(out.len() as u64 + st.dropped_aqm, 750);
+        let mut ids: Vec<u64> = out.iter().map(|d| d.payload).collect();
+        ids.dedup();
+        assert_eq!(ids.len(), out.len(), "each payload once, in order");
+        assert!(core.in_link.is_empty());
     }
 
     #[test]
@@ -368,6 +498,95 @@ mod tests {
         c.seed = 100;
         let other = drive(&mut PathCore::new(&c, LinkId::FORWARD), &arrivals);
         assert_ne!(a, other);
+    }
+
+    #[test]
+    fn the_codepoint_crosses_the_link_and_is_recorded() {
+        // Drop-tail never marks: every packet leaves with the codepoint it came with.
+        let mut core = PathCore::new(&cfg(10.0, 1, QueueLimit::Packets(10)), LinkId::FORWARD);
+        for (k, e) in Ecn::ALL.into_iter().enumerate() {
+            let a = Arrival::new(0, DataSize::bytes(100)).with_ecn(e);
+            core.offer_arrival(Timestamp::ZERO, a, k);
+        }
+        let out: Vec<Ecn> = std::iter::from_fn(|| core.pop_due(Timestamp::from_millis(50)))
+            .map(|d| d.ecn)
+            .collect();
+        assert_eq!(out, Ecn::ALL.to_vec());
+        let st = core.stats();
+        assert_eq!(st.ecn_capable, 3);
+        assert_eq!(st.ce_marked, 0);
+        let recorded: Vec<Ecn> = st.records.iter().map(|r| r.ecn).collect();
+        assert_eq!(recorded, Ecn::ALL.to_vec());
+    }
+
+    #[test]
+    fn a_ce_from_the_link_marks_only_ecn_capable_packets() {
+        // What a marking discipline hands out (pkt.ecn = CE) against what arrived.
+        let mut core = PathCore::<u8>::new(&cfg(10.0, 1, QueueLimit::Packets(10)), LinkId::FORWARD);
+        for e in Ecn::ALL {
+            core.offer_arrival(
+                Timestamp::ZERO,
+                Arrival::new(0, DataSize::bytes(10)).with_ecn(e),
+                0,
+            );
+        }
+        let leaving: Vec<Ecn> = (0..4).map(|id| core.leaving_ecn(id, Ecn::Ce)).collect();
+        assert_eq!(leaving, vec![Ecn::NotEct, Ecn::Ce, Ecn::Ce, Ecn::Ce]);
+        let marked: Vec<bool> = core.stats().records.iter().map(|r| r.ce_marked).collect();
+        assert_eq!(
+            marked,
+            vec![false, true, true, false],
+            "CE on arrival is no new mark"
+        );
+        assert_eq!(core.stats().ce_marked, 2);
+        // A link that hands the packet back unmarked: the arrival's codepoint.
+        assert_eq!(core.leaving_ecn(1, Ecn::Ect1), Ecn::Ect1);
+    }
+
+    /// Under CoDel with ECN (RFC 8289 section 5.6) a standing queue gets ECT packets
+    /// marked CE and Not-ECT packets dropped: each departure says CE only for an
+    /// ECN-capable arrival, and every packet is accounted for once.
+    #[test]
+    fn codel_marks_ecn_capable_packets_and_drops_the_others() {
+        use flowstate_sim::queue::{CodelParams, Discipline};
+        let mut c = cfg(1.0, 5, QueueLimit::Packets(1000));
+        c.discipline = Discipline::Codel(CodelParams::default());
+        let mut core = PathCore::new(&c, LinkId::FORWARD);
+        // 2 Mbit/s of 1250 B packets (10 ms each at 1 Mbit/s) for 3 s, alternating
+        // ECT(0) and Not-ECT: the queue grows far above CoDel's 5 ms target.
+        let mut out = Vec::new();
+        for k in 0..600u64 {
+            let t = Timestamp::from_micros(k * 5_000);
+            while let Some(d) = core.pop_due(t) {
+                core.mark_sent(d.id, d.at);
+                out.push(d);
+            }
+            let ecn = if k % 2 == 0 { Ecn::Ect0 } else { Ecn::NotEct };
+            let a = Arrival::new(0, DataSize::bytes(1250)).with_ecn(ecn);
+            core.offer_arrival(t, a, k);
+        }
+        while let Some(t) = core.next_deadline() {
+            while let Some(d) = core.pop_due(t) {
+                core.mark_sent(d.id, d.at);
+                out.push(d);
+            }
+            core.advance(t);
+        }
+        let st = core.stats();
+        assert!(st.ce_marked > 10, "{} marks", st.ce_marked);
+        assert!(st.dropped_aqm > 10, "{} AQM drops", st.dropped_aqm);
+        for d in &out {
+            let r = st.records[d.id as usize];
+            assert_eq!(d.ecn.is_ce(), r.ce_marked, "packet {}", d.id);
+            assert!(!d.ecn.is_ce() || r.ecn == Ecn::Ect0, "only ECT is marked");
+        }
+        let marked = out.iter().filter(|d| d.ecn.is_ce()).count() as u64;
+        assert_eq!(marked, st.ce_marked);
+        assert_eq!(st.unaccounted(), 0);
+        assert_eq!(
+            out.len() as u64 + st.dropped_queue + st.dropped_aqm + st.dropped_loss,
+            st.packets_in
+        );
     }
 
     proptest! {

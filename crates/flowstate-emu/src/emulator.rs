@@ -6,12 +6,17 @@
 //! sends every departure that is due). Nothing a peer sends can stop or crash it: empty
 //! datagrams, datagrams from unexpected addresses and socket errors are counted and
 //! dropped; any non-empty payload is carried unchanged (the emulator does not parse).
+//!
+//! ECN: every socket reads each datagram's TOS / traffic-class byte
+//! ([`crate::ecn_socket`]); its ECN bits enter the link model, and the datagram leaves
+//! with the same byte, its ECN bits CE when the model marked it.
 
 use crate::clock::{block_for, WallClock};
 use crate::config::PathConfig;
-use crate::core::PathCore;
+use crate::core::{Arrival, PathCore};
+use crate::ecn_socket;
 use crate::stats::PathStats;
-use flowstate_core::{DataSize, TimeDelta, Timestamp};
+use flowstate_core::{DataSize, Ecn, TimeDelta, Timestamp};
 use flowstate_sim::link::LinkId;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -108,13 +113,21 @@ pub struct EmulatorReport {
     pub reverse: PathStats,
 }
 
+/// A datagram (UDP relay) or an IP packet (IP level) in a path: its bytes and the TOS /
+/// traffic-class byte it arrived with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Packet {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) traffic_class: u8,
+}
+
 /// What a receiver thread hands its path's scheduler.
 #[derive(Debug)]
 pub(crate) enum Msg {
     Datagram {
-        route: usize,
         at: Timestamp,
-        payload: Vec<u8>,
+        arrival: Arrival,
+        packet: Packet,
     },
     Foreign,
     Malformed,
@@ -139,16 +152,17 @@ impl Dest {
 }
 
 /// Where a path's scheduler sends what leaves the bottleneck: UDP sockets per route
-/// here, a TUN device in [`crate::ip`].
+/// here, a TUN device in [`crate::ip`]. `ecn` is the codepoint the packet leaves with
+/// (CE when the link marked it); the egress writes it into the real header.
 pub(crate) trait Egress: Send + 'static {
-    fn send(&self, route: usize, payload: &[u8]) -> io::Result<()>;
+    fn send(&self, route: usize, packet: &mut Packet, ecn: Ecn) -> io::Result<()>;
 }
 
 /// One socket (and destination) per route.
 struct UdpEgress(Vec<(UdpSocket, Dest)>);
 
 impl Egress for UdpEgress {
-    fn send(&self, route: usize, payload: &[u8]) -> io::Result<()> {
+    fn send(&self, route: usize, packet: &mut Packet, ecn: Ecn) -> io::Result<()> {
         let (sock, dest) = self
             .0
             .get(route)
@@ -156,7 +170,9 @@ impl Egress for UdpEgress {
         let addr = dest
             .addr()
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "sender not known yet"))?;
-        sock.send_to(payload, addr).map(|_| ())
+        // The arriving byte with the leaving codepoint in its two ECN bits.
+        let traffic_class = (packet.traffic_class & !0b11) | ecn.bits();
+        ecn_socket::send_to(sock, &packet.bytes, addr, traffic_class).map(|_| ())
     }
 }
 
@@ -207,6 +223,7 @@ impl Emulator {
             let q = UdpSocket::bind(r.receiver_facing)?;
             for sock in [&s, &q] {
                 sock.set_read_timeout(Some(duration(timing.poll)))?;
+                ecn_socket::receive_traffic_class(sock)?;
             }
             addrs.push((s.local_addr()?, q.local_addr()?));
             sender_side.push(s);
@@ -338,8 +355,8 @@ fn spawn_receiver(
     spawn_thread(format!("emu-recv-{route}"), timing, move |_| {
         let mut buf = vec![0u8; MAX_DATAGRAM + 1];
         while !stop.load(Ordering::Relaxed) {
-            let msg = match sock.recv_from(&mut buf) {
-                Ok((n, from)) => {
+            let msg = match ecn_socket::recv_from(&sock, &mut buf) {
+                Ok((n, from, traffic_class)) => {
                     let at = clock.now();
                     if n == 0 {
                         Msg::Malformed
@@ -347,9 +364,13 @@ fn spawn_receiver(
                         Msg::Foreign
                     } else {
                         Msg::Datagram {
-                            route,
                             at,
-                            payload: buf[..n].to_vec(),
+                            arrival: Arrival::new(route, DataSize::bytes(n as u64))
+                                .with_ecn(Ecn::from_bits(traffic_class)),
+                            packet: Packet {
+                                bytes: buf[..n].to_vec(),
+                                traffic_class,
+                            },
                         }
                     }
                 }
@@ -378,7 +399,7 @@ fn spawn_receiver(
 /// `rx` and sends each departure through `out` when it is due.
 pub(crate) fn spawn_scheduler(
     name: &str,
-    core: PathCore<Vec<u8>>,
+    core: PathCore<Packet>,
     rx: Receiver<Msg>,
     out: impl Egress,
     clock: WallClock,
@@ -403,11 +424,14 @@ pub(crate) fn spawn_thread<T: Send + 'static>(
     })
 }
 
-fn handle(core: &mut PathCore<Vec<u8>>, msg: Msg) {
+fn handle(core: &mut PathCore<Packet>, msg: Msg) {
     match msg {
-        Msg::Datagram { route, at, payload } => {
-            let size = DataSize::bytes(payload.len() as u64);
-            core.offer(at, route, size, payload);
+        Msg::Datagram {
+            at,
+            arrival,
+            packet,
+        } => {
+            core.offer_arrival(at, arrival, packet);
         }
         Msg::Foreign => core.count_foreign(),
         Msg::Malformed => core.count_malformed(),
@@ -416,7 +440,7 @@ fn handle(core: &mut PathCore<Vec<u8>>, msg: Msg) {
 }
 
 fn run_scheduler(
-    mut core: PathCore<Vec<u8>>,
+    mut core: PathCore<Packet>,
     rx: Receiver<Msg>,
     out: impl Egress,
     clock: WallClock,
@@ -426,8 +450,8 @@ fn run_scheduler(
     let mut inputs_open = true;
     while !stop.load(Ordering::Relaxed) {
         let now = clock.now();
-        while let Some(d) = core.pop_due(now) {
-            match out.send(d.route, &d.payload) {
+        while let Some(mut d) = core.pop_due(now) {
+            match out.send(d.route, &mut d.payload, d.ecn) {
                 Ok(()) => core.mark_sent(d.id, clock.now()),
                 Err(_) => core.count_io_error(),
             }

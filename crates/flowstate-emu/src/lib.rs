@@ -14,6 +14,8 @@
 //!   departures out, every decision recorded ([`PacketRecord`]);
 //! - [`clock`]: precise waiting on the wall clock (sleep, then spin);
 //! - [`emulator`]: sockets and threads ([`Emulator`]);
+//! - [`ecn_socket`]: the ECN bits of UDP datagrams (TOS / traffic-class control
+//!   messages);
 //! - [`ip`]: the same link model as an IP-level bottleneck between network namespaces
 //!   (TUN devices in a router namespace), for a real browser or kernel TCP;
 //! - [`netns`], [`realtime`]: entering a network namespace, real-time scheduling.
@@ -21,6 +23,7 @@
 pub mod clock;
 pub mod config;
 pub mod core;
+pub mod ecn_socket;
 pub mod emulator;
 pub mod ip;
 pub mod netns;
@@ -28,6 +31,6 @@ pub mod realtime;
 pub mod stats;
 
 pub use crate::config::{ConfigError, PathConfig, QueueLimit};
-pub use crate::core::{Admission, Departure, PathCore};
+pub use crate::core::{Admission, Arrival, Departure, PathCore};
 pub use crate::emulator::{Emulator, EmulatorConfig, EmulatorReport, Route, Timing};
 pub use crate::stats::{PacketRecord, PathStats};

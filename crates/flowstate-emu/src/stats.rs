@@ -1,6 +1,6 @@
 //! What happened on a path: counters and one record per packet offered to the link.
 
-use flowstate_core::{DataSize, TimeDelta};
+use flowstate_core::{DataSize, Ecn, TimeDelta};
 
 /// One datagram that entered a bottleneck (foreign and malformed ones never do).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,6 +20,11 @@ pub struct PacketRecord {
     /// or still queued at stop). `departure_us - model_departure_us` is the emulator's
     /// timing error.
     pub model_departure_us: Option<u64>,
+    /// The ECN codepoint of its IP header when it arrived.
+    pub ecn: Ecn,
+    /// The link marked it CE (it arrived ECT(0) or ECT(1)); the I/O layer sent it with
+    /// CE in its header.
+    pub ce_marked: bool,
 }
 
 /// Counters and records of one direction.
@@ -29,8 +34,10 @@ pub struct PathStats {
     pub packets_in: u64,
     /// Datagrams sent on.
     pub packets_out: u64,
-    /// Tail drops (queue full).
+    /// Tail drops (queue full; FQ-CoDel's drops from the fattest queue).
     pub dropped_queue: u64,
+    /// Drops by the queue's active management (CoDel, PIE, DualPI2).
+    pub dropped_aqm: u64,
     /// Random loss.
     pub dropped_loss: u64,
     /// From an unexpected address (not the route's learned sender / configured
@@ -40,6 +47,10 @@ pub struct PathStats {
     pub malformed: u64,
     /// Socket errors on receive or send (counted, never fatal).
     pub io_errors: u64,
+    /// Datagrams offered with an ECN-capable codepoint (ECT(0), ECT(1) or CE).
+    pub ecn_capable: u64,
+    /// ECN-capable datagrams the link marked CE (RFC 3168 section 5).
+    pub ce_marked: u64,
     /// One record per datagram offered, in arrival order (index = packet id).
     pub records: Vec<PacketRecord>,
 }
@@ -59,7 +70,8 @@ impl PathStats {
     /// Offered but neither sent nor dropped (still in the link when it stopped, or a
     /// send failed).
     pub fn unaccounted(&self) -> u64 {
-        self.packets_in
-            .saturating_sub(self.packets_out + self.dropped_queue + self.dropped_loss)
+        self.packets_in.saturating_sub(
+            self.packets_out + self.dropped_queue + self.dropped_aqm + self.dropped_loss,
+        )
     }
 }

@@ -242,3 +242,101 @@ fn invalid_configuration_is_an_error_not_a_panic() {
     .expect_err("no routes");
     assert!(err.to_string().contains("routes"), "{err}");
 }
+
+/// The TOS byte crosses the relay both ways: ECT(0), ECT(1) and CE as sent (no queue
+/// discipline marks here), DSCP kept, Not-ECT stays 0; the records and counters say
+/// which arrived ECN-capable.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_ecn_bits_cross_the_relay_both_ways() {
+    use flowstate_core::Ecn;
+    use flowstate_emu::ecn_socket;
+    let (sender, receiver, emu, sf, rf) = setup(
+        path(10.0, 1, QueueLimit::Packets(100)),
+        path(10.0, 1, QueueLimit::Packets(100)),
+    );
+    for s in [&sender, &receiver] {
+        ecn_socket::receive_traffic_class(s).expect("IP_RECVTOS");
+    }
+    let mut buf = vec![0u8; 2048];
+    let sent = [0x00u8, 0x02, 0x01, 0x03, 0xb8 | 0x02, 0xb8];
+    for (k, &tc) in sent.iter().enumerate() {
+        ecn_socket::send_to(&sender, &[k as u8; 100], sf, tc).expect("send");
+        let (n, from, got) = ecn_socket::recv_from(&receiver, &mut buf).expect("forwarded");
+        assert_eq!((n, from, got), (100, rf, tc), "forward, byte {tc:#04x}");
+        ecn_socket::send_to(&receiver, &[k as u8; 10], rf, tc).expect("reply");
+        let (n, from, got) = ecn_socket::recv_from(&sender, &mut buf).expect("returned");
+        assert_eq!((n, from, got), (10, sf, tc), "reverse, byte {tc:#04x}");
+    }
+    let report = emu.stop();
+    for stats in [&report.forward, &report.reverse] {
+        let ecn: Vec<Ecn> = stats.records.iter().map(|r| r.ecn).collect();
+        let expect: Vec<Ecn> = sent.iter().map(|&b| Ecn::from_bits(b)).collect();
+        assert_eq!(ecn, expect);
+        assert_eq!(stats.ecn_capable, 4);
+        assert_eq!(stats.ce_marked, 0);
+    }
+}
+
+/// Under the scenario's CoDel (RFC 8289, ECN on) an overloaded path marks: ECT(0)
+/// datagrams arrive with CE in their TOS byte exactly when the model marked them, and
+/// Not-ECT datagrams are dropped instead, never marked.
+#[cfg(target_os = "linux")]
+#[test]
+fn codel_marks_arrive_as_ce_in_the_tos_byte() {
+    use flowstate_core::Ecn;
+    use flowstate_emu::ecn_socket;
+    use flowstate_sim::queue::{CodelParams, Discipline};
+    let mut fwd = path(1.0, 1, QueueLimit::Packets(1000));
+    fwd.discipline = Discipline::Codel(CodelParams::default());
+    let (sender, receiver, emu, sf, _) = setup(fwd, path(10.0, 1, QueueLimit::Packets(100)));
+    ecn_socket::receive_traffic_class(&receiver).expect("IP_RECVTOS");
+    // The receiver reads until nothing came for a second: (sequence number, TOS).
+    let reader = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 2048];
+        let mut arrived: Vec<(u16, u8)> = Vec::new();
+        let mut last = Instant::now();
+        while last.elapsed() < Duration::from_secs(1) {
+            if let Ok((n, _, tc)) = ecn_socket::recv_from(&receiver, &mut buf) {
+                if n >= 2 {
+                    arrived.push((u16::from_be_bytes([buf[0], buf[1]]), tc));
+                }
+                last = Instant::now();
+            }
+        }
+        arrived
+    });
+    // About 2 Mbit/s into 1 Mbit/s for 1.5 s: 500 B every 2 ms, ECT(0) and Not-ECT in
+    // turn (a late sender only sends in bursts: the overload stays).
+    let start = Instant::now();
+    for k in 0..750u16 {
+        let due = Duration::from_millis(2 * u64::from(k));
+        if let Some(wait) = due.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        let mut d = vec![0u8; 500];
+        d[..2].copy_from_slice(&k.to_be_bytes());
+        let tc = if k % 2 == 0 { 0x02 } else { 0x00 };
+        ecn_socket::send_to(&sender, &d, sf, tc).expect("send");
+    }
+    let arrived = reader.join().expect("reader");
+    let report = emu.stop();
+    let st = &report.forward;
+    assert!(st.ce_marked > 0, "no marks");
+    assert!(st.dropped_aqm > 0, "no drops of Not-ECT datagrams");
+    for &(k, tc) in &arrived {
+        let r = st.records[usize::from(k)];
+        assert_eq!(Ecn::from_bits(tc).is_ce(), r.ce_marked, "datagram {k}");
+        assert!(
+            k % 2 == 0 || tc == 0,
+            "Not-ECT datagram {k} arrived with {tc:#x}"
+        );
+    }
+    let marked_sent = st
+        .records
+        .iter()
+        .filter(|r| r.ce_marked && r.departure_us.is_some())
+        .count();
+    let ce_arrived = arrived.iter().filter(|&&(_, tc)| tc == 0x03).count();
+    assert_eq!(ce_arrived, marked_sent);
+}

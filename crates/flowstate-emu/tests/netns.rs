@@ -47,8 +47,10 @@ fn relays_between_namespaces_when_root() {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "selftest failed:\n{text}");
     assert!(
-        text.contains("receiver got 200/200, sender got 200/200"),
+        text.contains("receiver got 200/200 (200 with ECT(0)), sender got 200/200"),
         "{text}"
     );
     assert!(text.contains("forward: in 200 out 200"), "{text}");
+    // Every datagram the sender sent was ECT(0), and it arrived so.
+    assert!(text.contains("ecn_capable 200 ce_marked 0"), "{text}");
 }

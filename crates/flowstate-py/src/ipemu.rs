@@ -112,19 +112,26 @@ pub(crate) fn counters<'py>(py: Python<'py>, s: &PathStats) -> PyResult<Bound<'p
     d.set_item("arrived", s.packets_in)?;
     d.set_item("forwarded", s.packets_out)?;
     d.set_item("queue_drops", s.dropped_queue)?;
+    d.set_item("aqm_drops", s.dropped_aqm)?;
     d.set_item("random_losses", s.dropped_loss)?;
     d.set_item("foreign", s.foreign)?;
     d.set_item("malformed", s.malformed)?;
     d.set_item("io_errors", s.io_errors)?;
+    d.set_item("ecn_capable", s.ecn_capable)?;
+    d.set_item("ce_marked", s.ce_marked)?;
     Ok(d)
 }
 
-fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, PyDict>> {
-    let s = &r.stats;
+/// The link's per-packet records of a direction as equal-length column lists (the
+/// first `n`): arrival, actual and model departure, queuing delay, ECN codepoint on
+/// arrival and CE mark, size.
+pub(crate) fn record_columns<'py>(
+    py: Python<'py>,
+    s: &PathStats,
+    n: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     let cols = PyDict::new(py);
-    let rec = &s.records;
-    let n = rec.len().min(r.packets.len());
-    let (rec, pk) = (&rec[..n], &r.packets[..n]);
+    let rec = &s.records[..n.min(s.records.len())];
     cols.set_item(
         "arrival_us",
         rec.iter().map(|x| x.arrival_us).collect::<Vec<_>>(),
@@ -143,10 +150,23 @@ fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, P
             .map(|x| x.queue_delay.as_micros())
             .collect::<Vec<_>>(),
     )?;
+    cols.set_item("ecn", rec.iter().map(|x| x.ecn.name()).collect::<Vec<_>>())?;
+    cols.set_item(
+        "ce_marked",
+        rec.iter().map(|x| x.ce_marked).collect::<Vec<_>>(),
+    )?;
     cols.set_item(
         "size",
         rec.iter().map(|x| x.size.as_bytes()).collect::<Vec<_>>(),
     )?;
+    Ok(cols)
+}
+
+fn direction<'py>(py: Python<'py>, r: &DirectionReport) -> PyResult<Bound<'py, PyDict>> {
+    let s = &r.stats;
+    let n = s.records.len().min(r.packets.len());
+    let cols = record_columns(py, s, n)?;
+    let pk = &r.packets[..n];
     cols.set_item(
         "class",
         pk.iter().map(|p| p.class.name()).collect::<Vec<_>>(),

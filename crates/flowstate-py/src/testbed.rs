@@ -38,6 +38,8 @@ fn side<'py>(py: Python<'py>, s: &SideStats) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("foreign", s.foreign)?;
     d.set_item("sent", s.sent)?;
     d.set_item("send_errors", s.send_errors)?;
+    d.set_item("ecn_capable_received", s.ecn_capable_received)?;
+    d.set_item("ce_received", s.ce_received)?;
     Ok(d)
 }
 
@@ -45,7 +47,9 @@ fn side<'py>(py: Python<'py>, s: &SideStats) -> PyResult<Bound<'py, PyDict>> {
 /// `duration` seconds (None: the scenario's duration). Returns a dict with the keys of
 /// `simulate`'s runs (`seed`, `summary_json`, `series`, `trace_hash`, `events`) plus
 /// `interrupted`, `sender_pcap` / `receiver_pcap` (bytes), `sender` / `receiver`
-/// (datagram counters), `bottleneck` and `sctp` (per SCTP flow transfer counters).
+/// (datagram counters), `bottleneck` (its counters per direction), `bottleneck_records`
+/// (its per-packet records per direction, as columns) and `sctp` (per SCTP flow
+/// transfer counters).
 /// `netns = ((sender_ns, sender_ip), (receiver_ns, receiver_ip))` puts each side in a
 /// network namespace, with the host's path between them as the bottleneck.
 #[pyfunction]
@@ -137,6 +141,14 @@ fn testbed<'py>(
         b.set_item(name, crate::ipemu::counters(py, p)?)?;
     }
     d.set_item("bottleneck", b)?;
+    let records = PyDict::new(py);
+    for (name, p) in [
+        ("forward", &r.bottleneck.forward),
+        ("reverse", &r.bottleneck.reverse),
+    ] {
+        records.set_item(name, crate::ipemu::record_columns(py, p, p.records.len())?)?;
+    }
+    d.set_item("bottleneck_records", records)?;
     let mut sctp = Vec::new();
     for t in &r.sctp {
         let s = PyDict::new(py);

@@ -8,6 +8,7 @@ use crate::flow::{Dir, FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
 use crate::link_metrics::{LinkMetrics, LinkSeriesRow};
 use crate::metrics::{CouplingSummary, FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
+use crate::queue::DropReason;
 use crate::recorder::Recorder;
 use crate::sbd::{SbdAction, SbdObserver};
 use crate::scheduler::{EventQueue, Fnv64};
@@ -710,7 +711,8 @@ impl Simulation {
 
     fn start_service(&mut self, now: Timestamp, link: LinkId, s: Started) {
         self.record(now, TraceKind::Serialize, link.0, &s.pkt);
-        self.link_metrics.on_start(now, link.index(), s.waited);
+        self.link_metrics
+            .on_start(now, link.index(), s.waited, s.mark, s.class);
         if let Some(sbd) = self.sbd.as_mut() {
             sbd.on_queue_wait(link, s.waited);
         }
@@ -731,19 +733,42 @@ impl Simulation {
             .schedule_in(lane.unwrap_or(usize::MAX), s.done_at, Event::LinkDone(link));
     }
 
-    /// `pkt` enters `link` at `now`: it starts serializing, waits, or is tail-dropped.
+    /// `pkt` enters `link` at `now`: it starts serializing, waits, or is dropped (and
+    /// the queue's discipline may drop others).
     fn offer(&mut self, now: Timestamp, link: LinkId, pkt: SimPacket) {
         let offer = self.topo.link_mut(link).offer(now, pkt);
         let queued = self.topo.link(link).queue().bytes();
+        let dropped = match offer {
+            Offer::Dropped(reason) => Some(reason),
+            _ => None,
+        };
         self.link_metrics
-            .on_arrive(now, link.index(), offer == Offer::Dropped, queued);
+            .on_arrive(now, link.index(), dropped, queued);
         match offer {
             Offer::Started(s) => self.start_service(now, link, s),
             Offer::Queued => {}
-            Offer::Dropped => {
-                self.record(now, TraceKind::Drop, link.0, &pkt);
-                self.lose(now, &pkt);
-            }
+            Offer::Dropped(reason) => self.queue_drop(now, link, &pkt, reason),
+        }
+        self.take_queue_drops(now, link);
+    }
+
+    /// The queue of `link` dropped `pkt`.
+    fn queue_drop(&mut self, now: Timestamp, link: LinkId, pkt: &SimPacket, reason: DropReason) {
+        let kind = match reason {
+            DropReason::Overlimit => TraceKind::Drop,
+            DropReason::Aqm => TraceKind::AqmDrop,
+        };
+        self.record(now, kind, link.0, pkt);
+        self.lose(now, pkt);
+    }
+
+    /// The packets the discipline of `link` discarded during the last offer or finish,
+    /// besides a refused arrival (never any under drop-tail).
+    #[inline]
+    fn take_queue_drops(&mut self, now: Timestamp, link: LinkId) {
+        while let Some(d) = self.topo.link_mut(link).poll_dropped() {
+            self.link_metrics.on_drop(now, link.index(), d.reason);
+            self.queue_drop(now, link, &d.pkt, d.reason);
         }
     }
 
@@ -792,6 +817,7 @@ impl Simulation {
                 self.lose(now, &pkt);
             }
         }
+        self.take_queue_drops(now, link);
         if let Some(next) = fin.next {
             self.start_service(now, link, next);
         }

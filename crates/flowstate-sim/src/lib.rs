@@ -30,6 +30,7 @@ pub mod name_de;
 pub mod overrides;
 pub mod presets;
 pub mod queue;
+pub mod queue_spec;
 pub mod recorder;
 pub mod run;
 pub mod sbd;

@@ -1,5 +1,6 @@
-//! A bottleneck link: a drop-tail queue in front of a serializer of time-varying rate,
-//! then a propagation delay with optional jitter (no reordering) and random loss.
+//! A bottleneck link: a queue under its discipline (drop-tail by default; crate::queue)
+//! in front of a serializer of time-varying rate, then a propagation delay with optional
+//! jitter (no reordering) and random loss.
 //!
 //! Timing of one packet of `s` bytes arriving at `t0` to an idle link of rate `C`:
 //! it finishes serialization at `t0 + 8 s / C` and leaves the link at
@@ -20,7 +21,9 @@
 //!   one was already queued, else it is lost), as `mm-link` does.
 
 use crate::flow::SimPacket;
-use crate::queue::{DropTailQueue, QueueLimit};
+use crate::queue::{
+    Class, Discipline, DropReason, DropSink, Dropped, MarkReason, Queue, QueueLimit,
+};
 use crate::scheduler::{component_rng, ComponentId};
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use rand::RngExt;
@@ -55,7 +58,10 @@ pub struct LinkConfig {
     pub schedule: Vec<(Timestamp, Bitrate)>,
     /// One-way propagation delay.
     pub delay: TimeDelta,
+    /// The queue's limit (every discipline's).
     pub queue: QueueLimit,
+    /// The queue discipline (drop-tail by default).
+    pub discipline: Discipline,
     /// Standard deviation of the RFC 8868 truncated-Gaussian jitter (`None`: none).
     pub jitter: Option<TimeDelta>,
     /// Probability that a packet is lost after serialization (0 = none).
@@ -73,6 +79,7 @@ impl LinkConfig {
             schedule: vec![(Timestamp::ZERO, rate)],
             delay,
             queue,
+            discipline: Discipline::DropTail,
             jitter: None,
             loss: 0.0,
             trace: None,
@@ -247,6 +254,10 @@ pub struct Started {
     pub waited: TimeDelta,
     /// When its serialization ends (schedule the link's completion event then).
     pub done_at: Timestamp,
+    /// The CE mark the queue discipline set on it, if any (`pkt.ecn` is then CE).
+    pub mark: Option<MarkReason>,
+    /// The sub-queue it waited in (DualPI2's L4S or classic queue; classic otherwise).
+    pub class: Class,
 }
 
 /// What became of a packet offered to the link.
@@ -256,8 +267,9 @@ pub enum Offer {
     Started(Started),
     /// Queued behind others.
     Queued,
-    /// Tail drop: the queue was full.
-    Dropped,
+    /// Not queued: the queue was full (a tail drop, [`DropReason::Overlimit`]) or its
+    /// discipline dropped it ([`DropReason::Aqm`]).
+    Dropped(DropReason),
 }
 
 /// A packet that finished serialization.
@@ -275,7 +287,10 @@ pub struct Finished {
 pub struct Link {
     config: LinkConfig,
     rate: Bitrate,
-    queue: DropTailQueue,
+    queue: Queue,
+    /// Packets the discipline discarded other than a refused arrival, not yet taken
+    /// by [`Link::poll_dropped`].
+    dropped: DropSink,
     in_service: Option<SimPacket>,
     last_exit: Timestamp,
     jitter_rng: ChaCha8Rng,
@@ -292,7 +307,12 @@ impl Link {
         let rate = config.rate_at(Timestamp::ZERO);
         Self {
             rate,
-            queue: DropTailQueue::new(config.queue),
+            // The discipline's random stream is the link's third (0 jitter, 1 loss);
+            // drop-tail draws none, so its runs keep their streams.
+            queue: Queue::new(config.queue, &config.discipline, || {
+                component_rng(seed, ComponentId::link(u64::from(id.0), 2))
+            }),
+            dropped: DropSink::new(),
             in_service: None,
             last_exit: Timestamp::ZERO,
             jitter_rng: component_rng(seed, ComponentId::link(u64::from(id.0), 0)),
@@ -314,8 +334,17 @@ impl Link {
     pub fn set_rate(&mut self, rate: Bitrate) {
         self.rate = rate;
     }
-    pub fn queue(&self) -> &DropTailQueue {
+    pub fn queue(&self) -> &Queue {
         &self.queue
+    }
+
+    /// The next packet the queue discipline discarded during the last
+    /// [`Link::offer`] or [`Link::finish`] other than a refused arrival (which
+    /// [`Offer::Dropped`] reports): FQ-CoDel's drops from the fattest queue, drops at
+    /// dequeue (CoDel, DualPI2). Take them all after each call. Drop-tail never has any.
+    #[inline]
+    pub fn poll_dropped(&mut self) -> Option<Dropped> {
+        self.dropped.pop_front()
     }
     pub fn is_busy(&self) -> bool {
         self.in_service.is_some()
@@ -332,11 +361,15 @@ impl Link {
             return match self.config.next_positive_rate(now) {
                 Some((begin, rate)) => Started {
                     pkt,
+                    mark: None,
+                    class: Class::Classic,
                     waited: begin.saturating_since(enqueued),
                     done_at: begin + serialization_time(DataSize::bytes(u64::from(pkt.size)), rate),
                 },
                 None => Started {
                     pkt,
+                    mark: None,
+                    class: Class::Classic,
                     waited: now.saturating_since(enqueued),
                     done_at: Timestamp::MAX,
                 },
@@ -345,6 +378,8 @@ impl Link {
         let ser = serialization_time(DataSize::bytes(u64::from(pkt.size)), self.rate);
         Started {
             pkt,
+            mark: None,
+            class: Class::Classic,
             waited: now.saturating_since(enqueued),
             done_at: now + ser,
         }
@@ -383,6 +418,8 @@ impl Link {
                     self.opp_left = 0;
                     return Started {
                         pkt,
+                        mark: None,
+                        class: Class::Classic,
                         waited: now.saturating_since(enqueued),
                         done_at: Timestamp::MAX,
                     };
@@ -401,21 +438,68 @@ impl Link {
         let first = first.unwrap_or(now);
         Started {
             pkt,
+            mark: None,
+            class: Class::Classic,
             waited: first.saturating_since(enqueued),
             done_at: self.opp_time.max(now),
         }
     }
 
-    /// A packet arrives at the link's entrance at `now`.
+    /// A packet arrives at the link's entrance at `now`. Packets the discipline
+    /// discards besides a refused arrival are then in [`Link::poll_dropped`].
+    #[inline]
     pub fn offer(&mut self, now: Timestamp, pkt: SimPacket) -> Offer {
-        if self.in_service.is_none() && self.queue.is_empty() {
-            return Offer::Started(self.start(now, pkt, now));
+        if let Queue::DropTail(q) = &mut self.queue {
+            if self.in_service.is_none() && q.is_empty() {
+                return Offer::Started(self.start(now, pkt, now));
+            }
+            return if q.push(now, pkt, self.rate) {
+                Offer::Queued
+            } else {
+                Offer::Dropped(DropReason::Overlimit)
+            };
         }
-        if self.queue.push(now, pkt, self.rate) {
-            Offer::Queued
-        } else {
-            Offer::Dropped
+        self.offer_to_discipline(now, pkt)
+    }
+
+    /// An arrival under an active discipline: every packet goes through its enqueue,
+    /// and through its dequeue at once when the link is idle (as a qdisc in front of an
+    /// idle device), so that marks and drops apply to it.
+    fn offer_to_discipline(&mut self, now: Timestamp, pkt: SimPacket) -> Offer {
+        let id = pkt.id;
+        if let Err(reason) = self.queue.enqueue(now, pkt, self.rate, &mut self.dropped) {
+            return Offer::Dropped(reason);
         }
+        if let Some(reason) = self.take_dropped(id) {
+            return Offer::Dropped(reason);
+        }
+        if self.in_service.is_some() {
+            return Offer::Queued;
+        }
+        match self.dequeue(now) {
+            Some(s) => Offer::Started(s),
+            None => match self.take_dropped(id) {
+                Some(reason) => Offer::Dropped(reason),
+                // Unreachable: an idle link's queue held only this packet.
+                None => Offer::Queued,
+            },
+        }
+    }
+
+    /// Remove packet `id` from the discarded ones, with the reason.
+    fn take_dropped(&mut self, id: u64) -> Option<DropReason> {
+        let k = self.dropped.iter().position(|d| d.pkt.id == id)?;
+        self.dropped.remove(k).map(|d| d.reason)
+    }
+
+    /// Start serializing the discipline's next packet, if any.
+    #[inline]
+    fn dequeue(&mut self, now: Timestamp) -> Option<Started> {
+        let d = self.queue.dequeue(now, &mut self.dropped)?;
+        let mut s = self.start(now, d.pkt, d.enqueued);
+        s.mark = d.mark;
+        s.class = d.class;
+        Some(s)
     }
 
     /// The packet in service finished serialization at `now` (call at the `done_at`
@@ -437,7 +521,7 @@ impl Link {
             self.last_exit = exit;
             Some(exit)
         };
-        let next = self.queue.pop().map(|(p, enq)| self.start(now, p, enq));
+        let next = self.dequeue(now);
         Some(Finished { pkt, exit_at, next })
     }
 }
@@ -503,7 +587,7 @@ mod tests {
             match l.offer(Timestamp::ZERO, pkt(k, 1000)) {
                 Offer::Started(s) => done = Some(s.done_at),
                 Offer::Queued => {}
-                Offer::Dropped => panic!("queue large enough"),
+                Offer::Dropped(_) => panic!("queue large enough"),
             }
         }
         let mut k = 0u64;
@@ -527,7 +611,9 @@ mod tests {
         let mut l = link(1.0, 0, QueueLimit::Bytes(5000));
         let mut first_drop = None;
         for k in 0..10 {
-            if l.offer(Timestamp::ZERO, pkt(k, 1000)) == Offer::Dropped && first_drop.is_none() {
+            if l.offer(Timestamp::ZERO, pkt(k, 1000)) == Offer::Dropped(DropReason::Overlimit)
+                && first_drop.is_none()
+            {
                 first_drop = Some(k);
             }
         }

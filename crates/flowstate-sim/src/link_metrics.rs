@@ -4,8 +4,12 @@
 //!
 //! - Arrivals: packets offered to the link (a flow's first link, or the next link of
 //!   its route).
-//! - Drops: arrivals the full drop-tail queue refused; lost: packets random loss took
-//!   after their serialization.
+//! - Drops: packets the queue discarded (arrivals the full queue refused, and an
+//!   active discipline's drops; crate::queue); lost: packets random loss took after
+//!   their serialization.
+//! - For an active queue discipline, the `queue` part of the summary: drops by reason
+//!   (over the limit, AQM), CE marks by reason (AQM, delay step), counted when the
+//!   marked packet starts serialization, and the sojourn time per sub-queue.
 //! - Throughput: bytes whose serialization ended in the window (a randomly lost packet
 //!   used the link too) x 8 / window length; utilization: those bits / the link's
 //!   capacity integrated over the window (RFC 8868 section 2's "bottleneck link
@@ -20,7 +24,8 @@
 //! the end of the run comes.
 
 use crate::link::LinkConfig;
-use crate::metrics::{Histogram, LinkSummary, MetricsConfig};
+use crate::metrics::{Histogram, LinkSummary, MetricsConfig, QueueSummary};
+use crate::queue::{Class, Discipline, DropReason, MarkReason};
 use flowstate_core::{TimeDelta, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -62,6 +67,39 @@ struct WindowAcc {
     lost: u64,
     wait: Histogram,
     max_queue: u64,
+    /// An active discipline's counts (`None` for drop-tail).
+    aqm: Option<Box<AqmAcc>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct AqmAcc {
+    overlimit_drops: u64,
+    aqm_drops: u64,
+    aqm_marks: u64,
+    step_marks: u64,
+    classic: Histogram,
+    l4s: Histogram,
+}
+
+impl AqmAcc {
+    fn count_drop(&mut self, reason: DropReason) {
+        match reason {
+            DropReason::Overlimit => self.overlimit_drops += 1,
+            DropReason::Aqm => self.aqm_drops += 1,
+        }
+    }
+
+    fn summary(&self, discipline: &Discipline) -> QueueSummary {
+        QueueSummary {
+            discipline: discipline.name().to_string(),
+            overlimit_drops: self.overlimit_drops,
+            aqm_drops: self.aqm_drops,
+            aqm_marks: self.aqm_marks,
+            step_marks: self.step_marks,
+            classic_sojourn_ms: self.classic.stats(),
+            l4s_sojourn_ms: matches!(discipline, Discipline::DualPi2(_)).then(|| self.l4s.stats()),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -96,9 +134,13 @@ impl LinkMetrics {
                 .into_iter()
                 .map(|(name, config)| LinkAcc {
                     name,
+                    window: WindowAcc {
+                        aqm: (config.discipline != Discipline::DropTail)
+                            .then(Box::<AqmAcc>::default),
+                        ..WindowAcc::default()
+                    },
                     config,
                     bin: BinAcc::default(),
-                    window: WindowAcc::default(),
                 })
                 .collect(),
             bin_start: Timestamp::ZERO,
@@ -148,14 +190,23 @@ impl LinkMetrics {
         self.bin_start = end;
     }
 
-    /// A packet arrived at link `link`; `dropped`: the queue refused it; `queued`:
-    /// the bytes waiting after it was queued (or refused).
+    /// A packet arrived at link `link`; `dropped`: the queue refused or dropped it, and
+    /// why; `queued`: the bytes waiting after it was queued (or refused).
     #[inline]
-    pub fn on_arrive(&mut self, now: Timestamp, link: usize, dropped: bool, queued: u64) {
+    pub fn on_arrive(
+        &mut self,
+        now: Timestamp,
+        link: usize,
+        dropped: Option<DropReason>,
+        queued: u64,
+    ) {
         self.advance(now);
         let inw = self.in_window(now);
         if let Some(l) = self.links.get_mut(link) {
-            let d = u64::from(dropped);
+            if let (Some(reason), true, Some(a)) = (dropped, inw, l.window.aqm.as_mut()) {
+                a.count_drop(reason);
+            }
+            let d = u64::from(dropped.is_some());
             l.bin.arrived += 1;
             l.bin.dropped += d;
             l.bin.max_queue = l.bin.max_queue.max(queued);
@@ -167,9 +218,33 @@ impl LinkMetrics {
         }
     }
 
-    /// A packet started serialization on `link` after waiting `waited` in its queue.
+    /// The discipline of `link` discarded a queued packet (not an arrival: those count
+    /// in [`LinkMetrics::on_arrive`]).
+    pub fn on_drop(&mut self, now: Timestamp, link: usize, reason: DropReason) {
+        self.advance(now);
+        let inw = self.in_window(now);
+        if let Some(l) = self.links.get_mut(link) {
+            l.bin.dropped += 1;
+            if inw {
+                l.window.dropped += 1;
+                if let Some(a) = l.window.aqm.as_mut() {
+                    a.count_drop(reason);
+                }
+            }
+        }
+    }
+
+    /// A packet started serialization on `link` after waiting `waited` in its queue
+    /// (sub-queue `class`), with the mark the discipline set on it, if any.
     #[inline]
-    pub fn on_start(&mut self, now: Timestamp, link: usize, waited: TimeDelta) {
+    pub fn on_start(
+        &mut self,
+        now: Timestamp,
+        link: usize,
+        waited: TimeDelta,
+        mark: Option<MarkReason>,
+        class: Class,
+    ) {
         self.advance(now);
         let inw = self.in_window(now);
         if let Some(l) = self.links.get_mut(link) {
@@ -177,6 +252,17 @@ impl LinkMetrics {
             l.bin.wait_n += 1;
             if inw {
                 l.window.wait.record(waited);
+                if let Some(a) = l.window.aqm.as_mut() {
+                    match mark {
+                        Some(MarkReason::Aqm) => a.aqm_marks += 1,
+                        Some(MarkReason::Step) => a.step_marks += 1,
+                        None => {}
+                    }
+                    match class {
+                        Class::Classic => a.classic.record(waited),
+                        Class::L4s => a.l4s.record(waited),
+                    }
+                }
             }
         }
     }
@@ -228,6 +314,7 @@ impl LinkMetrics {
                     } else {
                         0.0
                     },
+                    queue: w.aqm.as_ref().map(|a| a.summary(&l.config.discipline)),
                 }
             })
             .collect();
@@ -291,8 +378,13 @@ mod tests {
         for s in 0..3u64 {
             for k in 0..125u64 {
                 let t = Timestamp::from_millis(s * 1000 + k * 8);
-                m.on_arrive(t, 0, k % 10 == 0, 1500 + k);
-                m.on_start(t, 0, TimeDelta::millis(2));
+                m.on_arrive(
+                    t,
+                    0,
+                    (k % 10 == 0).then_some(DropReason::Overlimit),
+                    1500 + k,
+                );
+                m.on_start(t, 0, TimeDelta::millis(2), None, Class::Classic);
                 m.on_finish(t, 0, 500, s == 1 && k == 0);
             }
         }

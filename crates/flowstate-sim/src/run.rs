@@ -10,11 +10,10 @@ use crate::engine::{FlowSetup, RunResult, SimConfig, Simulation};
 use crate::error::FieldError;
 use crate::link::{LinkConfig, LinkId};
 use crate::metrics::{CouplingSummary, MetricsConfig};
-use crate::queue::QueueLimit;
+use crate::queue::{Discipline, QueueLimit};
 use crate::scenario::{DirectionSpec, LinkSpec, Scenario};
 use crate::scheduler::{component_rng, ComponentId};
 use crate::topology::{FlowDirection, FlowPath, Hops, Network, Route};
-use crate::units_parse::QueueSpec;
 use crate::SimError;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 use rand::RngExt;
@@ -45,36 +44,43 @@ pub fn link_config(l: &LinkSpec) -> LinkConfig {
             .collect(),
         (None, None) => vec![(Timestamp::ZERO, Bitrate::ZERO)],
     };
-    let queue = match l.queue {
-        QueueSpec::Bytes(b) => QueueLimit::Bytes(b as u64),
-        QueueSpec::Packets(p) => QueueLimit::Packets(p as u64),
-        QueueSpec::Secs(s) => QueueLimit::Time(TimeDelta::from_secs_f64(s)),
-    };
+    // A scenario that was not validated: an invalid queue becomes a 1-packet
+    // drop-tail queue (validation names the field).
+    let (queue, discipline) = l
+        .queue
+        .resolve()
+        .unwrap_or((QueueLimit::Packets(1), Discipline::DropTail));
     LinkConfig {
         schedule,
         delay: TimeDelta::from_secs_f64(l.delay.0),
         queue,
+        discipline,
         jitter: l.jitter.map(|j| TimeDelta::from_secs_f64(j.0)),
         loss: l.loss.unwrap_or(0.0),
         trace: None,
     }
 }
 
-/// The default reverse link: the forward link's delay and queue, a constant capacity
+/// The default reverse link: the forward link's delay and queue (limit and
+/// discipline), a constant capacity
 /// equal to the forward link's initial capacity, no jitter, no loss. After a trace: the
 /// trace's mean capacity, and the trace's per-segment delays (so that the round-trip
 /// time is a `gym-json` trace's `rtt`).
 pub fn default_reverse(forward: &LinkConfig) -> LinkConfig {
     if let Some(trace) = &forward.trace {
         let mut config = LinkConfig::constant(trace.mean_rate, forward.delay, forward.queue);
+        config.discipline = forward.discipline;
         config.trace = trace.delays_only().map(std::sync::Arc::new);
         return config;
     }
-    LinkConfig::constant(
-        forward.rate_at(Timestamp::ZERO),
-        forward.delay,
-        forward.queue,
-    )
+    LinkConfig {
+        discipline: forward.discipline,
+        ..LinkConfig::constant(
+            forward.rate_at(Timestamp::ZERO),
+            forward.delay,
+            forward.queue,
+        )
+    }
 }
 
 /// A link that carries nothing (what an unvalidated scenario without links gets).

@@ -8,9 +8,10 @@ use crate::error::{join_path, missing_field};
 pub use crate::flow_spec::{
     AppSource, DirectionSpec, FlowKind, FlowSpec, PauseSpec, PriorityPoint, RatePoint, SOURCES,
 };
+use crate::queue_spec::QueueField;
 use crate::sbd::GroupsMode;
 use crate::trace::{LinkTrace, TraceFormat};
-use crate::units_parse::{Bps, QueueSpec, Secs};
+use crate::units_parse::{Bps, Secs};
 use flowstate_core::coupling::Mechanism;
 use flowstate_core::sbd::SbdConfig;
 use serde::Deserialize;
@@ -40,8 +41,9 @@ pub struct LinkSpec {
     pub trace: Option<Arc<LinkTrace>>,
     /// One-way propagation delay.
     pub delay: Secs,
-    /// Drop-tail limit: `"300ms"` (at the current rate), `"62pkt"`, `"75kB"`.
-    pub queue: QueueSpec,
+    /// A drop-tail limit: `"300ms"` (at the current rate), `"62pkt"`, `"75kB"`; or a
+    /// table naming the queue discipline and its parameters (crate::queue_spec).
+    pub queue: QueueField,
     /// RFC 8868 jitter standard deviation (truncated at 3 sigma, no reordering).
     pub jitter: Option<Secs>,
     /// Random loss probability in [0, 1).

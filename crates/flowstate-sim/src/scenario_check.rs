@@ -7,7 +7,6 @@ use crate::error::{FieldError, ScenarioError};
 use crate::flow_spec::FlowSpec;
 use crate::sbd::GroupsMode;
 use crate::scenario::{micros, LinkSpec, Scenario, MAX_DURATION_SECS, MAX_FLOW_COUNT, MECHANISMS};
-use crate::units_parse::QueueSpec;
 
 impl Scenario {
     /// Check every value (called by [`Scenario::from_toml`]; call it again after
@@ -438,14 +437,13 @@ pub(crate) fn validate_link(
             format!("must be >= 0 s, got {} s", l.delay.0),
         ));
     }
-    let bad_queue = match l.queue {
-        QueueSpec::Bytes(b) => (b < 1.0).then(|| format!("must hold at least 1 B, got {b} B")),
-        QueueSpec::Packets(p) => (p < 1.0 || p.fract() != 0.0)
-            .then(|| format!("must be a whole number of packets >= 1, got {p}")),
-        QueueSpec::Secs(s) => (s <= 0.0).then(|| format!("must be > 0 s, got {s} s")),
-    };
-    if let Some(m) = bad_queue {
-        return Err(err(&field("queue"), m));
+    if let Err((key, m)) = l.queue.resolve() {
+        let f = if key.is_empty() {
+            field("queue")
+        } else {
+            field(&format!("queue.{key}"))
+        };
+        return Err(err(&f, m));
     }
     if let Some(j) = l.jitter {
         if j.0 < 0.0 {

@@ -385,7 +385,7 @@ impl Scenario {
                 capacity_trace: None,
                 trace: None,
                 delay: d,
-                queue: QueueSpec::Packets(100_000.0),
+                queue: QueueSpec::Packets(100_000.0).into(),
                 jitter: None,
                 loss: None,
             }),

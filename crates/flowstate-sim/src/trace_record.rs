@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum TraceKind {
     /// Handed to a link by its flow.
     Send,
-    /// Tail-dropped at the queue.
+    /// Dropped at the queue because it was full (a tail drop, or FQ-CoDel's drop from
+    /// the fattest queue over the limit).
     Drop,
     /// Started serialization.
     Serialize,
@@ -22,6 +23,8 @@ pub enum TraceKind {
     Exit,
     /// Arrived at the destination endpoint.
     Deliver,
+    /// Dropped by the queue's active management (CoDel, PIE, DualPI2; crate::queue).
+    AqmDrop,
 }
 
 /// One trace record.

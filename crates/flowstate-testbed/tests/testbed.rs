@@ -309,3 +309,48 @@ fn ledbat_runs_over_utp() {
     assert_eq!(r.sender.malformed + r.receiver.malformed, 0);
     assert_eq!(r.sender.foreign + r.receiver.foreign, 0);
 }
+
+/// An ECN-capable SCTP flow (RFC 9260 appendix A) through the emulator's CoDel: its
+/// DATA leaves with ECT(0) in the real IP header, CoDel's marks reach the receiver as
+/// CE, its ECNE chunks make the sender reduce, and no datagram is dropped by the AQM.
+/// The same flow without ECN is never marked.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_ecn_capable_flow_is_marked_by_the_scenarios_codel_and_reacts() {
+    let text = |ecn: &str| {
+        format!(
+            r#"
+name = "testbed-ecn"
+duration = "5s"
+[link]
+capacity = "2Mbps"
+delay = "20ms"
+queue = {{ discipline = "codel", limit = "1000pkt" }}
+[[flows]]
+name = "sctp"
+kind = "sctp"
+ecn = "{ecn}"
+[measure]
+start = "1s"
+"#
+        )
+    };
+    let r = run(&scenario(&text("ect0")), TestbedOptions::default()).unwrap();
+    let f = &r.run.summary.flows[0];
+    let fwd = &r.bottleneck.forward;
+    assert!(fwd.ecn_capable > 100, "{} ECT datagrams", fwd.ecn_capable);
+    assert!(fwd.ce_marked > 0, "no CE marks");
+    assert_eq!(fwd.dropped_aqm, 0, "CoDel marks ECT instead of dropping");
+    assert!(r.receiver.ce_received > 0 && r.receiver.ce_received <= fwd.ce_marked);
+    assert!(f.ce_marks.is_some_and(|m| m > 0), "{:?}", f.ce_marks);
+    assert!(
+        f.ecn_responses.is_some_and(|n| n > 0),
+        "{:?}",
+        f.ecn_responses
+    );
+    let off = run(&scenario(&text("off")), TestbedOptions::default()).unwrap();
+    let fwd = &off.bottleneck.forward;
+    assert_eq!((fwd.ecn_capable, fwd.ce_marked), (0, 0));
+    assert_eq!(off.receiver.ecn_capable_received, 0);
+    assert_eq!(off.run.summary.flows[0].ce_marks, None);
+}

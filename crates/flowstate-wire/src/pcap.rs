@@ -36,11 +36,18 @@ impl PcapWriter {
     /// captured at `time_us` microseconds. Payloads longer than
     /// 65 507 bytes are truncated to fit the IPv4 total length.
     pub fn udp(&mut self, time_us: u64, src_port: u16, dst_port: u16, payload: &[u8]) {
+        self.udp_tos(time_us, 0, src_port, dst_port, payload);
+    }
+
+    /// As [`PcapWriter::udp`] with `tos` in the IPv4 header's TOS byte (its two low bits
+    /// the ECN field, RFC 3168 section 5: tshark's `ip.dsfield.ecn`).
+    pub fn udp_tos(&mut self, time_us: u64, tos: u8, src_port: u16, dst_port: u16, payload: &[u8]) {
         let payload = payload.get(..payload.len().min(65_507)).unwrap_or(&[]);
         let udp_len = 8 + payload.len() as u16;
         let total = 20 + udp_len;
         let mut ip = [0u8; 20];
         ip[0] = 0x45;
+        ip[1] = tos;
         ip[2..4].copy_from_slice(&total.to_be_bytes());
         ip[8] = 64; // TTL
         ip[9] = 17; // UDP
@@ -118,5 +125,24 @@ mod tests {
         assert_eq!(u32::from_le_bytes(second[8..12].try_into().unwrap()), 40);
         assert_eq!(u32::from_le_bytes(second[12..16].try_into().unwrap()), 40);
         assert_eq!(second.len(), 16 + 40);
+    }
+
+    #[test]
+    fn udp_records_carry_the_tos_byte_with_a_valid_header_checksum() {
+        for tos in [0u8, 0x02, 0x03, 0xb9] {
+            let mut w = PcapWriter::new();
+            w.udp_tos(1, tos, 5004, 5004, b"payload");
+            let b = w.into_bytes();
+            let ip = &b[24 + 16..24 + 16 + 20];
+            assert_eq!(ip[1], tos);
+            let mut sum: u32 = ip
+                .chunks_exact(2)
+                .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+                .sum();
+            while sum > 0xffff {
+                sum = (sum & 0xffff) + (sum >> 16);
+            }
+            assert_eq!(sum, 0xffff, "checksum valid with tos {tos:#x}");
+        }
     }
 }

@@ -5,8 +5,11 @@ Each flow is one connection: a sink in the receiver namespace that reads and cou
 and a source in the sender namespace that writes as fast as the socket takes from
 ``start`` to ``stop`` with the congestion control set per socket (TCP_CONGESTION:
 ``cubic`` / ``reno``). The source samples TCP_INFO every :data:`SAMPLE_S` for the
-kernel's smoothed RTT and cwnd. Threads only; every socket is closed by
-:meth:`KernelTcp.close`.
+kernel's smoothed RTT and cwnd, and keeps the last sample's ECN state: whether ECN was
+negotiated (RFC 3168 section 6.1.1; the namespaces' ``net.ipv4.tcp_ecn``), the
+retransmissions and the segments delivered with a CE mark (``tcpi_delivered_ce``, the
+sender's count of CE-marked segments echoed by ECE). Threads only; every socket is
+closed by :meth:`KernelTcp.close`.
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ from flowstate.browser.netns_socket import socket_in
 KERNEL_CC = {"tcp-cubic": "cubic", "tcp-newreno": "reno"}
 SAMPLE_S = 0.1
 BLOCK = b"\0" * (1 << 16)
-# struct tcp_info (linux/tcp.h): 8 one-byte fields, then u32s; tcpi_rtt is the 16th
-# u32 (byte 68), tcpi_snd_cwnd the 19th (byte 80).
-_TCP_INFO_LEN = 104
-_RTT_AT, _CWND_AT = 68, 80
+# struct tcp_info (linux/tcp.h): 8 one-byte fields (tcpi_options the 6th, byte 5), then
+# u32s: tcpi_rtt byte 68, tcpi_snd_ssthresh 76, tcpi_snd_cwnd 80, tcpi_total_retrans 100;
+# then u64s from byte 104 and, since Linux 4.19, tcpi_delivered_ce at byte 196.
+_TCP_INFO_LEN = 232
+_OPTIONS_AT, _RTT_AT, _SSTHRESH_AT, _CWND_AT, _RETRANS_AT, _DELIVERED_CE_AT = 5, 68, 76, 80, 100, 196
+# tcpi_options bits (linux/tcp.h TCPI_OPT_ECN, TCPI_OPT_ECN_SEEN).
+_OPT_ECN, _OPT_ECN_SEEN = 8, 16
 
 
 @dataclass
@@ -37,6 +43,19 @@ class TcpLog:
     cwnd: list[tuple[float, int]] = field(default_factory=list)
     received: list[tuple[float, int]] = field(default_factory=list)  # cumulative bytes
     error: Optional[str] = None
+    # The last TCP_INFO sample's ECN and loss state (see the module docstring); None
+    # before the first sample, or a field the kernel does not report.
+    ecn: Optional[bool] = None
+    ecn_seen: Optional[bool] = None
+    total_retrans: Optional[int] = None
+    delivered_ce: Optional[int] = None
+    ssthresh: Optional[int] = None
+
+    def ecn_state(self) -> dict:
+        """The ECN and loss fields, for tcp.json."""
+        return {
+            k: getattr(self, k) for k in ("ecn", "ecn_seen", "total_retrans", "delivered_ce", "ssthresh")
+        }
 
 
 class KernelTcp:
@@ -127,6 +146,7 @@ class KernelTcp:
                 if now >= next_sample:
                     self._sample(now)
                     next_sample = now + SAMPLE_S
+            self._sample(time.time())
             s.shutdown(socket.SHUT_WR)
         except OSError as e:
             if not self._stop.is_set():
@@ -139,3 +159,11 @@ class KernelTcp:
             (cwnd,) = struct.unpack_from("I", info, _CWND_AT)
             self.log.rtt_ms.append((now, rtt_us / 1e3))
             self.log.cwnd.append((now, cwnd))
+            options = info[_OPTIONS_AT]
+            self.log.ecn = bool(options & _OPT_ECN)
+            self.log.ecn_seen = bool(options & _OPT_ECN_SEEN)
+            (self.log.ssthresh,) = struct.unpack_from("I", info, _SSTHRESH_AT)
+        if len(info) >= _RETRANS_AT + 4:
+            (self.log.total_retrans,) = struct.unpack_from("I", info, _RETRANS_AT)
+        if len(info) >= _DELIVERED_CE_AT + 4:
+            (self.log.delivered_ce,) = struct.unpack_from("I", info, _DELIVERED_CE_AT)

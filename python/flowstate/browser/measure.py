@@ -135,6 +135,7 @@ def summarize(
     departure = np.array([d if d is not None else np.nan for d in dep_raw], dtype=float) / 1e6 + offset_s
     size = np.asarray(records["size"], dtype=float)
     qdelay_ms = np.asarray(records["queue_delay_us"], dtype=float) / 1e3
+    ce_marked = np.asarray(records.get("ce_marked") or [False] * arrival.size, dtype=bool)
     owner = np.array(
         [classify(c, s, p) for c, s, p in zip(records["class"], records["ssrc"], records["dst_port"])],
         dtype=object,
@@ -193,6 +194,13 @@ def summarize(
         r["share"] = r["throughput_mbps"] / total if total > 0 else 0.0
         r["priority_share"] = f.priority / total_prio if total_prio > 0 else 0.0
         r["n_dd"] = None
+        if f.ecn != "off":
+            # As the simulator's summary: the flow's data packets delivered CE-marked
+            # (here: marked by the bottleneck, whole run). No `ecn_responses`: a real
+            # sender's reductions are not seen here (kernel TCP's ECN state is in
+            # tcp.json).
+            mask, weight = owned_by[f.name]
+            r["ce_marks"] = int(round(float(weight[mask & delivered & ce_marked].sum())))
     all_w = _in(arrival, w0, w1)
     fwd_recv = delivered & _in(departure, w0, w1)
     if hasattr(capacity_mbps, "prepare"):

@@ -8,6 +8,11 @@ is made.
   unmodified browser and are reported as ignored);
 - ``sctp`` -> a data channel (``source = "greedy"``, or paced at ``desired_rate``);
 - ``tcp-cubic`` / ``tcp-newreno`` -> a kernel TCP connection (``cubic`` / ``reno``);
+  ``ecn = "ect0"`` -> classic ECN (RFC 3168) negotiated by the kernel
+  (``net.ipv4.tcp_ecn = 1`` in the namespaces; every TCP flow of a run shares it, so
+  they must agree; ``ect1``, L4S, has no kernel TCP here); on a ``gcc`` or ``sctp``
+  flow ``ecn`` has no effect on Chromium (reported as ignored; the flowstate stack
+  honours it);
 - coupling ``web-api`` (the scenario's ``[coupling] mechanism``, or ``--coupling
   web-api``) -> js/flowstate-coupling in the sender page: the Web-API rule on getStats,
   maxBitrate caps and paced data channels (an unmodified browser; docs/BROWSER.md);
@@ -57,6 +62,7 @@ class FlowPlan:
     max_rate_bps: Optional[float] = None
     rate_bps: Optional[float] = None  # a data flow's application rate (None: greedy)
     tcp_port: Optional[int] = None
+    ecn: str = "off"  # the scenario's ecn: "off" | "ect0" | "ect1"
 
     @property
     def transport(self) -> str:
@@ -95,6 +101,12 @@ class Plan:
     @property
     def tcps(self) -> list[FlowPlan]:
         return [f for f in self.flows if f.transport == "tcp"]
+
+    @property
+    def tcp_ecn(self) -> Optional[int]:
+        """``net.ipv4.tcp_ecn`` for the namespaces: 1 (request ECN) when the TCP flows
+        are ECN-capable, None (the kernel's default, accept only) otherwise."""
+        return 1 if any(f.ecn != "off" for f in self.tcps) else None
 
     def events(self) -> list[tuple[float, str, FlowPlan]]:
         """(time, "start"/"stop", flow) in time order, stops first on ties."""
@@ -248,6 +260,7 @@ def make_plan(
         if start >= dur:
             raise PlanError(f"{where}.start: {start:g} s is not before the end of the run ({dur:g} s)")
         plan = FlowPlan(name=name, kind=kind, priority=float(f.get("priority", 1.0)), start_s=start, stop_s=stop)
+        plan.ecn = str(_name(f.get("ecn", "off")))
         overrides = dict(f.get("overrides") or {})
         if kind == "gcc":
             if "video_max_rate" in overrides:
@@ -263,11 +276,24 @@ def make_plan(
             if f.get("desired_rate") is not None:
                 plan.rate_bps = _rate_bps(f["desired_rate"], f"{where}.desired_rate")
         else:
+            if plan.ecn == "ect1":
+                raise PlanError(
+                    f"{where}.ecn: kernel TCP sends classic ECN, ECT(0) (RFC 3168); 'ect1' (L4S) needs a "
+                    "TCP this kernel does not have: use 'ect0' or 'off'"
+                )
+            other = next((x for x in flows if x.transport == "tcp" and x.ecn != plan.ecn), None)
+            if other is not None:
+                raise PlanError(
+                    f"{where}.ecn: every kernel TCP flow shares its namespace's net.ipv4.tcp_ecn, so all must "
+                    f"have the same ecn ('{plan.ecn}' here, '{other.ecn}' on flows.{other.name})"
+                )
             source = f.get("source", "greedy")
             if _name(source) != "greedy":
                 raise PlanError(f"{where}.source: kernel TCP flows are greedy only, got '{source}'")
             plan.tcp_port = TCP_PORT_BASE + len([x for x in flows if x.transport == "tcp"])
         ignored += [f"{where}.overrides.{k}" for k in overrides]
+        if plan.transport != "tcp" and plan.ecn != "off":
+            ignored.append(f"{where}.ecn")
         flows.append(plan)
     if not flows:
         raise PlanError("flows: no flow to run")

@@ -172,6 +172,10 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
         stack_.callback(restore_signal_handlers, install_signal_handlers())
         topo = stack_.enter_context(Topology(prefix))
         n = topo.names
+        if plan.tcp_ecn is not None:
+            # The namespaces' own setting: the host's stays untouched.
+            topo.set_tcp_ecn(plan.tcp_ecn)
+        setup["tcp_ecn"] = plan.tcp_ecn
         tcps: dict[str, KernelTcp] = {}
         for f in plan.tcps:
             tcps[f.name] = KernelTcp(
@@ -249,7 +253,13 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
     for name, t in tcps.items():
         samples.rtt[name] = [(ts - t0, v) for ts, v in t.log.rtt_ms]
         samples.delivered[name] = [(ts - t0, v) for ts, v in t.log.received]
-        tcp_logs[name] = {"rtt_ms": t.log.rtt_ms, "cwnd": t.log.cwnd, "received": t.log.received, "error": t.log.error}
+        tcp_logs[name] = {
+            "rtt_ms": t.log.rtt_ms,
+            "cwnd": t.log.cwnd,
+            "received": t.log.received,
+            "error": t.log.error,
+            **t.log.ecn_state(),
+        }
     forward = emu_report["forward"]
     offset = emu_report["start_unix_us"] / 1e6 - t0
     if media.testbed is not None:

@@ -196,6 +196,16 @@ class Topology:
             _run("ip", "-n", n.router, "route", "add", "default", "dev", dev, "table", str(table))
             _run("ip", "-n", n.router, "rule", "add", "iif", iif, "lookup", str(table), "pref", str(table))
 
+    def set_tcp_ecn(self, mode: int) -> None:
+        """``net.ipv4.tcp_ecn`` in the sender and receiver namespaces (0: never, 1:
+        request ECN on outgoing connections and accept it, 2: accept only, the kernel's
+        default; RFC 3168 section 6.1.1). Each namespace has its own copy of the
+        setting, so the host's stays as it is, and it goes with the namespaces."""
+        if mode not in (0, 1, 2):
+            raise TopologyError(f"net.ipv4.tcp_ecn: 0, 1 or 2, got {mode!r}")
+        for ns in (self.names.sender, self.names.receiver):
+            _sysctl(ns, "net.ipv4.tcp_ecn", str(mode))
+
     def add_tbf(self, rate_bps: float, limit_bytes: int, burst_bytes: int = 1600) -> None:
         """A kernel tbf on the router's egress towards the receiver (mode "tbf")."""
         n = self.names

@@ -141,8 +141,10 @@ def links_table(summary: dict[str, Any]) -> Any:
     if not links:
         return None
     several = summary.get("runs", 1) > 1
+    # A link with a queue discipline (``links[].queue``): its drops and marks by reason.
+    aqm = any(link.get("queue") for link in links)
     table = Table(title="links", title_justify="left")
-    for header in (
+    headers = [
         "link",
         "capacity\nMbit/s",
         "throughput\nMbit/s",
@@ -152,14 +154,30 @@ def links_table(summary: dict[str, Any]) -> Any:
         "max queue\nkB",
         "drops",
         "lost",
-    ):
-        table.add_column(header, justify="left" if header == "link" else "right")
+    ]
+    if aqm:
+        headers[1:1] = ["queue"]
+        headers += ["AQM drops", "CE marks\nAQM", "CE marks\nstep"]
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("link", "queue") else "right")
     for link in links:
         spread = link.get("spread", {}) if several else {}
         qd = link.get("queuing_delay_ms") or {}
         queue = link.get("max_queue_bytes")
+        q = link.get("queue") or {}
+        qs = spread.get("queue") or {}
+        extra = (
+            [
+                _num(q.get("aqm_drops"), qs.get("aqm_drops"), 0),
+                _num(q.get("aqm_marks"), qs.get("aqm_marks"), 0),
+                _num(q.get("step_marks"), qs.get("step_marks"), 0),
+            ]
+            if aqm
+            else []
+        )
         table.add_row(
             link["name"],
+            *([q.get("discipline", "drop-tail")] if aqm else []),
             _num(link.get("capacity_mbps")),
             _num(link.get("throughput_mbps"), spread.get("throughput_mbps")),
             _pct(link.get("utilization"), spread.get("utilization")),
@@ -168,6 +186,7 @@ def links_table(summary: dict[str, Any]) -> Any:
             _num(queue / 1000 if queue is not None else None, None, 1),
             _num(link.get("dropped_packets"), spread.get("dropped_packets"), 0),
             _num(link.get("lost_packets"), spread.get("lost_packets"), 0),
+            *extra,
         )
     return table
 

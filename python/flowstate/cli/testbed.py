@@ -27,8 +27,9 @@ from flowstate.simulation import RunResult, load_scenario
 
 class TestbedResult(RunResult):
     """A :class:`RunResult` (one run) with the testbed's own outputs: ``interrupted``,
-    ``sender_pcap`` / ``receiver_pcap`` (bytes) and ``counters`` (datagram counters of
-    both sides, the bottleneck's drops, SCTP transfer counters)."""
+    ``sender_pcap`` / ``receiver_pcap`` (bytes), ``counters`` (datagram counters of
+    both sides, the bottleneck's drops and ECN marks, SCTP transfer counters) and
+    ``bottleneck_records`` (the emulator's per-packet records)."""
 
     __test__ = False  # not a pytest class
 
@@ -41,6 +42,9 @@ class TestbedResult(RunResult):
             k: raw[k] for k in ("sender", "receiver", "bottleneck", "sctp")
         }
         self.counters["interrupted"] = self.interrupted
+        # The emulator's per-packet records (not written to testbed.json: one row per
+        # datagram): {"forward": columns, "reverse": columns}, empty with direct / netns.
+        self.bottleneck_records: dict[str, dict[str, list]] = raw.get("bottleneck_records", {})
 
     def write_all(self, out: Path) -> list[Path]:
         """summary.json, timeseries.csv, the pcaps and testbed.json into ``out``."""

@@ -78,15 +78,18 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
 
 fn summary(name: &str, s: &PathStats) -> String {
     format!(
-        "{name}: in {} out {} dropped_queue {} dropped_loss {} foreign {} malformed {} io_errors {} delivered_bytes {}",
+        "{name}: in {} out {} dropped_queue {} dropped_aqm {} dropped_loss {} foreign {} malformed {} io_errors {} delivered_bytes {} ecn_capable {} ce_marked {}",
         s.packets_in,
         s.packets_out,
         s.dropped_queue,
+        s.dropped_aqm,
         s.dropped_loss,
         s.foreign,
         s.malformed,
         s.io_errors,
-        s.delivered().as_bytes()
+        s.delivered().as_bytes(),
+        s.ecn_capable,
+        s.ce_marked
     )
 }
 

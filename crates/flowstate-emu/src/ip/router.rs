@@ -14,15 +14,24 @@
 //! Threads: one reader per device (poll(2) with a timeout, stamp, classify
 //! ([`classify`]), capture, hand over) and one scheduler per direction (shared with
 //! the UDP emulator, [`crate::emulator`]).
+//!
+//! ECN: the reader takes each packet's codepoint from its header ([`ip::ecn`]) into the
+//! link model, with the 5-tuple's hash as its flow (what a flow-queuing discipline
+//! hashes); a packet the model marked is written back with CE in its header and the
+//! IPv4 checksum updated. Every other packet is written back exactly as it was read.
+//!
+//! [`ip::ecn`]: crate::ip::ecn
 
 use crate::clock::WallClock;
 use crate::config::PathConfig;
-use crate::core::PathCore;
+use crate::core::{Arrival, PathCore};
 use crate::emulator::{
-    duration, invalid, spawn_scheduler, spawn_thread, validate_paths, Egress, Msg, Timing,
+    duration, invalid, spawn_scheduler, spawn_thread, validate_paths, Egress, Msg, Packet, Timing,
 };
+use crate::ip::ecn;
 use crate::ip::packet::{classify, PacketInfo};
 use crate::stats::PathStats;
+use flowstate_core::{DataSize, Ecn};
 use flowstate_sim::link::LinkId;
 use flowstate_wire::pcap::PcapWriter;
 use std::io;
@@ -105,8 +114,12 @@ impl std::fmt::Debug for Device {
 }
 
 impl Egress for Device {
-    fn send(&self, _route: usize, payload: &[u8]) -> io::Result<()> {
-        self.0.send(payload).map(|_| ())
+    fn send(&self, _route: usize, packet: &mut Packet, leaving: Ecn) -> io::Result<()> {
+        if leaving.is_ce() {
+            // Only an ECT(0) / ECT(1) header changes (`mark_ce` leaves anything else).
+            ecn::mark_ce(&mut packet.bytes);
+        }
+        self.0.send(&packet.bytes).map(|_| ())
     }
 }
 
@@ -293,14 +306,21 @@ fn read_loop(dev: &Device, tx: &Sender<Msg>, setup: &ReaderSetup) -> ReaderLog {
             Ok(n) => {
                 let at = setup.clock.now();
                 let packet = &buf[..n];
-                log.packets.push(classify(packet));
+                let info = classify(packet);
+                log.packets.push(info);
                 if let Some(c) = log.capture.as_mut() {
                     c.raw(setup.start_unix_us + at.as_micros(), packet, setup.snap);
                 }
+                let codepoint = ecn::codepoint(packet).unwrap_or(Ecn::NotEct);
                 Msg::Datagram {
-                    route: 0,
                     at,
-                    payload: packet.to_vec(),
+                    arrival: Arrival::new(0, DataSize::bytes(n as u64))
+                        .with_ecn(codepoint)
+                        .with_flow(info.flow_hash()),
+                    packet: Packet {
+                        bytes: packet.to_vec(),
+                        traffic_class: codepoint.bits(),
+                    },
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::TimedOut => continue,

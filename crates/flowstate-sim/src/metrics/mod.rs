@@ -43,5 +43,7 @@ pub use config::{FlowMeta, MetricsConfig, RecorderThread, AUTO_RECORDER_MIN_FLOW
 pub use fairness::{jain_index, weighted_jain_index};
 pub use histogram::{Histogram, Stats};
 pub use series::{write_series_csv, FlowName, SeriesRow};
-pub use summary::{AggregateSummary, CouplingSummary, FlowSummary, LinkSummary, Summary};
+pub use summary::{
+    AggregateSummary, CouplingSummary, FlowSummary, LinkSummary, QueueSummary, Summary,
+};
 pub use window_histograms::{WindowHistograms, WindowKind, WindowSample};

@@ -99,6 +99,33 @@ pub struct LinkSummary {
     pub lost_packets: u64,
     /// (Dropped + lost) / arrived packets in the window.
     pub loss_ratio: f64,
+    /// What the queue discipline did (absent for a drop-tail link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSummary>,
+}
+
+/// A link's queue discipline at work over the window (summary.json `links[].queue`;
+/// `dropped_packets` counts both kinds of drop, `lost_packets` the random loss).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueueSummary {
+    /// The discipline's scenario name (`codel`, `fq-codel`, `pie`, `dual-pi2`).
+    pub discipline: String,
+    /// Packets dropped because the queue was over its limit (tail drops, FQ-CoDel's
+    /// drops from the fattest queue).
+    pub overlimit_drops: u64,
+    /// Packets the AQM dropped (control law, drop probability, overload).
+    pub aqm_drops: u64,
+    /// Packets the AQM marked CE instead of dropping them.
+    pub aqm_marks: u64,
+    /// Packets marked CE by a delay threshold (DualPI2's L4S step, FQ-CoDel's
+    /// `ce_threshold`).
+    pub step_marks: u64,
+    /// Sojourn time (queuing delay) of the packets served from the classic queue
+    /// (every packet, for a single-queue discipline), ms.
+    pub classic_sojourn_ms: Stats,
+    /// ... and from DualPI2's L4S queue (absent for the other disciplines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l4s_sojourn_ms: Option<Stats>,
 }
 
 impl LinkSummary {
@@ -115,6 +142,7 @@ impl LinkSummary {
             dropped_packets: 0,
             lost_packets: 0,
             loss_ratio: 0.0,
+            queue: None,
         }
     }
 }

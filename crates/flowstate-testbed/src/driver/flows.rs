@@ -69,6 +69,16 @@ impl TxKind {
             TxKind::Ledbat(s, ..) => s.poll_timeout(),
         }
     }
+    /// The controller's reductions for CE marks so far (`None`: no discrete response).
+    pub(super) fn ecn_responses(&self) -> Option<u64> {
+        match self {
+            TxKind::Gcc(s, _) => s.ecn_responses(),
+            TxKind::Sctp(s) => s.ecn_responses(),
+            TxKind::Nada(s, _) => s.ecn_responses(),
+            TxKind::Scream(s, _) => s.ecn_responses(),
+            TxKind::Ledbat(s, ..) => s.ecn_responses(),
+        }
+    }
     pub(super) fn cc_snapshot(&self) -> Option<FlowReport> {
         match self {
             TxKind::Gcc(s, _) => s.cc_snapshot(),
@@ -114,6 +124,9 @@ pub(super) struct TxFlow {
     pub(super) state: FlowState,
     pub(super) assoc: Assoc,
     pub(super) handshake_at: Option<Timestamp>,
+    /// The sender sent an ECN-capable data datagram (the summary's ECN counts then
+    /// apply, as the simulator's).
+    pub(super) ect_sent: bool,
 }
 
 /// Dispatch over the sender kinds (same hooks, different message types).
@@ -220,6 +233,8 @@ pub(super) struct RxFlow {
     pub(super) arrivals: Arrivals,
     pub(super) established: bool,
     pub(super) shut_down: bool,
+    /// Data datagrams that arrived with CE in their IP header.
+    pub(super) ce_marks: u64,
 }
 
 /// Flow `i`'s sender and receiver endpoints for its kind, built by the simulator's

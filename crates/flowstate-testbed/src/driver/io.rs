@@ -1,9 +1,16 @@
 //! One side's socket: datagrams sent to and received from the peer, counted
 //! ([`SideStats`]) and captured (pcap, each protocol on its conventional port).
+//!
+//! ECN (RFC 3168 section 5): a datagram is sent with the ECN codepoint its endpoint
+//! asks for (the sender's `ecn_codepoint()` for data, Not-ECT otherwise) in the IP
+//! header's TOS / traffic-class byte, and each arriving datagram's codepoint is read
+//! from the kernel (`flowstate_emu::ecn_socket`) and handed on with it; both show in
+//! the pcaps' IPv4 headers.
 
 use super::timing::{Clock, MIN_WAIT};
 use crate::codec::{self, Class};
-use flowstate_core::Timestamp;
+use flowstate_core::{Ecn, Timestamp};
+use flowstate_emu::ecn_socket;
 use flowstate_wire::pcap::PcapWriter;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
@@ -31,6 +38,10 @@ pub struct SideStats {
     pub foreign: u64,
     pub sent: u64,
     pub send_errors: u64,
+    /// Datagrams received with an ECN-capable codepoint (ECT(0), ECT(1) or CE).
+    pub ecn_capable_received: u64,
+    /// Datagrams received with CE.
+    pub ce_received: u64,
 }
 
 impl SideStats {
@@ -68,26 +79,42 @@ impl Io {
         self.stats.count_decoded(decoded)
     }
 
+    /// Send a Not-ECT datagram (feedback, association control).
     pub(super) fn send(&mut self, now: Timestamp, class: Class, bytes: &[u8]) {
+        self.send_ecn(now, class, bytes, Ecn::NotEct);
+    }
+
+    /// Send a datagram with ECN codepoint `ecn` in its IP header.
+    pub(super) fn send_ecn(&mut self, now: Timestamp, class: Class, bytes: &[u8], ecn: Ecn) {
         let port = pcap_ports(class);
-        self.pcap.udp(now.as_micros(), port, port, bytes);
-        match self.sock.send_to(bytes, self.peer) {
+        self.pcap
+            .udp_tos(now.as_micros(), ecn.bits(), port, port, bytes);
+        match ecn_socket::send_to(&self.sock, bytes, self.peer, ecn.bits()) {
             Ok(_) => self.stats.sent += 1,
             Err(_) => self.stats.send_errors += 1,
         }
     }
 
-    /// Wait up to `wait` for one datagram.
-    pub(super) fn recv(&mut self, clock: &Clock, wait: Duration) -> Option<(Timestamp, Vec<u8>)> {
+    /// Wait up to `wait` for one datagram: when it arrived, its bytes and the ECN
+    /// codepoint of its IP header.
+    pub(super) fn recv(
+        &mut self,
+        clock: &Clock,
+        wait: Duration,
+    ) -> Option<(Timestamp, Vec<u8>, Ecn)> {
         let _ = self.sock.set_read_timeout(Some(wait.max(MIN_WAIT)));
-        match self.sock.recv_from(&mut self.buf) {
-            Ok((n, _)) => {
+        match ecn_socket::recv_from(&self.sock, &mut self.buf) {
+            Ok((n, _, traffic_class)) => {
                 let now = clock.now();
                 let bytes = self.buf.get(..n).unwrap_or(&[]).to_vec();
+                let ecn = Ecn::from_bits(traffic_class);
                 self.stats.received += 1;
+                self.stats.ecn_capable_received += u64::from(ecn.is_ecn_capable());
+                self.stats.ce_received += u64::from(ecn.is_ce());
                 let port = codec::classify(&bytes).map_or(0, pcap_ports);
-                self.pcap.udp(now.as_micros(), port, port, &bytes);
-                Some((now, bytes))
+                self.pcap
+                    .udp_tos(now.as_micros(), traffic_class, port, port, &bytes);
+                Some((now, bytes, ecn))
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => None,
             Err(_) => None,

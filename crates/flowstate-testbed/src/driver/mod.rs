@@ -172,12 +172,14 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             state: FlowState::Idle,
             assoc: Assoc::Closed,
             handshake_at: None,
+            ect_sent: false,
         });
         rx.push(RxFlow {
             kind: r,
             arrivals: Arrivals::default(),
             established: false,
             shut_down: false,
+            ce_marks: 0,
         });
     }
     for (name, link) in [("link", &config.forward), ("reverse_link", &config.reverse)] {
@@ -234,6 +236,10 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             )
         }
     };
+    // Each side reads the ECN codepoint of every datagram that arrives.
+    for sock in [&s_sock, &r_sock] {
+        flowstate_emu::ecn_socket::receive_traffic_class(sock)?;
+    }
     let s_addr = s_sock.local_addr()?;
     let r_addr = r_sock.local_addr()?;
     // The packets cross flowstate-emu's bottleneck: one route, from the
@@ -360,6 +366,11 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         .zip(&r_flows)
         .enumerate()
     {
+        // ECN counts of an ECN-capable flow, as the simulator's summary has them.
+        if t.ect_sent {
+            fs.ce_marks = Some(r.ce_marks);
+            fs.ecn_responses = t.kind.ecn_responses();
+        }
         fs.n_dd = match (&r.kind, &t.kind) {
             (RxKind::Gcc(r, _), TxKind::Gcc(s, _)) => r
                 .delay_based_decreases()

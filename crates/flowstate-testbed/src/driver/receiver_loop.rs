@@ -7,7 +7,7 @@ use super::shared::Shared;
 use super::timing::{earliest, wait_until};
 use crate::codec::{self, Class, SctpMessage};
 use flowstate_core::endpoint::Endpoint;
-use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_core::{Ecn, TimeDelta, Timestamp};
 use flowstate_sim::flow::Dir;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,8 +36,8 @@ impl ReceiverLoop {
                 .flows
                 .iter()
                 .fold(None, |a, f| earliest(a, f.kind.poll_timeout()));
-            if let Some((t, bytes)) = self.io.recv(&clock, wait_until(now, next)) {
-                self.input(t, &bytes);
+            if let Some((t, bytes, ecn)) = self.io.recv(&clock, wait_until(now, next)) {
+                self.input(t, &bytes, ecn);
             }
         }
         (self.io, self.flows)
@@ -59,11 +59,20 @@ impl ReceiverLoop {
     }
 
     /// Metrics for one arriving data packet: throughput, one-way delay above the
-    /// flow's minimum (queuing delay), and losses by sequence gaps.
-    fn measure(&mut self, i: usize, seq: u64, sent: Timestamp, now: Timestamp, size: u32) {
+    /// flow's minimum (queuing delay), losses by sequence gaps, and CE marks.
+    fn measure(
+        &mut self,
+        i: usize,
+        seq: u64,
+        sent: Timestamp,
+        now: Timestamp,
+        size: u32,
+        ecn: Ecn,
+    ) {
         let Some(f) = self.flows.get_mut(i) else {
             return;
         };
+        f.ce_marks += u64::from(ecn.is_ce());
         let owd = now.as_micros() as i64 - sent.as_micros() as i64;
         let a = f.arrivals.on_packet(seq, owd);
         self.shared.record(|m, t| {
@@ -76,7 +85,9 @@ impl ReceiverLoop {
         });
     }
 
-    fn input(&mut self, now: Timestamp, bytes: &[u8]) {
+    /// A datagram from the sender side, with the ECN codepoint it arrived with (what
+    /// the receivers feed back).
+    fn input(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         match codec::classify(bytes) {
             Some(Class::Rtp) => match codec::decode_rtp(bytes) {
                 Ok(p) => {
@@ -89,25 +100,25 @@ impl ReceiverLoop {
                     };
                     self.io.stats.decoded += 1;
                     let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
-                    self.measure(i, p.sequence_number, p.send_time, now, size);
+                    self.measure(i, p.sequence_number, p.send_time, now, size, ecn);
                     match self.flows.get_mut(i).map(|f| &mut f.kind) {
-                        Some(RxKind::Gcc(r, _)) => r.handle_input(now, p),
-                        Some(RxKind::Ccfb(r)) => r.handle_input(now, p),
+                        Some(RxKind::Gcc(r, _)) => r.handle_input_ecn(now, p, ecn),
+                        Some(RxKind::Ccfb(r)) => r.handle_input_ecn(now, p, ecn),
                         _ => {}
                     }
                     self.drain(now, i);
                 }
                 Err(_) => self.io.stats.malformed += 1,
             },
-            Some(Class::Sctp) => self.sctp(now, bytes),
-            Some(Class::Utp) => self.utp(now, bytes),
+            Some(Class::Sctp) => self.sctp(now, bytes, ecn),
+            Some(Class::Utp) => self.utp(now, bytes, ecn),
             Some(Class::Rtcp) | None => self.io.stats.foreign += 1,
         }
     }
 
     /// A LEDBAT segment (uTP ST_DATA): measured like the other data packets (loss by
     /// gaps in the packet numbers), then handed to the receiver.
-    fn utp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn utp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         let Some((i, seg, packet)) = self.io.decoded(codec::decode_ledbat_segment(bytes)) else {
             return;
         };
@@ -117,14 +128,14 @@ impl ReceiverLoop {
         }
         self.io.stats.decoded += 1;
         let size = (bytes.len() as u64 + codec::IP_UDP_OVERHEAD) as u32;
-        self.measure(i, packet, seg.timestamp, now, size);
+        self.measure(i, packet, seg.timestamp, now, size, ecn);
         if let RxKind::Ledbat(r) = &mut self.flows[i].kind {
-            r.handle_input(now, seg);
+            r.handle_input_ecn(now, seg, ecn);
         }
         self.drain(now, i);
     }
 
-    fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn sctp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         let Some((i, m)) = self.io.decoded(codec::decode_sctp(bytes)) else {
             return;
         };
@@ -148,9 +159,9 @@ impl ReceiverLoop {
             SctpMessage::Data { chunk, sent } => {
                 if self.flows[i].established && !self.flows[i].shut_down {
                     let size = bytes.len() as u32;
-                    self.measure(i, chunk.tsn, sent, now, size);
+                    self.measure(i, chunk.tsn, sent, now, size, ecn);
                     if let RxKind::Sctp(r) = &mut self.flows[i].kind {
-                        r.handle_input(now, chunk);
+                        r.handle_input_ecn(now, chunk, ecn);
                     }
                 }
                 None

@@ -10,7 +10,7 @@ use super::timing::{wait_until, Clock, MAX_WAIT};
 use crate::codec::{self, Class, SctpMessage};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::Endpoint;
-use flowstate_core::{TimeDelta, Timestamp};
+use flowstate_core::{Ecn, TimeDelta, Timestamp};
 use flowstate_sim::coupling::CouplingHook;
 use flowstate_sim::flow::{Dir, FlowState, SenderHooks};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,8 +57,8 @@ impl SenderLoop {
             }
             let next = Some(next_wakeup(&self.flows, self.end));
             let wait = wait_until(now, next);
-            if let Some((t, bytes)) = self.io.recv(&clock, wait) {
-                self.input(t, &bytes);
+            if let Some((t, bytes, ecn)) = self.io.recv(&clock, wait) {
+                self.input(t, &bytes, ecn);
             }
         }
         let end = clock.now().min(self.end);
@@ -151,7 +151,10 @@ impl SenderLoop {
             let Some((size, class, bytes)) = out else {
                 break;
             };
-            self.io.send(now, class, &bytes);
+            // Data carries the sender's codepoint (Not-ECT unless configured ECN-capable).
+            let ecn = with_sender!(f, s => s.ecn_codepoint());
+            f.ect_sent |= ecn.is_ecn_capable();
+            self.io.send_ecn(now, class, &bytes, ecn);
             let size = size.as_bytes().min(u64::from(u32::MAX)) as u32;
             self.shared.record(|m, t| m.on_send(t, i, Dir::Data, size));
         }
@@ -197,17 +200,18 @@ impl SenderLoop {
         }
     }
 
-    fn input(&mut self, now: Timestamp, bytes: &[u8]) {
+    /// A datagram from the receiver side, with the ECN codepoint it arrived with.
+    fn input(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         match codec::classify(bytes) {
-            Some(Class::Rtcp) => self.rtcp(now, bytes),
-            Some(Class::Sctp) => self.sctp(now, bytes),
-            Some(Class::Utp) => self.utp(now, bytes),
+            Some(Class::Rtcp) => self.rtcp(now, bytes, ecn),
+            Some(Class::Sctp) => self.sctp(now, bytes, ecn),
+            Some(Class::Utp) => self.utp(now, bytes, ecn),
             _ => self.io.stats.foreign += 1,
         }
     }
 
     /// A LEDBAT ack (uTP ST_STATE).
-    fn utp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn utp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         let Some(f) = codec::utp_flow(bytes).and_then(|i| self.flows.get_mut(i)) else {
             self.io.stats.foreign += 1;
             return;
@@ -222,12 +226,12 @@ impl SenderLoop {
         };
         self.io.stats.decoded += 1;
         if f.state == FlowState::Active {
-            s.handle_input(now, ack);
+            s.handle_input_ecn(now, ack, ecn);
         }
         self.drain(now, i);
     }
 
-    fn rtcp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn rtcp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         // Peek the media SSRC to find the flow (and its unwrapping state).
         let Some(ssrc) = rtcp_media_ssrc(bytes) else {
             self.io.stats.malformed += 1;
@@ -247,7 +251,7 @@ impl SenderLoop {
                         self.io.stats.decoded += 1;
                         if alive {
                             for m in msgs {
-                                $s.handle_input(now, m);
+                                $s.handle_input_ecn(now, m, ecn);
                             }
                         }
                     }
@@ -269,7 +273,7 @@ impl SenderLoop {
         }
     }
 
-    fn sctp(&mut self, now: Timestamp, bytes: &[u8]) {
+    fn sctp(&mut self, now: Timestamp, bytes: &[u8], ecn: Ecn) {
         let Some((i, m)) = self.io.decoded(codec::decode_sctp(bytes)) else {
             return;
         };
@@ -287,7 +291,7 @@ impl SenderLoop {
             SctpMessage::Sack(sack)
                 if f.assoc == Assoc::Established && f.state == FlowState::Active =>
             {
-                s.handle_input(now, sack);
+                s.handle_input_ecn(now, sack, ecn);
             }
             SctpMessage::InitAck { .. } if f.assoc == Assoc::InitSent => {
                 f.assoc = Assoc::CookieEchoed;
@@ -327,10 +331,10 @@ impl SenderLoop {
         }
         let deadline = Instant::now() + SHUTDOWN_GRACE;
         while open > 0 && Instant::now() < deadline {
-            if let Some((t, b)) = self.io.recv(clock, MAX_WAIT) {
+            if let Some((t, b, ecn)) = self.io.recv(clock, MAX_WAIT) {
                 // SHUTDOWN-ACK answers with SHUTDOWN-COMPLETE (in `sctp`); the rest is
                 // counted as usual (the stopped flows ignore it).
-                self.input(t, &b);
+                self.input(t, &b, ecn);
                 open = self
                     .flows
                     .iter()

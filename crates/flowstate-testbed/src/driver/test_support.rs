@@ -53,6 +53,7 @@ pub(super) fn flows(text: &str) -> Result<Vec<(TxFlow, RxKind)>, TestbedError> {
             state: FlowState::Idle,
             assoc: Assoc::Closed,
             handshake_at: None,
+            ect_sent: false,
         };
         out.push((tx, rx));
     }

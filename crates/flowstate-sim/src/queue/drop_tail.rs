@@ -4,32 +4,10 @@
 //! The limit counts the packets waiting, not the one being serialized (as a Linux qdisc
 //! backlog excludes the packet already handed to the device).
 
+use super::limit::QueueLimit;
 use crate::flow::SimPacket;
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_core::{Bitrate, DataSize, Timestamp};
 use std::collections::VecDeque;
-
-/// How much a queue may hold.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum QueueLimit {
-    /// At most this many bytes waiting.
-    Bytes(u64),
-    /// At most this many packets waiting.
-    Packets(u64),
-    /// At most as many bytes as the link sends in this time at its current rate
-    /// (`limit_bytes = rate x time`, re-evaluated on every arrival).
-    Time(TimeDelta),
-}
-
-impl QueueLimit {
-    /// The byte limit this implies at `rate` (`None` for a packet limit).
-    pub fn byte_limit(&self, rate: Bitrate) -> Option<u64> {
-        match *self {
-            QueueLimit::Bytes(b) => Some(b),
-            QueueLimit::Packets(_) => None,
-            QueueLimit::Time(t) => Some((rate * t).as_bytes()),
-        }
-    }
-}
 
 /// How many entries behind the head a pop asks the CPU to load.
 const POP_PREFETCH_AHEAD: usize = 4;
@@ -110,6 +88,7 @@ impl DropTailQueue {
 mod tests {
     use super::*;
     use crate::flow::Dir;
+    use flowstate_core::TimeDelta;
 
     fn pkt(id: u64, size: u32) -> SimPacket {
         SimPacket {
