@@ -16,7 +16,8 @@ def flowstate(*args: str) -> subprocess.CompletedProcess:
 
 def test_the_export_has_the_contract_shape():
     d = _native.definitions()
-    assert set(d) == {"mechanisms", "gcc_presets", "sctp_presets", "flow_kinds", "overrides", "bounds"}
+    assert set(d) == {"mechanisms", "gcc_presets", "sctp_presets", "flow_kinds", "ecn", "overrides", "bounds"}
+    assert [(e["name"], e["codepoint"]) for e in d["ecn"]] == [("off", "not-ect"), ("ect0", "ect0"), ("ect1", "ect1")]
     # Every coupling manager, then the simulator's web-api mode, which `run` accepts too.
     assert [m["name"] for m in d["mechanisms"]] == [*_native.MECHANISMS, "web-api"]
     assert [m["manager"] for m in d["mechanisms"]] == [True] * len(_native.MECHANISMS) + [False]

@@ -59,6 +59,18 @@ def test_half_loaded_link_summary():
     assert result.runs == [{k: v for k, v in s.items() if k not in ("seeds", "runs")}]
 
 
+def test_ecn_flows_report_marks_and_responses_and_others_do_not():
+    tcp = {"name": "t", "kind": "tcp-newreno", "ecn": "ect0"}
+    r = flowstate.run(scenario(tcp, cbr("c", "0.5Mbps", ecn="ECT1"), cbr("d", "0.2Mbps"), duration="3s"))
+    flows = {f["name"]: f for f in r.summary["flows"]}
+    # The drop-tail link never marks: zero marks, and TCP's responses are counted.
+    assert (flows["t"]["ce_marks"], flows["t"]["ecn_responses"]) == (0, 0)
+    assert flows["c"]["ce_marks"] == 0 and "ecn_responses" not in flows["c"]
+    assert "ce_marks" not in flows["d"] and "ecn_responses" not in flows["d"]
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.ecn: unknown variant `on`"):
+        flowstate.run(scenario({**tcp, "ecn": "on"}))
+
+
 def test_weighted_jain_index_is_jain_over_throughput_per_priority_share():
     # Two cbr flows at 1.5 and 0.5 Mbit/s on a 4 Mbit/s link (nothing queues or drops):
     # Jain's index of the throughputs is 0.8; with priorities 3:1 every flow gets exactly

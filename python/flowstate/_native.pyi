@@ -84,6 +84,11 @@ class FlowKindDefinition(TypedDict):
     coupling: Optional[Literal["rate", "window"]]
     default_group: Optional[str]
 
+class EcnDefinition(TypedDict):
+    name: str
+    codepoint: str
+    description: str
+
 OverrideDefinition = TypedDict(
     "OverrideDefinition",
     {
@@ -105,6 +110,7 @@ class Definitions(TypedDict):
     gcc_presets: list[PresetDefinition]
     sctp_presets: list[PresetDefinition]
     flow_kinds: list[FlowKindDefinition]
+    ecn: list[EcnDefinition]
     overrides: list[OverrideDefinition]
     bounds: list[BoundDefinition]
 
@@ -119,6 +125,8 @@ def definitions() -> Definitions:
       ``preset``.
     - ``flow_kinds``: the values of a flow's ``kind``; ``coupling`` is how a coupling
       manager sees the flow (None: never coupled).
+    - ``ecn``: the values of a flow's ``ecn`` (every kind takes it), the ECN codepoint
+      each puts on the flow's data packets and what it does.
     - ``overrides``: the keys of a flow's ``overrides`` table (``key`` as written in the
       flow, ``"overrides.start_rate"``), the flow kinds that take it, the default as text
       in ``unit`` (``"paper: 1.5, paper-static: 1.5, chromium: 1.1"`` when it depends on

@@ -402,7 +402,8 @@ class RunResult:
         ``throughput_mbps``, ``send_rate_mbps``, ``goodput_mbps``, ``rtt_{mean,p50,p95}_ms``,
         ``queuing_delay_{mean,p50,p95}_ms``, ``one_way_delay_{mean,p50,p95}_ms``,
         ``jitter_ms``, ``loss_ratio``, ``sent_packets``,
-        ``lost_packets``, ``share``, ``priority_share``."""
+        ``lost_packets``, ``share``, ``priority_share``; with ECN-capable flows (scenario
+        ``ecn``) also ``ce_marks`` and ``ecn_responses`` (NaN for the other flows)."""
         import pandas
 
         rows = [

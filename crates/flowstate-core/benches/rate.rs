@@ -42,6 +42,7 @@ fn rap_ack(c: &mut Criterion) {
                     seq,
                     echo_send_time: now - TimeDelta::millis(100),
                     history,
+                    ce: false,
                 }),
             );
             s.handle_timeout(now);

@@ -89,6 +89,7 @@ fn sctp_sender_sack(c: &mut Criterion) {
                     a_rwnd: 1 << 20,
                     gap_blocks: Default::default(),
                     dup_tsns: Default::default(),
+                    ecne: None,
                 },
             );
             while let Some(t) = s.poll_transmit(now) {

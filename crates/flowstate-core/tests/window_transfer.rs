@@ -437,7 +437,7 @@ mod fuzz {
             let mut now = Timestamp::ZERO;
             for i in ins {
                 match i {
-                    In::Sack { cum, blocks, rwnd } => tx.handle_input(now, Sack { cum_tsn: cum, a_rwnd: rwnd, gap_blocks: blocks.into(), dup_tsns: [cum].into_iter().collect() }),
+                    In::Sack { cum, blocks, rwnd } => tx.handle_input(now, Sack { cum_tsn: cum, a_rwnd: rwnd, gap_blocks: blocks.into(), dup_tsns: [cum].into_iter().collect(), ecne: None }),
                     In::Tick(ms) => {
                         now += TimeDelta::millis(ms as i64);
                         if tx.poll_timeout().is_some_and(|t| t <= now) { tx.handle_timeout(now); }
@@ -456,7 +456,7 @@ mod fuzz {
             let mut rx = SctpReceiver::new(SctpReceiverConfig { rwnd: DataSize::bytes(20_000), ..Default::default() });
             for (k, (tsn, id, len, b, e)) in chunks.into_iter().enumerate() {
                 let now = Timestamp::from_millis(k as u64);
-                rx.handle_input(now, DataChunk { tsn, message_id: id, stream_offset: tsn * 1000, payload_len: len, begin: b, end: e, immediate_ack: false });
+                rx.handle_input(now, DataChunk { tsn, message_id: id, stream_offset: tsn * 1000, payload_len: len, begin: b, end: e, immediate_ack: false, cwr: None });
                 rx.handle_timeout(now);
                 while let Some(s) = rx.poll_transmit(now) {
                     prop_assert!(s.message.a_rwnd <= 20_000);
@@ -486,7 +486,7 @@ mod fuzz {
                     prop_assert!(tx.cwnd() >= DataSize::bytes(1460));
                 }
                 for &(seq, len) in &segs {
-                    rx.handle_input(now, Segment { seq, len });
+                    rx.handle_input(now, Segment { seq, len, cwr: false });
                     while rx.poll_transmit(now).is_some() {}
                 }
             }

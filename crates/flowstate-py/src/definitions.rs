@@ -1,12 +1,13 @@
 //! `definitions()`: everything a scenario, the CLI or the Python API can name, as plain
-//! Python values: coupling mechanisms with their options, GCC presets, flow kinds and
-//! every flow override with its default and unit. Read from the one definition of each
+//! Python values: coupling mechanisms with their options, GCC presets, flow kinds, the
+//! ECN settings of a flow and every flow override with its default and unit. Read from the one definition of each
 //! (flowstate-coupling's mechanism list, flowstate-core's preset list, flowstate-sim's
 //! `FlowKind` and `overrides`); nothing is listed here.
 
 use flowstate_core::gcc::GccPreset;
 use flowstate_coupling::coupling::{Mechanism, OptionDefault};
 use flowstate_sim::flow_kind::coupling_name;
+use flowstate_sim::flow_spec::EcnSetting;
 use flowstate_sim::presets::SctpPreset;
 use flowstate_sim::FlowKind;
 use pyo3::prelude::*;
@@ -117,6 +118,20 @@ fn flow_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(list)
 }
 
+/// The values of a flow's `ecn` (`flowstate_sim::flow_spec::EcnSetting`): `name`,
+/// `codepoint` (flowstate_core::Ecn's name), `description`.
+fn ecn_settings<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for e in EcnSetting::ALL {
+        let d = PyDict::new(py);
+        d.set_item("name", e.name())?;
+        d.set_item("codepoint", e.codepoint().name())?;
+        d.set_item("description", e.description())?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
 fn overrides_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for def in flowstate_sim::kinds::definitions() {
@@ -146,7 +161,8 @@ fn bounds_list<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 }
 
 /// Everything a scenario can name: `{"mechanisms": [...], "gcc_presets": [...],
-/// "sctp_presets": [...], "flow_kinds": [...], "overrides": [...], "bounds": [...]}`
+/// "sctp_presets": [...], "flow_kinds": [...], "ecn": [...], "overrides": [...],
+/// "bounds": [...]}`
 /// (shapes in `_native.pyi`).
 #[pyfunction]
 fn definitions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -155,6 +171,7 @@ fn definitions(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("gcc_presets", gcc_presets(py)?)?;
     d.set_item("sctp_presets", sctp_presets(py)?)?;
     d.set_item("flow_kinds", flow_kinds(py)?)?;
+    d.set_item("ecn", ecn_settings(py)?)?;
     d.set_item("overrides", overrides_list(py)?)?;
     d.set_item("bounds", bounds_list(py)?)?;
     Ok(d)

@@ -445,6 +445,10 @@ impl Simulation {
             .zip(self.config.flows.iter())
         {
             fs.n_dd = flow.delay_based_decreases();
+            if let Some(e) = flow.ecn_counts() {
+                fs.ce_marks = Some(e.ce_marks);
+                fs.ecn_responses = e.responses;
+            }
             fs.group.clone_from(&setup.info.group);
         }
         if let Some(sbd) = &self.sbd {

@@ -70,6 +70,16 @@ pub struct Outgoing {
     pub ecn: Ecn,
 }
 
+/// A flow's ECN counts (summary.json `ce_marks`, `ecn_responses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EcnCounts {
+    /// Data packets that reached the receiver CE-marked.
+    pub ce_marks: u64,
+    /// Rate or window reductions the sender's controller made for marks (`None`: no
+    /// discrete response to count; docs/ALGORITHMS.md, "ECN responses").
+    pub responses: Option<u64>,
+}
+
 /// The engine's view of a flow: a sender and a receiver joined by the network.
 pub trait SimFlow {
     /// A packet of this flow arrived at its destination side (`pkt.dir` says which).
@@ -113,6 +123,11 @@ pub trait SimFlow {
     }
     /// GCC's n_dd (delay-based decreases so far), for flows that run GCC.
     fn delay_based_decreases(&self) -> Option<u64> {
+        None
+    }
+    /// The flow's ECN counts over the whole run, `None` unless it sent ECN-capable
+    /// packets.
+    fn ecn_counts(&self) -> Option<EcnCounts> {
         None
     }
     /// What a web application's getStats would show of this flow now (Web-API
@@ -239,6 +254,10 @@ pub trait SenderHooks: Endpoint {
     fn ecn_codepoint(&self) -> Ecn {
         Ecn::NotEct
     }
+    /// The controller's reductions for ECN-CE marks so far (`Controller::ecn_responses`).
+    fn ecn_responses(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What the simulator needs from a receiver beyond [`Endpoint`].
@@ -281,6 +300,10 @@ where
     /// [`SimFlow::poll_at_every_event`] was called: no side is skipped and no
     /// deadline is kept (the reference behaviour).
     every_event: bool,
+    /// A data packet went out ECN-capable.
+    ect_sent: bool,
+    /// Data packets delivered CE-marked.
+    ce_marks: u64,
 }
 
 /// An input-driven side's `poll_timeout`, kept from one call that can change the side
@@ -358,6 +381,8 @@ where
             rtt_sample_pending: true,
             cc_report_pending: true,
             every_event: false,
+            ect_sent: false,
+            ce_marks: 0,
         }
     }
     pub fn sender(&self) -> &S {
@@ -440,6 +465,7 @@ where
             Dir::Data => {
                 if let Some(m) = self.data.remove(pkt.slot) {
                     if self.alive() {
+                        self.ce_marks += u64::from(pkt.ecn.is_ce());
                         self.touch_receiver().handle_input_ecn(now, m, pkt.ecn);
                     }
                 }
@@ -511,11 +537,13 @@ where
         if self.sender_runs() && self.poll_sender(now) {
             if let Some(t) = self.touch_sender().poll_transmit(now) {
                 let slot = self.data.insert(t.message);
+                let ecn = self.sender.ecn_codepoint();
+                self.ect_sent |= ecn.is_ecn_capable();
                 return Some(Outgoing {
                     dir: Dir::Data,
                     size: t.size,
                     slot,
-                    ecn: self.sender.ecn_codepoint(),
+                    ecn,
                 });
             }
             if S::INPUT_DRIVEN {
@@ -610,6 +638,13 @@ where
         self.receiver
             .delay_based_decreases()
             .or_else(|| self.sender.delay_based_decreases())
+    }
+
+    fn ecn_counts(&self) -> Option<EcnCounts> {
+        self.ect_sent.then(|| EcnCounts {
+            ce_marks: self.ce_marks,
+            responses: self.sender.ecn_responses(),
+        })
     }
 
     fn app_stats(&self) -> Option<AppStats> {

@@ -8,7 +8,7 @@ use crate::error::FieldError;
 use crate::flow::SimFlow;
 use crate::overrides::OverrideDef;
 use crate::units_parse::{Bps, Secs};
-use flowstate_core::DataSize;
+use flowstate_core::{DataSize, Ecn};
 use serde::Deserialize;
 use std::fmt;
 
@@ -269,6 +269,77 @@ impl<'de> Deserialize<'de> for DirectionSpec {
     }
 }
 
+/// `ecn` of a flow: the ECN codepoint its sender puts on its data packets (RFC 3168
+/// section 5), and with it whether the flow's controller answers CE marks
+/// (docs/ALGORITHMS.md, "ECN responses"). Feedback packets are always Not-ECT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EcnSetting {
+    /// Not-ECT: a queue drops the flow's packets, never marks them (the default).
+    #[default]
+    Off,
+    /// ECT(0): classic ECN (RFC 3168).
+    Ect0,
+    /// ECT(1): the L4S identifier (RFC 9331; RFC 8311 section 4.2).
+    Ect1,
+}
+
+impl EcnSetting {
+    /// Every setting, in the order they are listed.
+    pub const ALL: [EcnSetting; 3] = [Self::Off, Self::Ect0, Self::Ect1];
+
+    /// The name scenario files use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Ect0 => "ect0",
+            Self::Ect1 => "ect1",
+        }
+    }
+
+    /// The codepoint on the flow's data packets.
+    pub const fn codepoint(self) -> Ecn {
+        match self {
+            Self::Off => Ecn::NotEct,
+            Self::Ect0 => Ecn::Ect0,
+            Self::Ect1 => Ecn::Ect1,
+        }
+    }
+
+    /// One line saying what the setting does.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Self::Off => "Not-ECT: no ECN; a marking queue drops the flow's packets (default)",
+            Self::Ect0 => "ECT(0), classic ECN (RFC 3168): a queue may mark instead of drop; the controller answers the marks",
+            Self::Ect1 => "ECT(1), the L4S identifier (RFC 9331): as ect0 with the L4S codepoint; the controllers answer as for ect0",
+        }
+    }
+}
+
+/// Values `ecn` may take.
+pub const ECN_SETTINGS: &[&str] = &{
+    let mut names = [""; EcnSetting::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = EcnSetting::ALL[i].name();
+        i += 1;
+    }
+    names
+};
+
+impl<'de> Deserialize<'de> for EcnSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::name_de::read_name(
+            d,
+            &[
+                (Self::Off, ECN_SETTINGS[0]),
+                (Self::Ect0, ECN_SETTINGS[1]),
+                (Self::Ect1, ECN_SETTINGS[2]),
+            ],
+            ECN_SETTINGS,
+        )
+    }
+}
+
 /// One `pauses` entry.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -337,6 +408,10 @@ pub struct FlowSpec {
     /// source; paper 004 Figs. 28-30); each point replaces `desired_rate` from `at` on.
     #[serde(default)]
     pub desired_rate_schedule: Vec<RatePoint>,
+    /// The ECN codepoint of the sender's data packets: `off` (Not-ECT, the default),
+    /// `ect0` or `ect1` ([`EcnSetting`]); every kind takes it.
+    #[serde(default)]
+    pub ecn: EcnSetting,
 }
 
 /// One `priority_schedule` entry.
@@ -418,6 +493,10 @@ impl FlowSpec {
             DirectionSpec::Forward => "forward",
             DirectionSpec::Reverse => "reverse",
         })
+    }
+    /// The ECN codepoint of the flow's data packets (`ecn`; Not-ECT by default).
+    pub fn ecn(&self) -> Ecn {
+        self.ecn.codepoint()
     }
     /// `start_jitter` in seconds (0 without).
     pub fn start_jitter_secs(&self) -> f64 {

@@ -107,6 +107,15 @@ impl<S: SimSender> SenderHooks for Tracked<S> {
     fn ecn_codepoint(&self) -> Ecn {
         self.inner.ecn_codepoint()
     }
+    fn on_pause(&mut self, now: Timestamp) {
+        self.inner.pause(now);
+    }
+    fn on_resume(&mut self, now: Timestamp) {
+        self.inner.resume(now);
+    }
+    fn ecn_responses(&self) -> Option<u64> {
+        self.inner.ecn_responses()
+    }
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.inner.poll_cc_report()
     }

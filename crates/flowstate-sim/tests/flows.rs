@@ -402,3 +402,47 @@ fn tcp_only_options_rejected_on_sctp() {
     let err = run_toml(&text, "test.toml", Some(1)).expect_err("sack on sctp");
     assert!(err.to_string().contains("sack"), "{err}");
 }
+
+/// `ecn` reaches every kind's sender: its data packets go out ECN-capable, and the
+/// summary then carries `ce_marks` (0 on a drop-tail link, which never marks) and, for
+/// a controller with a discrete response, `ecn_responses`; without `ecn` neither key.
+#[test]
+fn every_kind_sends_ecn_capable_packets_when_asked() {
+    let kinds = [
+        ("gcc", "", false),
+        ("sctp", "", true),
+        ("tcp-newreno", "", true),
+        ("tcp-cubic", "", true),
+        ("rap", "", true),
+        ("tfrc", "", false),
+        ("cbr", "overrides = { rate = \"500kbps\" }", false),
+        ("nada", "", false),
+        ("scream", "", true),
+        ("ledbat", "", true),
+    ];
+    assert_eq!(
+        kinds.len(),
+        flowstate_sim::kinds::ALL.len(),
+        "a kind is missing"
+    );
+    for (kind, extra, responds) in kinds {
+        for ecn in ["ect0", "ect1"] {
+            let s = summary(&solo(
+                kind,
+                &format!("{extra}\necn = \"{ecn}\""),
+                "2Mbps",
+                4,
+                1,
+            ));
+            let f = &s.flows[0];
+            assert_eq!(f.ce_marks, Some(0), "{kind} {ecn}");
+            assert_eq!(f.ecn_responses.is_some(), responds, "{kind} {ecn}");
+        }
+        let s = summary(&solo(kind, extra, "2Mbps", 4, 1));
+        assert_eq!(
+            (s.flows[0].ce_marks, s.flows[0].ecn_responses),
+            (None, None),
+            "{kind}"
+        );
+    }
+}

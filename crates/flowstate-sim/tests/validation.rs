@@ -838,3 +838,26 @@ fn a_count_written_wrong_is_named_in_plain_words() {
         );
     }
 }
+
+#[test]
+fn bad_ecn() {
+    let m = err(&replaced("start = \"1s\"", "start = \"1s\"\necn = \"ce\""));
+    assert_field(&m, "flows[1].ecn");
+    assert!(m.contains("`off`, `ect0`, `ect1`"), "{m}");
+    let m = err(&replaced("start = \"1s\"", "start = \"1s\"\necn = true"));
+    assert_field(&m, "flows[1].ecn");
+}
+
+#[test]
+fn ecn_names_follow_the_name_rule_and_default_to_off() {
+    use flowstate_sim::flow_spec::EcnSetting;
+    let s = Scenario::from_toml(
+        &replaced("start = \"1s\"", "start = \"1s\"\necn = \"ECT1\""),
+        "scenario.toml",
+    )
+    .expect("valid");
+    assert_eq!(s.flows[1].ecn, EcnSetting::Ect1);
+    assert_eq!(s.flows[1].ecn(), flowstate_core::Ecn::Ect1);
+    assert_eq!(s.flows[0].ecn, EcnSetting::Off);
+    assert_eq!(s.flows[0].ecn(), flowstate_core::Ecn::NotEct);
+}

@@ -36,7 +36,7 @@ use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use flowstate_wire::rtcp::{Compound, RtcpPacket};
 use flowstate_wire::rtp::RtpPacket as WireRtp;
 use flowstate_wire::sctp::{Chunk, SctpPacket};
-use flowstate_wire::utp::{UtpPacket, UtpType};
+use flowstate_wire::utp::{ecn_flags, ecn_flags_extension, UtpPacket, UtpType};
 use flowstate_wire::WireError;
 
 use flowstate_wire::rtcp::{
@@ -540,7 +540,9 @@ pub fn encode_ledbat_segment(index: usize, m: &LedbatSegment, packet: u64) -> Ve
         wnd_size: 0,
         seq_nr: packet as u16,
         ack_nr: 0,
-        extensions: vec![],
+        extensions: ecn_flags_extension(m.segment.cwr, false)
+            .into_iter()
+            .collect(),
         payload,
     }
     .to_vec()
@@ -559,10 +561,11 @@ pub fn decode_ledbat_segment(buf: &[u8]) -> Result<(usize, LedbatSegment, u64), 
     let len = get_u32(b, 8).ok_or(short.clone())?;
     let ts = get_u64(b, 12).ok_or(short.clone())?;
     let packet = get_u64(b, 20).ok_or(short)?;
+    let (cwr, _) = ecn_flags(&p.extensions)?;
     Ok((
         flow_of_connection(p.connection_id)?,
         LedbatSegment {
-            segment: Segment { seq, len },
+            segment: Segment { seq, len, cwr },
             timestamp: Timestamp::from_micros(ts),
         },
         packet,
@@ -592,7 +595,7 @@ pub fn encode_ledbat_ack(index: usize, a: &LedbatAck, now: Timestamp) -> Vec<u8>
         wnd_size: a.ack.rwnd.min(u64::from(u32::MAX)) as u32,
         seq_nr: (ack32 >> 16) as u16,
         ack_nr: ack32 as u16,
-        extensions: vec![],
+        extensions: ecn_flags_extension(false, a.ack.ece).into_iter().collect(),
         payload: vec![],
     }
     .to_vec()
@@ -620,6 +623,7 @@ impl LedbatAckDecoder {
             .min_by_key(|c| c.abs_diff(self.last))
             .unwrap_or(cand);
         self.last = ack;
+        let (_, ece) = ecn_flags(&p.extensions)?;
         let delays = if p.timestamp_difference_us == 0 {
             vec![]
         } else {
@@ -632,6 +636,7 @@ impl LedbatAckDecoder {
                     ack,
                     rwnd: u64::from(p.wnd_size),
                     sack: [None; MAX_SACK_BLOCKS],
+                    ece,
                 },
                 delays,
             },
@@ -657,17 +662,22 @@ pub fn verification_tag(index: usize) -> u32 {
 }
 
 fn sctp(index: usize, tag: u32, chunk: Chunk) -> Vec<u8> {
+    sctp_chunks(index, tag, vec![chunk])
+}
+
+fn sctp_chunks(index: usize, tag: u32, chunks: Vec<Chunk>) -> Vec<u8> {
     SctpPacket {
         src_port: sctp_port(index),
         dst_port: sctp_port(index),
         verification_tag: tag,
-        chunks: vec![chunk],
+        chunks,
     }
     .to_vec()
     .unwrap_or_default()
 }
 
-/// A DATA chunk (and its send time, for one-way delay) as an SCTP packet.
+/// A DATA chunk (and its send time, for one-way delay) as an SCTP packet, behind a CWR
+/// chunk when it carries one (control chunks first, RFC 9260 6.10; appendix A).
 pub fn encode_data(index: usize, c: &DataChunk, sent: Timestamp) -> Vec<u8> {
     let mut payload = Vec::with_capacity(c.payload_len as usize);
     put_u64(&mut payload, c.message_id);
@@ -685,30 +695,42 @@ pub fn encode_data(index: usize, c: &DataChunk, sent: Timestamp) -> Vec<u8> {
         ppid: PPID_WEBRTC_BINARY,
         payload,
     });
-    let mut bytes = sctp(index, verification_tag(index), chunk);
+    let chunks = match c.cwr {
+        Some(t) => vec![
+            Chunk::Cwr {
+                lowest_tsn: t as u32,
+            },
+            chunk,
+        ],
+        None => vec![chunk],
+    };
+    let mut bytes = sctp_chunks(index, verification_tag(index), chunks);
     // Keep the declared user-data length: a shorter chunk is padded in its length
     // field only when payload_len < DATA_HEADER_LEN (documented above).
     bytes.shrink_to_fit();
     bytes
 }
 
-/// A SACK as an SCTP packet.
+/// A SACK as an SCTP packet, with an ECNE chunk after it when it carries one (RFC
+/// 9260 appendix A).
 pub fn encode_sack(index: usize, s: &Sack) -> Vec<u8> {
     let clamp = |x: u32| x.min(u32::from(u16::MAX)) as u16;
-    sctp(
-        index,
-        verification_tag(index),
-        Chunk::Sack(SackChunk {
-            cum_tsn_ack: s.cum_tsn as u32,
-            a_rwnd: s.a_rwnd.min(u64::from(u32::MAX)) as u32,
-            gap_blocks: s
-                .gap_blocks
-                .iter()
-                .map(|&(a, b)| (clamp(a), clamp(b)))
-                .collect(),
-            dup_tsns: s.dup_tsns.iter().map(|&t| t as u32).collect(),
-        }),
-    )
+    let mut chunks = vec![Chunk::Sack(SackChunk {
+        cum_tsn_ack: s.cum_tsn as u32,
+        a_rwnd: s.a_rwnd.min(u64::from(u32::MAX)) as u32,
+        gap_blocks: s
+            .gap_blocks
+            .iter()
+            .map(|&(a, b)| (clamp(a), clamp(b)))
+            .collect(),
+        dup_tsns: s.dup_tsns.iter().map(|&t| t as u32).collect(),
+    })];
+    if let Some(t) = s.ecne {
+        chunks.push(Chunk::EcnEcho {
+            lowest_tsn: t as u32,
+        });
+    }
+    sctp_chunks(index, verification_tag(index), chunks)
 }
 
 /// What an SCTP packet carries, for the driver.
@@ -788,10 +810,23 @@ pub fn decode_sctp(buf: &[u8]) -> Result<(usize, SctpMessage), DecodeError> {
         return Err(DecodeError::Unexpected("SCTP port"));
     }
     let index = usize::from(p.src_port - SCTP_PORT_BASE);
+    // The ECN chunks ride along with a DATA chunk (CWR) or a SACK (ECNE).
+    let is_ecn = |c: &&Chunk| matches!(c, Chunk::Cwr { .. } | Chunk::EcnEcho { .. });
+    let cwr = p.chunks.iter().find_map(|c| match c {
+        Chunk::Cwr { lowest_tsn } => Some(u64::from(*lowest_tsn)),
+        _ => None,
+    });
+    let ecne = p.chunks.iter().find_map(|c| match c {
+        Chunk::EcnEcho { lowest_tsn } => Some(u64::from(*lowest_tsn)),
+        _ => None,
+    });
     let chunk = p
         .chunks
-        .first()
-        .ok_or(DecodeError::Unexpected("SCTP packet without chunks"))?;
+        .iter()
+        .find(|c| !is_ecn(c))
+        .ok_or(DecodeError::Unexpected(
+            "SCTP packet without DATA, SACK or control chunk",
+        ))?;
     let want_tag = if matches!(chunk, Chunk::Init(_)) {
         0
     } else {
@@ -813,6 +848,7 @@ pub fn decode_sctp(buf: &[u8]) -> Result<(usize, SctpMessage), DecodeError> {
                     begin: d.beginning,
                     end: d.ending,
                     immediate_ack: d.immediate,
+                    cwr,
                 },
                 sent: Timestamp::from_micros(sent),
             }
@@ -826,6 +862,7 @@ pub fn decode_sctp(buf: &[u8]) -> Result<(usize, SctpMessage), DecodeError> {
                 .map(|&(a, b)| (u32::from(a), u32::from(b)))
                 .collect(),
             dup_tsns: s.dup_tsns.iter().map(|&t| u64::from(t)).collect(),
+            ecne,
         }),
         Chunk::Init(_) => SctpMessage::Init,
         Chunk::InitAck(a) => SctpMessage::InitAck {
@@ -837,7 +874,9 @@ pub fn decode_sctp(buf: &[u8]) -> Result<(usize, SctpMessage), DecodeError> {
         Chunk::ShutdownAck => SctpMessage::ShutdownAck,
         Chunk::ShutdownComplete { .. } => SctpMessage::ShutdownComplete,
         Chunk::Abort { .. } => SctpMessage::Abort,
-        Chunk::Unknown(_) => return Err(DecodeError::Unexpected("unknown SCTP chunk")),
+        Chunk::Unknown(_) | Chunk::Cwr { .. } | Chunk::EcnEcho { .. } => {
+            return Err(DecodeError::Unexpected("unknown SCTP chunk"))
+        }
     };
     Ok((index, m))
 }
@@ -1103,6 +1142,7 @@ mod tests {
             segment: Segment {
                 seq: 5_000_000_000,
                 len: 1460,
+                cwr: false,
             },
             timestamp: Timestamp::from_micros(4_321_000),
         };
@@ -1117,6 +1157,7 @@ mod tests {
                 ack: 5_000_001_460,
                 rwnd: 1 << 22,
                 sack: [None; MAX_SACK_BLOCKS],
+                ece: false,
             },
             delays: vec![TimeDelta::millis(2), TimeDelta::millis(31)],
         };
@@ -1139,7 +1180,28 @@ mod tests {
             ..ack
         };
         let bytes = encode_ledbat_ack(3, &none, Timestamp::ZERO);
-        assert_eq!(d.decode(&bytes), Ok((3, none)));
+        assert_eq!(d.decode(&bytes), Ok((3, none.clone())));
+        // ECN (RFC 3168 6.1): CWR on a segment and ECE on an ack travel in the ECN
+        // flags extension (3 more bytes).
+        let cwr = LedbatSegment {
+            segment: Segment {
+                cwr: true,
+                ..seg.segment
+            },
+            ..seg
+        };
+        let b = encode_ledbat_segment(3, &cwr, 70_001);
+        assert_eq!(b.len(), 20 + 3 + 1460);
+        assert_eq!(decode_ledbat_segment(&b), Ok((3, cwr, 70_001)));
+        let ece = LedbatAck {
+            ack: TcpAck {
+                ece: true,
+                ..none.ack
+            },
+            ..none
+        };
+        let b = encode_ledbat_ack(3, &ece, Timestamp::ZERO);
+        assert_eq!(d.decode(&b), Ok((3, ece)));
         // Each decoder refuses the other's packet, and SCTP is not uTP.
         assert!(d.decode(&encode_ledbat_segment(0, &seg, 1)).is_err());
         assert!(decode_ledbat_segment(&bytes).is_err());
@@ -1167,6 +1229,7 @@ mod tests {
             begin: true,
             end: false,
             immediate_ack: true,
+            cwr: None,
         };
         let t = Timestamp::from_micros(999);
         let b = encode_data(1, &c, t);
@@ -1184,6 +1247,27 @@ mod tests {
             a_rwnd: 100_000,
             gap_blocks: [(2, 3), (5, 9)].into_iter().collect(),
             dup_tsns: [66].into_iter().collect(),
+            ecne: None,
+        };
+        let b = encode_sack(1, &s);
+        assert_eq!(b.len() as u64, s.wire_size(DataSize::ZERO).as_bytes());
+        assert_eq!(decode_sctp(&b).unwrap(), (1, SctpMessage::Sack(s.clone())));
+        // RFC 9260 appendix A: a CWR chunk ahead of the DATA chunk, an ECNE chunk after
+        // the SACK, 8 bytes each, as the model charges them.
+        let c = DataChunk { cwr: Some(60), ..c };
+        let b = encode_data(1, &c, t);
+        assert_eq!(
+            b.len() as u64,
+            data_packet_size(1172, DataSize::ZERO).as_bytes() + 8
+        );
+        assert_eq!(b[12], 13, "the CWR chunk comes first");
+        assert_eq!(
+            decode_sctp(&b).unwrap(),
+            (1, SctpMessage::Data { chunk: c, sent: t })
+        );
+        let s = Sack {
+            ecne: Some(68),
+            ..s
         };
         let b = encode_sack(1, &s);
         assert_eq!(b.len() as u64, s.wire_size(DataSize::ZERO).as_bytes());

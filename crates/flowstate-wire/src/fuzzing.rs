@@ -74,10 +74,13 @@ pub fn sctp(data: &[u8]) -> Result<(), String> {
     }
 }
 
-/// uTP target body (BEP 29 header + payload).
+/// uTP target body (BEP 29 header + payload; the ECN flags extension read too).
 pub fn utp(data: &[u8]) -> Result<(), String> {
     match crate::utp::UtpPacket::parse(data) {
-        Ok(p) => check(&p, p.buffer_len(), p.to_vec(), crate::utp::UtpPacket::parse),
+        Ok(p) => {
+            let _ = crate::utp::ecn_flags(&p.extensions);
+            check(&p, p.buffer_len(), p.to_vec(), crate::utp::UtpPacket::parse)
+        }
         Err(_) => Ok(()),
     }
 }

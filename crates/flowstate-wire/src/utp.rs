@@ -21,6 +21,12 @@
 //! Extensions (BEP 29: the header's `extension` byte names the first; each is
 //! `next extension type | length | data`) are kept as `(type, data)` in order, so
 //! parse/emit is exact; type 0 ends the chain. The payload follows the last extension.
+//!
+//! ECN: uTP has no ECN signalling of its own; flowstate's LEDBAT endpoints carry TCP's
+//! two ECN flags (RFC 3168 section 6.1: CWR on data, ECE on acks) in an extension of
+//! their own, [`EXT_ECN_FLAGS`], one byte with TCP's bit positions ([`ecn_flags`],
+//! [`ecn_flags_extension`]). A uTP stack that does not know the type skips it (BEP 29:
+//! every extension carries its length).
 
 use crate::cursor::{Reader, Writer};
 use crate::WireError;
@@ -29,6 +35,30 @@ use crate::WireError;
 pub const UTP_VERSION: u8 = 1;
 /// Header length.
 pub const UTP_HEADER_LEN: usize = 20;
+
+/// flowstate's uTP extension type carrying TCP's ECN flags (not assigned by BEP 29,
+/// which uses 1 for selective acks; libutp uses 2 for its extension bits).
+pub const EXT_ECN_FLAGS: u8 = 0x45;
+/// The CWR bit of the [`EXT_ECN_FLAGS`] byte (TCP's flag bit, RFC 3168 section 6.1).
+pub const ECN_FLAG_CWR: u8 = 0x80;
+/// The ECE bit of the [`EXT_ECN_FLAGS`] byte (TCP's flag bit, RFC 3168 section 6.1).
+pub const ECN_FLAG_ECE: u8 = 0x40;
+
+/// The extension carrying CWR and ECE, `None` when neither is set (no extension).
+pub fn ecn_flags_extension(cwr: bool, ece: bool) -> Option<(u8, Vec<u8>)> {
+    let byte = if cwr { ECN_FLAG_CWR } else { 0 } | if ece { ECN_FLAG_ECE } else { 0 };
+    (byte != 0).then(|| (EXT_ECN_FLAGS, vec![byte]))
+}
+
+/// `(cwr, ece)` from a packet's extensions (both false without [`EXT_ECN_FLAGS`]).
+/// Error: the extension is not one byte long.
+pub fn ecn_flags(extensions: &[(u8, Vec<u8>)]) -> Result<(bool, bool), WireError> {
+    match extensions.iter().find(|(t, _)| *t == EXT_ECN_FLAGS) {
+        None => Ok((false, false)),
+        Some((_, d)) if d.len() == 1 => Ok((d[0] & ECN_FLAG_CWR != 0, d[0] & ECN_FLAG_ECE != 0)),
+        Some(_) => Err(WireError::BadLength("uTP ECN flags extension not one byte")),
+    }
+}
 
 /// Packet types (BEP 29).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +241,33 @@ mod tests {
         assert_eq!(&v[20..28], &[0x80, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0, 2]);
         assert_eq!(v.len(), q.buffer_len());
         assert_eq!(UtpPacket::parse(&v), Ok(q));
+    }
+
+    #[test]
+    fn ecn_flags_round_trip_in_their_extension() {
+        for (cwr, ece) in [(false, false), (true, false), (false, true), (true, true)] {
+            let ext: Vec<_> = ecn_flags_extension(cwr, ece).into_iter().collect();
+            assert_eq!(ext.is_empty(), !cwr && !ece);
+            let p = UtpPacket {
+                packet_type: UtpType::State,
+                connection_id: 1,
+                timestamp_us: 2,
+                timestamp_difference_us: 3,
+                wnd_size: 4,
+                seq_nr: 5,
+                ack_nr: 6,
+                extensions: ext,
+                payload: vec![],
+            };
+            let v = p.to_vec().unwrap();
+            if cwr && ece {
+                assert_eq!((v[1], &v[20..23]), (EXT_ECN_FLAGS, &[0, 1, 0xC0][..]));
+            }
+            let q = UtpPacket::parse(&v).unwrap();
+            assert_eq!(ecn_flags(&q.extensions), Ok((cwr, ece)));
+        }
+        let bad = [(EXT_ECN_FLAGS, vec![0x80, 0])];
+        assert!(ecn_flags(&bad).is_err());
     }
 
     #[test]

@@ -486,6 +486,32 @@ fn sctp_init_ack_sack_known_bytes() {
     ));
 }
 
+/// RFC 9260 appendix A: ECNE (type 12) and CWR (type 13), flags 0, length 8, the
+/// Lowest TSN Number; a SACK with an ECNE bundled after it.
+#[test]
+fn sctp_ecne_and_cwr_chunks_rfc9260_appendix_a() {
+    let bytes = with_crc(vec![
+        0x13, 0x88, 0x13, 0x89, 0, 0, 0, 9, 0, 0, 0, 0, //
+        0x0C, 0x00, 0x00, 0x08, 0, 0, 0x01, 0x00, // ECNE, TSN 256
+        0x0D, 0x00, 0x00, 0x08, 0, 0, 0, 0x2A, // CWR, TSN 42
+    ]);
+    let p = SctpPacket::parse(&bytes).unwrap();
+    assert_eq!(
+        p.chunks,
+        [
+            Chunk::EcnEcho { lowest_tsn: 256 },
+            Chunk::Cwr { lowest_tsn: 42 }
+        ]
+    );
+    assert_eq!(p.to_vec().unwrap(), bytes);
+    // A length other than 8 is malformed.
+    let long = with_crc(vec![
+        0x13, 0x88, 0x13, 0x89, 0, 0, 0, 9, 0, 0, 0, 0, //
+        0x0C, 0x00, 0x00, 0x0C, 0, 0, 0x01, 0x00, 0, 0, 0, 0,
+    ]);
+    assert!(SctpPacket::parse(&long).is_err());
+}
+
 #[test]
 fn sctp_unknown_chunks_follow_high_bits() {
     // 0x82 (high bits 10: skip, continue) with 1 byte value, then COOKIE ACK.

@@ -122,6 +122,10 @@ fn sctp_control_chunks_round_trip() {
             cookie: vec![1, 2, 3, 4, 5],
         },
         Chunk::CookieAck,
+        Chunk::EcnEcho {
+            lowest_tsn: 0x0102_0304,
+        },
+        Chunk::Cwr { lowest_tsn: 7 },
         Chunk::ShutdownComplete { t_flag: true },
         Chunk::ShutdownComplete { t_flag: false },
         Chunk::Abort {

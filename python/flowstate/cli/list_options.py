@@ -67,6 +67,11 @@ def listings(definitions: Mapping[str, Any]) -> list[Listing]:
             ),
         ),
         _listing(
+            f"{len(definitions.get('ecn', []))} ECN settings ([[flows]] ecn = \"NAME\", any flow kind)",
+            ("name", "codepoint", "description"),
+            ((e["name"], e["codepoint"], e["description"]) for e in definitions.get("ecn", [])),
+        ),
+        _listing(
             f"{len(definitions['overrides'])} flow overrides ([[flows]] KEY = value, e.g. overrides.fps = 25)",
             ("key", "flow kinds", "default", "unit", "description"),
             ((o["key"], o["applies_to"], o["default"], o["unit"], o["description"]) for o in definitions["overrides"]),
@@ -94,7 +99,7 @@ def main(*, as_json: bool = False, stdout: Optional[TextIO] = None) -> dict[str,
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "list-options",
-        help="list coupling mechanisms and their options, GCC and SCTP presets, flow kinds, flow overrides and bounds",
+        help="list coupling mechanisms and their options, GCC and SCTP presets, flow kinds, ECN settings, flow overrides and bounds",
         description="Print everything a scenario file can name (docs/SCENARIOS.md): the coupling mechanisms "
         "(with the flow kinds they couple and their options, defaults and units), the GCC and SCTP presets, the flow "
         "kinds, every flow override with its default and unit, and the bounds of the inputs that size a run. Read "

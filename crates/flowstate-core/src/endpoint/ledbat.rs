@@ -8,12 +8,17 @@
 //! update_base_delay(delay); update_current_delay(delay)`, section 2.4.2). The two
 //! clocks need not agree: a constant offset cancels in current - base delay.
 //!
+//! ECN: the TCP machinery's (RFC 3168 section 6.1: ECE / CWR on the segments and
+//! acks, [`TcpSenderConfig::ecn`]); LEDBAT answers an ECE as data loss
+//! ([`Ledbat`]'s `on_congestion_mark`, RFC 6817 section 2.4.2's loss rule).
+//!
 //! Coupling: a window flow (paper 003 lists LEDBAT among the FSE's flows; its reports
 //! and allowances are the TCP sender's).
 
 use super::tcp::{Segment, TcpAck, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use crate::window::{Ledbat, LedbatConfig};
 
@@ -117,6 +122,14 @@ impl Controller for LedbatSender {
     fn rtt_samples(&self) -> Option<u64> {
         Some(self.tcp.rtt_estimator().samples())
     }
+
+    fn ecn_codepoint(&self) -> Ecn {
+        self.tcp.ecn_codepoint()
+    }
+
+    fn ecn_responses(&self) -> Option<u64> {
+        self.tcp.ecn_responses()
+    }
 }
 
 impl Endpoint for LedbatSender {
@@ -178,8 +191,12 @@ impl Endpoint for LedbatReceiver {
     type Incoming = LedbatSegment;
 
     fn handle_input(&mut self, now: Timestamp, msg: LedbatSegment) {
+        self.handle_input_ecn(now, msg, Ecn::NotEct);
+    }
+
+    fn handle_input_ecn(&mut self, now: Timestamp, msg: LedbatSegment, ecn: Ecn) {
         self.delays.push(now - msg.timestamp);
-        self.tcp.handle_input(now, msg.segment);
+        self.tcp.handle_input_ecn(now, msg.segment, ecn);
     }
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<LedbatAck>> {

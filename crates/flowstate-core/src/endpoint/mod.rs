@@ -154,11 +154,31 @@ pub trait Controller: Endpoint {
     /// ignored by senders whose application rate is fixed at start.
     fn set_app_rate(&mut self, _rate: Option<Bitrate>) {}
 
+    /// The application paused its media at `now` (RFC 8867 section 5.8): a driver stops
+    /// polling the sender until [`Controller::resume`]. Default: nothing. A sender that
+    /// keeps a shaping buffer empties it here if its specification says so.
+    fn pause(&mut self, _now: Timestamp) {}
+
+    /// The application resumed at `now`: frames the source would have captured while
+    /// paused are never produced, and the controller restarts as its specification
+    /// (or, where silent, its reference implementation) says. Default: nothing.
+    fn resume(&mut self, _now: Timestamp) {}
+
     /// The ECN codepoint the sender puts on its data packets (crate::ecn): `NotEct`
     /// (the default) unless the sender was configured ECN-capable. Feedback packets are
-    /// always Not-ECT.
+    /// always Not-ECT. A driver reads it right after [`Endpoint::poll_transmit`]
+    /// returned a packet: that packet's codepoint (TCP's retransmissions are Not-ECT,
+    /// RFC 3168 section 6.1.5).
     fn ecn_codepoint(&self) -> Ecn {
         Ecn::NotEct
+    }
+
+    /// How often the controller reduced its rate or window in answer to ECN-CE marks
+    /// so far (docs/ALGORITHMS.md, "ECN responses"); `None` when the sender is not
+    /// ECN-capable or has no discrete response to count (TFRC's marks enter its loss
+    /// event rate; GCC does not answer marks).
+    fn ecn_responses(&self) -> Option<u64> {
+        None
     }
 }
 
@@ -175,6 +195,10 @@ pub fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> F
 
 pub mod app_pacing;
 pub mod data_source;
+#[cfg(test)]
+mod ecn_closed_loop_tests;
+#[cfg(test)]
+mod ecn_tests;
 #[cfg(test)]
 mod fec_sender_tests;
 pub mod ledbat;

@@ -10,6 +10,10 @@
 //! sender" with per-packet feedback such as RFC 8888). The RTT comes from the same
 //! report ([`super::rfc8888::CcfbReport::rtt`]).
 //!
+//! ECN: with [`NadaSenderConfig::ecn`] ECN-capable the RTP packets go out ECT, and the
+//! reported CE marks enter the aggregation as p_mark: the marking penalty
+//! DMARK * (p_mark / PMRREF)^2 of x_curr (RFC 8698 section 4.2, equation (1)).
+//!
 //! Coupling (paper 003 Table I): an allocation sets r_ref, and the encoder rate r_vin
 //! and the sending rate r_send follow it at once ([`Nada::set_reference_rate`]; the
 //! encoder's target is updated in the same call). NADA reports r_ref as CC_R to every
@@ -21,6 +25,7 @@ use super::rfc8888::CcfbReport;
 use super::video::VideoPacketizer;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
 use crate::seq_map::SeqMap;
 use crate::source::VideoSourceConfig;
@@ -38,6 +43,9 @@ pub struct NadaSenderConfig {
     pub wire: WireSizes,
     /// Sent packets remembered for feedback matching (10 s).
     pub history: TimeDelta,
+    /// The codepoint of the RTP packets (RFC 8698 section 4.2 counts the CE marks; ECT(1)
+    /// for L4S, RFC 9331). Not-ECT (the default): no marks.
+    pub ecn: Ecn,
 }
 
 impl NadaSenderConfig {
@@ -49,6 +57,7 @@ impl NadaSenderConfig {
             seed: 1,
             wire: WireSizes::default(),
             history: TimeDelta::secs(10),
+            ecn: Ecn::NotEct,
         }
     }
 }
@@ -74,6 +83,8 @@ pub struct NadaSender {
     bytes_sent: u64,
     packets_sent: u64,
     feedback_reports: u64,
+    /// When the application paused, while it is paused.
+    paused_at: Option<Timestamp>,
 }
 
 impl NadaSender {
@@ -95,6 +106,7 @@ impl NadaSender {
             bytes_sent: 0,
             packets_sent: 0,
             feedback_reports: 0,
+            paused_at: None,
             cfg,
         };
         s.update_encoder(now);
@@ -215,6 +227,31 @@ impl NadaSender {
 /// NADA couples as a rate flow: it reports r_ref and takes a rate allowance as r_ref
 /// (paper 003 Table I).
 impl Controller for NadaSender {
+    /// The frames in the shaping buffer are discarded (cisco/ns3-rmcat
+    /// `RmcatSender::PauseResume`).
+    fn pause(&mut self, now: Timestamp) {
+        self.nada.pause();
+        self.queue.clear();
+        self.paused_at = Some(now);
+    }
+
+    /// Capture restarts at `now` without a backlog; r_vin and r_send restart at RINIT
+    /// until the next report (the reference). After a pause of at least LOGWIN the
+    /// aggregation restarts too (base delay, loss intervals), as the reference's packet
+    /// history, LOGWIN long, has emptied.
+    fn resume(&mut self, now: Timestamp) {
+        self.video.resume_at(now);
+        self.nada.resume();
+        if self
+            .paused_at
+            .take()
+            .is_some_and(|at| now.saturating_since(at) >= self.cfg.nada.logwin)
+        {
+            self.aggregator = NadaReceiver::new(self.cfg.nada.clone());
+        }
+        self.update_encoder(now);
+    }
+
     /// The coupling report: r_ref, when it changed since the last one.
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()
@@ -240,6 +277,12 @@ impl Controller for NadaSender {
 
     fn latest_rtt(&self) -> Option<TimeDelta> {
         self.rtt
+    }
+
+    /// The configured codepoint. NADA's answer to marks is continuous (the penalty in
+    /// x_curr), so [`Controller::ecn_responses`] stays `None`.
+    fn ecn_codepoint(&self) -> Ecn {
+        self.cfg.ecn
     }
 }
 

@@ -2,6 +2,7 @@
 //! pacer, the next sequence number, the application's desired rate and a sent-packet
 //! count. The controllers differ (RAP's AIMD step, TFRC's equation); the sending does not.
 
+use crate::ecn::Ecn;
 use crate::rate::pacer::Pacer;
 use crate::units::{Bitrate, DataSize, Timestamp};
 
@@ -12,9 +13,17 @@ pub(crate) struct PacedSending {
     next_seq: u64,
     desired_rate: Option<Bitrate>,
     packets_sent: u64,
+    /// The codepoint of the data packets.
+    ecn: Ecn,
 }
 
 impl PacedSending {
+    pub(crate) fn ecn(&self) -> Ecn {
+        self.ecn
+    }
+    pub(crate) fn set_ecn(&mut self, ecn: Ecn) {
+        self.ecn = ecn;
+    }
     /// Limit the application's sending rate (`None` = greedy).
     pub(crate) fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
         self.desired_rate = rate;
@@ -77,6 +86,13 @@ impl PacedSending {
 /// actually go at, the packet count and the packet size (`ctl.config().$size`).
 macro_rules! paced_rate_sender {
     ($controller:ty, size: $size:ident) => {
+        /// The sender with its data packets sent with the codepoint `ecn`
+        /// (docs/ALGORITHMS.md, "ECN responses"; default Not-ECT).
+        pub fn with_ecn(mut self, ecn: crate::ecn::Ecn) -> Self {
+            self.sending.set_ecn(ecn);
+            self
+        }
+
         /// Limit the application's sending rate (`None` = greedy).
         pub fn set_desired_rate(&mut self, rate: Option<Bitrate>) {
             self.sending.set_desired_rate(rate);
@@ -142,6 +158,14 @@ macro_rules! paced_rate_controller {
 
             fn set_app_rate(&mut self, rate: Option<Bitrate>) {
                 self.set_desired_rate(rate);
+            }
+
+            fn ecn_codepoint(&self) -> crate::ecn::Ecn {
+                self.sending.ecn()
+            }
+
+            fn ecn_responses(&self) -> Option<u64> {
+                self.ecn_response_count()
             }
         }
     };

@@ -6,11 +6,17 @@
 //! - [`RapReceiver`] acknowledges every data packet with a [`RapAck`] naming it, echoing
 //!   its send time and carrying a 64-packet history of what arrived before it.
 //!
+//! ECN: a sender made ECN-capable ([`RapSender::with_ecn`]) sends ECT; the receiver's
+//! ack says whether the packet it acknowledges arrived CE-marked ([`RapAck::ce`]), and
+//! the sender takes a marked packet as a lost one (RAP's back-off, once per loss
+//! cluster), without retransmission (RAP never retransmits).
+//!
 //! Coupling: [`RapSender::poll_cc_report`] yields a `FlowReport::Rate` after every rate
 //! change; [`RapSender::apply_allowance`] with `Allowance::Rate(r)` sets the rate
 //! (inter-packet gap `s / r`).
 
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::endpoint::paced::{paced_rate_controller, paced_rate_sender, PacedSending};
 use crate::endpoint::{Endpoint, Transmit};
 use crate::rate::rap::{RapConfig, RapController};
@@ -35,6 +41,8 @@ pub struct RapAck {
     pub echo_send_time: Timestamp,
     /// Bit `i` set: packet `seq - 1 - i` was received too.
     pub history: u64,
+    /// The packet acknowledged arrived CE-marked.
+    pub ce: bool,
 }
 
 /// RAP sender endpoint.
@@ -44,6 +52,7 @@ pub struct RapSender {
     history: RapTxHistory,
     sending: PacedSending,
     packets_lost: u64,
+    ecn_responses: u64,
 }
 
 impl RapSender {
@@ -55,6 +64,7 @@ impl RapSender {
             history,
             sending: PacedSending::default(),
             packets_lost: 0,
+            ecn_responses: 0,
         }
     }
 
@@ -63,6 +73,14 @@ impl RapSender {
     /// Packets declared lost (ack gaps and timeouts).
     pub fn packets_lost(&self) -> u64 {
         self.packets_lost
+    }
+
+    /// Back-offs a CE mark caused.
+    fn ecn_response_count(&self) -> Option<u64> {
+        self.sending
+            .ecn()
+            .is_ecn_capable()
+            .then_some(self.ecn_responses)
     }
 
     fn on_loss(&mut self, now: Timestamp, rep: LossReport) {
@@ -85,6 +103,13 @@ impl Endpoint for RapSender {
             self.ctl.on_rtt_sample(rtt);
         }
         self.on_loss(now, out.loss);
+        if ack.ce && self.sending.ecn().is_ecn_capable() {
+            // A marked packet is a lost one for the rate (RAP's decrease, clusters
+            // included), but it arrived: nothing is counted lost.
+            if self.ctl.on_loss(now, ack.seq, self.sending.highest_sent()) {
+                self.ecn_responses += 1;
+            }
+        }
     }
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<RapData>> {
@@ -197,7 +222,11 @@ impl Endpoint for RapReceiver {
     type Outgoing = RapAck;
     type Incoming = RapData;
 
-    fn handle_input(&mut self, _now: Timestamp, data: RapData) {
+    fn handle_input(&mut self, now: Timestamp, data: RapData) {
+        self.handle_input_ecn(now, data, Ecn::NotEct);
+    }
+
+    fn handle_input_ecn(&mut self, _now: Timestamp, data: RapData, ecn: Ecn) {
         self.packets_received = self.packets_received.saturating_add(1);
         match self.highest {
             None => {
@@ -226,6 +255,7 @@ impl Endpoint for RapReceiver {
             seq: data.seq,
             echo_send_time: data.send_time,
             history,
+            ce: ecn.is_ce(),
         });
         while self.pending.len() > self.cfg.max_pending_acks.max(1) {
             self.pending.pop_front();
@@ -366,7 +396,7 @@ mod tests {
                 let n = Timestamp::from_micros(now);
                 match op {
                     0 => { while s.poll_transmit(n).is_some() {} }
-                    1 => s.handle_input(n, RapAck { seq, echo_send_time: n, history: hist }),
+                    1 => s.handle_input(n, RapAck { seq, echo_send_time: n, history: hist, ce: false }),
                     _ => s.handle_timeout(n),
                 }
                 let r = s.rate().as_bps();

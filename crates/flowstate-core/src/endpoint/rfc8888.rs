@@ -16,6 +16,7 @@
 
 use super::media::RtpPacket;
 use super::{Endpoint, Transmit};
+use crate::ecn::Ecn;
 use crate::seq_map::SeqMap;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
@@ -113,6 +114,7 @@ pub struct CcfbReceiver {
     bytes_received: u64,
     packets_received: u64,
     reports_sent: u64,
+    ce_marks: u64,
 }
 
 impl CcfbReceiver {
@@ -126,7 +128,12 @@ impl CcfbReceiver {
             bytes_received: 0,
             packets_received: 0,
             reports_sent: 0,
+            ce_marks: 0,
         }
+    }
+    /// Packets that arrived CE-marked.
+    pub fn ce_marks(&self) -> u64 {
+        self.ce_marks
     }
     pub fn bytes_received(&self) -> u64 {
         self.bytes_received
@@ -165,6 +172,15 @@ impl Endpoint for CcfbReceiver {
     type Incoming = RtpPacket;
 
     fn handle_input(&mut self, now: Timestamp, p: RtpPacket) {
+        self.handle_input_ecn(now, p, Ecn::NotEct);
+    }
+
+    /// RFC 8888 section 3.1: each report block entry carries the ECN bits the packet
+    /// arrived with.
+    fn handle_input_ecn(&mut self, now: Timestamp, p: RtpPacket, ecn: Ecn) {
+        if ecn.is_ce() {
+            self.ce_marks += 1;
+        }
         self.bytes_received += (p.payload_size + self.cfg.rtp_overhead).as_bytes();
         self.packets_received += 1;
         // A packet already covered by a report (it came after its gap was reported) is
@@ -176,7 +192,7 @@ impl Endpoint for CcfbReceiver {
             p.sequence_number,
             CcfbArrival {
                 arrival: now,
-                ecn: 0,
+                ecn: ecn.bits(),
             },
         );
         self.next_report.get_or_insert(now + self.cfg.interval);

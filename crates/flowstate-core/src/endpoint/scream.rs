@@ -5,6 +5,11 @@
 //! [`super::rfc8888::CcfbReceiver`] (RFC 8298 section 4.1.1 needs per-packet arrival
 //! and ECN, which RFC 8888 carries), every 20 ms by default.
 //!
+//! ECN: with [`ScreamSenderConfig::ecn`] ECN-capable, the RTP packets go out ECT and a
+//! report with a CE-marked packet is an ECN event: the window is scaled by BETA_ECN
+//! and the target bitrate with it, at most once per RTT (RFC 8298 sections 4.1.2.1,
+//! 4.1.2.3 and 4.1.3).
+//!
 //! Coupling: SCReAM's output to the application is a target bitrate, so it couples as
 //! a rate flow: it reports its target as CC_R, and an allocation sets the target
 //! ([`Scream::set_target_bitrate`]) and the encoder's rate with it. Its window stays
@@ -16,6 +21,7 @@ use super::rfc8888::CcfbReport;
 use super::video::VideoPacketizer;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::scream::{PacketAck, Scream, ScreamConfig};
 use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -30,6 +36,9 @@ pub struct ScreamSenderConfig {
     /// Seed of the source's noise.
     pub seed: u64,
     pub wire: WireSizes,
+    /// The codepoint of the RTP packets (RFC 8298 section 4.1.2.1 reacts to ECN-CE;
+    /// ECT(1) for L4S, RFC 9331). Not-ECT (the default): no marks to react to.
+    pub ecn: Ecn,
 }
 
 impl ScreamSenderConfig {
@@ -40,6 +49,7 @@ impl ScreamSenderConfig {
             source,
             seed: 1,
             wire: WireSizes::default(),
+            ecn: Ecn::NotEct,
         }
     }
 }
@@ -151,6 +161,12 @@ impl ScreamSender {
 /// SCReAM couples as a rate flow: it reports its target bitrate and takes a rate
 /// allowance as its target.
 impl Controller for ScreamSender {
+    /// Capture restarts at `now` without a backlog of the frames not captured while
+    /// paused (RFC 8298 has no pause; SCReAM's own RTP-queue discard handles what was
+    /// queued before it).
+    fn resume(&mut self, now: Timestamp) {
+        self.video.resume_at(now);
+    }
     /// The coupling report: the target bitrate, when it changed since the last one.
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()
@@ -175,6 +191,17 @@ impl Controller for ScreamSender {
 
     fn latest_rtt(&self) -> Option<TimeDelta> {
         self.scream.srtt()
+    }
+
+    fn ecn_codepoint(&self) -> Ecn {
+        self.cfg.ecn
+    }
+
+    fn ecn_responses(&self) -> Option<u64> {
+        self.cfg
+            .ecn
+            .is_ecn_capable()
+            .then(|| self.scream.ecn_events())
     }
 }
 

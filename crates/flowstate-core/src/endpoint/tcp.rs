@@ -4,6 +4,13 @@
 //! CUBIC window ([`TcpCongestionControl`]). Options for Linux-like cross traffic: SACK
 //! loss recovery (RFC 2018 blocks, RFC 6675 scoreboard and pipe), RTT samples from the
 //! timestamps option (RFC 7323) and Linux's RTO ([`RtoConfig::linux`]).
+//!
+//! ECN (RFC 3168 section 6.1), when the sender is configured ECN-capable
+//! ([`TcpSenderConfig::ecn`]; the SYN / SYN-ACK negotiation of section 6.1.1 is taken
+//! as done): new data goes out ECT, the receiver sets ECE on every ack from a CE-marked
+//! segment until a segment with CWR arrives (6.1.3), and the sender reduces its window
+//! as for one loss at most once per window of data, without retransmitting, and sets
+//! CWR on the next new segment (6.1.2). Retransmissions are Not-ECT (6.1.5).
 
 use std::collections::VecDeque;
 
@@ -11,6 +18,7 @@ use super::data_source::{DataSource, SourceKind};
 use super::window_snapshot;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::seq_map::SeqMap;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 use crate::window::state::{EmbedsCore, WindowCore};
@@ -28,6 +36,8 @@ pub struct Segment {
     /// Sequence number of the first payload byte (starts at 0, never wraps).
     pub seq: u64,
     pub len: u32,
+    /// CWR (RFC 3168 section 6.1.2): the sender reduced its window after an ECE.
+    pub cwr: bool,
 }
 
 /// SACK blocks an ack carries (RFC 2018: at most 3 with the timestamps option).
@@ -43,6 +53,8 @@ pub struct TcpAck {
     /// SACK blocks `[start, end)` (RFC 2018), the block holding the most recently
     /// received segment first; unused entries are `None`.
     pub sack: [Option<(u64, u64)>; MAX_SACK_BLOCKS],
+    /// ECE (RFC 3168 section 6.1.3): a CE-marked segment arrived and no CWR since.
+    pub ece: bool,
 }
 
 /// Which congestion controller a TCP sender runs.
@@ -123,6 +135,9 @@ impl WindowController for TcpCongestionControl {
     fn on_rto_timeout(&mut self, now: Timestamp, repeated: bool) {
         self.inner_mut().on_rto_timeout(now, repeated)
     }
+    fn on_congestion_mark(&mut self, now: Timestamp) {
+        self.inner_mut().on_congestion_mark(now)
+    }
     fn on_idle(&mut self, idle: TimeDelta, rto: TimeDelta) {
         self.inner_mut().on_idle(idle, rto)
     }
@@ -185,6 +200,10 @@ pub struct TcpSenderConfig {
     /// algorithm (RFC 6298 section 3), no sample from an ack that covers retransmitted
     /// data.
     pub timestamps: bool,
+    /// The codepoint of new data segments (RFC 3168 section 6.1.1: ECT(0); ECT(1) for
+    /// an L4S experiment, RFC 8311 section 4.2). Not-ECT (the default): no ECN, and
+    /// ECE is ignored.
+    pub ecn: Ecn,
 }
 
 impl Default for TcpSenderConfig {
@@ -203,6 +222,7 @@ impl Default for TcpSenderConfig {
             impatient_recovery: true,
             sack: false,
             timestamps: false,
+            ecn: Ecn::NotEct,
         }
     }
 }
@@ -227,6 +247,8 @@ pub struct TcpSenderStats {
     pub segments_sent: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Window reductions for an ECE (RFC 3168 section 6.1.2).
+    pub ecn_responses: u64,
 }
 
 /// The sending side of a TCP-like flow.
@@ -256,6 +278,13 @@ pub struct TcpSender {
     last_now: Timestamp,
     reports: VecDeque<FlowReport>,
     stats: TcpSenderStats,
+    /// snd_nxt at the last ECN reduction: an ECE on an ack at or below it belongs to
+    /// the window already reduced for (RFC 3168 section 6.1.2).
+    ecn_recover: Option<u64>,
+    /// The next new segment carries CWR.
+    cwr_pending: bool,
+    /// The segment `poll_transmit` returned last was a retransmission (Not-ECT).
+    last_was_retransmission: bool,
 }
 
 impl TcpSender {
@@ -279,6 +308,9 @@ impl TcpSender {
             last_now: Timestamp::ZERO,
             reports: VecDeque::new(),
             stats: TcpSenderStats::default(),
+            ecn_recover: None,
+            cwr_pending: false,
+            last_was_retransmission: false,
             config,
         }
     }
@@ -474,7 +506,29 @@ impl TcpSender {
                 self.rtx_now = true;
             }
         }
+        if ack.ece {
+            self.on_ece(now, ack.ack);
+        }
         self.collect_reports();
+    }
+
+    /// RFC 3168 section 6.1.2: an ack with ECE halves the window as a loss would, "at
+    /// most once per window of data" and not in fast recovery (whose loss already
+    /// reduced it): an ECE counts only once the cumulative ack has passed what was
+    /// outstanding at the previous reduction (a mark's or a loss's, `recover`).
+    /// Nothing is retransmitted; the next new segment carries CWR.
+    fn on_ece(&mut self, now: Timestamp, cum_ack: u64) {
+        if !self.config.ecn.is_ecn_capable() || self.cc.in_recovery() {
+            return;
+        }
+        let past = |point: Option<u64>| point.map_or(true, |p| cum_ack > p);
+        if !(past(self.ecn_recover) && past(self.recover)) {
+            return;
+        }
+        self.cc.on_congestion_mark(now);
+        self.ecn_recover = Some(self.snd_nxt);
+        self.cwr_pending = true;
+        self.stats.ecn_responses += 1;
     }
 
     /// Mark the segments inside the ack's SACK blocks (RFC 6675 Update()). Returns
@@ -573,6 +627,9 @@ impl TcpSender {
         retransmission: bool,
     ) -> Transmit<Segment> {
         let wire = self.wire(len);
+        self.last_was_retransmission = retransmission;
+        // RFC 3168 section 6.1.2: CWR on the first new data after the reduction.
+        let cwr = !retransmission && std::mem::take(&mut self.cwr_pending);
         self.cc.on_sent(now, DataSize::bytes(len as u64));
         self.stats.bytes_sent += wire.as_bytes();
         self.stats.segments_sent += 1;
@@ -584,7 +641,7 @@ impl TcpSender {
         }
         Transmit {
             size: wire,
-            message: Segment { seq, len },
+            message: Segment { seq, len, cwr },
         }
     }
 }
@@ -616,6 +673,23 @@ impl Controller for TcpSender {
 
     fn latest_rtt(&self) -> Option<TimeDelta> {
         self.rtt_estimator().latest()
+    }
+
+    /// The configured codepoint on new data; retransmissions are Not-ECT (RFC 3168
+    /// section 6.1.5). Read after `poll_transmit`: the segment it returned.
+    fn ecn_codepoint(&self) -> Ecn {
+        if self.last_was_retransmission {
+            Ecn::NotEct
+        } else {
+            self.config.ecn
+        }
+    }
+
+    fn ecn_responses(&self) -> Option<u64> {
+        self.config
+            .ecn
+            .is_ecn_capable()
+            .then_some(self.stats.ecn_responses)
     }
 }
 
@@ -722,6 +796,8 @@ pub struct TcpReceiverStats {
     pub bytes_delivered: u64,
     pub duplicate_segments: u64,
     pub acks_sent: u64,
+    /// Segments that arrived CE-marked.
+    pub ce_marks: u64,
 }
 
 /// The receiving side of a TCP-like flow.
@@ -739,6 +815,8 @@ pub struct TcpReceiver {
     ack_now: bool,
     /// Start of the most recently received out-of-order segment (RFC 2018 first block).
     last_ooo: Option<u64>,
+    /// ECE on every ack until a segment with CWR arrives (RFC 3168 section 6.1.3).
+    ece: bool,
     stats: TcpReceiverStats,
 }
 
@@ -753,6 +831,7 @@ impl TcpReceiver {
             ack_deadline: None,
             ack_now: false,
             last_ooo: None,
+            ece: false,
             stats: TcpReceiverStats::default(),
         }
     }
@@ -805,6 +884,55 @@ impl Endpoint for TcpReceiver {
     type Incoming = Segment;
 
     fn handle_input(&mut self, now: Timestamp, seg: Segment) {
+        self.handle_input_ecn(now, seg, Ecn::NotEct);
+    }
+
+    /// RFC 3168 section 6.1.3: a segment with CWR ends the ECE echo, a CE-marked one
+    /// (the CWR segment included) starts it. Acks stay delayed as usual.
+    fn handle_input_ecn(&mut self, now: Timestamp, seg: Segment, ecn: Ecn) {
+        if seg.cwr {
+            self.ece = false;
+        }
+        if ecn.is_ce() {
+            self.ece = true;
+            self.stats.ce_marks += 1;
+        }
+        self.on_segment(now, seg);
+    }
+
+    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<TcpAck>> {
+        if !self.ack_now {
+            return None;
+        }
+        self.ack_now = false;
+        self.unacked = 0;
+        self.ack_deadline = None;
+        self.stats.acks_sent += 1;
+        Some(Transmit {
+            size: DataSize::bytes(self.config.header_bytes),
+            message: TcpAck {
+                ack: self.rcv_nxt,
+                rwnd: self.config.rwnd.as_bytes().saturating_sub(self.ooo_bytes),
+                sack: self.sack_blocks(),
+                ece: self.ece,
+            },
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.ack_deadline
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        if self.ack_deadline.is_some_and(|t| t <= now) {
+            self.ack_now = true;
+        }
+    }
+}
+
+impl TcpReceiver {
+    /// A data segment arrived (RFC 5681 4.2 acks, RFC 2018 blocks).
+    fn on_segment(&mut self, now: Timestamp, seg: Segment) {
         self.stats.segments_received += 1;
         let end = seg.seq + seg.len as u64;
         if end <= self.rcv_nxt || self.ooo.get(seg.seq).is_some() {
@@ -841,34 +969,6 @@ impl Endpoint for TcpReceiver {
             self.ack_deadline = Some(now + self.config.ack_delay);
         }
     }
-
-    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<TcpAck>> {
-        if !self.ack_now {
-            return None;
-        }
-        self.ack_now = false;
-        self.unacked = 0;
-        self.ack_deadline = None;
-        self.stats.acks_sent += 1;
-        Some(Transmit {
-            size: DataSize::bytes(self.config.header_bytes),
-            message: TcpAck {
-                ack: self.rcv_nxt,
-                rwnd: self.config.rwnd.as_bytes().saturating_sub(self.ooo_bytes),
-                sack: self.sack_blocks(),
-            },
-        })
-    }
-
-    fn poll_timeout(&self) -> Option<Timestamp> {
-        self.ack_deadline
-    }
-
-    fn handle_timeout(&mut self, now: Timestamp) {
-        if self.ack_deadline.is_some_and(|t| t <= now) {
-            self.ack_now = true;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -900,6 +1000,7 @@ mod tests {
             ack: a,
             rwnd: 1 << 20,
             sack: [None; MAX_SACK_BLOCKS],
+            ece: false,
         }
     }
 
@@ -912,7 +1013,8 @@ mod tests {
             segs[3],
             Segment {
                 seq: 3000,
-                len: 1000
+                len: 1000,
+                cwr: false
             }
         );
     }
@@ -946,7 +1048,14 @@ mod tests {
         assert_eq!(s.cwnd(), DataSize::bytes(1000));
         assert_eq!(s.rtt_estimator().rto(), TimeDelta::secs(2));
         let segs = drain(&mut s, t(1000));
-        assert_eq!(segs, vec![Segment { seq: 0, len: 1000 }]);
+        assert_eq!(
+            segs,
+            vec![Segment {
+                seq: 0,
+                len: 1000,
+                cwr: false
+            }]
+        );
     }
 
     #[test]
@@ -999,10 +1108,24 @@ mod tests {
             ack_every: 1,
             ..Default::default()
         });
-        r.handle_input(t(0), Segment { seq: 0, len: 1000 });
+        r.handle_input(
+            t(0),
+            Segment {
+                seq: 0,
+                len: 1000,
+                cwr: false,
+            },
+        );
         assert!(r.poll_transmit(t(0)).is_some());
         for seq in [2000, 3000, 5000] {
-            r.handle_input(t(1), Segment { seq, len: 1000 });
+            r.handle_input(
+                t(1),
+                Segment {
+                    seq,
+                    len: 1000,
+                    cwr: false,
+                },
+            );
         }
         let a = r.poll_transmit(t(1)).expect("dup ack").message;
         assert_eq!(a.ack, 1000);
@@ -1057,7 +1180,14 @@ mod tests {
     #[test]
     fn receiver_delays_acks_and_acks_out_of_order_at_once_rfc5681_4_2() {
         let mut r = TcpReceiver::new(TcpReceiverConfig::default());
-        r.handle_input(t(0), Segment { seq: 0, len: 1000 });
+        r.handle_input(
+            t(0),
+            Segment {
+                seq: 0,
+                len: 1000,
+                cwr: false,
+            },
+        );
         assert!(r.poll_transmit(t(0)).is_none());
         assert_eq!(r.poll_timeout(), Some(t(40)));
         r.handle_input(
@@ -1065,6 +1195,7 @@ mod tests {
             Segment {
                 seq: 1000,
                 len: 1000,
+                cwr: false,
             },
         );
         assert_eq!(r.poll_transmit(t(1)).expect("every 2nd").message.ack, 2000);
@@ -1073,6 +1204,7 @@ mod tests {
             Segment {
                 seq: 3000,
                 len: 1000,
+                cwr: false,
             },
         );
         assert_eq!(r.poll_transmit(t(2)).expect("dup ack").message.ack, 2000);
@@ -1081,13 +1213,21 @@ mod tests {
             Segment {
                 seq: 2000,
                 len: 1000,
+                cwr: false,
             },
         );
         assert_eq!(
             r.poll_transmit(t(3)).expect("hole filled").message.ack,
             4000
         );
-        r.handle_input(t(4), Segment { seq: 0, len: 1000 });
+        r.handle_input(
+            t(4),
+            Segment {
+                seq: 0,
+                len: 1000,
+                cwr: false,
+            },
+        );
         assert_eq!(r.poll_transmit(t(4)).expect("duplicate").message.ack, 4000);
         assert_eq!(r.stats().bytes_delivered, 4000);
         assert_eq!(r.stats().duplicate_segments, 1);

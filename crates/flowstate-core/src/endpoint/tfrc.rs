@@ -6,12 +6,17 @@
 //!   and the sender's RTT estimate (RFC 5348, 3.2.1), and processes [`TfrcFeedback`].
 //! - [`TfrcReceiver`] sends feedback once per RTT and on every new loss event (6).
 //!
+//! ECN: a sender made ECN-capable ([`TfrcSender::with_ecn`]) sends ECT; the receiver
+//! counts a CE-marked packet as a lost one in the loss event rate p (RFC 5348, 5.1),
+//! which the equation then answers. No packet is retransmitted (TFRC never does).
+//!
 //! Coupling: [`TfrcSender::poll_cc_report`] yields a `FlowReport::Rate` after every
 //! recomputation of `X`; [`TfrcSender::apply_allowance`] with `Allowance::Rate(r)` sets
 //! `X = r` (clamped to `[s/t_mbi, max_rate]`); the next feedback recomputes `X` from the
 //! equation as usual.
 
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::endpoint::paced::{paced_rate_controller, paced_rate_sender, PacedSending};
 use crate::endpoint::{Endpoint, Transmit};
 use crate::rate::tfrc::{TfrcConfig, TfrcController};
@@ -50,6 +55,12 @@ impl TfrcSender {
     }
 
     paced_rate_sender!(TfrcController, size: segment_size);
+
+    /// TFRC's answer to marks is its loss event rate, computed at the receiver: no
+    /// discrete response to count.
+    fn ecn_response_count(&self) -> Option<u64> {
+        None
+    }
 }
 
 paced_rate_controller!(TfrcSender, rtt: rtt);
@@ -135,7 +146,12 @@ impl Endpoint for TfrcReceiver {
     type Incoming = TfrcData;
 
     fn handle_input(&mut self, now: Timestamp, d: TfrcData) {
-        self.state.on_data(now, d.seq, d.timestamp, d.rtt, d.size);
+        self.handle_input_ecn(now, d, Ecn::NotEct);
+    }
+
+    fn handle_input_ecn(&mut self, now: Timestamp, d: TfrcData, ecn: Ecn) {
+        self.state
+            .on_data_ecn(now, d.seq, d.timestamp, d.rtt, d.size, ecn.is_ce());
     }
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<TfrcFeedback>> {

@@ -57,6 +57,11 @@ impl VideoPacketizer {
         self.source.set_target_rate(now, payload);
     }
 
+    /// Capture resumes at `now` after a pause (see [`VideoSource::resume_at`]).
+    pub fn resume_at(&mut self, now: Timestamp) {
+        self.source.resume_at(now);
+    }
+
     /// When the next frame is captured.
     pub fn next_frame_time(&self) -> Timestamp {
         self.source.next_frame_time()

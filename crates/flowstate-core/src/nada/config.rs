@@ -69,6 +69,10 @@ pub struct NadaConfig {
     /// linearly over one more average loss interval instead of switching straight back
     /// to the raw queuing delay. Default false (RFC 8698 section 4.2).
     pub warp_blend_after_expiry: bool,
+    /// Deviation: estimate the average loss interval with an EWMA (ALPHA) over the
+    /// intervals after the first, instead of TFRC's weighted average of the newest eight
+    /// with the open interval (RFC 5348 section 5.4, as cisco/ns3-rmcat). Default false.
+    pub loss_interval_ewma: bool,
     /// Deviation (ns3-rmcat `NADA_PARAM_XMAX` = 500 ms): clip x_curr to this value.
     /// Default `None` (the RFC does not clip; r_ref is clipped to [RMIN, RMAX] anyway).
     pub x_max: Option<TimeDelta>,
@@ -105,6 +109,7 @@ impl Default for NadaConfig {
             max_rate_offset: 0.05,
             min_filter_taps: 15,
             warp_blend_after_expiry: false,
+            loss_interval_ewma: false,
             x_max: None,
         }
     }

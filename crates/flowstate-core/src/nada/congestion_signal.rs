@@ -89,6 +89,7 @@ pub fn d_tilde(d_queue: TimeDelta, mode: WarpMode, cfg: &NadaConfig) -> TimeDelt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nada::loss_ratio::IntervalAverage;
 
     #[test]
     fn warping_below_and_above_qth() {
@@ -122,10 +123,44 @@ mod tests {
         );
     }
 
+    /// With TFRC's average (the open interval counted, RFC 5348 section 5.4) loss_int is
+    /// at least the packets since the last loss over the weight sum (at most 6), so
+    /// with MULTILOSS = 7 the last loss never expires: warping stays on, as in the
+    /// reference implementation.
     #[test]
-    fn warping_follows_the_loss_expiry() {
+    fn with_the_tfrc_average_the_last_loss_never_expires() {
         let cfg = NadaConfig::default();
         let mut l = LossRatio::new(cfg.alpha, cfg.logwin);
+        let t = Timestamp::ZERO;
+        for _ in 0..50 {
+            l.on_received(t, false);
+        }
+        l.on_lost(t, 1);
+        for _ in 0..8 {
+            for _ in 0..10 {
+                l.on_received(t, false);
+            }
+            l.on_lost(t, 1);
+        }
+        for n in 0..100_000 {
+            assert_eq!(warp_mode(&l, &cfg), WarpMode::Warped, "{n} packets after");
+            l.on_received(t, false);
+        }
+        // A MULTILOSS below the weight sum lets it expire: 1 x loss_int.
+        let short = NadaConfig {
+            multiloss: 1.0,
+            ..cfg
+        };
+        assert_eq!(warp_mode(&l, &short), WarpMode::Raw);
+    }
+
+    #[test]
+    fn warping_follows_the_loss_expiry() {
+        let cfg = NadaConfig {
+            loss_interval_ewma: true,
+            ..NadaConfig::default()
+        };
+        let mut l = LossRatio::with_interval_average(cfg.alpha, cfg.logwin, IntervalAverage::Ewma);
         let t = Timestamp::ZERO;
         assert_eq!(warp_mode(&l, &cfg), WarpMode::Raw);
         l.on_lost(t, 1);

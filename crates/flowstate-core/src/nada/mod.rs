@@ -50,6 +50,9 @@ pub struct Nada {
     rtt: TimeDelta,
     mode: RampUpMode,
     buffer: ShapingBuffer,
+    /// Resumed after a pause and no report since: r_vin and r_send are the start rate
+    /// (cisco/ns3-rmcat `RmcatSender::PauseResume`; RFC 8698 has no pause).
+    restarting: bool,
 }
 
 impl Nada {
@@ -64,6 +67,7 @@ impl Nada {
             rtt: TimeDelta::ZERO,
             mode: RampUpMode::Accelerated,
             buffer: ShapingBuffer::new(),
+            restarting: false,
             cfg,
         }
     }
@@ -100,6 +104,7 @@ impl Nada {
             }
         };
         self.r_ref = self.cfg.clip(r);
+        self.restarting = false;
         self.x_curr = fb.x_curr;
         self.x_prev = Some(fb.x_curr);
     }
@@ -109,6 +114,7 @@ impl Nada {
     pub fn set_reference_rate(&mut self, rate: Bitrate) {
         if rate.is_finite() {
             self.r_ref = self.cfg.clip(rate);
+            self.restarting = false;
         }
     }
 
@@ -119,12 +125,31 @@ impl Nada {
 
     /// r_vin, the encoder target (section 4.3).
     pub fn encoder_rate(&self) -> Bitrate {
+        if self.restarting {
+            return self.cfg.clip(self.cfg.initial_rate);
+        }
         shaping::encoder_rate(self.r_ref, self.buffer.len(), &self.cfg)
     }
 
     /// r_send, the rate the shaping buffer drains at (section 4.3).
     pub fn sending_rate(&self) -> Bitrate {
+        if self.restarting {
+            return self.cfg.clip(self.cfg.initial_rate);
+        }
         shaping::sending_rate(self.r_ref, self.buffer.len(), &self.cfg)
+    }
+
+    /// The application paused: the rate shaping buffer is emptied (what was waiting
+    /// is never sent), as the reference implementation does.
+    pub fn pause(&mut self) {
+        self.buffer = ShapingBuffer::new();
+    }
+
+    /// The application resumed: r_vin and r_send restart at the start rate (RINIT)
+    /// until the next report updates r_ref, as the reference implementation does; r_ref
+    /// itself is kept.
+    pub fn resume(&mut self) {
+        self.restarting = true;
     }
 
     /// The last reported x_curr (the composite congestion signal r_ref is computed from).

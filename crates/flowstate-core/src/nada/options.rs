@@ -74,6 +74,10 @@ impl NadaConfig {
         /// Deviation (ns3-rmcat): after the last loss expires, blend warped and raw delay
         /// over one more loss interval; `false` is RFC 8698 section 4.2.
         warp_blend_after_expiry: Flag => warp_blend_after_expiry;
+        /// Deviation: the average loss interval as an EWMA (ALPHA) of the intervals after
+        /// the first; `false` is TFRC's weighted average of the newest eight with the open
+        /// interval (RFC 5348 section 5.4, as the reference implementation).
+        loss_interval_ewma: Flag => loss_interval_ewma;
         /// Deviation (ns3-rmcat NADA_PARAM_XMAX): clip x_curr to this; unset is the RFC
         /// (no clip).
         x_max_ms: Millis => x_max;

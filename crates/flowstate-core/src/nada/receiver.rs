@@ -8,7 +8,7 @@
 
 use super::config::NadaConfig;
 use super::congestion_signal::{aggregate, d_tilde, warp_mode, WarpMode};
-use super::loss_ratio::LossRatio;
+use super::loss_ratio::{IntervalAverage, LossRatio};
 use super::queuing_delay::QueuingDelay;
 use crate::rate_window::RateWindow;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -70,7 +70,15 @@ impl NadaReceiver {
     pub fn new(cfg: NadaConfig) -> Self {
         NadaReceiver {
             delay: QueuingDelay::new(cfg.min_filter_taps),
-            loss: LossRatio::new(cfg.alpha, cfg.logwin),
+            loss: LossRatio::with_interval_average(
+                cfg.alpha,
+                cfg.logwin,
+                if cfg.loss_interval_ewma {
+                    IntervalAverage::Ewma
+                } else {
+                    IntervalAverage::Tfrc
+                },
+            ),
             rate: RateWindow::new(cfg.logwin, cfg.delta),
             highest_seq: None,
             last_congestion: None,

@@ -13,6 +13,9 @@
 //! - 5.4: `I_mean` is the weighted average of the last `n` (8) intervals with weights
 //!   1,1,1,1,0.8,0.6,0.4,0.2, taking `I_0` into account only if it raises the mean;
 //!   `p = 1 / I_mean`.
+//! - 5.1 / 5.2 with ECN: a packet that arrived CE-marked counts as a marked packet:
+//!   it starts a new loss event at its arrival time, in sequence order with the
+//!   losses, exactly as a lost one would ([`LossHistory::on_packet_ecn`]).
 //! - 5.5 (history discounting) is implemented as the option
 //!   [`LossHistoryConfig::history_discounting`] (off by default; the RFC says MAY).
 
@@ -64,6 +67,8 @@ pub struct LossUpdate {
     pub first_loss_event: bool,
     /// Packets newly counted lost.
     pub lost_packets: u64,
+    /// Loss events newly started by a CE-marked packet (RFC 5348, 5.2).
+    pub marked_events: u64,
 }
 
 /// RFC 5348, 5.4 weights: `w_i = 1` for `i < n/2`, else `1 - (i - (n/2 - 1)) / (n/2 + 1)`.
@@ -128,8 +133,9 @@ pub struct LossHistory {
     next_check: Option<u64>,
     /// The last packet classified as received (below `next_check`): `(seq, arrival)`.
     before: Option<(u64, Timestamp)>,
-    /// Packets received above the first hole, not yet classified (at most `ndupack`).
-    pending: SeqMap<Timestamp>,
+    /// Packets received above the first hole, not yet classified (at most `ndupack`):
+    /// arrival time and whether the packet was CE-marked.
+    pending: SeqMap<(Timestamp, bool)>,
     highest_seq: Option<u64>,
     current_event: Option<EventStart>,
     /// Closed intervals, most recent first (`closed[0]` = I_1).
@@ -138,6 +144,7 @@ pub struct LossHistory {
     discount: VecDeque<f64>,
     events: u64,
     lost: u64,
+    marked: u64,
     seeded: bool,
 }
 
@@ -154,6 +161,7 @@ impl LossHistory {
             discount: VecDeque::new(),
             events: 0,
             lost: 0,
+            marked: 0,
             seeded: false,
         }
     }
@@ -170,6 +178,11 @@ impl LossHistory {
     /// Number of packets counted lost so far.
     pub fn lost_packets(&self) -> u64 {
         self.lost
+    }
+
+    /// Number of CE-marked packets classified so far.
+    pub fn marked_packets(&self) -> u64 {
+        self.marked
     }
 
     pub fn highest_seq(&self) -> Option<u64> {
@@ -242,6 +255,20 @@ impl LossHistory {
     /// A data packet `seq` arrived at `now`; `rtt` is the receiver's RTT estimate
     /// (RFC 5348, 5.2 groups losses within one RTT into one event).
     pub fn on_packet(&mut self, seq: u64, now: Timestamp, rtt: TimeDelta) -> LossUpdate {
+        self.on_packet_ecn(seq, now, rtt, false)
+    }
+
+    /// [`LossHistory::on_packet`] for a packet that arrived CE-marked (`ce`) or not.
+    /// RFC 5348, 5.1: "lost or marked" packets make loss events; a marked packet's time
+    /// is its arrival, and it is taken in sequence order once the packets below it are
+    /// classified, so a mark and a loss within one RTT are one loss event (5.2).
+    pub fn on_packet_ecn(
+        &mut self,
+        seq: u64,
+        now: Timestamp,
+        rtt: TimeDelta,
+        ce: bool,
+    ) -> LossUpdate {
         let mut upd = LossUpdate::default();
         let next = match self.next_check {
             None => {
@@ -259,9 +286,12 @@ impl LossHistory {
             // received at once, as `classify` would after a trip through `pending`.
             self.before = Some((seq, now));
             self.next_check = seq.checked_add(1);
+            if ce {
+                self.on_marked(seq, now, rtt, &mut upd);
+            }
             return upd;
         }
-        self.pending.insert(seq, now);
+        self.pending.insert(seq, (now, ce));
         self.classify(rtt, &mut upd);
         upd
     }
@@ -271,13 +301,16 @@ impl LossHistory {
         // Each iteration either consumes a received packet or a whole gap, so the loop
         // runs at most `pending.len()` * 2 times.
         while let Some(next) = self.next_check {
-            let Some((first_seq, &first_time)) = self.pending.first() else {
+            let Some((first_seq, &(first_time, ce))) = self.pending.first() else {
                 break;
             };
             if first_seq == next {
                 self.pending.pop_first();
                 self.before = Some((first_seq, first_time));
                 self.next_check = first_seq.checked_add(1);
+                if ce {
+                    self.on_marked(first_seq, first_time, rtt, upd);
+                }
                 continue;
             }
             // A hole [next, first_seq): lost once ndupack packets arrived above it.
@@ -340,6 +373,19 @@ impl LossHistory {
                 s.saturating_add(1)
             };
             s = cand.max(s.saturating_add(1));
+        }
+    }
+
+    /// A CE-marked packet `seq` that arrived at `at`: it opens a new loss event when
+    /// it arrived more than one RTT after the current event's start (RFC 5348, 5.2).
+    fn on_marked(&mut self, seq: u64, at: Timestamp, rtt: TimeDelta, upd: &mut LossUpdate) {
+        self.marked = self.marked.saturating_add(1);
+        let t = at.as_micros() as f64;
+        let r_us = rtt.as_micros().max(0) as f64;
+        let starts_new = self.current_event.map_or(true, |ev| t - ev.time_us > r_us);
+        if starts_new {
+            self.start_event(seq, t, upd);
+            upd.marked_events += 1;
         }
     }
 
@@ -533,7 +579,7 @@ mod tests {
         if seq < next || h.pending.contains_key(seq) {
             return upd;
         }
-        h.pending.insert(seq, now);
+        h.pending.insert(seq, (now, false));
         h.highest_seq = Some(h.highest_seq.map_or(seq, |x| x.max(seq)));
         h.classify(rtt, &mut upd);
         upd

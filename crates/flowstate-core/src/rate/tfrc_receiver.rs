@@ -70,6 +70,8 @@ pub struct TfrcReceiverState {
     max_segment: u64,
     bytes_received: u64,
     packets_received: u64,
+    ce_marks: u64,
+    marked_events: u64,
 }
 
 impl TfrcReceiverState {
@@ -88,6 +90,8 @@ impl TfrcReceiverState {
             max_segment: 0,
             bytes_received: 0,
             packets_received: 0,
+            ce_marks: 0,
+            marked_events: 0,
         }
     }
 
@@ -114,6 +118,16 @@ impl TfrcReceiverState {
         self.packets_received
     }
 
+    /// Packets that arrived CE-marked.
+    pub fn ce_marks(&self) -> u64 {
+        self.ce_marks
+    }
+
+    /// Loss events a CE mark started (RFC 5348, 5.2): TFRC's answer to marks.
+    pub fn marked_events(&self) -> u64 {
+        self.marked_events
+    }
+
     /// 6.1: a data packet arrived.
     pub fn on_data(
         &mut self,
@@ -123,6 +137,23 @@ impl TfrcReceiverState {
         rtt: Option<TimeDelta>,
         size: DataSize,
     ) {
+        self.on_data_ecn(now, seq, timestamp, rtt, size, false);
+    }
+
+    /// [`TfrcReceiverState::on_data`] for a packet that arrived CE-marked (`ce`) or
+    /// not: a marked packet counts in the loss event rate as a lost one (RFC 5348, 5.1).
+    pub fn on_data_ecn(
+        &mut self,
+        now: Timestamp,
+        seq: u64,
+        timestamp: Timestamp,
+        rtt: Option<TimeDelta>,
+        size: DataSize,
+        ce: bool,
+    ) {
+        if ce {
+            self.ce_marks = self.ce_marks.saturating_add(1);
+        }
         if let Some(r) = rtt.filter(|r| r.is_positive()) {
             self.rtt = Some(r);
         }
@@ -136,7 +167,8 @@ impl TfrcReceiverState {
         self.last_data = Some((timestamp, now));
         self.data_since_feedback = true;
         let r_m = self.r_m();
-        let upd = self.history.on_packet(seq, now, r_m);
+        let upd = self.history.on_packet_ecn(seq, now, r_m, ce);
+        self.marked_events = self.marked_events.saturating_add(upd.marked_events);
         if upd.first_loss_event {
             // 6.3.1: seed the interval before the first loss with 1/p(X_recv).
             let x_target = self.x_recv_bytes(now);

@@ -143,6 +143,11 @@ impl Scream {
     pub fn rtp_queue(&self) -> &RtpQueue {
         &self.queue
     }
+    /// ECN-CE events the window answered with BETA_ECN so far (section 4.1.2.1,
+    /// at most once per RTT).
+    pub fn ecn_events(&self) -> u64 {
+        self.net.ecn_events()
+    }
     /// Packets detected lost so far.
     pub fn lost_packets(&self) -> u64 {
         self.lost_packets

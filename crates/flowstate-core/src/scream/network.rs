@@ -44,6 +44,8 @@ pub struct NetworkControl {
     loss_event_rate: f64,
     loss_in_rtt: bool,
     last_rtt_tick: Option<Timestamp>,
+    /// Window reductions by BETA_ECN so far.
+    ecn_events: u64,
 }
 
 /// Length of the long qdelay_norm history (variance) and of its short tail (average),
@@ -107,6 +109,7 @@ impl NetworkControl {
             qdelay_norm_hist: VecDeque::with_capacity(NORM_HIST_LONG),
             last_norm_sample: None,
             loss_event_rate: 0.0,
+            ecn_events: 0,
             loss_in_rtt: false,
             last_rtt_tick: None,
             cfg,
@@ -115,6 +118,10 @@ impl NetworkControl {
 
     pub fn cwnd(&self) -> DataSize {
         DataSize::bytes(self.cwnd.max(0.0).floor() as u64)
+    }
+    /// How often an ECN-CE event reduced the window (BETA_ECN, once per RTT).
+    pub fn ecn_events(&self) -> u64 {
+        self.ecn_events
     }
     pub fn bytes_in_flight(&self) -> DataSize {
         self.flight
@@ -256,6 +263,7 @@ impl NetworkControl {
             self.in_fast_increase = false;
             self.last_ecn_event = Some(now);
             self.last_congestion = Some(now);
+            self.ecn_events += 1;
         } else if acked > 0.0 && !fb.loss && !fb.ce {
             if self.in_fast_increase {
                 if self.qdelay.trend() >= cfg.qdelay_trend_th {

@@ -45,6 +45,23 @@ impl FrameClock {
         self.next += interval;
     }
 
+    /// The application resumes capture at `now` after a pause: the frames the schedule
+    /// had between the pause and `now` are never captured (no backlog); the next one is
+    /// the first of the schedule at or after `now`, one `interval` apart.
+    pub fn resume_at(&mut self, now: Timestamp, interval: TimeDelta) {
+        if now <= self.next {
+            return;
+        }
+        let step = interval.as_micros().max(1) as u64;
+        let behind = now.as_micros() - self.next.as_micros();
+        let steps = behind.div_ceil(step);
+        self.next = Timestamp::from_micros(
+            self.next
+                .as_micros()
+                .saturating_add(steps.saturating_mul(step)),
+        );
+    }
+
     /// The next frame, of `size`; the one after it is captured `interval` later.
     pub fn emit(&mut self, interval: TimeDelta, size: DataSize, keyframe: bool) -> Frame {
         let f = Frame {
@@ -56,5 +73,29 @@ impl FrameClock {
         self.id += 1;
         self.next += interval;
         f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resuming_skips_the_frames_of_the_pause_and_keeps_the_grid() {
+        let interval = TimeDelta::millis(40);
+        let mut c = FrameClock::new(Timestamp::ZERO);
+        c.emit(interval, DataSize::bytes(100), true);
+        assert_eq!(c.next(), Timestamp::from_millis(40));
+        // Paused from 40 ms, resumed at 1,001 ms: the next frame is at 1,040 ms (the
+        // schedule's first at or after the resume), not at 40 ms.
+        c.resume_at(Timestamp::from_millis(1001), interval);
+        assert_eq!(c.next(), Timestamp::from_millis(1040));
+        assert!(!c.due(Timestamp::from_millis(1001)));
+        assert_eq!(c.next_id(), 1);
+        // On the grid: at once; earlier than the next frame: nothing changes.
+        c.resume_at(Timestamp::from_millis(1040), interval);
+        assert_eq!(c.next(), Timestamp::from_millis(1040));
+        c.resume_at(Timestamp::from_millis(500), interval);
+        assert_eq!(c.next(), Timestamp::from_millis(1040));
     }
 }

@@ -58,6 +58,14 @@ impl VideoSource {
             Self::Statistics(c) => c.set_target_rate(now, rate),
         }
     }
+    /// The application resumes capture at `now` after a pause: the frames it did not
+    /// capture while paused are not produced later (no backlog).
+    pub fn resume_at(&mut self, now: Timestamp) {
+        match self {
+            Self::Perfect(c) => c.resume_at(now),
+            Self::Statistics(c) => c.resume_at(now),
+        }
+    }
     /// When the next frame is captured.
     pub fn next_frame_time(&self) -> Timestamp {
         match self {

@@ -20,6 +20,10 @@ impl PerfectCodec {
             clock: FrameClock::new(start),
         }
     }
+    /// Capture resumes at `now` after a pause (no backlog of frames).
+    pub fn resume_at(&mut self, now: Timestamp) {
+        self.clock.resume_at(now, self.bounds.frame_interval());
+    }
     pub fn set_target_rate(&mut self, rate: Bitrate) {
         self.rate = self.bounds.clamp(rate);
     }

@@ -129,6 +129,10 @@ impl StatisticsCodec {
     pub fn next_frame_time(&self) -> Timestamp {
         self.clock.next()
     }
+    /// Capture resumes at `now` after a pause (no backlog of frames).
+    pub fn resume_at(&mut self, now: Timestamp) {
+        self.clock.resume_at(now, self.cfg.bounds.frame_interval());
+    }
     pub fn encoder_rate(&self) -> Bitrate {
         self.rate
     }

@@ -1,6 +1,9 @@
 //! A small bottleneck for closed-loop tests: a FIFO served at a capacity that may
 //! change over time, a drop-tail limit in bytes or packets, a fixed propagation delay
-//! and optional seeded impairments (loss, reordering, duplication).
+//! and optional seeded impairments (loss, reordering, duplication); optionally a
+//! CE-marking threshold ([`TestLink::mark_above`]): a packet that finds more queuing
+//! delay than the threshold is marked CE if it is ECN-capable and dropped if not (a
+//! step marking rule, as DCTCP's K; the simulator's AQMs are richer).
 //!
 //! A packet's departure time is fixed when it enters the queue, at the capacity of that
 //! moment: a capacity change applies to packets arriving after it (the queue ahead
@@ -11,6 +14,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
+use crate::ecn::Ecn;
 use crate::endpoint::data_source::XorShift64;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
@@ -47,6 +51,7 @@ struct InFlight<M> {
     arrival: Timestamp,
     order: u64,
     size: DataSize,
+    ecn: Ecn,
     message: M,
 }
 
@@ -75,6 +80,8 @@ pub struct TestLink<M> {
     delay: TimeDelta,
     limit: QueueLimit,
     impairments: Option<(Impairments, XorShift64)>,
+    /// Queuing delay above which a packet is marked (ECN-capable) or dropped.
+    mark_above: Option<TimeDelta>,
     busy_until: Timestamp,
     /// Departure times of the packets in the queue (waiting or in service).
     departures: VecDeque<Timestamp>,
@@ -82,8 +89,10 @@ pub struct TestLink<M> {
     sent: u64,
     /// Bytes handed to the far end so far.
     pub delivered: DataSize,
-    /// Packets dropped (queue full or lost).
+    /// Packets dropped (queue full, lost, or Not-ECT above the marking threshold).
     pub dropped: u64,
+    /// Packets marked CE.
+    pub marked: u64,
 }
 
 impl<M: Clone> TestLink<M> {
@@ -94,13 +103,22 @@ impl<M: Clone> TestLink<M> {
             delay,
             limit: QueueLimit::Bytes(limit),
             impairments: None,
+            mark_above: None,
             busy_until: Timestamp::ZERO,
             departures: VecDeque::new(),
             in_flight: BinaryHeap::new(),
             sent: 0,
             delivered: DataSize::ZERO,
             dropped: 0,
+            marked: 0,
         }
+    }
+
+    /// A packet that finds more than `threshold` of queuing delay ahead of it is marked
+    /// CE if it is ECN-capable, dropped if not.
+    pub fn mark_above(mut self, threshold: TimeDelta) -> Self {
+        self.mark_above = Some(threshold);
+        self
     }
 
     /// The drop-tail limit counts packets instead.
@@ -139,6 +157,17 @@ impl<M: Clone> TestLink<M> {
     /// A packet of `size` enters the bottleneck at `now`: its departure time from the
     /// queue, or `None` if it was dropped (queue full or lost).
     pub fn send(&mut self, now: Timestamp, size: DataSize, message: M) -> Option<Timestamp> {
+        self.send_ecn(now, size, message, Ecn::NotEct)
+    }
+
+    /// [`TestLink::send`] for a packet with the ECN codepoint `ecn`.
+    pub fn send_ecn(
+        &mut self,
+        now: Timestamp,
+        size: DataSize,
+        message: M,
+        mut ecn: Ecn,
+    ) -> Option<Timestamp> {
         while self.departures.front().is_some_and(|d| *d <= now) {
             self.departures.pop_front();
         }
@@ -149,6 +178,17 @@ impl<M: Clone> TestLink<M> {
         if full {
             self.dropped += 1;
             return None;
+        }
+        if self
+            .mark_above
+            .is_some_and(|k| self.busy_until.saturating_since(now) > k)
+        {
+            if !ecn.is_ecn_capable() {
+                self.dropped += 1;
+                return None;
+            }
+            ecn = Ecn::Ce;
+            self.marked += 1;
         }
         let start = self.busy_until.max(now);
         let departure = start + size / self.capacity(now);
@@ -174,6 +214,7 @@ impl<M: Clone> TestLink<M> {
                 arrival,
                 order: self.sent,
                 size,
+                ecn,
                 message: message.clone(),
             }));
         }
@@ -187,18 +228,41 @@ impl<M: Clone> TestLink<M> {
 
     /// The next packet that has reached the far end by `now`, with its arrival time.
     pub fn poll(&mut self, now: Timestamp) -> Option<(Timestamp, M)> {
+        self.poll_ecn(now).map(|(t, m, _)| (t, m))
+    }
+
+    /// [`TestLink::poll`] with the codepoint the packet arrived with.
+    pub fn poll_ecn(&mut self, now: Timestamp) -> Option<(Timestamp, M, Ecn)> {
         if self.next_arrival()? > now {
             return None;
         }
         let Reverse(p) = self.in_flight.pop()?;
         self.delivered += p.size;
-        Some((p.arrival, p.message))
+        Some((p.arrival, p.message, p.ecn))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_ecn_capable_packets_above_the_threshold_and_drops_the_others() {
+        // 8 Mbit/s: 1000 B take 1 ms; mark above 1.5 ms of queuing delay.
+        let mut l = TestLink::new(Bitrate::mbps(8.0), TimeDelta::ZERO, DataSize::MAX)
+            .mark_above(TimeDelta::from_micros(1500));
+        let s = DataSize::bytes(1000);
+        let ms = Timestamp::from_millis;
+        assert!(l.send_ecn(ms(0), s, 1, Ecn::Ect0).is_some()); // 0 ms ahead
+        assert!(l.send_ecn(ms(0), s, 2, Ecn::Ect1).is_some()); // 1 ms ahead
+        assert!(l.send_ecn(ms(0), s, 3, Ecn::Ect0).is_some()); // 2 ms: marked
+        assert_eq!(l.send(ms(0), s, 4), None, "Not-ECT above the threshold");
+        assert_eq!((l.marked, l.dropped), (1, 1));
+        let got: Vec<_> = std::iter::from_fn(|| l.poll_ecn(ms(10)))
+            .map(|p| (p.1, p.2))
+            .collect();
+        assert_eq!(got, [(1, Ecn::Ect0), (2, Ecn::Ect1), (3, Ecn::Ce)]);
+    }
 
     #[test]
     fn serializes_in_order_and_drops_tail_by_packets() {

@@ -59,6 +59,12 @@ pub trait WindowController: state::EmbedsCore {
     /// outstanding at its previous expiry was acknowledged (TCP: RFC 5681 section 3.1
     /// holds ssthresh constant then; SCTP ignores it, RFC 9260 7.2.3 halves every time).
     fn on_rto_timeout(&mut self, now: Timestamp, repeated: bool);
+    /// A congestion mark without a loss (an ECN-Echo, RFC 3168 section 6.1.2; SCTP's
+    /// ECNE, RFC 9260 appendix A): the window is reduced as for one loss, without fast
+    /// recovery (nothing is retransmitted): ssthresh as the controller's loss rule sets
+    /// it, cwnd = ssthresh. The sender limits it to once per round trip and ignores it
+    /// during fast recovery (that loss already reduced the window).
+    fn on_congestion_mark(&mut self, now: Timestamp);
     /// The sender is about to send after `idle` without sending, with the current `rto`.
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
     /// Cap the window (FSE-NG; `None` removes the cap). Floored at one MTU.

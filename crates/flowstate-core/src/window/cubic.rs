@@ -310,6 +310,15 @@ impl WindowController for Cubic {
         self.core.settle();
     }
 
+    /// RFC 9438 section 4.6: an ECN-Echo is a congestion event like a loss (W_max,
+    /// ssthresh = max(FlightSize * beta_cubic, 2*SMSS)); cwnd = ssthresh at once, as
+    /// nothing is retransmitted (RFC 3168 section 6.1.2).
+    fn on_congestion_mark(&mut self, _now: Timestamp) {
+        self.core.ssthresh = self.congestion_event();
+        self.core.cwnd = self.core.ssthresh;
+        self.core.settle();
+    }
+
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
         self.epoch = None;
         self.core.set_quietly(cwnd, ssthresh);

@@ -256,6 +256,16 @@ impl WindowController for Ledbat {
         true
     }
 
+    /// A congestion mark is answered as data loss (RFC 6817 section 2.4.2's loss rule,
+    /// RFC 3168 section 5: the response to a CE mark is essentially that to a dropped
+    /// packet): `cwnd = min(cwnd, max(cwnd / 2, MIN_CWND * MSS))`, without recovery.
+    fn on_congestion_mark(&mut self, _now: Timestamp) {
+        let mss = self.core.mtu.as_bytes() as f64;
+        let floor = self.config.min_cwnd.max(1) as f64 * mss;
+        self.cwnd = self.cwnd.min((self.cwnd / 2.0).max(floor));
+        self.sync();
+    }
+
     /// RFC 6817 section 2.4.2: no ack within a congestion timeout, `cwnd = 1 * MSS`.
     fn on_rto_timeout(&mut self, _now: Timestamp, _repeated: bool) {
         self.cwnd = self.core.mtu.as_bytes() as f64;

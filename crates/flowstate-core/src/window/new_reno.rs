@@ -219,6 +219,16 @@ impl WindowController for NewReno {
 
     fn on_idle(&mut self, _idle: TimeDelta, _rto: TimeDelta) {}
 
+    /// RFC 3168 section 6.1.2: on an ECN-Echo the sender halves its window as for a
+    /// loss: ssthresh = max(FlightSize / 2, 2*SMSS) (RFC 5681 equation 4), cwnd =
+    /// ssthresh, without fast recovery.
+    fn on_congestion_mark(&mut self, _now: Timestamp) {
+        self.core.ssthresh = self.loss_ssthresh();
+        self.core.cwnd = self.core.ssthresh;
+        self.bytes_acked = DataSize::ZERO;
+        self.core.settle();
+    }
+
     fn set_cwnd(&mut self, cwnd: DataSize, ssthresh: Option<DataSize>) {
         self.core.set_quietly(cwnd, ssthresh);
     }

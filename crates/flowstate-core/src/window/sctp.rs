@@ -222,6 +222,16 @@ impl WindowController for SctpCongestionControl {
         self.core.settle();
     }
 
+    /// RFC 9260 appendix A: on an ECNE the sender reduces cwnd as it would on a loss
+    /// (7.2.3: ssthresh = max(cwnd/2, 4*MTU), cwnd = ssthresh, partial_bytes_acked =
+    /// 0), without Fast Recovery (nothing is retransmitted).
+    fn on_congestion_mark(&mut self, _now: Timestamp) {
+        self.core.ssthresh = self.loss_ssthresh();
+        self.core.cwnd = self.core.ssthresh;
+        self.partial_bytes_acked = DataSize::ZERO;
+        self.core.settle();
+    }
+
     /// RFC 9260 7.2.1: "When the endpoint does not transmit data on a given transport
     /// address, the cwnd of the transport address SHOULD be adjusted to
     /// max(cwnd/2, 4*MTU) per RTO."

@@ -10,7 +10,7 @@ use crate::overrides::{overrides, OverrideDefault, BPS, BYTES};
 use crate::units_parse::{Bps, Bytes};
 use flowstate_core::endpoint::{Endpoint, Transmit};
 use flowstate_core::units::round_to_i64;
-use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
+use flowstate_core::{Bitrate, DataSize, Ecn, TimeDelta, Timestamp};
 use std::convert::Infallible;
 
 /// The `cbr` kind.
@@ -54,6 +54,7 @@ fn build(b: &BuildInput<'_>) -> Result<Box<dyn SimFlow>, FieldError> {
         packet_size: o.packet_size.map_or(CbrConfig::default().packet_size, |s| {
             DataSize::bytes(s.0 as u64)
         }),
+        ecn: b.spec.ecn(),
     };
     Ok(Box::new(cbr_flow(config)))
 }
@@ -65,6 +66,9 @@ pub struct CbrConfig {
     pub rate: Bitrate,
     /// Wire size of every packet.
     pub packet_size: DataSize,
+    /// The codepoint of every packet (`ecn`): an ECN-capable CBR flow is marked
+    /// instead of dropped by a marking queue and does not answer (no feedback).
+    pub ecn: Ecn,
 }
 
 impl Default for CbrConfig {
@@ -72,6 +76,7 @@ impl Default for CbrConfig {
         Self {
             rate: Bitrate::mbps(1.0),
             packet_size: DataSize::bytes(1200),
+            ecn: Ecn::NotEct,
         }
     }
 }
@@ -167,6 +172,9 @@ impl Endpoint for CbrSender {
 }
 
 impl SenderHooks for CbrSender {
+    fn ecn_codepoint(&self) -> Ecn {
+        self.config.ecn
+    }
     fn on_start(&mut self, now: Timestamp) {
         self.restart(now);
     }
@@ -239,6 +247,7 @@ mod tests {
         let mut s = CbrSender::new(CbrConfig {
             rate: Bitrate::mbps(1.0),
             packet_size: DataSize::bytes(1000),
+            ecn: Ecn::NotEct,
         });
         assert_eq!(s.poll_timeout(), None, "idle before start");
         s.on_start(Timestamp::from_millis(100));
@@ -260,6 +269,7 @@ mod tests {
         let mut s = CbrSender::new(CbrConfig {
             rate: Bitrate::mbps(mbps),
             packet_size: DataSize::bytes(1200),
+            ecn: Ecn::NotEct,
         });
         s.on_start(Timestamp::ZERO);
         for _ in 0..n {

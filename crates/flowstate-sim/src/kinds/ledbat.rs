@@ -81,6 +81,7 @@ pub fn ledbat_config(spec: &FlowSpec) -> Result<(LedbatConfig, LedbatSourceOverr
 pub fn ledbat_flow(spec: &FlowSpec, seed: u64) -> Result<LedbatFlow, FieldError> {
     let (ledbat, own) = ledbat_config(spec)?;
     let mut cfg = ledbat_ep::sender_config(ledbat);
+    cfg.ecn = spec.ecn();
     let msg = own
         .message_size
         .map_or(DEFAULT_MESSAGE_SIZE, |b| DataSize::bytes(b.0 as u64));

@@ -79,6 +79,7 @@ pub fn nada_flow(b: &BuildInput<'_>) -> Result<NadaFlow, FieldError> {
         nada.fps,
     );
     let mut cfg = NadaSenderConfig::new(nada, source);
+    cfg.ecn = b.spec.ecn();
     cfg.ssrc = b.index as u32 + 1;
     cfg.seed = b.seed;
     let start = secs(b.spec.start_secs());

@@ -44,7 +44,7 @@ pub fn rap_flow(spec: &FlowSpec) -> Result<RapFlow, FieldError> {
     if let Some(r) = o.initial_rate {
         cfg.initial_rate = Bitrate::bps(r.0);
     }
-    let mut s = RapSender::new(cfg);
+    let mut s = RapSender::new(cfg).with_ecn(spec.ecn());
     s.set_desired_rate(spec.desired_rate.map(|r| Bitrate::bps(r.0)));
     Ok(EndpointPairFlow::new(
         Tracked::new(s).with_app_rates(app_rates(spec)),

@@ -85,6 +85,7 @@ pub fn scream_flow(b: &BuildInput<'_>) -> Result<ScreamFlow, FieldError> {
     let (scream, media, interval, fps) = scream_config(b.spec)?;
     let source = rmcat_source(media.perfect_codec.unwrap_or(false), scream.max_rate, fps);
     let mut cfg = ScreamSenderConfig::new(scream, source);
+    cfg.ecn = b.spec.ecn();
     cfg.ssrc = b.index as u32 + 1;
     cfg.seed = b.seed;
     let start = secs(b.spec.start_secs());

@@ -67,6 +67,7 @@ pub fn sctp_flow(spec: &FlowSpec, seed: u64) -> Result<SctpFlow, FieldError> {
     let preset = presets::sctp(spec.preset.as_deref())?;
     let dcsctp = preset == SctpPreset::Dcsctp;
     let mut cfg = preset.config();
+    cfg.ecn = spec.ecn();
     if let Some(m) = o.mtu {
         cfg.cc.mtu = DataSize::bytes(m.0 as u64);
         if dcsctp {

@@ -99,6 +99,9 @@ pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, Fiel
     }
     cfg.sack = sack;
     cfg.timestamps = o.timestamps.unwrap_or(false);
+    // ECN negotiated at connection set-up when the flow is ECN-capable (RFC 3168
+    // section 6.1.1, taken as done).
+    cfg.ecn = spec.ecn();
     if o.linux_rto.unwrap_or(false) {
         cfg.rto = RtoConfig::linux();
     }

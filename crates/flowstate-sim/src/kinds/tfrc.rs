@@ -44,7 +44,7 @@ pub fn tfrc_flow(spec: &FlowSpec) -> Result<TfrcFlow, FieldError> {
     if let Some(r) = o.max_rate {
         cfg.max_rate = Bitrate::bps(r.0);
     }
-    let mut s = TfrcSender::new(cfg);
+    let mut s = TfrcSender::new(cfg).with_ecn(spec.ecn());
     s.set_desired_rate(spec.desired_rate.map(|r| Bitrate::bps(r.0)));
     Ok(EndpointPairFlow::new(
         Tracked::new(s).with_app_rates(app_rates(spec)),

@@ -465,6 +465,8 @@ impl Metrics {
                 },
                 n_dd: None,
                 sbd_regroups: None,
+                ce_marks: None,
+                ecn_responses: None,
             });
         }
         let throughputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();

@@ -40,6 +40,15 @@ pub struct FlowSummary {
     /// (absent without SBD; crate::sbd).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sbd_regroups: Option<u64>,
+    /// ECN (absent unless the flow sent ECN-capable packets, scenario `ecn`): data
+    /// packets that reached the receiver CE-marked over the whole run, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_marks: Option<u64>,
+    /// ... and the rate or window reductions the controller made for them (absent for
+    /// a controller without a discrete response: GCC, NADA, TFRC, CBR;
+    /// docs/ALGORITHMS.md, "ECN responses").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_responses: Option<u64>,
 }
 
 /// summary.json `aggregate`.

@@ -1,4 +1,5 @@
-//! SCTP chunks, RFC 9260 section 3.2 and 3.3.
+//! SCTP chunks, RFC 9260 section 3.2 and 3.3, and the ECN chunks of its appendix A
+//! (ECNE, CWR).
 
 use crate::cursor::{pad4, Reader, Writer};
 use crate::WireError;
@@ -23,10 +24,14 @@ pub mod types {
     pub const COOKIE_ECHO: u8 = 10;
     /// Cookie acknowledgement.
     pub const COOKIE_ACK: u8 = 11;
+    /// ECN Echo (RFC 9260 appendix A).
+    pub const ECNE: u8 = 12;
+    /// Congestion Window Reduced (RFC 9260 appendix A).
+    pub const CWR: u8 = 13;
     /// Shutdown complete.
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     /// All types this crate parses into a dedicated variant.
-    pub const KNOWN: [u8; 10] = [
+    pub const KNOWN: [u8; 12] = [
         DATA,
         INIT,
         INIT_ACK,
@@ -36,6 +41,8 @@ pub mod types {
         SHUTDOWN_ACK,
         COOKIE_ECHO,
         COOKIE_ACK,
+        ECNE,
+        CWR,
         SHUTDOWN_COMPLETE,
     ];
 }
@@ -255,6 +262,16 @@ pub enum Chunk {
     },
     /// COOKIE ACK (11, section 3.3.12).
     CookieAck,
+    /// ECNE (12, appendix A): the lowest TSN of a packet that arrived CE-marked.
+    EcnEcho {
+        /// Lowest TSN Number.
+        lowest_tsn: u32,
+    },
+    /// CWR (13, appendix A): the sender reduced its window for the ECNE naming this TSN.
+    Cwr {
+        /// Lowest TSN Number (the one the ECNE carried).
+        lowest_tsn: u32,
+    },
     /// SHUTDOWN COMPLETE (14, section 3.3.13).
     ShutdownComplete {
         /// T bit.
@@ -355,6 +372,16 @@ impl Chunk {
                 expect_empty(&v, "bytes in COOKIE ACK")?;
                 Self::CookieAck
             }
+            types::ECNE => {
+                let lowest_tsn = v.u32()?;
+                expect_empty(&v, "bytes after ECNE's TSN")?;
+                Self::EcnEcho { lowest_tsn }
+            }
+            types::CWR => {
+                let lowest_tsn = v.u32()?;
+                expect_empty(&v, "bytes after CWR's TSN")?;
+                Self::Cwr { lowest_tsn }
+            }
             types::SHUTDOWN_COMPLETE => {
                 expect_empty(&v, "bytes in SHUTDOWN COMPLETE")?;
                 Self::ShutdownComplete {
@@ -390,7 +417,7 @@ impl Chunk {
             }
             Self::Sack(s) => 12 + 4 * s.gap_blocks.len() + 4 * s.dup_tsns.len(),
             Self::Abort { causes, .. } => tlvs_len(causes.iter().map(|p| p.value.as_slice())),
-            Self::Shutdown { .. } => 4,
+            Self::Shutdown { .. } | Self::EcnEcho { .. } | Self::Cwr { .. } => 4,
             Self::ShutdownAck | Self::CookieAck | Self::ShutdownComplete { .. } => 0,
             Self::CookieEcho { cookie } => cookie.len(),
             Self::Unknown(u) => u.value.len(),
@@ -424,6 +451,8 @@ impl Chunk {
             Self::ShutdownAck => (types::SHUTDOWN_ACK, 0),
             Self::CookieEcho { .. } => (types::COOKIE_ECHO, 0),
             Self::CookieAck => (types::COOKIE_ACK, 0),
+            Self::EcnEcho { .. } => (types::ECNE, 0),
+            Self::Cwr { .. } => (types::CWR, 0),
             Self::ShutdownComplete { t_flag } => (types::SHUTDOWN_COMPLETE, u8::from(*t_flag)),
             Self::Unknown(u) => (u.chunk_type, u.flags),
         }
@@ -486,6 +515,7 @@ impl Chunk {
                 emit_tlvs(w, causes.iter().map(|p| (p.typ, p.value.as_slice())))?;
             }
             Self::Shutdown { cum_tsn_ack } => w.u32(*cum_tsn_ack)?,
+            Self::EcnEcho { lowest_tsn } | Self::Cwr { lowest_tsn } => w.u32(*lowest_tsn)?,
             Self::ShutdownAck | Self::CookieAck | Self::ShutdownComplete { .. } => {}
             Self::CookieEcho { cookie } => w.put(cookie)?,
             Self::Unknown(u) => w.put(&u.value)?,

@@ -305,6 +305,8 @@ pub fn chunk() -> impl Strategy<Value = Chunk> {
         Just(Chunk::ShutdownAck),
         vec(any::<u8>(), 0..40).prop_map(|cookie| Chunk::CookieEcho { cookie }),
         Just(Chunk::CookieAck),
+        any::<u32>().prop_map(|lowest_tsn| Chunk::EcnEcho { lowest_tsn }),
+        any::<u32>().prop_map(|lowest_tsn| Chunk::Cwr { lowest_tsn }),
         any::<bool>().prop_map(|t_flag| Chunk::ShutdownComplete { t_flag }),
         unknown_chunk().prop_map(Chunk::Unknown),
     ]

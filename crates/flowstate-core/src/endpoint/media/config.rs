@@ -2,6 +2,7 @@
 
 use super::packet::WireSizes;
 use crate::coupling::RateReportMode;
+use crate::ecn::Ecn;
 use crate::endpoint::nack::NackConfig;
 use crate::gcc::config::SendChainConfig;
 use crate::gcc::pacer::PacerConfig;
@@ -45,6 +46,10 @@ pub struct MediaSenderConfig {
     /// pacer, ahead of new video ([`crate::endpoint::rtx`]; option `nack_rtx`, with
     /// [`MediaReceiverConfig::nack`]). Default false: no retransmissions.
     pub nack_rtx: bool,
+    /// The codepoint of the RTP packets. GCC does not answer CE marks (libwebrtc's
+    /// goog_cc reads no ECN; docs/ALGORITHMS.md, "ECN responses"), so an ECN-capable
+    /// GCC flow only lets a marking queue mark instead of drop. Default Not-ECT.
+    pub ecn: Ecn,
 }
 
 impl MediaSenderConfig {
@@ -76,6 +81,7 @@ impl MediaSenderConfig {
             },
             loss_v2_padding: chain.padding,
             nack_rtx: false,
+            ecn: Ecn::NotEct,
             gcc,
         }
     }

@@ -4,6 +4,7 @@
 use super::config::MediaReceiverConfig;
 use super::feedback::{MediaFeedback, PacketArrival, RttEcho};
 use super::packet::RtpPacket;
+use crate::ecn::Ecn;
 use crate::endpoint::nack::{nack_wire_size, NackRequester};
 use crate::endpoint::report_schedule::ReportSchedule;
 use crate::endpoint::rtx::rtx_ssrc;
@@ -39,6 +40,9 @@ pub struct MediaReceiver {
     observations: VecDeque<GccObservation>,
     /// `nack_rtx`: the NACK list.
     nack: Option<NackRequester>,
+    /// Packets that arrived CE-marked (counted for the metrics; GCC's feedback carries
+    /// no ECN).
+    ce_marks: u64,
 }
 
 impl MediaReceiver {
@@ -76,7 +80,13 @@ impl MediaReceiver {
             bytes_received: 0,
             last_delay: None,
             observations: VecDeque::new(),
+            ce_marks: 0,
         }
+    }
+
+    /// Packets that arrived CE-marked.
+    pub fn ce_marks(&self) -> u64 {
+        self.ce_marks
     }
 
     fn echo(&self, now: Timestamp) -> Option<RttEcho> {
@@ -209,6 +219,15 @@ impl MediaReceiver {
 impl Endpoint for MediaReceiver {
     type Outgoing = MediaFeedback;
     type Incoming = RtpPacket;
+
+    /// The mark is counted and goes no further: transport-wide feedback (and REMB)
+    /// carries no ECN, and goog_cc does not react to CE.
+    fn handle_input_ecn(&mut self, now: Timestamp, p: RtpPacket, ecn: Ecn) {
+        if ecn.is_ce() {
+            self.ce_marks += 1;
+        }
+        self.handle_input(now, p);
+    }
 
     fn handle_input(&mut self, now: Timestamp, p: RtpPacket) {
         let wire = p.payload_size + self.cfg.wire.rtp_overhead;

@@ -6,6 +6,7 @@ use super::config::MediaSenderConfig;
 use super::feedback::{MediaFeedback, PacketArrival, RttEcho};
 use super::packet::RtpPacket;
 use crate::coupling::{Allowance, FlowReport, RateReportMode};
+use crate::ecn::Ecn;
 use crate::endpoint::rtx::RtxSender;
 use crate::endpoint::send_path::sent_packet_time;
 use crate::endpoint::{Controller, Endpoint, Transmit};
@@ -465,6 +466,12 @@ mod tests;
 /// GCC media couples as a rate flow. Not [`Controller::INPUT_DRIVEN`]: the pacer sends
 /// what its budget allows whenever it is polled.
 impl Controller for MediaSender {
+    /// Capture restarts at `now` without a backlog of the frames not captured while
+    /// paused; GCC keeps its estimates (libwebrtc's send-side estimator runs on while a
+    /// track is paused).
+    fn resume(&mut self, now: Timestamp) {
+        self.source.resume_at(now);
+    }
     /// The newest rate report for a coupling manager (coalesced: only the latest).
     fn poll_cc_report(&mut self) -> Option<FlowReport> {
         self.report.take()
@@ -494,5 +501,10 @@ impl Controller for MediaSender {
     }
     fn delay_based_decreases(&self) -> Option<u64> {
         Some(self.gcc().delay_based_decreases())
+    }
+    /// The configured codepoint; GCC itself never reacts to the marks (libwebrtc
+    /// goog_cc, docs/ALGORITHMS.md "ECN responses"), so there are no ECN responses.
+    fn ecn_codepoint(&self) -> Ecn {
+        self.cfg.ecn
     }
 }

@@ -1,6 +1,7 @@
 //! The chunks the model's SCTP endpoints exchange (RFC 9260 section 3): a DATA chunk, one
 //! per packet, and a SACK with gap-ack blocks and duplicate TSNs, with their sizes on the
-//! wire.
+//! wire; the ECN chunks of RFC 9260 appendix A ride along: a CWR chunk ahead of a DATA
+//! chunk ([`DataChunk::cwr`]), an ECNE chunk with a SACK ([`Sack::ecne`]).
 
 use crate::units::DataSize;
 use smallvec::SmallVec;
@@ -11,6 +12,8 @@ pub const COMMON_HEADER: u64 = 12;
 pub const DATA_CHUNK_HEADER: u64 = 16;
 /// SACK chunk header without gap blocks / duplicate TSNs (RFC 9260 3.3.4).
 pub const SACK_CHUNK_HEADER: u64 = 16;
+/// An ECNE or CWR chunk: header and the Lowest TSN Number (RFC 9260 appendix A).
+pub const ECN_CHUNK: u64 = 8;
 
 /// One DATA chunk (carried alone in a packet).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,9 @@ pub struct DataChunk {
     pub end: bool,
     /// I bit (RFC 7053): the receiver should SACK this packet at once.
     pub immediate_ack: bool,
+    /// A CWR chunk bundled ahead of the DATA chunk (RFC 9260 appendix A): the sender
+    /// reduced its window for the ECNE that named this TSN.
+    pub cwr: Option<u64>,
 }
 
 /// Gap-ack blocks of a [`Sack`]: held in the SACK itself up to four, on the heap beyond
@@ -47,6 +53,9 @@ pub struct Sack {
     /// Gap-ack blocks as (start, end) offsets from `cum_tsn`, inclusive.
     pub gap_blocks: GapBlocks,
     pub dup_tsns: DupTsns,
+    /// An ECNE chunk bundled with the SACK (RFC 9260 appendix A): the lowest TSN of a
+    /// packet that arrived CE-marked, repeated until a CWR covers it.
+    pub ecne: Option<u64>,
 }
 
 impl Sack {
@@ -56,7 +65,8 @@ impl Sack {
             COMMON_HEADER
                 + SACK_CHUNK_HEADER
                 + 4 * self.gap_blocks.len() as u64
-                + 4 * self.dup_tsns.len() as u64,
+                + 4 * self.dup_tsns.len() as u64
+                + if self.ecne.is_some() { ECN_CHUNK } else { 0 },
         ) + lower_layer_overhead
     }
 }

@@ -1,6 +1,7 @@
 //! How an SCTP sender and receiver are configured: RFC 9260's rules by default, dcSCTP's
 //! (Chromium's data channel since M95) with [`SctpSenderConfig::dcsctp`].
 
+use crate::ecn::Ecn;
 use crate::endpoint::data_source::SourceKind;
 use crate::units::{DataSize, TimeDelta};
 use crate::window::{RtoConfig, SctpCcConfig};
@@ -56,6 +57,9 @@ pub struct SctpSenderConfig {
     /// (RFC 9260 6.1 B, as usrsctp): a full packet goes while flight < cwnd, so the
     /// flight may pass cwnd by up to an MTU - 1.
     pub cwnd_sized_packets: bool,
+    /// The codepoint of DATA packets (RFC 9260 appendix A; ECT(1) for an L4S
+    /// experiment, RFC 8311 section 4.2). Not-ECT (the default): no ECN, ECNE ignored.
+    pub ecn: Ecn,
 }
 
 impl SctpSenderConfig {
@@ -99,6 +103,7 @@ impl Default for SctpSenderConfig {
             renack_retransmissions: false,
             immediate_sack_under_cwnd_mtus: 0,
             cwnd_sized_packets: false,
+            ecn: Ecn::NotEct,
         }
     }
 }

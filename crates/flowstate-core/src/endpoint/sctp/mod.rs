@@ -10,6 +10,13 @@
 //! duplicates (6.7) and on a chunk with RFC 7053's I bit (which the sender sets as dcSCTP
 //! does, when configured).
 //!
+//! ECN (RFC 9260 appendix A), when the sender is configured ECN-capable
+//! ([`SctpSenderConfig::ecn`]; the ECN-capable parameters of INIT / INIT ACK are taken
+//! as exchanged): DATA goes out ECT; the receiver answers a CE-marked packet with an
+//! ECNE chunk naming its TSN on every SACK until a CWR chunk covers that TSN; the sender
+//! reduces cwnd as for a loss at most once per round trip (an ECNE for a TSN sent before
+//! the last reduction is answered with a CWR only) and bundles a CWR with its next DATA.
+//!
 //! Coupling: [`SctpSender::poll_cc_report`] yields a
 //! [`FlowReport::Window`](crate::coupling::FlowReport::Window) on every cwnd change;
 //! [`SctpSender::apply_allowance`] applies a manager's answer.
@@ -29,7 +36,7 @@ mod transmit;
 
 pub use chunk::{
     data_packet_size, DataChunk, DupTsns, GapBlocks, Sack, COMMON_HEADER, DATA_CHUNK_HEADER,
-    SACK_CHUNK_HEADER,
+    ECN_CHUNK, SACK_CHUNK_HEADER,
 };
 pub use config::{SctpReceiverConfig, SctpSenderConfig, DCSCTP_IMMEDIATE_SACK_UNDER_CWND_MTUS};
 pub use receiver::{DeliveredMessage, SctpReceiver};

@@ -4,6 +4,7 @@
 use super::chunk::{DataChunk, DupTsns, GapBlocks, Sack};
 use super::config::SctpReceiverConfig;
 use super::stats::SctpReceiverStats;
+use crate::ecn::Ecn;
 use crate::endpoint::{Endpoint, Transmit};
 use crate::seq_map::SeqMap;
 use crate::units::{DataSize, Timestamp};
@@ -34,6 +35,9 @@ pub struct SctpReceiver {
     sack_deadline: Option<Timestamp>,
     sack_now: bool,
     delivered: VecDeque<DeliveredMessage>,
+    /// The TSN of a CE-marked packet, echoed in an ECNE on every SACK until a CWR
+    /// naming it or a higher TSN arrives (RFC 9260 appendix A).
+    ecne: Option<u64>,
     stats: SctpReceiverStats,
 }
 
@@ -51,6 +55,7 @@ impl SctpReceiver {
             sack_deadline: None,
             sack_now: false,
             delivered: VecDeque::new(),
+            ecne: None,
             stats: SctpReceiverStats::default(),
         }
     }
@@ -135,6 +140,7 @@ impl SctpReceiver {
             a_rwnd: self.a_rwnd(),
             gap_blocks,
             dup_tsns: dups,
+            ecne: self.ecne,
         }
     }
 
@@ -150,6 +156,54 @@ impl Endpoint for SctpReceiver {
     type Incoming = DataChunk;
 
     fn handle_input(&mut self, now: Timestamp, chunk: DataChunk) {
+        self.handle_input_ecn(now, chunk, Ecn::NotEct);
+    }
+
+    /// RFC 9260 appendix A: a CWR naming the echoed TSN or a higher one ends the ECNE;
+    /// a CE-marked packet (the CWR's own included) starts one naming its TSN (the
+    /// lowest in the packet: one DATA chunk per packet here), unless one is pending.
+    fn handle_input_ecn(&mut self, now: Timestamp, chunk: DataChunk, ecn: Ecn) {
+        if let (Some(cwr), Some(echoed)) = (chunk.cwr, self.ecne) {
+            if cwr >= echoed {
+                self.ecne = None;
+            }
+        }
+        if ecn.is_ce() {
+            self.stats.ce_marks += 1;
+            self.ecne.get_or_insert(chunk.tsn);
+        }
+        self.on_chunk(now, chunk);
+    }
+
+    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<Sack>> {
+        if !self.sack_now {
+            return None;
+        }
+        self.sack_now = false;
+        self.sack_deadline = None;
+        self.unacked_packets = 0;
+        let sack = self.build_sack();
+        self.stats.sacks_sent += 1;
+        Some(Transmit {
+            size: sack.wire_size(self.config.lower_layer_overhead),
+            message: sack,
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.sack_deadline
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        if self.sack_deadline.is_some_and(|t| t <= now) {
+            self.sack_now = true;
+        }
+    }
+}
+
+impl SctpReceiver {
+    /// A DATA chunk arrived (RFC 9260 6.2, 6.7; RFC 7053).
+    fn on_chunk(&mut self, now: Timestamp, chunk: DataChunk) {
         self.stats.packets_received += 1;
         let had_gap = !self.ooo.is_empty();
         if chunk.tsn <= self.cum_tsn || self.ooo.contains_key(chunk.tsn) {
@@ -200,31 +254,6 @@ impl Endpoint for SctpReceiver {
             self.sack_now = true;
         } else if self.sack_deadline.is_none() {
             self.sack_deadline = Some(now + self.config.sack_delay);
-        }
-    }
-
-    fn poll_transmit(&mut self, _now: Timestamp) -> Option<Transmit<Sack>> {
-        if !self.sack_now {
-            return None;
-        }
-        self.sack_now = false;
-        self.sack_deadline = None;
-        self.unacked_packets = 0;
-        let sack = self.build_sack();
-        self.stats.sacks_sent += 1;
-        Some(Transmit {
-            size: sack.wire_size(self.config.lower_layer_overhead),
-            message: sack,
-        })
-    }
-
-    fn poll_timeout(&self) -> Option<Timestamp> {
-        self.sack_deadline
-    }
-
-    fn handle_timeout(&mut self, now: Timestamp) {
-        if self.sack_deadline.is_some_and(|t| t <= now) {
-            self.sack_now = true;
         }
     }
 }

@@ -13,6 +13,7 @@ fn chunk(tsn: u64) -> DataChunk {
         begin: tsn == 1,
         end: false,
         immediate_ack: false,
+        cwr: None,
     }
 }
 

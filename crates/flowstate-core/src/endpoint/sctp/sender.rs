@@ -2,11 +2,12 @@
 //! chunks, sent within cwnd, the peer's receiver window and Max.Burst, and the coupling
 //! reports of its window.
 
-use super::chunk::{DataChunk, Sack};
+use super::chunk::{DataChunk, Sack, ECN_CHUNK};
 use super::config::SctpSenderConfig;
 use super::outstanding::{Outstanding, PendingMessage};
 use super::stats::SctpSenderStats;
 use crate::coupling::{Allowance, FlowReport};
+use crate::ecn::Ecn;
 use crate::endpoint::app_pacing::AppPacing;
 use crate::endpoint::data_source::DataSource;
 use crate::endpoint::window_snapshot;
@@ -48,6 +49,11 @@ pub struct SctpSender {
     pub(super) fast_rtx_once: bool,
     reports: VecDeque<FlowReport>,
     pub(super) stats: SctpSenderStats,
+    /// The highest TSN sent when cwnd was last reduced for an ECNE: an ECNE for a TSN
+    /// up to it was sent before that reduction (RFC 9260 appendix A, once per RTT).
+    last_cwr_tsn: Option<u64>,
+    /// The TSN the next CWR chunk names (the highest ECNE TSN not yet answered).
+    cwr_pending: Option<u64>,
 }
 
 impl SctpSender {
@@ -75,6 +81,8 @@ impl SctpSender {
             fast_rtx_once: false,
             reports: VecDeque::new(),
             stats: SctpSenderStats::default(),
+            last_cwr_tsn: None,
+            cwr_pending: None,
             config,
         }
     }
@@ -149,6 +157,25 @@ impl SctpSender {
         }
     }
 
+    /// RFC 9260 appendix A: an ECNE naming `tsn` reduces cwnd as a loss would
+    /// (`on_congestion_mark`: 7.2.3's ssthresh, cwnd = ssthresh) unless `tsn` was sent
+    /// before the last such reduction (one reduction per round trip) or Fast Recovery
+    /// already reduced it; either way the next DATA packet carries a CWR naming it, so
+    /// that the receiver stops repeating the ECNE.
+    fn on_ecne(&mut self, now: Timestamp, tsn: u64) {
+        if !self.config.ecn.is_ecn_capable() || tsn >= self.next_tsn {
+            return;
+        }
+        self.cwr_pending = Some(self.cwr_pending.map_or(tsn, |t| t.max(tsn)));
+        let new_window = self.last_cwr_tsn.map_or(true, |last| tsn > last);
+        if new_window && !self.cc.in_recovery() {
+            self.cc.on_congestion_mark(now);
+            self.last_cwr_tsn = Some(self.next_tsn.saturating_sub(1));
+            self.stats.ecn_responses += 1;
+            self.collect_reports();
+        }
+    }
+
     fn pull_source(&mut self, now: Timestamp) {
         let idle = self.is_idle();
         let mut guard = 0;
@@ -177,7 +204,11 @@ impl Endpoint for SctpSender {
     fn handle_input(&mut self, now: Timestamp, message: Sack) {
         self.last_now = self.last_now.max(now);
         self.burst_left = self.config.max_burst.max(1);
+        let ecne = message.ecne;
         self.on_sack(now, message);
+        if let Some(tsn) = ecne {
+            self.on_ecne(now, tsn);
+        }
         self.pull_source(now);
     }
 
@@ -219,9 +250,17 @@ impl Endpoint for SctpSender {
             }
             self.send_new(now)
         };
-        if tx.is_some() {
+        let mut tx = tx;
+        if let Some(t) = tx.as_mut() {
             self.burst_left -= 1;
             self.last_send = Some(now);
+            // RFC 9260 appendix A: the CWR chunk goes ahead of the next DATA chunk
+            // (control chunks first, 6.10); its 8 bytes are on the wire, not in flight.
+            if let Some(tsn) = self.cwr_pending.take() {
+                t.message.cwr = Some(tsn);
+                t.size += DataSize::bytes(ECN_CHUNK);
+                self.stats.bytes_sent += ECN_CHUNK;
+            }
         }
         tx
     }
@@ -272,5 +311,14 @@ impl Controller for SctpSender {
     }
     fn latest_rtt(&self) -> Option<TimeDelta> {
         self.rtt_estimator().latest()
+    }
+    fn ecn_codepoint(&self) -> Ecn {
+        self.config.ecn
+    }
+    fn ecn_responses(&self) -> Option<u64> {
+        self.config
+            .ecn
+            .is_ecn_capable()
+            .then_some(self.stats.ecn_responses)
     }
 }

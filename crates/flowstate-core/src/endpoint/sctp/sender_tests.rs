@@ -43,6 +43,7 @@ fn sack(cum: u64, gaps: Vec<(u32, u32)>) -> Sack {
         a_rwnd: 1 << 20,
         gap_blocks: gaps.into(),
         dup_tsns: DupTsns::new(),
+        ecne: None,
     }
 }
 

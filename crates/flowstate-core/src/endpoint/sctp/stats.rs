@@ -14,6 +14,8 @@ pub struct SctpSenderStats {
     pub fast_retransmits: u64,
     pub t3_expiries: u64,
     pub sacks_received: u64,
+    /// cwnd reductions for an ECNE (RFC 9260 appendix A).
+    pub ecn_responses: u64,
 }
 
 /// Receiver statistics.
@@ -29,4 +31,6 @@ pub struct SctpReceiverStats {
     /// Chunks whose stream offset did not continue the stream (must stay 0).
     pub order_errors: u64,
     pub sacks_sent: u64,
+    /// Packets that arrived CE-marked.
+    pub ce_marks: u64,
 }

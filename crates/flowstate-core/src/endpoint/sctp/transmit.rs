@@ -115,6 +115,7 @@ impl SctpSender {
             begin,
             end,
             immediate_ack: self.immediate_ack(),
+            cwr: None,
         };
         self.next_tsn += 1;
         self.stream_offset += payload as u64;

@@ -94,6 +94,7 @@ pub fn gcc_flow(
         bounds.fps = f;
     }
     let mut cfg = MediaSenderConfig::new(gcc.clone());
+    cfg.ecn = spec.ecn();
     cfg.ssrc = index as u32 + 1;
     cfg.seed = seed;
     if let Some(b) = o.pacer_burst_ms {
