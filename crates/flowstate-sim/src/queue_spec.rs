@@ -95,6 +95,7 @@ pub fn discipline_keys(name: &str) -> &'static [&'static str] {
             "ecn",
             "mark_ecn_threshold",
             "derandomize",
+            "cap_drop_adjustment",
             "mtu",
         ],
         "dual-pi2" => &[
@@ -332,6 +333,7 @@ impl Reader<'_> {
             &mut p.mark_ecn_threshold,
         )?;
         self.boolean("derandomize", &mut p.derandomize)?;
+        self.boolean("cap_drop_adjustment", &mut p.cap_drop_adjustment)?;
         self.size("mtu", 64, 65_536, &mut p.mtu)
     }
 

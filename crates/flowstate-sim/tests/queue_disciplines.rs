@@ -261,6 +261,15 @@ fn pie_updates_the_probability_as_section_4_2_computes_it() {
     s.qdelay = TimeDelta::millis(100);
     s.update(&params);
     assert!(close(s.drop_prob, 0.52), "{}", s.drop_prob);
+    // Without the cap drop adjustment (section 5.5) the whole step applies.
+    let uncapped = PieParams {
+        cap_drop_adjustment: false,
+        ..params
+    };
+    s.drop_prob = 0.5;
+    s.qdelay_old = TimeDelta::millis(20);
+    s.update(&uncapped);
+    assert!(close(s.drop_prob, 0.5 + 0.110625), "{}", s.drop_prob);
     // An empty queue twice: -0.001875 then the 0.98 decay.
     s.drop_prob = 0.5;
     s.qdelay_old = TimeDelta::ZERO;

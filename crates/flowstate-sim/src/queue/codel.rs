@@ -12,14 +12,15 @@ use super::verdict::{try_mark, Dequeued, DropReason, DropSink, Dropped, MarkReas
 use crate::flow::SimPacket;
 use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 
-/// CoDel's parameters (RFC 8289 section 4.3; `ecn` and `ce_threshold` as Linux's).
+/// CoDel's parameters (RFC 8289 sections 4.3 and 4.4; `ecn` and `ce_threshold` as
+/// Linux's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CodelParams {
     /// The acceptable standing queue delay (5 ms).
     pub target: TimeDelta,
     /// The sliding window over which the sojourn must stay above `target` (100 ms).
     pub interval: TimeDelta,
-    /// Mark CE instead of dropping an ECN-capable packet (RFC 8289 section 5.6;
+    /// Mark CE instead of dropping an ECN-capable packet (RFC 3168 section 5;
     /// Linux's `ecn`, on by default in fq_codel).
     pub ecn: bool,
     /// Mark every ECN-capable packet whose sojourn exceeds this (Linux's

@@ -116,7 +116,7 @@ impl DualPi2Queue {
     pub fn base_prob(&self) -> f64 {
         self.base
     }
-    /// p_C = p'^2, the classic drop/mark probability (RFC 9332 section 2.4).
+    /// p_C = p'^2, the classic drop/mark probability (RFC 9332 section 2.1).
     pub fn p_c(&self) -> f64 {
         self.base * self.base
     }

@@ -4,7 +4,7 @@
 //! dropped from the head of the queue holding the most bytes.
 //!
 //! In the simulator a flow's number and direction stand for its 5-tuple (RFC 8290
-//! section 4.1.1); the bucket is a SplitMix64 hash of them, salted by the link's
+//! section 4.1); the bucket is a SplitMix64 hash of them, salted by the link's
 //! random stream (Linux salts its hash at random too), modulo `flows`, so two flows
 //! can share a queue as they can in Linux.
 
@@ -20,11 +20,11 @@ use std::collections::VecDeque;
 /// FQ-CoDel's parameters (RFC 8290 section 5.2 and Linux's defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FqCodelParams {
-    /// Each queue's CoDel (RFC 8290 section 5.2.1: target 5 ms, interval 100 ms).
+    /// Each queue's CoDel (RFC 8290 sections 5.2.1-5.2.2: interval 100 ms, target 5 ms).
     pub codel: CodelParams,
-    /// Bytes a queue may send per round (RFC 8290 section 5.2.2: 1514 B).
+    /// Bytes a queue may send per round (RFC 8290 section 5.2.4: 1514 B).
     pub quantum: u32,
-    /// Number of queues flows hash into (RFC 8290 section 5.2.3: 1024).
+    /// Number of queues flows hash into (RFC 8290 section 5.2.5: 1024).
     pub flows: u32,
     /// Most packets one over-limit event drops from the fattest queue (Linux's
     /// `drop_batch`, 64; it stops earlier once half that queue's bytes are gone).
@@ -79,14 +79,14 @@ impl FqCodelQueue {
         }
     }
 
-    /// The queue a packet hashes to (RFC 8290 section 4.1.1).
+    /// The queue a packet hashes to (RFC 8290 section 4.1).
     pub fn bucket(&self, pkt: &SimPacket) -> u32 {
         let mut state = self.salt ^ ((u64::from(pkt.flow) << 1) | pkt.dir as u64);
         (splitmix64(&mut state) % u64::from(self.params.flows.max(1))) as u32
     }
 
     /// Queue `pkt`; when that puts the queue over its limit, drop from the head of the
-    /// fattest flow queue (RFC 8290 section 4.1.2, batched as Linux does). The arriving
+    /// fattest flow queue (RFC 8290 section 4.1, batched as Linux does). The arriving
     /// packet itself may be among the dropped (then it is in `drops`).
     pub fn enqueue(
         &mut self,
@@ -104,7 +104,7 @@ impl FqCodelQueue {
         });
         if !q.listed {
             // A newly active queue goes to the new list with a full quantum (RFC 8290
-            // section 4.1.1).
+            // section 4.1).
             q.listed = true;
             q.deficit = i64::from(self.params.quantum);
             self.new_flows.push_back(idx);

@@ -2,8 +2,8 @@
 //! marks) arriving packets at random with a probability a PI controller updates every
 //! `t_update` from the queuing delay.
 //!
-//! The queuing delay is measured with timestamps (RFC 8033 section 5.3 allows this in
-//! place of the departure-rate estimate; Linux's default): the sojourn time of the last
+//! The queuing delay is measured with timestamps (RFC 8033 section 4.3 allows this in
+//! place of section 5.2's departure-rate estimate; Linux's default): the sojourn time of the last
 //! packet dequeued, 0 when that dequeue left the queue empty. The periodic update runs
 //! lazily: before each enqueue and dequeue, every update due at or before that time,
 //! in order (the inputs do not change between events, so this is the timer's result).
@@ -16,7 +16,7 @@ use flowstate_core::{Bitrate, DataSize, TimeDelta, Timestamp};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-/// PIE's parameters (RFC 8033 section 5.1 / 4.2 defaults).
+/// PIE's parameters (RFC 8033 sections 4.2, 4.4 and 5 defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PieParams {
     /// QDELAY_REF, the target queuing delay (15 ms).
@@ -36,6 +36,9 @@ pub struct PieParams {
     pub mark_ecn_threshold: f64,
     /// The derandomized drop of RFC 8033 section 5.4 (off).
     pub derandomize: bool,
+    /// Cap a step of the probability at 2 % once it is at least 10 % (RFC 8033
+    /// section 5.5, "cap drop adjustment"; on, as Linux).
+    pub cap_drop_adjustment: bool,
     /// No random drop while the queue holds at most 2 x this (RFC 8033 section 4.1:
     /// 2 x MEAN_PKTSIZE; Linux: 2 x the device MTU, 1514 B).
     pub mtu: u64,
@@ -52,6 +55,7 @@ impl Default for PieParams {
             ecn: true,
             mark_ecn_threshold: 0.1,
             derandomize: false,
+            cap_drop_adjustment: true,
             mtu: 1514,
         }
     }
@@ -103,8 +107,8 @@ impl PieState {
         } else {
             1.0
         };
-        // Cap the step above 10 % (section 4.2: no more than 2 % at a time).
-        if prob >= 0.1 && delta > 0.02 {
+        // Cap the step above 10 % (section 5.5: no more than 2 % at a time).
+        if p.cap_drop_adjustment && prob >= 0.1 && delta > 0.02 {
             delta = 0.02;
         }
         self.drop_prob += delta;

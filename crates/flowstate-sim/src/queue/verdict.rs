@@ -32,7 +32,8 @@ pub enum MarkReason {
     /// The AQM marked instead of dropping (CoDel, PIE, DualPI2's classic and coupled
     /// marks).
     Aqm,
-    /// A threshold on the queuing delay: DualPI2's L4S step (RFC 9332 section 2.5.1.2)
+    /// A threshold on the queuing delay: DualPI2's L4S step (RFC 9332 appendix A.1's
+    /// native L4S AQM)
     /// or FQ-CoDel's `ce_threshold`.
     Step,
 }
