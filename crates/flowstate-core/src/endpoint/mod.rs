@@ -195,6 +195,7 @@ pub fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> F
 
 pub mod app_pacing;
 pub mod data_source;
+pub mod external;
 #[cfg(test)]
 mod ecn_closed_loop_tests;
 #[cfg(test)]
