@@ -9,9 +9,12 @@
 
 mod definitions;
 mod errors;
+mod external;
+mod external_runs;
 mod file_text;
 mod ipemu;
 mod sim;
+mod stepping;
 mod testbed;
 
 use std::collections::BTreeMap;

@@ -37,7 +37,7 @@ const DICT_FILE: &str = "<dict>";
 /// How often the waiting thread looks for Ctrl-C while runs are in progress.
 const SIGNAL_POLL: Duration = Duration::from_millis(100);
 
-fn sim_err(file: &str, e: &SimError) -> PyErr {
+pub(crate) fn sim_err(file: &str, e: &SimError) -> PyErr {
     match e {
         // These name the file already.
         SimError::Scenario(_) | SimError::Io { .. } => ScenarioError::new_err(e.to_string()),
@@ -152,30 +152,33 @@ enum Failure {
 
 /// A finished run, with its series as the text of timeseries.csv and links.csv when the
 /// caller asked for it (rendered on the worker thread, without the GIL).
-struct Finished {
-    run: RunResult,
-    text: Option<SeriesText>,
+pub(crate) struct Finished {
+    pub(crate) run: RunResult,
+    pub(crate) text: Option<SeriesText>,
 }
 
 /// [`flowstate_sim::series_text`]'s rows of one run.
-struct SeriesText {
-    series: String,
-    links: String,
+pub(crate) struct SeriesText {
+    pub(crate) series: String,
+    pub(crate) links: String,
 }
 
 type Outcome = Result<Finished, Failure>;
 
+/// A finished run, with its series text when `series_text`.
+pub(crate) fn finished(run: RunResult, series_text: bool) -> Finished {
+    let text = series_text.then(|| SeriesText {
+        series: flowstate_sim::series_text::series_rows_text(
+            &run.series,
+            &flowstate_sim::series_text::flow_groups(&run.summary.flows),
+        ),
+        links: flowstate_sim::series_text::link_series_rows_text(&run.link_series),
+    });
+    Finished { run, text }
+}
+
 fn run_one(scenario: &Scenario, seed: u64, series_text: bool) -> Outcome {
-    let finish = |run: RunResult| {
-        let text = series_text.then(|| SeriesText {
-            series: flowstate_sim::series_text::series_rows_text(
-                &run.series,
-                &flowstate_sim::series_text::flow_groups(&run.summary.flows),
-            ),
-            links: flowstate_sim::series_text::link_series_rows_text(&run.link_series),
-        });
-        Finished { run, text }
-    };
+    let finish = |run: RunResult| finished(run, series_text);
     match catch_unwind(AssertUnwindSafe(|| {
         flowstate_sim::run(scenario, seed).map(finish)
     })) {
@@ -342,6 +345,20 @@ pub(crate) fn run_dict<'py>(
     Ok(d)
 }
 
+/// A finished run as `simulate` returns it.
+pub(crate) fn finished_dict<'py>(
+    py: Python<'py>,
+    seed: u64,
+    done: &Finished,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = run_dict(py, seed, &done.run)?;
+    if let Some(text) = &done.text {
+        d.set_item("series_text", &text.series)?;
+        d.set_item("link_series_text", &text.links)?;
+    }
+    Ok(d)
+}
+
 /// Runs the scenario in `text` (`file` names it in error messages) for seeds
 /// `seed, seed + 1, ..., seed + runs - 1` (`seed` None: the scenario's `seed`, else 1)
 /// on `threads` worker threads (None: one per core, at most `runs`), with the GIL
@@ -355,7 +372,12 @@ pub(crate) fn run_dict<'py>(
 /// and links.csv without their `run,seed` cells, as Python's csv module would write
 /// `series` and `link_series` (`flowstate_sim::series_text`), rendered on the workers.
 #[pyfunction]
-#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None, series_text = false))]
+///
+/// A scenario with `python` / `onnx` flows runs its seeds one after the other on this
+/// thread, with the GIL (their controllers are Python objects; `base_dir`: the folder
+/// their relative files are read from, None: the current one); an exception raised in
+/// a controller stops the batch and is raised as it was.
+#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None, series_text = false, base_dir = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -366,6 +388,7 @@ fn simulate<'py>(
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
     series_text: bool,
+    base_dir: Option<String>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     if runs == 0 {
         return Err(FlowstateError::new_err("runs must be >= 1, got 0"));
@@ -380,6 +403,17 @@ fn simulate<'py>(
         FlowstateError::new_err(format!("seeds {first} + {runs} runs overflow 64 bits"))
     })?;
     let seeds: Vec<u64> = (first..=last).collect();
+    if crate::external_runs::has_external(&scenario) {
+        return crate::external_runs::simulate(
+            py,
+            &scenario,
+            file,
+            &seeds,
+            series_text,
+            progress.as_ref(),
+            base_dir,
+        );
+    }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, seeds.len());
@@ -410,14 +444,7 @@ fn simulate<'py>(
         .iter()
         .zip(&outcomes)
         .map(|(&seed, outcome)| match outcome {
-            Some(Ok(done)) => {
-                let d = run_dict(py, seed, &done.run)?;
-                if let Some(text) = &done.text {
-                    d.set_item("series_text", &text.series)?;
-                    d.set_item("link_series_text", &text.links)?;
-                }
-                Ok(d)
-            }
+            Some(Ok(done)) => finished_dict(py, seed, done),
             _ => Err(PyRuntimeError::new_err(format!(
                 "{file}: run with seed {seed} did not finish"
             ))),
@@ -430,10 +457,17 @@ fn simulate<'py>(
 /// (`flowstate_sim::validate`: flows with presets and overrides, the coupling manager
 /// with its mechanism and options). Raises ScenarioError with the one-line message the
 /// run would give. The catalogue checks every point this way before anything runs.
+///
+/// `python` / `onnx` flows: their controller is looked up (module and class, or the
+/// ONNX file; `base_dir` as in `simulate`), not made.
 #[pyfunction]
-fn validate_scenario(text: &str, file: &str) -> PyResult<()> {
+#[pyo3(signature = (text, file, *, base_dir = None))]
+fn validate_scenario(text: &str, file: &str, base_dir: Option<String>) -> PyResult<()> {
     let scenario =
         Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    if crate::external_runs::has_external(&scenario) {
+        return crate::external_runs::validate(&scenario, file, base_dir);
+    }
     match catch_unwind(AssertUnwindSafe(|| flowstate_sim::validate(&scenario))) {
         Ok(r) => r.map_err(|e| sim_err(file, &e)),
         Err(_) => Err(PyRuntimeError::new_err(format!(
@@ -474,7 +508,7 @@ fn scenario_coupling<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<B
 #[pyo3(signature = (scenario, file = DICT_FILE))]
 fn check_scenario(scenario: &Bound<'_, PyDict>, file: &str) -> PyResult<()> {
     let text = scenario_toml(scenario)?;
-    validate_scenario(&text, file)
+    validate_scenario(&text, file, None)
 }
 
 /// The summary.json of a run with flows named `flows` and nothing measured (every
@@ -560,6 +594,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::file_text::json_dumps_indent2, m)?)?;
     m.add_function(wrap_pyfunction!(crate::file_text::csv_rows_text, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add(
+        "ControllerError",
+        m.py().get_type::<crate::external::ControllerError>(),
+    )?;
+    m.add_class::<crate::external::Feedback>()?;
+    m.add_class::<crate::stepping::Stepper>()?;
     m.add("FLOW_KINDS", flowstate_sim::FlowKind::names_list())?;
     Ok(())
 }
