@@ -132,10 +132,18 @@ class FlowstateEnv(gymnasium.Env):
             self._scenario["duration"] = duration
         self._agent = _agent(self._scenario, flow, float(step_ms))
         agent = self._scenario["flows"][self._agent]
-        agent["overrides"] = {**agent["overrides"], "min_rate": min_rate_bps, "max_rate": max_rate_bps}
         initial = agent["overrides"].get("initial_rate")
-        if initial is None or not (min_rate_bps <= initial <= max_rate_bps):
-            agent["overrides"]["initial_rate"] = min(max(300e3, min_rate_bps), max_rate_bps)
+        initial_bps = _native.parse_rate_bps(initial) if isinstance(initial, str) else None
+        if initial_bps is None or not (min_rate_bps <= initial_bps <= max_rate_bps):
+            initial_bps = min(max(300e3, min_rate_bps), max_rate_bps)
+        self._initial_bps = float(initial_bps)
+        bps = lambda v: f"{float(v)!r}bps"  # noqa: E731 - the scenario's unit syntax
+        agent["overrides"] = {
+            **agent["overrides"],
+            "min_rate": bps(min_rate_bps),
+            "max_rate": bps(max_rate_bps),
+            "initial_rate": bps(initial_bps),
+        }
         self._text = _native.scenario_toml(self._scenario)
         self._file = str(self._scenario.get("name", "<env>"))
         # Checked once here (a bad scenario fails at construction, not at reset).
@@ -163,8 +171,9 @@ class FlowstateEnv(gymnasium.Env):
         super().reset(seed=seed)
         run_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         self._sim = _native.Simulation(self._text, self._file, self._agent, seed=run_seed, base_dir=self._base_dir)
+        self._steps = 0
         self._t = 0.0
-        self._rate = float(self._scenario["flows"][self._agent]["overrides"]["initial_rate"])
+        self._rate = self._initial_bps
         self._observer.reset()
         self._min_owd = math.inf
         obs = self._observer.update([], 0.0, self._rate)
@@ -178,7 +187,8 @@ class FlowstateEnv(gymnasium.Env):
             raise FlowstateError(f"the action must be a finite rate in bit/s, got {action!r}")
         self._rate = rate
         self._sim.set_rate(rate)
-        self._t += self.step_s
+        self._steps += 1
+        self._t = self._steps * self.step_s
         more = self._sim.run_until(self._t)
         feedbacks = self._sim.take_feedback()
         obs = np.maximum(self._observer.update(feedbacks, self._t, rate), 0.0)

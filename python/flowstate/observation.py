@@ -17,7 +17,8 @@ intervals (MIs, 60 ms) and the 5 most recent long ones (600 ms), feature ``f``
 first (the challenge's layout: 15 features x (5 + 5) MIs, arXiv 2403.06324 and the
 challenge's data description). The challenge names its features but does not publish
 their formulas; flowstate reads them as follows, over the packets that arrived in the
-MI (delays in ms, one-way delay = arrival - send):
+MI (delays in ms, one-way delay = arrival - send; the MIs end at the newest report's
+timestamp, the receiver's clock when it reported):
 
  0 receiving rate (bit/s)            1 received packets       2 received bytes
  3 queuing delay: mean one-way delay - smallest one-way delay seen in the call
@@ -97,6 +98,7 @@ class MmsysObservation:
         # (send, arrival or NaN, size) of the last long window's packets, by send order.
         self.packets: deque[tuple[float, float, int]] = deque()
         self.min_owd_ms = math.inf
+        self.end_s: float | None = None
 
     def update(self, feedbacks: Sequence[Any], now_s: float, target_bps: float) -> np.ndarray:
         for fb in feedbacks:
@@ -104,6 +106,10 @@ class MmsysObservation:
                 self.packets.append((s, a, b))
                 if a == a:
                     self.min_owd_ms = min(self.min_owd_ms, (a - s) * 1e3)
+            self.end_s = fb.report_time_s
+        # The MIs end at the newest report's time (the receiver's clock: what it had
+        # seen when it reported), as a receiver-side estimator's would.
+        now_s = self.end_s if self.end_s is not None else now_s
         horizon = now_s - LONG_MI_S * MIS
         while self.packets and self.packets[0][0] < horizon - 1.0:
             self.packets.popleft()

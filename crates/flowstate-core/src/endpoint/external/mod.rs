@@ -2,8 +2,9 @@
 //! crate ([`RateDecider`]: Python code, a learned policy, an agent), with the inputs a
 //! built-in rate controller has.
 //!
-//! The sender sends RTP packets of `packet_size` bytes on the wire, paced at the
-//! decided rate (a greedy paced source: it always has something to send). Its receiver
+//! The sender sends RTP packets of `packet_size` bytes on the wire at the decided
+//! target rate (a greedy smooth source: it always has something to send), or at the
+//! pacing rate when the decision sets one below the target. Its receiver
 //! is the RFC 8888 receiver NADA and SCReAM use ([`super::rfc8888::CcfbReceiver`]: per
 //! packet arrival time and ECN bits, a report every `feedback_interval_ms`). At each
 //! report the sender builds a [`FeedbackBatch`] (every covered packet with its send
@@ -231,8 +232,12 @@ impl ExternalSender {
         }
     }
 
+    /// The time between two packets: the source is smooth (equal packets at the
+    /// target rate), so a pacing rate above the target changes nothing and one below it
+    /// holds the packets back.
     fn gap(&self) -> TimeDelta {
-        TimeDelta::from_secs_f64(self.cfg.packet_size.as_bits_f64() / self.pacing.as_bps())
+        let rate = self.target.min(self.pacing);
+        TimeDelta::from_secs_f64(self.cfg.packet_size.as_bits_f64() / rate.as_bps())
     }
 
     fn apply(&mut self, now: Timestamp, decided: Result<RateDecision, DecideError>) {

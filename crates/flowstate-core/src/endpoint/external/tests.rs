@@ -157,16 +157,31 @@ fn a_decision_from_outside_applies_at_the_next_poll() {
             seen,
             answers: vec![bps(1e6)],
             outside: Some(RateDecision {
-                target_bps: 960_000.0,
-                pacing_bps: Some(1_920_000.0),
+                target_bps: 1_920_000.0,
+                pacing_bps: Some(3_840_000.0),
             }),
         }),
     );
     let sent = send_until(&mut s, 20);
-    // 1200 B at 1.92 Mbit/s: 5 ms apart.
+    // 1200 B at 1.92 Mbit/s (a pacing rate above the target changes nothing): 5 ms apart.
     let times: Vec<u64> = sent.iter().map(|p| p.1.as_micros() / 1000).collect();
     assert_eq!(times, [0, 5, 10, 15, 20]);
-    assert_eq!(s.target(), Bitrate::kbps(960.0));
+    assert_eq!(s.target(), Bitrate::kbps(1920.0));
+}
+
+#[test]
+fn a_pacing_rate_below_the_target_holds_packets_back() {
+    let (mut s, _) = sender(vec![RateDecision {
+        target_bps: 3e6,
+        pacing_bps: Some(960_000.0),
+    }]);
+    send_until(&mut s, 40);
+    s.handle_input(ms(40), report(0, &[Some(20)], 40));
+    let sent = send_until(&mut s, 80);
+    let times: Vec<u64> = sent.iter().map(|p| p.1.as_micros() / 1000).collect();
+    // 1200 B at 0.96 Mbit/s: 10 ms apart (from the last packet, at 32 ms).
+    assert_eq!(times.first(), Some(&42));
+    assert!(times.windows(2).all(|w| w[1] - w[0] == 10), "{times:?}");
 }
 
 #[test]
