@@ -295,8 +295,11 @@ pub(crate) struct PyDeciderFactory {
     pub check_only: bool,
     pub failure: FailureSlot,
     /// The flow an agent outside the run drives (crate::stepping), with its decider.
-    pub agent: Option<(usize, RefCell<Option<Box<dyn RateDecider>>>)>,
+    pub agent: Option<AgentFlow>,
 }
+
+/// A flow's index and the decider the run takes for it (once).
+pub(crate) type AgentFlow = (usize, RefCell<Option<Box<dyn RateDecider>>>);
 
 impl PyDeciderFactory {
     pub(crate) fn new(base_dir: Option<String>, check_only: bool) -> Self {
