@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::external::{failure_err, PyDeciderFactory};
-use crate::sim::{finished, finished_dict, sim_err};
+use crate::run_results::{finished, finished_dict, sim_err};
 
 /// How much simulated time runs between two checks for a controller's failure.
 const SLICE: TimeDelta = TimeDelta::millis(500);

@@ -18,7 +18,7 @@ use pyo3::types::PyDict;
 
 use crate::errors::FlowstateError;
 use crate::external::{failure_err, ControllerError, Feedback, PyDeciderFactory};
-use crate::sim::{sim_err, ScenarioError};
+use crate::run_results::{run_dict, sim_err, ScenarioError};
 
 /// What the agent's flow and the Python side share.
 #[derive(Default)]
@@ -196,6 +196,6 @@ impl Stepper {
             PyRuntimeError::new_err(format!("{}: the run is finished", self.file))
         })?;
         let r = sim.finish();
-        crate::sim::run_dict(py, self.seed, &r)
+        run_dict(py, self.seed, &r)
     }
 }
