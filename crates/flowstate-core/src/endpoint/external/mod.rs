@@ -368,6 +368,12 @@ impl Controller for ExternalSender {
         self.rtt
     }
 
+    /// After a pause the source sends from `now` on, at its rate: the packets of the
+    /// paused time are never sent (no catch-up burst).
+    fn resume(&mut self, now: Timestamp) {
+        self.next_send = self.next_send.max(now);
+    }
+
     fn ecn_codepoint(&self) -> Ecn {
         self.cfg.ecn
     }

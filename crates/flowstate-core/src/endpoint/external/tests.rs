@@ -199,3 +199,17 @@ fn the_configuration_is_checked() {
     };
     assert!(bad.validate().expect_err("high").contains("initial_rate"));
 }
+
+#[test]
+fn a_resume_sends_no_backlog() {
+    let (mut s, _) = sender(vec![bps(1e6)]);
+    send_until(&mut s, 40);
+    s.pause(ms(40));
+    s.resume(ms(500));
+    assert!(s.poll_transmit(ms(499)).is_none());
+    assert!(s.poll_transmit(ms(500)).is_some());
+    assert!(
+        s.poll_transmit(ms(500)).is_none(),
+        "one packet, not a burst"
+    );
+}
