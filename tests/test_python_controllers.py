@@ -122,6 +122,15 @@ def test_the_aimd_example_behaves_like_the_built_in_aimd():
     assert ours["loss_ratio"] < 0.10
 
 
+def test_an_ecn_capable_python_flow_sees_its_packets_ecn_bits(controllers):
+    import ctl
+
+    ctl.Recorder.seen.clear()
+    r = flowstate.run(scenario([python_flow("ctl:Recorder", ecn="ect0")], duration="2s"), seed=1)
+    assert {b for *_, ecn in ctl.Recorder.seen for b in ecn} == {2}  # ECT(0); the drop-tail link never marks
+    assert r.summary["flows"][0]["ce_marks"] == 0 and "ecn_responses" not in r.summary["flows"][0]
+
+
 def test_runs_are_a_function_of_the_scenario_and_seed(controllers):
     s = scenario([python_flow("ctl:Seeded"), {"name": "tcp", "kind": "tcp-cubic", "start": "2s"}])
     a, b = flowstate.run(s, seed=4), flowstate.run(s, seed=4)
