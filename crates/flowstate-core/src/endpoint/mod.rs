@@ -195,11 +195,11 @@ pub fn window_snapshot<C: WindowController>(cc: &C, rtt: Option<TimeDelta>) -> F
 
 pub mod app_pacing;
 pub mod data_source;
-pub mod external;
 #[cfg(test)]
 mod ecn_closed_loop_tests;
 #[cfg(test)]
 mod ecn_tests;
+pub mod external;
 #[cfg(test)]
 mod fec_sender_tests;
 pub mod ledbat;
