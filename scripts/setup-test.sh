@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test set-up (scripts/test.sh): the main set-up (scripts/setup.sh), then what only
-# the tests use: pytest and html5lib (requirements.txt), playwright (tests/test_browser_*.py;
+# the tests use: pytest, html5lib, gymnasium, numpy, onnx and onnxruntime (requirements.txt), playwright (tests/test_browser_*.py;
 # the `browser` and `test` extras), Ray (the Ray sweep test; the `ray` extra), and where
 # we can, tshark and chromium (scripts/install-test-tools.sh). One line per step.
 set -euo pipefail

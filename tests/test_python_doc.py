@@ -8,6 +8,7 @@ import contextlib
 import io
 import os
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,9 @@ def test_python_doc_examples_run(tmp_path, monkeypatch):
     code = blocks()
     assert len(code) >= 6
     (tmp_path / "scenarios").symlink_to(ROOT / "scenarios")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the training example's insert
     namespace: dict = {"__name__": "python_doc"}
     printed = io.StringIO()
     for line, source in code:
@@ -39,6 +42,8 @@ def test_python_doc_examples_run(tmp_path, monkeypatch):
     assert (Path(namespace["out"]) / "report.html").is_file()
     assert (Path(namespace["out"]).parent / "compare" / "report.html").is_file()
     assert os.path.isfile(namespace["out"] / "my-rate.png")
+    assert "has no class 'Nope' (it defines Aimd)" in out  # a python flow's bad controller
+    assert namespace["obs"].shape == (150,) and len(namespace["train_linear"].train(1, 5)) == 2
 
 
 def test_scenarios_doc_runs_scenarios_with_flowstate_run():

@@ -2,7 +2,7 @@
 cellular entry plays is the one tools/make_cellular_trace.py writes, byte for byte;
 tools/catalogue_hashes.py's comparison says which runs differ (exit status 1) and which
 do not; the scenarios the speed tools (bench_scale.py, bench_pair.py) time are ones the
-simulator accepts."""
+simulator accepts; bench_python_controller.py prints its table."""
 
 from __future__ import annotations
 
@@ -50,3 +50,12 @@ def test_the_paired_benchmark_scenarios_are_valid(tmp_path):
     assert [p.stem for p in paths] == [e for e, _ in bench_pair.ENTRIES] + ["tcp-1000", "gcc-sctp-1000"]
     for path in paths:
         flowstate.check_scenario(path)
+
+
+def test_the_python_controller_benchmark_prints_its_table():
+    p = run_tool("bench_python_controller", "--repeat", "1", "--seconds", "2")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "| controller | wall s per 2 s call | simulated s per wall s |"
+    labels = [line.split(" | ")[0].lstrip("| ") for line in lines[2:]]
+    assert labels[:4] == ["built-in gcc", "python: constant rate", "python: AIMD (examples/aimd.py)", "python: numpy linear rule"]

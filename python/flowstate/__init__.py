@@ -20,6 +20,10 @@ The deterministic simulator runs scenarios (a TOML path, a dict, or TOML text gi
     result = flowstate.run(toml=text)           # a positional string is always a path
     result.summary, result.runs, result.timeseries, result.flows
     flowstate.check_scenario("scenario.toml")   # the run's checks, without running
+
+Your own rate controller in Python (``kind = "python"``, flowstate.controllers), ONNX
+policies (``kind = "onnx"``, flowstate.onnx_policy) and a Gymnasium environment
+(flowstate.gym): docs/PYTHON.md.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from __future__ import annotations
 from flowstate._native import (
     MECHANISMS,
     Allocation,
+    ControllerError,
     CouplingError,
     CouplingManager,
+    Feedback,
     FlowstateError,
     ScenarioError,
     __version__,
@@ -38,8 +44,10 @@ from flowstate.simulation import RunResult, check_scenario, run
 __all__ = [
     "MECHANISMS",
     "Allocation",
+    "ControllerError",
     "CouplingError",
     "CouplingManager",
+    "Feedback",
     "FlowstateError",
     "RunResult",
     "ScenarioError",

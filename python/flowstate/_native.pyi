@@ -21,6 +21,47 @@ class ScenarioError(FlowstateError):
     impossible value, or a flow kind / coupling mechanism the simulator cannot build.
     The message is one line naming the file (or ``<dict>``) and the field."""
 
+class ControllerError(FlowstateError):
+    """A python or onnx flow's controller cannot be used: its module or class cannot be
+    found, or it returned something that is not a rate. One line naming the flow, the
+    controller and the fix."""
+
+class Feedback:
+    """One feedback report of a python / onnx flow, as ``on_feedback`` receives it:
+    per-packet lists of equal length (sequence order), times in s, sizes in bytes, rates
+    in bit/s."""
+
+    now_s: float
+    report_time_s: float
+    seq: list[int]
+    send_time_s: list[float]
+    arrival_time_s: list[float]  # NaN: lost
+    size_bytes: list[int]
+    lost: list[bool]
+    ecn: list[int]  # 0 not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
+    rtt_s: Optional[float]
+    target_bps: float
+    allowance_bps: Optional[float]
+    def __len__(self) -> int: ...
+
+class Simulation:
+    """A run advanced in steps (flowstate.gym): flow ``agent`` (a python / onnx flow) is
+    driven from Python."""
+
+    def __init__(self, text: str, file: str, agent: int, *, seed: Optional[int] = None, base_dir: Optional[str] = None) -> None: ...
+    def run_until(self, t_s: float) -> bool:
+        """Process the events before ``t_s``; True while the run has not reached its duration."""
+    def take_feedback(self) -> list[Feedback]:
+        """The agent flow's reports since the last call, oldest first."""
+    def set_rate(self, target_bps: float, pacing_bps: Optional[float] = None) -> None:
+        """The agent flow's next target (and pacing) rate; ControllerError if not a finite rate >= 0."""
+    @property
+    def now_s(self) -> float: ...
+    @property
+    def duration_s(self) -> float: ...
+    def finish(self) -> RawRun:
+        """End the run where it is: its results as one run of :func:`simulate`."""
+
 class SeriesColumns(TypedDict):
     time_s: list[float]
     flow: list[str]
@@ -186,7 +227,7 @@ def scenario_coupling(text: str, file: str) -> ScenarioCoupling:
     """Which flows the scenario couples, as the simulator reads it (flows with ``count``
     expanded; None: not coupled). Raises ScenarioError if it does not parse."""
 
-def validate_scenario(text: str, file: str) -> None:
+def validate_scenario(text: str, file: str, *, base_dir: Optional[str] = None) -> None:
     """Checks the scenario ``text`` without running it: parse, validation and the run's
     construction (flows, overrides, coupling mechanism and options); raises
     ScenarioError with the one-line message the run would give (naming ``file`` and
@@ -213,11 +254,14 @@ def simulate(
     threads: Optional[int] = None,
     progress: Optional[Callable[[int, int], Any]] = None,
     series_text: bool = False,
+    base_dir: Optional[str] = None,
 ) -> list[RawRun]:
     """Runs the scenario ``text`` for seeds ``seed .. seed + runs - 1`` on ``threads``
     threads with the GIL released; one dict per run, in seed order. ``series_text``:
     also render each run's CSV rows on the workers (``series_text``,
-    ``link_series_text``)."""
+    ``link_series_text``). A scenario with python / onnx flows runs its seeds one after
+    the other on this thread with the GIL (``base_dir``: where their relative files are
+    read from)."""
 
 def json_dumps_indent2(document: Any, *, allow_nan: bool = True) -> str:
     """``json.dumps(document, indent=2, allow_nan=allow_nan)``, byte for byte;

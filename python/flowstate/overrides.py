@@ -138,7 +138,8 @@ def with_changes(
 
 def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[str, Any]:
     """``scenario`` with a relative ``capacity_trace.file`` of ``[link]``,
-    ``[reverse_link]``, ``parking_lot.link`` and every ``[[links]]`` entry made absolute from ``folder`` (the scenario file's folder), as
+    ``[reverse_link]``, ``parking_lot.link`` and every ``[[links]]`` entry, and a flow's
+    controller file (``python`` / ``onnx`` flows), made absolute from ``folder`` (the scenario file's folder), as
     the simulator reads a scenario file: the dict can then be checked and run from
     anywhere (the catalogue, sweeps, ``run --set``). Changed in place and returned."""
     lot = scenario.get("parking_lot")
@@ -149,7 +150,26 @@ def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[st
         file = trace.get("file") if isinstance(trace, dict) else None
         if isinstance(file, str) and file.strip() and not os.path.isabs(file):
             trace["file"] = os.path.abspath(os.path.join(os.fspath(folder), file))
+    for flow in scenario.get("flows") or []:
+        if isinstance(flow, dict) and isinstance(flow.get("controller"), str):
+            flow["controller"] = _absolute_controller(flow, os.fspath(folder))
     return scenario
+
+
+def _absolute_controller(flow: dict[str, Any], folder: str) -> str:
+    """A ``python`` / ``onnx`` flow's ``controller`` with a relative file (``file.py:Class``,
+    ``model.onnx``, ``onnx:model.onnx``) made absolute from ``folder``; a module name as it is."""
+    controller = flow["controller"].strip()
+    absolute = lambda path: path if os.path.isabs(path) else os.path.abspath(os.path.join(folder, path))  # noqa: E731
+    kind = str(flow.get("kind", "")).strip().lower()
+    if kind == "onnx":
+        return absolute(controller)
+    if controller.startswith("onnx:"):
+        return "onnx:" + absolute(controller[len("onnx:"):])
+    module, sep, name = controller.rpartition(":")
+    if sep and module.endswith(".py"):
+        return absolute(module) + ":" + name
+    return controller
 
 
 def load_toml(file: str | Path) -> dict[str, Any]:

@@ -116,6 +116,15 @@ def load_scenario(scenario: Optional[ScenarioSource] = None, *, toml: Optional[s
     raise TypeError(f"scenario must be a path or a dict, got {type(scenario).__name__}")
 
 
+def scenario_folder(scenario: Optional[ScenarioSource], toml: Optional[str]) -> Optional[str]:
+    """The folder of a scenario given as a path (where its ``python`` / ``onnx`` flows'
+    relative controller files are read from, as trace files); None for a dict or TOML
+    text (the current folder)."""
+    if toml is None and isinstance(scenario, (str, os.PathLike)):
+        return os.fspath(Path(os.fspath(scenario)).parent)
+    return None
+
+
 def check_out_folder(out: Union[str, "os.PathLike[str]"]) -> Path:
     """``out`` as a Path, if it can be an output folder: not empty, and neither it nor
     an existing parent a file (checked before any work, not when writing the results).
@@ -211,7 +220,7 @@ def check_scenario(
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a str or None, got {type(name).__name__}")
     text, file = load_changed_scenario(scenario, toml, set, unset)
-    _native.validate_scenario(text, name if name is not None else file)
+    _native.validate_scenario(text, name if name is not None else file, base_dir=scenario_folder(scenario, toml))
 
 
 def _mean_spread(values: list[Any]) -> tuple[Optional[float], Optional[dict[str, float]]]:
@@ -520,7 +529,14 @@ def run(
     text, file = load_changed_scenario(scenario, toml, set, unset)
     file = name if name is not None else file
     raw = _native.simulate(
-        text, file, seed=seed, runs=runs, threads=threads, progress=progress, series_text=out is not None
+        text,
+        file,
+        seed=seed,
+        runs=runs,
+        threads=threads,
+        progress=progress,
+        series_text=out is not None,
+        base_dir=scenario_folder(scenario, toml),
     )
     result = RunResult(raw)
     if out is not None:

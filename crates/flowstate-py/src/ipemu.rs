@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::sync::Mutex;
 
-use crate::sim::ScenarioError;
+use crate::run_results::ScenarioError;
 
 /// A running IP-level bottleneck (`flowstate_emu::ip::IpBottleneck`).
 #[pyclass(name = "IpBottleneck", module = "flowstate._native")]

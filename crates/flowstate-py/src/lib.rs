@@ -9,9 +9,13 @@
 
 mod definitions;
 mod errors;
+mod external;
+mod external_runs;
 mod file_text;
 mod ipemu;
+mod run_results;
 mod sim;
+mod stepping;
 mod testbed;
 
 use std::collections::BTreeMap;
@@ -466,6 +470,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mechanism_name, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sim::register(m)?;
+    m.add(
+        "ControllerError",
+        m.py().get_type::<crate::external::ControllerError>(),
+    )?;
+    m.add_class::<crate::external::Feedback>()?;
+    m.add_class::<crate::stepping::Stepper>()?;
     definitions::register(m)?;
     testbed::register(m)?;
     ipemu::register(m)?;

@@ -12,38 +12,19 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use flowstate_sim::link_metrics::LinkSeriesRow;
-use flowstate_sim::metrics::SeriesRow;
 use flowstate_sim::{RunResult, Scenario, SimError};
-use pyo3::create_exception;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::FlowstateError;
-
-create_exception!(
-    _native,
-    ScenarioError,
-    FlowstateError,
-    "A scenario that cannot be run: invalid TOML, an unknown key, a missing field, an \
-     impossible value, or a flow kind / coupling mechanism the simulator cannot build. \
-     The message is one line naming the file (or '<dict>') and the field."
-);
+use crate::run_results::{finished, finished_dict, sim_err, Finished, ScenarioError};
 
 /// The name a scenario given as a dict has in error messages.
 const DICT_FILE: &str = "<dict>";
 
 /// How often the waiting thread looks for Ctrl-C while runs are in progress.
 const SIGNAL_POLL: Duration = Duration::from_millis(100);
-
-fn sim_err(file: &str, e: &SimError) -> PyErr {
-    match e {
-        // These name the file already.
-        SimError::Scenario(_) | SimError::Io { .. } => ScenarioError::new_err(e.to_string()),
-        _ => ScenarioError::new_err(format!("{file}: {e}")),
-    }
-}
 
 /// `parent.key` (or `key` at the top level).
 fn key_path(parent: &str, key: &str) -> String {
@@ -150,32 +131,10 @@ enum Failure {
     Panic(String),
 }
 
-/// A finished run, with its series as the text of timeseries.csv and links.csv when the
-/// caller asked for it (rendered on the worker thread, without the GIL).
-struct Finished {
-    run: RunResult,
-    text: Option<SeriesText>,
-}
-
-/// [`flowstate_sim::series_text`]'s rows of one run.
-struct SeriesText {
-    series: String,
-    links: String,
-}
-
 type Outcome = Result<Finished, Failure>;
 
 fn run_one(scenario: &Scenario, seed: u64, series_text: bool) -> Outcome {
-    let finish = |run: RunResult| {
-        let text = series_text.then(|| SeriesText {
-            series: flowstate_sim::series_text::series_rows_text(
-                &run.series,
-                &flowstate_sim::series_text::flow_groups(&run.summary.flows),
-            ),
-            links: flowstate_sim::series_text::link_series_rows_text(&run.link_series),
-        });
-        Finished { run, text }
-    };
+    let finish = |run: RunResult| finished(run, series_text);
     match catch_unwind(AssertUnwindSafe(|| {
         flowstate_sim::run(scenario, seed).map(finish)
     })) {
@@ -259,89 +218,6 @@ fn run_parallel(
     (outcomes, callback_err)
 }
 
-fn column<'py, R, T: IntoPyObject<'py> + Clone>(
-    d: &Bound<'py, PyDict>,
-    name: &str,
-    rows: &[R],
-    f: impl Fn(&R) -> T,
-) -> PyResult<()> {
-    d.set_item(name, rows.iter().map(f).collect::<Vec<T>>())
-}
-
-/// The time series as columns (the order of `series_text::SERIES_COLUMNS`: those of
-/// `metrics::write_series_csv`, then each row's flow's coupling group, `None` when the
-/// flow is not coupled).
-fn series_columns<'py>(
-    py: Python<'py>,
-    rows: &[SeriesRow],
-    summary_flows: &[flowstate_sim::metrics::FlowSummary],
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    column(&d, "time_s", rows, |r| r.time_s)?;
-    // One Python str per flow, shared by its rows (not one new str per row).
-    let mut names: std::collections::HashMap<&str, Bound<'py, PyString>> =
-        std::collections::HashMap::new();
-    let flows: Vec<Bound<'py, PyString>> = rows
-        .iter()
-        .map(|r| {
-            names
-                .entry(r.flow.as_str())
-                .or_insert_with(|| PyString::new(py, &r.flow))
-                .clone()
-        })
-        .collect();
-    d.set_item("flow", flows)?;
-    column(&d, "send_rate_mbps", rows, |r| r.send_rate_mbps)?;
-    column(&d, "throughput_mbps", rows, |r| r.throughput_mbps)?;
-    column(&d, "goodput_mbps", rows, |r| r.goodput_mbps)?;
-    column(&d, "queuing_delay_ms", rows, |r| r.queuing_delay_ms)?;
-    column(&d, "rtt_ms", rows, |r| r.rtt_ms)?;
-    column(&d, "sent_packets", rows, |r| r.sent_packets)?;
-    column(&d, "lost_packets", rows, |r| r.lost_packets)?;
-    column(&d, "capacity_mbps", rows, |r| r.capacity_mbps)?;
-    column(&d, "target_mbps", rows, |r| r.target_mbps)?;
-    let groups = flowstate_sim::series_text::flow_groups(summary_flows);
-    column(&d, "group", rows, |r| {
-        groups.get(r.flow.as_str()).map(|g| g.to_string())
-    })?;
-    Ok(d)
-}
-
-/// The per-link time series as columns (the order of
-/// `link_metrics::write_link_series_csv`).
-fn link_series_columns<'py>(
-    py: Python<'py>,
-    rows: &[LinkSeriesRow],
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    column(&d, "time_s", rows, |r| r.time_s)?;
-    column(&d, "link", rows, |r| r.link.clone())?;
-    column(&d, "throughput_mbps", rows, |r| r.throughput_mbps)?;
-    column(&d, "capacity_mbps", rows, |r| r.capacity_mbps)?;
-    column(&d, "utilization", rows, |r| r.utilization)?;
-    column(&d, "queuing_delay_ms", rows, |r| r.queuing_delay_ms)?;
-    column(&d, "max_queue_bytes", rows, |r| r.max_queue_bytes)?;
-    column(&d, "arrived_packets", rows, |r| r.arrived_packets)?;
-    column(&d, "dropped_packets", rows, |r| r.dropped_packets)?;
-    column(&d, "lost_packets", rows, |r| r.lost_packets)?;
-    Ok(d)
-}
-
-pub(crate) fn run_dict<'py>(
-    py: Python<'py>,
-    seed: u64,
-    r: &RunResult,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("seed", seed)?;
-    d.set_item("summary_json", r.summary.to_json())?;
-    d.set_item("series", series_columns(py, &r.series, &r.summary.flows)?)?;
-    d.set_item("link_series", link_series_columns(py, &r.link_series)?)?;
-    d.set_item("trace_hash", r.trace_hash)?;
-    d.set_item("events", r.events)?;
-    Ok(d)
-}
-
 /// Runs the scenario in `text` (`file` names it in error messages) for seeds
 /// `seed, seed + 1, ..., seed + runs - 1` (`seed` None: the scenario's `seed`, else 1)
 /// on `threads` worker threads (None: one per core, at most `runs`), with the GIL
@@ -355,7 +231,12 @@ pub(crate) fn run_dict<'py>(
 /// and links.csv without their `run,seed` cells, as Python's csv module would write
 /// `series` and `link_series` (`flowstate_sim::series_text`), rendered on the workers.
 #[pyfunction]
-#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None, series_text = false))]
+///
+/// A scenario with `python` / `onnx` flows runs its seeds one after the other on this
+/// thread, with the GIL (their controllers are Python objects; `base_dir`: the folder
+/// their relative files are read from, None: the current one); an exception raised in
+/// a controller stops the batch and is raised as it was.
+#[pyo3(signature = (text, file, *, seed = None, runs = 1, threads = None, progress = None, series_text = false, base_dir = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -366,6 +247,7 @@ fn simulate<'py>(
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
     series_text: bool,
+    base_dir: Option<String>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     if runs == 0 {
         return Err(FlowstateError::new_err("runs must be >= 1, got 0"));
@@ -380,6 +262,17 @@ fn simulate<'py>(
         FlowstateError::new_err(format!("seeds {first} + {runs} runs overflow 64 bits"))
     })?;
     let seeds: Vec<u64> = (first..=last).collect();
+    if crate::external_runs::has_external(&scenario) {
+        return crate::external_runs::simulate(
+            py,
+            &scenario,
+            file,
+            &seeds,
+            series_text,
+            progress.as_ref(),
+            base_dir,
+        );
+    }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, seeds.len());
@@ -410,14 +303,7 @@ fn simulate<'py>(
         .iter()
         .zip(&outcomes)
         .map(|(&seed, outcome)| match outcome {
-            Some(Ok(done)) => {
-                let d = run_dict(py, seed, &done.run)?;
-                if let Some(text) = &done.text {
-                    d.set_item("series_text", &text.series)?;
-                    d.set_item("link_series_text", &text.links)?;
-                }
-                Ok(d)
-            }
+            Some(Ok(done)) => finished_dict(py, seed, done),
             _ => Err(PyRuntimeError::new_err(format!(
                 "{file}: run with seed {seed} did not finish"
             ))),
@@ -430,10 +316,17 @@ fn simulate<'py>(
 /// (`flowstate_sim::validate`: flows with presets and overrides, the coupling manager
 /// with its mechanism and options). Raises ScenarioError with the one-line message the
 /// run would give. The catalogue checks every point this way before anything runs.
+///
+/// `python` / `onnx` flows: their controller is looked up (module and class, or the
+/// ONNX file; `base_dir` as in `simulate`), not made.
 #[pyfunction]
-fn validate_scenario(text: &str, file: &str) -> PyResult<()> {
+#[pyo3(signature = (text, file, *, base_dir = None))]
+fn validate_scenario(text: &str, file: &str, base_dir: Option<String>) -> PyResult<()> {
     let scenario =
         Scenario::from_toml(text, file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    if crate::external_runs::has_external(&scenario) {
+        return crate::external_runs::validate(&scenario, file, base_dir);
+    }
     match catch_unwind(AssertUnwindSafe(|| flowstate_sim::validate(&scenario))) {
         Ok(r) => r.map_err(|e| sim_err(file, &e)),
         Err(_) => Err(PyRuntimeError::new_err(format!(
@@ -474,7 +367,7 @@ fn scenario_coupling<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<B
 #[pyo3(signature = (scenario, file = DICT_FILE))]
 fn check_scenario(scenario: &Bound<'_, PyDict>, file: &str) -> PyResult<()> {
     let text = scenario_toml(scenario)?;
-    validate_scenario(&text, file)
+    validate_scenario(&text, file, None)
 }
 
 /// The summary.json of a run with flows named `flows` and nothing measured (every

@@ -14,7 +14,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::sim::{run_dict, ScenarioError};
+use crate::run_results::{run_dict, ScenarioError};
 
 /// One `(namespace, address)` pair of the `netns` argument.
 fn netns_side((netns, ip): (String, String)) -> PyResult<NetnsSide> {

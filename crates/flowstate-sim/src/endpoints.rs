@@ -57,6 +57,9 @@ impl FlowFactory for DefaultFlowFactory {
         spec: &FlowSpec,
         mut rng: ChaCha8Rng,
     ) -> Result<Box<dyn SimFlow>, SimError> {
+        if crate::kinds::external::is_external(spec.kind) {
+            return Err(crate::kinds::external::refuse(index, spec));
+        }
         let seed: u64 = rng.random();
         let input = BuildInput {
             ctx,

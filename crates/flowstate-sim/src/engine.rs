@@ -144,6 +144,8 @@ pub struct Simulation {
     /// ([`Simulation::describe`]).
     coupling_summary: Option<CouplingSummary>,
     warnings: Vec<String>,
+    /// [`Simulation::run_until`] has started the run (its recorder thread).
+    started: bool,
 }
 
 /// Which FIFO lane of the event queue (crate::scheduler, "FIFO lanes") each stream of
@@ -346,6 +348,7 @@ impl Simulation {
             recorder: None,
             coupling_summary: None,
             warnings: Vec::new(),
+            started: false,
             config,
         }
     }
@@ -395,13 +398,26 @@ impl Simulation {
 
     /// Run to the scenario's duration and collect the results.
     pub fn run(mut self) -> RunResult {
-        let end = self.config.duration;
-        // The helper thread starts with the run (a simulation built only to check a
-        // scenario starts none).
-        if self.config.metrics.recorder_thread.used(self.flows.len()) {
-            self.recorder = Recorder::start(self.flows.len());
-            if self.recorder.is_some() {
-                self.metrics.defer_window_samples();
+        self.run_until(self.config.duration);
+        self.finish()
+    }
+
+    /// Process every event before `until` (at most the scenario's duration), then
+    /// stop: the run can be resumed with a later time, and a run advanced in steps
+    /// processes the same events in the same order as one [`Simulation::run`] (a
+    /// driver that steps a controller between them, e.g. a learning environment,
+    /// changes only what its controller decides).
+    pub fn run_until(&mut self, until: Timestamp) {
+        let end = until.min(self.config.duration);
+        if !self.started {
+            self.started = true;
+            // The helper thread starts with the run (a simulation built only to check
+            // a scenario starts none).
+            if self.config.metrics.recorder_thread.used(self.flows.len()) {
+                self.recorder = Recorder::start(self.flows.len());
+                if self.recorder.is_some() {
+                    self.metrics.defer_window_samples();
+                }
             }
         }
         while let Some((now, ev)) = self.queue.pop_before(end) {
@@ -421,6 +437,23 @@ impl Simulation {
                 r.maybe_hand_over(samples);
             }
         }
+    }
+
+    /// The time the run has reached: the latest event processed (the epoch before
+    /// the first).
+    pub fn now(&self) -> Timestamp {
+        self.queue.now()
+    }
+
+    /// The scenario's duration: where [`Simulation::run`] ends.
+    pub fn duration(&self) -> Timestamp {
+        self.config.duration
+    }
+
+    /// End the run where it is and collect the results (a run stopped before its
+    /// duration measures what happened until then, over the scenario's window).
+    pub fn finish(mut self) -> RunResult {
+        let end = self.config.duration;
         if let Some(r) = self.recorder.take() {
             let mut samples =
                 std::mem::take(self.metrics.deferred_samples().unwrap_or(&mut Vec::new()));

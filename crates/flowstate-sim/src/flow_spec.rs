@@ -412,6 +412,13 @@ pub struct FlowSpec {
     /// `ect0` or `ect1` ([`EcnSetting`]); every kind takes it.
     #[serde(default)]
     pub ecn: EcnSetting,
+    /// `python` / `onnx` flows only: the controller (`"module:Class"`, or an ONNX
+    /// model file; crate::kinds::external).
+    pub controller: Option<String>,
+    /// `python` / `onnx` flows only: the parameters handed to the controller's
+    /// constructor.
+    #[serde(default)]
+    pub params: toml::Table,
 }
 
 /// One `priority_schedule` entry.

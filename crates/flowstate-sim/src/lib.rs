@@ -14,6 +14,7 @@
 pub mod app_stats;
 pub mod bounds;
 pub mod coupling;
+pub mod deciders;
 pub mod endpoints;
 pub mod engine;
 pub mod error;

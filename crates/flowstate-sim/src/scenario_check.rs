@@ -343,6 +343,7 @@ fn validate_kind_fields(f: &FlowSpec) -> Result<(), FieldError> {
         seed: 0,
     };
     (f.kind.def().build)(&input)?;
+    crate::kinds::external::check_controller_fields(f)?;
     if f.source.is_some() && !f.kind.def().takes_source {
         return Err(FieldError::new(
             "source",

@@ -199,6 +199,7 @@ pub mod data_source;
 mod ecn_closed_loop_tests;
 #[cfg(test)]
 mod ecn_tests;
+pub mod external;
 #[cfg(test)]
 mod fec_sender_tests;
 pub mod ledbat;

@@ -11,6 +11,7 @@
 pub mod cbr;
 pub mod common;
 pub mod data_source;
+pub mod external;
 pub mod gcc;
 pub mod ledbat;
 pub mod nada;
@@ -42,6 +43,8 @@ pub static ALL: &[&KindDef] = &[
     &nada::KIND,
     &scream::KIND,
     &ledbat::KIND,
+    &external::PYTHON,
+    &external::ONNX,
     #[cfg(test)]
     &toy::KIND,
 ];
@@ -171,7 +174,7 @@ mod tests {
     fn a_shared_key_is_listed_once() {
         let defs = definitions();
         assert_eq!(defs.iter().filter(|d| d.name == "mtu").count(), 1);
-        // rap and tfrc share theirs; cbr and nada have their own.
+        // rap and tfrc share theirs, python and onnx theirs; cbr and nada have their own.
         let packet_size: Vec<_> = defs
             .iter()
             .filter(|d| d.name == "packet_size" && d.applies_to != ["toy"])
@@ -179,7 +182,12 @@ mod tests {
             .collect();
         assert_eq!(
             packet_size,
-            [&["rap", "tfrc"][..], &["cbr"][..], &["nada"][..]]
+            [
+                &["rap", "tfrc"][..],
+                &["cbr"][..],
+                &["nada"][..],
+                &["python", "onnx"][..]
+            ]
         );
     }
 
