@@ -53,10 +53,11 @@ def test_kernel_tcp_with_ecn_is_marked_and_reacts_without_a_loss():
     assert c["ce_marked"] > 0 and s["marks"] == c["ce_marked"], s
     assert c["aqm_drops"] == 0 and c["queue_drops"] == 0, c
     # The kernel negotiated ECN, got the marks echoed (its CE-delivered count) and
-    # reduced its window for them (a finite ssthresh) without retransmitting.
+    # reduced its window for them (a finite ssthresh) while the bottleneck dropped
+    # nothing. Retransmissions are not asserted: on a loaded machine the kernel's
+    # timers (tail loss probes, RTO) can resend segments that were never lost.
     tcp = s["tcp"]
     assert tcp["ecn"] is True, tcp
-    assert tcp["total_retrans"] == 0, tcp
     assert tcp["ssthresh"] < 1 << 30, tcp
     if tcp["delivered_ce"] is not None:  # Linux >= 4.19
         assert tcp["delivered_ce"] > 0, tcp
@@ -155,6 +156,8 @@ def test_flowstate_browser_runs_an_ecn_tcp_flow_under_fq_codel(tmp_path):
     flow = json.loads((out / "summary.json").read_text())["flows"][0]
     assert flow["ce_marks"] > 0 and flow["lost_packets"] == 0, flow
     tcp = json.loads((out / "tcp.json").read_text())["cubic"]
-    assert tcp["ecn"] is True and tcp["total_retrans"] == 0, tcp
+    # No loss at the bottleneck (above); spurious retransmissions of a loaded machine
+    # are not asserted.
+    assert tcp["ecn"] is True, tcp
     assert json.loads((out / "browser.json").read_text())["tcp_ecn"] == 1
     assert namespaces("fstbe") == []
