@@ -39,6 +39,9 @@ pub struct ScreamConfig {
     pub mss: DataSize,
     /// GAIN of the window update (1.0).
     pub gain: f64,
+    /// A window decrease (qdelay above target) uses GAIN x this (1.0: RFC 8298 section
+    /// 4.1.2.3 has one GAIN for both directions; the reference code's gain down is 2).
+    pub gain_down_factor: f64,
     /// BETA_LOSS: cwnd scale on a loss event (0.8).
     pub beta_loss: f64,
     /// BETA_ECN: cwnd scale on an ECN-CE event (0.8).
@@ -86,6 +89,17 @@ pub struct ScreamConfig {
     pub pre_congestion_guard: f64,
     /// TX_QUEUE_SIZE_FACTOR (1.0; RFC range 0..2).
     pub tx_queue_size_factor: f64,
+    /// The media rate control's throughput term is scaled by
+    /// 1 + this x min(1, 50 kbit/s / target) (0: RFC 8298 section 4.1.3 has no such
+    /// term; the reference code's 0.05 pushes the target above the throughput, most at
+    /// low rates).
+    pub low_rate_push: f64,
+    /// The periodic media rate update (every RATE_ADJUST_INTERVAL) also runs when
+    /// feedback arrives, not only before a frame enters the RTP queue (true; the
+    /// reference code updates the target only when a frame arrives, so its RTP queue
+    /// never holds the newest frame then; loss and ECN reactions run on feedback
+    /// either way).
+    pub rate_update_on_feedback: bool,
     /// RTP_QDELAY_TH: an RTP queue delay above this scales the target down (0.02 s) ...
     pub rtp_qdelay_th: TimeDelta,
     /// ... by TARGET_RATE_SCALE_RTP_QDELAY (0.95).
@@ -116,6 +130,7 @@ impl Default for ScreamConfig {
             initial_cwnd: DataSize::bytes(5000),
             mss: DataSize::bytes(1000),
             gain: 1.0,
+            gain_down_factor: 1.0,
             beta_loss: 0.8,
             beta_ecn: 0.8,
             max_bytes_in_flight_head_room: 1.1,
@@ -136,6 +151,8 @@ impl Default for ScreamConfig {
             beta_r_loss: 0.9,
             pre_congestion_guard: 0.1,
             tx_queue_size_factor: 1.0,
+            low_rate_push: 0.0,
+            rate_update_on_feedback: true,
             rtp_qdelay_th: TimeDelta::millis(20),
             target_rate_scale_rtp_qdelay: 0.95,
             rate_media_median_window: TimeDelta::secs(10),
@@ -188,6 +205,13 @@ impl ScreamConfig {
             );
         }
         pos("gain", self.gain)?;
+        pos("gain_down_factor", self.gain_down_factor)?;
+        if !(self.low_rate_push.is_finite() && (0.0..=1.0).contains(&self.low_rate_push)) {
+            return Err(format!(
+                "scream.low_rate_push must be in [0, 1], got {}",
+                self.low_rate_push
+            ));
+        }
         frac("beta_loss", self.beta_loss)?;
         frac("beta_ecn", self.beta_ecn)?;
         if !(self.max_bytes_in_flight_head_room.is_finite()

@@ -309,7 +309,11 @@ impl Scream {
             self.tx.pop_front();
         }
         self.net.on_feedback(now, fb);
-        if fb.loss || fb.ce || fb.newly_acked > DataSize::ZERO {
+        // Loss and ECN reactions are immediate; the periodic update runs here too unless
+        // `rate_update_on_feedback` is off (then only before a frame, as the reference
+        // code does).
+        let periodic = self.cfg.rate_update_on_feedback && fb.newly_acked > DataSize::ZERO;
+        if fb.loss || fb.ce || periodic {
             self.rate_update(now, fb);
         }
     }
@@ -359,6 +363,34 @@ mod tests {
         // A late or duplicate ack changes nothing.
         s.on_feedback(Timestamp::from_millis(130), &[ack(1), ack(0)]);
         assert_eq!(s.bytes_in_flight(), DataSize::ZERO);
+    }
+
+    #[test]
+    fn periodic_rate_update_on_feedback_is_an_option() {
+        // A frame at 0 ms starts the rate-adjust clock; feedback 300 ms later runs the
+        // periodic update (here the cap near the measured media rate moves the target)
+        // unless `rate_update_on_feedback` is off, as in the reference code, which
+        // updates the target only when a frame arrives.
+        let target_after_feedback = |on_feedback: bool| {
+            let mut s = Scream::new(ScreamConfig {
+                rate_update_on_feedback: on_feedback,
+                min_rate: Bitrate::kbps(10.0),
+                ..ScreamConfig::default()
+            });
+            let t0 = Timestamp::from_millis(0);
+            s.enqueue_frame(t0, &[DataSize::bytes(1000)]);
+            let p = s.poll_send(t0).expect("the window admits the first packet");
+            let ack = PacketAck {
+                seq: p.seq,
+                arrival: t0 + TimeDelta::millis(40),
+                ce: false,
+            };
+            s.on_feedback(Timestamp::from_millis(300), &[ack]);
+            s.target_bitrate().as_kbps()
+        };
+        let on = target_after_feedback(true);
+        assert!((on - 150.0).abs() > 1.0, "{on}");
+        assert!((target_after_feedback(false) - 150.0).abs() < 1e-9);
     }
 
     #[test]

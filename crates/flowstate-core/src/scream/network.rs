@@ -275,7 +275,14 @@ impl NetworkControl {
                 let target = self.qdelay_target.as_secs_f64();
                 let off_target = (target - self.qdelay.qdelay().as_secs_f64()) / target;
                 let mss = cfg.mss.as_bytes() as f64;
-                let mut delta = cfg.gain * off_target * acked * mss / self.cwnd.max(1.0);
+                // A decrease uses GAIN x gain_down_factor (1 in RFC 8298 4.1.2.3; the
+                // reference code's gain down is 2).
+                let gain = if off_target < 0.0 {
+                    cfg.gain * cfg.gain_down_factor
+                } else {
+                    cfg.gain
+                };
+                let mut delta = gain * off_target * acked * mss / self.cwnd.max(1.0);
                 // No increase while the window is underused (slack of the acked bytes
                 // for sparse feedback).
                 if off_target > 0.0 && flight * cfg.increase_use_factor + acked <= self.cwnd {
@@ -395,6 +402,27 @@ mod tests {
         n.queue_delay_mut().on_owd(t(20), TimeDelta::millis(230));
         n.on_feedback(t(20), fb(1000));
         assert_eq!(n.cwnd(), DataSize::bytes(4903));
+    }
+
+    #[test]
+    fn gain_down_factor_scales_only_the_decrease() {
+        let cfg = ScreamConfig {
+            max_bytes_in_flight_head_room: 100.0,
+            gain_down_factor: 2.0,
+            ..ScreamConfig::default()
+        };
+        let mut n = NetworkControl::new(cfg);
+        n.in_fast_increase = false;
+        n.on_sent(t(0), DataSize::bytes(5000));
+        // The increase as with one GAIN: 5000 + 0.5 * 1000 * 1000 / 5000 = 5100.
+        n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(30));
+        n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(80));
+        n.on_feedback(t(10), fb(1000));
+        assert_eq!(n.cwnd(), DataSize::bytes(5100));
+        // The decrease twice as large: 5100 - 2 * 1000 * 1000 / 5100 = 4707.8.
+        n.queue_delay_mut().on_owd(t(20), TimeDelta::millis(230));
+        n.on_feedback(t(20), fb(1000));
+        assert_eq!(n.cwnd(), DataSize::bytes(4707));
     }
 
     #[test]

@@ -35,6 +35,8 @@ impl ScreamConfig {
         mss: Bytes => mss;
         /// GAIN of the window update (RFC 8298 section 4.1.2.1).
         gain: Number => gain;
+        /// A window decrease uses GAIN x this (RFC 8298: 1; the reference code: 2).
+        gain_down_factor: Number => gain_down_factor;
         /// BETA_LOSS: cwnd scale on a loss event (RFC 8298 section 4.1.2.1).
         beta_loss: Number => beta_loss;
         /// BETA_ECN: cwnd scale on an ECN-CE event (RFC 8298 section 4.1.2.1).
@@ -78,6 +80,12 @@ impl ScreamConfig {
         pre_congestion_guard: Number => pre_congestion_guard;
         /// TX_QUEUE_SIZE_FACTOR (RFC 8298 section 4.1.3.1; range 0..2).
         tx_queue_size_factor: Number => tx_queue_size_factor;
+        /// The media rate control's throughput term x (1 + this x min(1, 50 kbit/s /
+        /// target)) (RFC 8298: 0; the reference code: 0.05).
+        low_rate_push: Number => low_rate_push;
+        /// The periodic media rate update also runs on feedback, not only before a frame
+        /// enters the RTP queue (true; the reference code: false).
+        rate_update_on_feedback: Flag => rate_update_on_feedback;
         /// RTP_QDELAY_TH: RTP queue delay above which the target is scaled down (RFC 8298
         /// section 4.1.3.1).
         rtp_qdelay_th_ms: Millis => rtp_qdelay_th;

@@ -8,6 +8,10 @@
 use super::config::ScreamConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
+/// Below this target the `low_rate_push` term acts in full (the reference code's
+/// 50 kbit/s).
+const LOW_RATE_PUSH_KNEE_BPS: f64 = 50_000.0;
+
 /// Inputs of one rate update.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RateInputs {
@@ -159,9 +163,14 @@ impl MediaRateControl {
                     self.was_fast_increase = false;
                     self.target_last_max = Some(self.target);
                 }
-                let mut delta = current * (1.0 - cfg.pre_congestion_guard * inp.qdelay_trend)
-                    - cfg.tx_queue_size_factor * queue_bits
-                    - self.target;
+                // `low_rate_push` (0 in RFC 8298; the reference code's increment scale)
+                // lets the target climb above the throughput, most at low rates.
+                let push = 1.0
+                    + cfg.low_rate_push * (LOW_RATE_PUSH_KNEE_BPS / self.target.max(1.0)).min(1.0);
+                let mut delta =
+                    push * current * (1.0 - cfg.pre_congestion_guard * inp.qdelay_trend)
+                        - cfg.tx_queue_size_factor * queue_bits
+                        - self.target;
                 if delta > 0.0 {
                     delta = (delta * scale).min(ramp * interval);
                 }
@@ -233,6 +242,31 @@ mod tests {
             "{}",
             r.target()
         );
+    }
+
+    #[test]
+    fn low_rate_push_lifts_the_target_above_the_throughput() {
+        let target_after = |push: f64, kbps: f64| {
+            let cfg = ScreamConfig {
+                initial_rate: Bitrate::kbps(kbps),
+                low_rate_push: push,
+                ..ScreamConfig::default()
+            };
+            let mut r = MediaRateControl::new(cfg);
+            let mut i = inputs();
+            i.in_fast_increase = false;
+            i.rate_transmit = Bitrate::kbps(kbps);
+            i.rate_ack = Bitrate::kbps(kbps);
+            r.update(t(0), &i);
+            r.update(t(200), &i);
+            r.target().as_kbps()
+        };
+        // Without it the target holds at the throughput.
+        assert!((target_after(0.0, 1000.0) - 1000.0).abs() < 1e-9);
+        // 1000 kbit/s: x (1 + 0.05 * 50 / 1000) = + 2.5 kbit/s.
+        assert!((target_after(0.05, 1000.0) - 1002.5).abs() < 1e-9);
+        // 200 kbit/s: + 0.05 * 50 / 200 * 200 = + 2.5 kbit/s as well.
+        assert!((target_after(0.05, 200.0) - 202.5).abs() < 1e-9);
     }
 
     #[test]
