@@ -7,8 +7,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use flowstate_core::{TimeDelta, Timestamp};
-use flowstate_sim::rule_runs::build_with_python;
 use flowstate_sim::kinds::external::is_external;
+use flowstate_sim::rule_runs::build_with_python;
 use flowstate_sim::Scenario;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -104,7 +104,12 @@ pub(crate) fn validate(scenario: &Scenario, file: &str, base_dir: Option<String>
     let factory = PyDeciderFactory::new(base_dir, true);
     let rules = rules_of(&factory);
     let built = catch_unwind(AssertUnwindSafe(|| {
-        build_with_python(scenario, flowstate_sim::run::VALIDATE_SEED, &factory, &rules)
+        build_with_python(
+            scenario,
+            flowstate_sim::run::VALIDATE_SEED,
+            &factory,
+            &rules,
+        )
     }))
     .map_err(|_| {
         PyRuntimeError::new_err(format!(

@@ -209,13 +209,19 @@ fn answer(v: &Bound<'_, PyAny>) -> Result<Vec<(i64, f64)>, String> {
     let mut out = Vec::new();
     for item in items.try_iter().map_err(|e| e.to_string())? {
         let item = item.map_err(|e| e.to_string())?;
-        let pair = item.cast::<PyTuple>().map_err(|_| "a mapping whose items are not pairs".to_string())?;
+        let pair = item
+            .cast::<PyTuple>()
+            .map_err(|_| "a mapping whose items are not pairs".to_string())?;
         let (key, value) = (
             pair.get_item(0).map_err(|e| e.to_string())?,
             pair.get_item(1).map_err(|e| e.to_string())?,
         );
         if key.is_instance_of::<PyBool>() || !key.is_instance_of::<PyInt>() {
-            return Err(format!("a dict with the key {} (a {}): keys are the flows' ids (CoupledFlow.id)", show(&key), type_name(&key)));
+            return Err(format!(
+                "a dict with the key {} (a {}): keys are the flows' ids (CoupledFlow.id)",
+                show(&key),
+                type_name(&key)
+            ));
         }
         let id = key.extract::<i64>().unwrap_or(i64::MAX);
         let value = number(&value).map_err(|what| format!("{what} as flow {id}'s allowance"))?;
@@ -270,7 +276,10 @@ impl RuleGroup for PyRuleGroup {
             })();
             match result {
                 Err(e) => {
-                    let note = format!("raised by {}.{name} at simulated time {now_s:.3} s", self.label);
+                    let note = format!(
+                        "raised by {}.{name} at simulated time {now_s:.3} s",
+                        self.label
+                    );
                     let _ = e.value(py).call_method1("add_note", (note,));
                     keep_failure(&self.failure, Stopped::Raised(e));
                     Err(RuleFailed)
@@ -325,11 +334,7 @@ const WINDOW: &[FlowKind] = &[FlowKind::Window];
 const BOTH: &[FlowKind] = &[FlowKind::Rate, FlowKind::Window];
 
 impl RuleFactory for PyRuleFactory {
-    fn rule(
-        &self,
-        rule: &str,
-        params: &toml::Table,
-    ) -> Result<Box<dyn RuleMaker>, FieldError> {
+    fn rule(&self, rule: &str, params: &toml::Table) -> Result<Box<dyn RuleMaker>, FieldError> {
         let label = format!("coupling rule {}", rule.trim());
         Python::attach(|py| {
             let made = (|| -> PyResult<(Py<PyAny>, (bool, bool))> {

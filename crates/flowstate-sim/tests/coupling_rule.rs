@@ -61,7 +61,10 @@ impl RuleGroup for SimpleFse {
         }
     }
     fn bad_return(&mut self, now: Timestamp, message: String) {
-        self.failures.lock().unwrap().push(format!("{now}: {message}"));
+        self.failures
+            .lock()
+            .unwrap()
+            .push(format!("{now}: {message}"));
     }
     fn share(&self) -> Box<dyn RuleGroup> {
         Box::new(self.clone())
@@ -189,7 +192,9 @@ fn an_answer_for_a_flow_outside_the_group_is_reported() {
 #[test]
 fn the_rust_only_run_refuses_it_with_one_line() {
     let s = common::scenario(&text(RULE));
-    let e = flowstate_sim::run(&s, 1).expect_err("no rule factory").to_string();
+    let e = flowstate_sim::run(&s, 1)
+        .expect_err("no rule factory")
+        .to_string();
     assert!(
         e.starts_with("coupling.mechanism: \"python\" runs a coupling rule written in Python: run the scenario with `flowstate run`"),
         "{e}"
@@ -199,11 +204,24 @@ fn the_rust_only_run_refuses_it_with_one_line() {
 #[test]
 fn rule_fields_go_with_the_python_mechanism_only() {
     let parse = |coupling: &str| flowstate_sim::Scenario::from_toml(&text(coupling), "s.toml");
-    let e = parse("mechanism = \"fse\"\nrule = \"m:C\"").unwrap_err().to_string();
-    assert!(e.contains("coupling.rule: only mechanism = \"python\""), "{e}");
+    let e = parse("mechanism = \"fse\"\nrule = \"m:C\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("coupling.rule: only mechanism = \"python\""),
+        "{e}"
+    );
     let e = parse("mechanism = \"python\"").unwrap_err().to_string();
-    assert!(e.contains("coupling.rule: mechanism = \"python\" needs the rule's class"), "{e}");
-    let e = parse("mechanism = \"fse\"\ngcc_report = \"target\"").unwrap_err().to_string();
-    assert!(e.contains("coupling.gcc_report: only mechanism = \"python\""), "{e}");
+    assert!(
+        e.contains("coupling.rule: mechanism = \"python\" needs the rule's class"),
+        "{e}"
+    );
+    let e = parse("mechanism = \"fse\"\ngcc_report = \"target\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("coupling.gcc_report: only mechanism = \"python\""),
+        "{e}"
+    );
     assert!(parse("mechanism = \"Python\"\nrule = \"m:C\"\nparams = { a = 1 }").is_ok());
 }
