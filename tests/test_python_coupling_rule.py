@@ -5,6 +5,8 @@ errors, exceptions keep their traceback, runs are deterministic."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -224,6 +226,13 @@ def test_an_exception_keeps_the_rules_traceback_and_the_time(rules):
     assert done.returncode == 1
     assert "ZeroDivisionError" in done.stderr and 'rl.py", line' in done.stderr
     assert "at simulated time 2.0" in done.stderr
+    # The user's frames only; FLOWSTATE_DEBUG=1 shows flowstate's own too.
+    assert "flowstate/cli" not in done.stderr and "simulation.py" not in done.stderr, done.stderr
+    debug = subprocess.run(
+        [sys.executable, "-m", "flowstate", "run", "s.toml", "--out", "out2"],
+        capture_output=True, text=True, cwd=rules, env={**os.environ, "FLOWSTATE_DEBUG": "1"},
+    )
+    assert debug.returncode == 1 and "flowstate/cli" in debug.stderr and 'rl.py", line' in debug.stderr
 
 
 def test_check_scenario_finds_the_rule_without_making_it(rules):
@@ -238,3 +247,40 @@ def test_a_bad_rule_from_the_cli_is_one_line(rules):
         '[coupling]\nmechanism = "python"\nrule = "rl:NoReport"\n[[flows]]\nname = "x"\nkind = "gcc"\n'
     )
     assert_one_line_error(flowstate_cli("run", "s.toml", "--out", "out", cwd=rules), "has no method on_report")
+
+
+def test_a_catalogue_experiment_with_a_python_flow_and_a_python_rule(tmp_path):
+    """An experiment folder whose scenario has a `kind = "python"` flow and a Python
+    coupling rule (files next to the scenario) reproduces, and its claim is checked."""
+    import io
+    import json
+    import shutil
+
+    from flowstate.cli import reproduce as reproduce_command
+
+    root = tmp_path / "catalogue"
+    folder = root / "own-rule"
+    folder.mkdir(parents=True)
+    shutil.copy(EXAMPLES / "simple_fse.py", folder / "simple_fse.py")
+    shutil.copy(EXAMPLES / "aimd.py", folder / "aimd.py")
+    (folder / "base.toml").write_text(
+        'name = "own"\nduration = "10s"\n[link]\ncapacity = "3Mbps"\ndelay = "25ms"\nqueue = "200ms"\n'
+        '[coupling]\nmechanism = "python"\nrule = "simple_fse.py:SimpleFse"\n'
+        '[[flows]]\nname = "gcc1"\nkind = "gcc"\npriority = 1\n'
+        '[[flows]]\nname = "mine"\nkind = "python"\ncontroller = "aimd.py:Aimd"\ngroup = "call"\npriority = 2\n'
+    )
+    (folder / "experiment.toml").write_text(
+        'id = "own-rule"\npaper_id = "000"\nreference = "Fig. 5"\ntitle = "A Python rule"\n'
+        'description = "a GCC flow and a python flow coupled by the simple FSE written in Python"\n'
+        'finding = "The coupled flows use the link."\nruns = 1\n'
+        '[[variants]]\nname = "rule"\nlabel = "simple FSE in Python"\nscenario = "base.toml"\n'
+        '[[claims]]\ntext = "the link is used"\ncheck = "{rule:aggregate.utilization} >= 0.5"\n'
+    )
+    out = tmp_path / "out"
+    stdout = io.StringIO()
+    status = reproduce_command.main(
+        [], all_=True, short=True, out=str(out), catalogue_dir=str(root), stdout=stdout, stderr=io.StringIO()
+    )
+    assert status == 0, stdout.getvalue()
+    results = json.loads((out / "own-rule" / "results.json").read_text())
+    assert [c["status"] for c in results["claims"]] == ["holds"], results["claims"]
