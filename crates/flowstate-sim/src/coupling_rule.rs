@@ -60,7 +60,7 @@ pub fn check_fields(
         }
         return Ok(());
     }
-    if rule.is_none_or(|r| r.trim().is_empty()) {
+    if rule.map_or(true, |r| r.trim().is_empty()) {
         return Err(FieldError::new(
             "coupling.rule",
             "mechanism = \"python\" needs the rule's class: rule = \"module:Class\" (or \"file.py:Class\")",
