@@ -170,7 +170,7 @@ pub(crate) fn has_failed(slot: &FailureSlot) -> bool {
 pub(crate) fn failure_err(py: Python<'_>, stopped: Stopped) -> PyErr {
     match stopped {
         Stopped::Message(m) => ControllerError::new_err(m),
-        Stopped::RuleMessage(m) => crate::rules::CouplingRuleError::new_err(m),
+        Stopped::RuleMessage(m) => crate::errors::CouplingRuleError::new_err(m),
         Stopped::Raised(e) => {
             let _ = py;
             e

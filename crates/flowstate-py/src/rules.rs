@@ -13,21 +13,12 @@ use flowstate_core::Timestamp;
 use flowstate_sim::coupling_rule::{RuleEvent, RuleFailed, RuleFlow, RuleGroup, RuleMaker};
 use flowstate_sim::rule_runs::RuleFactory;
 use flowstate_sim::FieldError;
-use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
 
+pub(crate) use crate::errors::CouplingRuleError;
 use crate::errors::FlowstateError;
 use crate::external::{has_failed, keep_failure, table_to_py, FailureSlot, Stopped};
-
-create_exception!(
-    _native,
-    CouplingRuleError,
-    FlowstateError,
-    "A coupling rule written in Python cannot be used: its module or class cannot be \
-     found, or it returned something that is not a set of allowances. One line naming \
-     the rule and the fix."
-);
 
 /// One flow of a group, as a coupling rule's hooks receive it. Rates in bit/s, sizes
 /// in bytes, times in seconds; fields that do not apply to the flow's kind are None.
