@@ -21,7 +21,8 @@ The deterministic simulator runs scenarios (a TOML path, a dict, or TOML text gi
     result.summary, result.runs, result.timeseries, result.flows
     flowstate.check_scenario("scenario.toml")   # the run's checks, without running
 
-Your own rate controller in Python (``kind = "python"``, flowstate.controllers), ONNX
+Your own coupling rule in Python (``[coupling] mechanism = "python"``,
+flowstate.coupling_rules), your own rate controller in Python (``kind = "python"``, flowstate.controllers), ONNX
 policies (``kind = "onnx"``, flowstate.onnx_policy) and a Gymnasium environment
 (flowstate.gym): docs/PYTHON.md.
 """
@@ -32,8 +33,10 @@ from flowstate._native import (
     MECHANISMS,
     Allocation,
     ControllerError,
+    CoupledFlow,
     CouplingError,
     CouplingManager,
+    CouplingRuleError,
     Feedback,
     FlowstateError,
     ScenarioError,
@@ -45,8 +48,10 @@ __all__ = [
     "MECHANISMS",
     "Allocation",
     "ControllerError",
+    "CoupledFlow",
     "CouplingError",
     "CouplingManager",
+    "CouplingRuleError",
     "Feedback",
     "FlowstateError",
     "RunResult",

@@ -26,6 +26,35 @@ class ControllerError(FlowstateError):
     found, or it returned something that is not a rate. One line naming the flow, the
     controller and the fix."""
 
+class CouplingRuleError(FlowstateError):
+    """A coupling rule written in Python cannot be used: its module or class cannot be
+    found, or it returned something that is not a set of allowances. One line naming
+    the rule and the fix."""
+
+class CoupledFlow:
+    """One flow of a group as a coupling rule's hooks receive it: rates in bit/s, sizes
+    in bytes, times in s; fields of the other kind of flow are None."""
+    @property
+    def id(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def priority(self) -> float: ...
+    @property
+    def desired_rate_bps(self) -> float | None: ...
+    @property
+    def allocated_bps(self) -> float: ...
+    @property
+    def rate_bps(self) -> float | None: ...
+    @property
+    def cwnd_bytes(self) -> int | None: ...
+    @property
+    def ssthresh_bytes(self) -> int | None: ...
+    @property
+    def mtu_bytes(self) -> int | None: ...
+    @property
+    def rtt_s(self) -> float | None: ...
+
 class Feedback:
     """One feedback report of a python / onnx flow, as ``on_feedback`` receives it:
     per-packet lists of equal length (sequence order), times in s, sizes in bytes, rates

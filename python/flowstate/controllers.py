@@ -50,10 +50,11 @@ __all__ = ["ControllerError", "Feedback", "load_class", "make_controller"]
 ONNX_PREFIX = "onnx:"
 
 
-def _split(controller: str) -> tuple[str, str]:
+def _split(controller: str, error: type = ControllerError) -> tuple[str, str]:
     module, _, name = controller.strip().rpartition(":")
     if not module or not name:
-        raise ControllerError(f'expected "module:Class" (or "onnx:model.onnx"), got "{controller}"')
+        hint = "" if error is not ControllerError else ' (or "onnx:model.onnx")'
+        raise error(f'expected "module:Class"{hint}, got "{controller}"')
     return module.strip(), name.strip()
 
 
@@ -64,14 +65,14 @@ def _folders(base_dir: Optional[str]) -> list[str]:
     return folders
 
 
-def _file(path: str, base_dir: Optional[str], what: str) -> Path:
+def _file(path: str, base_dir: Optional[str], what: str, error: type = ControllerError) -> Path:
     p = Path(path).expanduser()
     candidates = [p] if p.is_absolute() else [Path(f) / p for f in _folders(base_dir)]
     for c in candidates:
         if c.is_file():
             return c.resolve()
     where = " or ".join(str(c.parent) for c in candidates)
-    raise ControllerError(f"{what} {path} not found (looked in {where}): give a path relative to the scenario file")
+    raise error(f"{what} {path} not found (looked in {where}): give a path relative to the scenario file")
 
 
 def _module_from_file(path: Path) -> Any:
@@ -91,9 +92,9 @@ def _module_from_file(path: Path) -> Any:
     return module
 
 
-def _import(module: str, base_dir: Optional[str]) -> Any:
+def _import(module: str, base_dir: Optional[str], field: str = "controller", error: type = ControllerError) -> Any:
     if module.endswith(".py"):
-        return _module_from_file(_file(module, base_dir, "controller file"))
+        return _module_from_file(_file(module, base_dir, f"{field} file", error))
     added = [f for f in _folders(base_dir) if f not in sys.path]
     sys.path[:0] = added
     try:
@@ -101,9 +102,9 @@ def _import(module: str, base_dir: Optional[str]) -> Any:
     except ModuleNotFoundError as e:
         missing = e.name or module
         if module == missing or module.startswith(missing + "."):
-            raise ControllerError(
+            raise error(
                 f"no module named {missing!r}: put {missing.split('.')[0]}.py next to the scenario file "
-                f"or on PYTHONPATH, or write controller = \"path/to/file.py:Class\""
+                f"or on PYTHONPATH, or write {field} = \"path/to/file.py:Class\""
             ) from None
         raise  # the controller's own import failed: its traceback
     finally:
@@ -112,20 +113,22 @@ def _import(module: str, base_dir: Optional[str]) -> Any:
                 sys.path.remove(f)
 
 
-def load_class(controller: str, base_dir: Optional[str] = None) -> type:
+def load_class(controller: str, base_dir: Optional[str] = None, *, field: str = "controller",
+               error: type = ControllerError) -> type:
     """The class ``controller`` (``"module:Class"`` or ``"file.py:Class"``) names.
-    ControllerError (one line) if the module or the class cannot be found."""
-    module_name, class_name = _split(controller)
-    module = _import(module_name, base_dir)
+    ``error`` (ControllerError; one line naming ``field``) if the module or the class
+    cannot be found."""
+    module_name, class_name = _split(controller, error)
+    module = _import(module_name, base_dir, field, error)
     cls = getattr(module, class_name, None)
     if cls is None:
         defined = sorted(n for n, v in vars(module).items() if isinstance(v, type) and not n.startswith("_"))
-        raise ControllerError(
+        raise error(
             f"module {module_name!r} has no class {class_name!r}"
             + (f" (it defines {', '.join(defined[:8])})" if defined else "")
         )
     if not callable(cls):
-        raise ControllerError(f"{module_name}:{class_name} is a {type(cls).__name__}, not a class")
+        raise error(f"{module_name}:{class_name} is a {type(cls).__name__}, not a class")
     return cls
 
 

@@ -139,7 +139,7 @@ def with_changes(
 def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[str, Any]:
     """``scenario`` with a relative ``capacity_trace.file`` of ``[link]``,
     ``[reverse_link]``, ``parking_lot.link`` and every ``[[links]]`` entry, and a flow's
-    controller file (``python`` / ``onnx`` flows), made absolute from ``folder`` (the scenario file's folder), as
+    controller file (``python`` / ``onnx`` flows) and a coupling rule's file, made absolute from ``folder`` (the scenario file's folder), as
     the simulator reads a scenario file: the dict can then be checked and run from
     anywhere (the catalogue, sweeps, ``run --set``). Changed in place and returned."""
     lot = scenario.get("parking_lot")
@@ -153,6 +153,9 @@ def resolve_trace_files(scenario: dict[str, Any], folder: str | Path) -> dict[st
     for flow in scenario.get("flows") or []:
         if isinstance(flow, dict) and isinstance(flow.get("controller"), str):
             flow["controller"] = _absolute_controller(flow, os.fspath(folder))
+    coupling = scenario.get("coupling")
+    if isinstance(coupling, dict) and isinstance(coupling.get("rule"), str):
+        coupling["rule"] = _absolute_controller({"controller": coupling["rule"]}, os.fspath(folder))
     return scenario
 
 

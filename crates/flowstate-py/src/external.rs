@@ -7,7 +7,7 @@
 //! intact), with a note naming the flow and the time.
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use flowstate_core::endpoint::external::{DecideError, FeedbackBatch, RateDecider, RateDecision};
 use flowstate_core::Timestamp;
@@ -136,20 +136,41 @@ impl Feedback {
 }
 
 /// Why a run with Python controllers stopped.
+#[derive(Debug)]
 pub(crate) enum Stopped {
     /// The user's code raised: the exception, as raised.
     Raised(PyErr),
     /// A one-line error (a return value that is not a rate).
     Message(String),
+    /// A one-line error of the coupling rule (crate::rules).
+    RuleMessage(String),
 }
 
-/// The first failure of any controller of a run, with the flow and the simulated time.
-pub(crate) type FailureSlot = Rc<RefCell<Option<Stopped>>>;
+/// The first failure of any controller or of the coupling rule of a run, with the flow
+/// and the simulated time.
+pub(crate) type FailureSlot = Arc<Mutex<Option<Stopped>>>;
+
+/// Keeps `stopped` unless the run already failed.
+pub(crate) fn keep_failure(slot: &FailureSlot, stopped: Stopped) {
+    let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+    guard.get_or_insert(stopped);
+}
+
+/// The run's failure, taken.
+pub(crate) fn take_failure(slot: &FailureSlot) -> Option<Stopped> {
+    slot.lock().unwrap_or_else(|p| p.into_inner()).take()
+}
+
+/// Whether the run failed.
+pub(crate) fn has_failed(slot: &FailureSlot) -> bool {
+    slot.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+}
 
 /// The failure of a run as the Python exception to raise.
 pub(crate) fn failure_err(py: Python<'_>, stopped: Stopped) -> PyErr {
     match stopped {
         Stopped::Message(m) => ControllerError::new_err(m),
+        Stopped::RuleMessage(m) => crate::errors::CouplingRuleError::new_err(m),
         Stopped::Raised(e) => {
             let _ = py;
             e
@@ -220,7 +241,7 @@ impl RateDecider for PyDecider {
             let fb = Feedback::new(batch.clone());
             let answer = self.on_feedback.call1(py, (fb,));
             let fail = |stopped: Stopped, message: String| {
-                self.failure.borrow_mut().get_or_insert(stopped);
+                keep_failure(&self.failure, stopped);
                 Err(DecideError::new(message))
             };
             match answer {
@@ -306,7 +327,7 @@ impl PyDeciderFactory {
         Self {
             base_dir,
             check_only,
-            failure: Rc::new(RefCell::new(None)),
+            failure: FailureSlot::default(),
             agent: None,
         }
     }
@@ -367,7 +388,7 @@ impl DeciderFactory for PyDeciderFactory {
                 Err(e) => {
                     let note = format!("raised while making the controller of {label}");
                     let _ = e.value(py).call_method1("add_note", (note.clone(),));
-                    self.failure.borrow_mut().get_or_insert(Stopped::Raised(e));
+                    keep_failure(&self.failure, Stopped::Raised(e));
                     Err(FieldError::new("controller", note))
                 }
             }

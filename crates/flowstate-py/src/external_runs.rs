@@ -7,22 +7,36 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use flowstate_core::{TimeDelta, Timestamp};
-use flowstate_sim::deciders::build_with_deciders;
 use flowstate_sim::kinds::external::is_external;
+use flowstate_sim::rule_runs::build_with_python;
 use flowstate_sim::Scenario;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::external::{failure_err, PyDeciderFactory};
+use crate::external::{failure_err, take_failure, PyDeciderFactory};
+use crate::rules::PyRuleFactory;
 use crate::run_results::{finished, finished_dict, sim_err};
 
 /// How much simulated time runs between two checks for a controller's failure.
 const SLICE: TimeDelta = TimeDelta::millis(500);
 
-/// The scenario has a `python` or `onnx` flow.
+/// The scenario has a `python` or `onnx` flow, or a coupling rule written in Python.
 pub(crate) fn has_external(scenario: &Scenario) -> bool {
     scenario.flows.iter().any(|f| is_external(f.kind))
+        || scenario
+            .coupling
+            .as_ref()
+            .is_some_and(|c| c.mechanism == flowstate_sim::coupling_rule::MECHANISM)
+}
+
+/// The coupling rule factory of a run whose deciders are `deciders` (one failure slot).
+fn rules_of(deciders: &PyDeciderFactory) -> PyRuleFactory {
+    PyRuleFactory {
+        base_dir: deciders.base_dir.clone(),
+        check_only: deciders.check_only,
+        failure: deciders.failure.clone(),
+    }
 }
 
 fn panicked(file: &str, seed: u64) -> PyErr {
@@ -41,11 +55,12 @@ fn run_one(
     base_dir: Option<String>,
 ) -> PyResult<flowstate_sim::RunResult> {
     let factory = PyDeciderFactory::new(base_dir, false);
+    let rules = rules_of(&factory);
     let built = catch_unwind(AssertUnwindSafe(|| {
-        build_with_deciders(scenario, seed, &factory)
+        build_with_python(scenario, seed, &factory, &rules)
     }))
     .map_err(|_| panicked(file, seed))?;
-    if let Some(stopped) = factory.failure.borrow_mut().take() {
+    if let Some(stopped) = take_failure(&factory.failure) {
         return Err(failure_err(py, stopped));
     }
     let mut sim = built.map_err(|e| sim_err(file, &e))?;
@@ -54,7 +69,7 @@ fn run_one(
     while t < end {
         t = (t + SLICE).min(end);
         catch_unwind(AssertUnwindSafe(|| sim.run_until(t))).map_err(|_| panicked(file, seed))?;
-        if let Some(stopped) = factory.failure.borrow_mut().take() {
+        if let Some(stopped) = take_failure(&factory.failure) {
             return Err(failure_err(py, stopped));
         }
         py.check_signals()?;
@@ -87,15 +102,21 @@ pub(crate) fn simulate<'py>(
 /// controller looked up, not made.
 pub(crate) fn validate(scenario: &Scenario, file: &str, base_dir: Option<String>) -> PyResult<()> {
     let factory = PyDeciderFactory::new(base_dir, true);
+    let rules = rules_of(&factory);
     let built = catch_unwind(AssertUnwindSafe(|| {
-        build_with_deciders(scenario, flowstate_sim::run::VALIDATE_SEED, &factory)
+        build_with_python(
+            scenario,
+            flowstate_sim::run::VALIDATE_SEED,
+            &factory,
+            &rules,
+        )
     }))
     .map_err(|_| {
         PyRuntimeError::new_err(format!(
             "{file}: the simulator panicked while building the run (a bug: please report it)"
         ))
     })?;
-    if let Some(stopped) = factory.failure.borrow_mut().take() {
+    if let Some(stopped) = take_failure(&factory.failure) {
         return Err(Python::attach(|py| failure_err(py, stopped)));
     }
     built.map(drop).map_err(|e| sim_err(file, &e))

@@ -13,6 +13,7 @@ mod external;
 mod external_runs;
 mod file_text;
 mod ipemu;
+mod rules;
 mod run_results;
 mod sim;
 mod stepping;
@@ -475,6 +476,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py().get_type::<crate::external::ControllerError>(),
     )?;
     m.add_class::<crate::external::Feedback>()?;
+    m.add(
+        "CouplingRuleError",
+        m.py().get_type::<crate::rules::CouplingRuleError>(),
+    )?;
+    m.add_class::<crate::rules::CoupledFlow>()?;
     m.add_class::<crate::stepping::Stepper>()?;
     definitions::register(m)?;
     testbed::register(m)?;

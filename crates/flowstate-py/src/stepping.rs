@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::FlowstateError;
-use crate::external::{failure_err, ControllerError, Feedback, PyDeciderFactory};
+use crate::external::{failure_err, take_failure, ControllerError, Feedback, PyDeciderFactory};
 use crate::run_results::{run_dict, sim_err, ScenarioError};
 
 /// What the agent's flow and the Python side share.
@@ -79,7 +79,7 @@ impl Stepper {
             .ok_or_else(|| PyRuntimeError::new_err("the run is finished"))
     }
     fn raise_failure(&self, py: Python<'_>) -> PyResult<()> {
-        match self.factory.failure.borrow_mut().take() {
+        match take_failure(&self.factory.failure) {
             Some(stopped) => Err(failure_err(py, stopped)),
             None => Ok(()),
         }
@@ -126,8 +126,13 @@ impl Stepper {
                 state: state.clone(),
             }))),
         ));
-        let built = flowstate_sim::deciders::build_with_deciders(&scenario, seed, &factory);
-        if let Some(stopped) = factory.failure.borrow_mut().take() {
+        let rules = crate::rules::PyRuleFactory {
+            base_dir: factory.base_dir.clone(),
+            check_only: false,
+            failure: factory.failure.clone(),
+        };
+        let built = flowstate_sim::rule_runs::build_with_python(&scenario, seed, &factory, &rules);
+        if let Some(stopped) = take_failure(&factory.failure) {
             return Err(failure_err(py, stopped));
         }
         let sim = built.map_err(|e| sim_err(file, &e))?;

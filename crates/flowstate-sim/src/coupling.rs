@@ -8,6 +8,7 @@
 //! [`FlowState::Stopped`].
 
 use crate::app_stats::{AppControl, AppStats, StatsSchedule};
+use crate::coupling_rule::RuleClock;
 use crate::error::{FieldError, SimError};
 use crate::flow::FlowState;
 use crate::flow_kind::FlowKind;
@@ -163,6 +164,19 @@ pub trait CouplingFactory {
         options: &toml::Table,
         flows: &[FlowInfo],
     ) -> Result<Box<dyn CouplingHook>, SimError>;
+
+    /// The hook of `mechanism = "python"`: the rule `rule` made with `params`, its
+    /// groups' seeds drawn from `rng` (crate::coupling_rule). Default: refused with one
+    /// line (only a driver that can load the rule builds it: crate::rule_runs).
+    fn build_rule(
+        &self,
+        _rule: &str,
+        _params: &toml::Table,
+        _flows: &[FlowInfo],
+        _rng: rand_chacha::ChaCha8Rng,
+    ) -> Result<Box<dyn CouplingHook>, SimError> {
+        Err(SimError::Build(crate::coupling_rule::refuse()))
+    }
 }
 
 /// The `[coupling] options` table as flowstate-core option values.
@@ -209,10 +223,24 @@ pub struct ManagerHook {
     rejected: Vec<Rejection>,
     /// How many calls it rejected.
     rejected_total: u64,
+    /// Set to each call's time before the manager runs (a custom mechanism's rules
+    /// read it where the manager passes no time).
+    clock: Option<RuleClock>,
 }
 
 impl ManagerHook {
     pub fn new(mechanism: Mechanism, flows: &[FlowInfo]) -> Self {
+        let info = mechanism.info();
+        Self::with_manager(CouplingManager::new(mechanism), |c| info.couples(c), flows)
+    }
+
+    /// A hook over `manager` (e.g. one running a custom mechanism) that registers the
+    /// grouped flows of the kinds `couples` accepts.
+    pub fn with_manager(
+        manager: CouplingManager,
+        couples: impl Fn(flowstate_core::coupling::FlowKind) -> bool,
+        flows: &[FlowInfo],
+    ) -> Self {
         let mut groups: Vec<&str> = Vec::new();
         let keys = flows
             .iter()
@@ -237,20 +265,30 @@ impl ManagerHook {
                 // Flows in no group (cross traffic, kinds without a controller such as
                 // cbr) never register; flows of a kind the mechanism does not couple
                 // (window flows under the FSE) stay uncoupled.
-                f.group.is_some()
-                    && f.kind
-                        .coupling()
-                        .is_some_and(|c| mechanism.info().couples(c))
+                f.group.is_some() && f.kind.coupling().is_some_and(&couples)
             })
             .collect();
         Self {
-            manager: CouplingManager::new(mechanism),
+            manager,
             ids: vec![None; flows.len()],
             index_of: std::collections::BTreeMap::new(),
             keys,
             coupled,
             rejected: Vec::new(),
             rejected_total: 0,
+            clock: None,
+        }
+    }
+
+    /// The same hook, setting `clock` to the time of each call before the manager runs.
+    pub fn with_clock(mut self, clock: RuleClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    fn tick(&self, now: Timestamp) {
+        if let Some(clock) = &self.clock {
+            clock.set(now);
         }
     }
 
@@ -323,6 +361,7 @@ impl CouplingHook for ManagerHook {
     fn on_state(&mut self, _now: Timestamp, _flow: &FlowInfo, _state: FlowState) {}
 
     fn on_priority(&mut self, now: Timestamp, flow: &FlowInfo, priority: f64) {
+        self.tick(now);
         if let Some(id) = self.ids.get(flow.index).copied().flatten() {
             if let Err(e) = self.manager.set_priority(id, priority) {
                 self.reject(now, flow.index, CouplingCall::SetPriority, e);
@@ -331,6 +370,7 @@ impl CouplingHook for ManagerHook {
     }
 
     fn on_desired_rate(&mut self, now: Timestamp, flow: &FlowInfo, rate: Bitrate) {
+        self.tick(now);
         if let Some(id) = self.ids.get(flow.index).copied().flatten() {
             if let Err(e) = self.manager.set_desired_rate(id, Some(rate)) {
                 self.reject(now, flow.index, CouplingCall::SetDesiredRate, e);
@@ -363,6 +403,7 @@ impl CouplingHook for ManagerHook {
         key: u64,
         out: &mut Vec<(usize, Allowance)>,
     ) -> RegroupOutcome {
+        self.tick(now);
         let Some(slot) = self.keys.get_mut(flow.index) else {
             return RegroupOutcome::Pending;
         };
@@ -397,6 +438,7 @@ impl CouplingHook for ManagerHook {
         if !self.coupled.get(flow.index).copied().unwrap_or(false) {
             return;
         }
+        self.tick(now);
         let registered = self.ids.get(flow.index).copied().flatten();
         match (state, registered) {
             (FlowState::Active, None) => self.register(now, flow, snapshot),
@@ -424,6 +466,7 @@ impl CouplingHook for ManagerHook {
         let Some(id) = self.ids.get(flow).copied().flatten() else {
             return;
         };
+        self.tick(now);
         match self.manager.update(now, id, report.clone()) {
             Ok(allocs) => Self::push(&self.index_of, allocs, out),
             Err(e) => self.reject(now, flow, CouplingCall::Report, e),
@@ -462,6 +505,9 @@ impl CouplingFactory for DefaultCouplingFactory {
                 )));
             }
             return Ok(Box::new(NoCoupling));
+        }
+        if mechanism == crate::coupling_rule::MECHANISM {
+            return Err(SimError::Build(crate::coupling_rule::refuse()));
         }
         let values = option_values(options)?;
         let m = mechanism_with_options(mechanism, values.iter().map(|(k, v)| (k.as_str(), v)))

@@ -232,12 +232,16 @@ pub struct FlowContext {
     /// delay-based estimate under `fse-ng` / `ext-fse-ng` (paper 000, V-B3) and its
     /// target otherwise.
     pub mechanism: String,
+    /// What GCC reports under a coupling rule written in Python (`[coupling]
+    /// gcc_report`; crate::coupling_rule); `None`: the mechanism's own mode.
+    pub gcc_report: Option<flowstate_core::coupling::RateReportMode>,
 }
 
 impl Default for FlowContext {
     fn default() -> Self {
         Self {
             mechanism: "none".into(),
+            gcc_report: None,
         }
     }
 }

@@ -14,6 +14,7 @@
 pub mod app_stats;
 pub mod bounds;
 pub mod coupling;
+pub mod coupling_rule;
 pub mod deciders;
 pub mod endpoints;
 pub mod engine;
@@ -33,6 +34,7 @@ pub mod presets;
 pub mod queue;
 pub mod queue_spec;
 pub mod recorder;
+pub mod rule_runs;
 pub mod run;
 pub mod sbd;
 pub mod scenario;

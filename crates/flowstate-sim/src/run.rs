@@ -236,6 +236,7 @@ pub fn build_with(
             .coupling
             .as_ref()
             .map_or_else(|| "none".to_string(), |c| c.mechanism.clone()),
+        gcc_report: scenario.coupling.as_ref().and_then(|c| c.gcc_report_mode()),
     };
     let mut built = Vec::with_capacity(scenario.flows.len());
     for (i, f) in scenario.flows.iter().enumerate() {
@@ -248,6 +249,12 @@ pub fn build_with(
         Some(c) if c.mechanism == crate::web_api::MECHANISM => Box::new(
             crate::web_api::WebApiHook::from_options(&c.options, &infos)?,
         ),
+        Some(c) if c.mechanism == crate::coupling_rule::MECHANISM => coupling.build_rule(
+            c.rule.as_deref().unwrap_or_default(),
+            &c.params,
+            &infos,
+            component_rng(seed, ComponentId::coupling_rule()),
+        )?,
         Some(c) => coupling.build(&c.mechanism, &c.options, &infos)?,
         None => coupling.build("none", &toml::Table::new(), &infos)?,
     };

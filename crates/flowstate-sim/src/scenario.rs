@@ -75,6 +75,16 @@ pub struct CouplingSpec {
     /// fields) or `"sbd"` (RFC 8382 shared bottleneck detection's verdicts as they
     /// change; crate::sbd).
     pub groups: Option<String>,
+    /// `mechanism = "python"`: the coupling rule's class, `"module:Class"` or
+    /// `"file.py:Class"` (crate::coupling_rule).
+    pub rule: Option<String>,
+    /// `mechanism = "python"`: the keyword arguments of the rule's constructor.
+    #[serde(default)]
+    pub params: toml::Table,
+    /// `mechanism = "python"`: what GCC flows report to the rule, `"target"`
+    /// (min(A_s, A_r), the default) or `"delay-based"` (A_r, as under FSE and FSE-NG;
+    /// paper 000 V-B3).
+    pub gcc_report: Option<String>,
 }
 
 fn no_mechanism() -> String {
@@ -83,15 +93,23 @@ fn no_mechanism() -> String {
 
 /// The scenario name of the mechanism written `name`, under the one name rule
 /// ([`flowstate_core::names`]): a manager mechanism (any of its spellings, `FSEv2`,
-/// `FSE-NG`, ...) or the simulator's own `web-api`.
+/// `FSE-NG`, ...), the simulator's own `web-api`, or `python` (a coupling rule
+/// written in Python, crate::coupling_rule).
 pub fn mechanism_name(name: &str) -> Option<&'static str> {
     Mechanism::canonical_name(name).or_else(|| {
-        flowstate_core::names::same_name(name, crate::web_api::MECHANISM)
-            .then_some(crate::web_api::MECHANISM)
+        [crate::web_api::MECHANISM, crate::coupling_rule::MECHANISM]
+            .into_iter()
+            .find(|m| flowstate_core::names::same_name(name, m))
     })
 }
 
 impl CouplingSpec {
+    /// `gcc_report`, read (`None`: unset or not a known name; validation rejects the
+    /// latter).
+    pub fn gcc_report_mode(&self) -> Option<flowstate_core::coupling::RateReportMode> {
+        crate::coupling_rule::gcc_report_mode(self.gcc_report.as_deref()?)
+    }
+
     /// `groups`, read (`None`: not a known name; validation rejects it).
     pub fn groups_mode(&self) -> Option<GroupsMode> {
         self.groups

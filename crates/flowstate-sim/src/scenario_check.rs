@@ -42,17 +42,27 @@ impl Scenario {
             // `web-api` is the simulator's own mode (crate::web_api), not a manager
             // mechanism.
             let web_api = c.mechanism == crate::web_api::MECHANISM;
-            if !(web_api || MECHANISMS.contains(&c.mechanism.as_str())) {
+            let rule = c.mechanism == crate::coupling_rule::MECHANISM;
+            if !(web_api || rule || MECHANISMS.contains(&c.mechanism.as_str())) {
                 return Err(err(
                     "coupling.mechanism",
                     format!(
-                        "expected one of {}|{} (any case, or as printed: FSEv2, FSE-NG, ...), got \"{}\"",
+                        "expected one of {}|{}|{} (any case, or as printed: FSEv2, FSE-NG, ...), got \"{}\"",
                         MECHANISMS.join("|"),
                         crate::web_api::MECHANISM,
+                        crate::coupling_rule::MECHANISM,
                         c.mechanism
                     ),
                 ));
             }
+            crate::coupling_rule::check_fields(
+                &c.mechanism,
+                c.rule.as_deref(),
+                &c.params,
+                &c.options,
+                c.gcc_report.as_deref(),
+            )
+            .map_err(|e| err(&e.field, e.message))?;
             match c.groups_mode() {
                 None => {
                     return Err(err(

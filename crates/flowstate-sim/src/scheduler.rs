@@ -506,6 +506,10 @@ impl ComponentId {
     pub const fn start_jitter(index: u64) -> Self {
         ComponentId(0x3000_0000_0000 | index)
     }
+    /// The coupling rule's draws (each flow group's seed; crate::coupling_rule).
+    pub const fn coupling_rule() -> Self {
+        ComponentId(0x4000_0000_0000)
+    }
 }
 
 /// The random stream of one component: a ChaCha8 generator whose 32-byte seed is four

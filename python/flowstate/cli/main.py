@@ -10,7 +10,9 @@ returns an :class:`ExitStatus`; :data:`COMMANDS` lists them in the order of
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from typing import Any, Callable, NamedTuple, NoReturn, Optional, Sequence
 
 from flowstate import __version__
@@ -75,6 +77,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as e:  # a command may say what finished and how to complete it
         print(str(e) or "flowstate: interrupted", file=sys.stderr)
         return ExitStatus.INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - the user's controller or rule raised: its own frames
+        if not _raised_by_user_code(e) or os.environ.get("FLOWSTATE_DEBUG"):
+            raise
+        _print_user_traceback(e)
+        return 1
+
+
+# The notes the simulator adds to an exception raised in a user's controller or rule.
+_USER_CODE_NOTES = ("raised by ", "raised while making ", "raised while loading ")
+
+
+def _raised_by_user_code(e: BaseException) -> bool:
+    return any(isinstance(n, str) and n.startswith(_USER_CODE_NOTES) for n in getattr(e, "__notes__", ()))
+
+
+def _print_user_traceback(e: BaseException) -> None:
+    """The traceback from the first frame outside the flowstate package (the user's
+    code), with the exception and its notes; FLOWSTATE_DEBUG=1 shows every frame."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(package):
+        tb = tb.tb_next
+    traceback.print_exception(type(e), e, tb if tb is not None else e.__traceback__, file=sys.stderr)
 
 
 if __name__ == "__main__":

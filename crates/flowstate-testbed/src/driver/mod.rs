@@ -145,6 +145,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             .coupling
             .as_ref()
             .map_or_else(|| "none".to_string(), |c| c.mechanism.clone()),
+        gcc_report: None,
     };
     let mut tx = Vec::new();
     let mut rx = Vec::new();

@@ -43,6 +43,7 @@ pub(super) fn flows(text: &str) -> Result<Vec<(TxFlow, RxKind)>, TestbedError> {
     let config = flowstate_sim::run::sim_config(&scenario, 1);
     let ctx = FlowContext {
         mechanism: "none".into(),
+        gcc_report: None,
     };
     let mut out = Vec::new();
     for (i, (spec, setup)) in scenario.flows.iter().zip(&config.flows).enumerate() {

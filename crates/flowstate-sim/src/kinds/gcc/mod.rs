@@ -178,8 +178,10 @@ pub fn gcc_flow(
     };
     // What GCC reports is the mechanism's to say (paper 000 V-B3; the catalogue entry
     // in the mechanism's file gives the reason).
-    cfg.report_mode = Mechanism::info_by_name(&ctx.mechanism)
-        .map_or(RateReportMode::Target, |info| info.rate_report);
+    cfg.report_mode = ctx.gcc_report.unwrap_or_else(|| {
+        Mechanism::info_by_name(&ctx.mechanism)
+            .map_or(RateReportMode::Target, |info| info.rate_report)
+    });
     let start = secs(spec.start_secs());
     let mut sender = MediaSender::new(cfg, start);
     if let Some(d) = spec.desired_rate {
