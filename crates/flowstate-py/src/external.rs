@@ -151,6 +151,24 @@ pub(crate) enum Stopped {
 pub(crate) type FailureSlot = Arc<Mutex<Option<Stopped>>>;
 
 /// Keeps `stopped` unless the run already failed.
+/// What a failed load of a user's class (a controller, a coupling rule) becomes: a
+/// flowstate error is the scenario field's one-line error; anything the user's code raised
+/// is kept in `slot` with a note saying where, and the field error names that note.
+pub(crate) fn load_error(
+    py: Python<'_>,
+    e: PyErr,
+    field: &str,
+    note: String,
+    slot: &FailureSlot,
+) -> FieldError {
+    if e.is_instance_of::<FlowstateError>(py) {
+        return FieldError::new(field, e.value(py).to_string());
+    }
+    let _ = e.value(py).call_method1("add_note", (note.clone(),));
+    keep_failure(slot, Stopped::Raised(e));
+    FieldError::new(field, note)
+}
+
 pub(crate) fn keep_failure(slot: &FailureSlot, stopped: Stopped) {
     let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
     guard.get_or_insert(stopped);
@@ -382,14 +400,9 @@ impl DeciderFactory for PyDeciderFactory {
                     label,
                     failure: self.failure.clone(),
                 }) as Box<dyn RateDecider>),
-                Err(e) if e.is_instance_of::<FlowstateError>(py) => {
-                    Err(FieldError::new("controller", e.value(py).to_string()))
-                }
                 Err(e) => {
                     let note = format!("raised while making the controller of {label}");
-                    let _ = e.value(py).call_method1("add_note", (note.clone(),));
-                    keep_failure(&self.failure, Stopped::Raised(e));
-                    Err(FieldError::new("controller", note))
+                    Err(load_error(py, e, "controller", note, &self.failure))
                 }
             }
         })

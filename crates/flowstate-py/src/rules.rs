@@ -17,8 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
 
 pub(crate) use crate::errors::CouplingRuleError;
-use crate::errors::FlowstateError;
-use crate::external::{has_failed, keep_failure, table_to_py, FailureSlot, Stopped};
+use crate::external::{has_failed, keep_failure, load_error, table_to_py, FailureSlot, Stopped};
 
 /// One flow of a group, as a coupling rule's hooks receive it. Rates in bit/s, sizes
 /// in bytes, times in seconds; fields that do not apply to the flow's kind are None.
@@ -349,14 +348,9 @@ impl RuleFactory for PyRuleFactory {
                     label,
                     failure: self.failure.clone(),
                 }) as Box<dyn RuleMaker>),
-                Err(e) if e.is_instance_of::<FlowstateError>(py) => {
-                    Err(FieldError::new("rule", e.value(py).to_string()))
-                }
                 Err(e) => {
                     let note = format!("raised while loading the {label}");
-                    let _ = e.value(py).call_method1("add_note", (note.clone(),));
-                    keep_failure(&self.failure, Stopped::Raised(e));
-                    Err(FieldError::new("rule", note))
+                    Err(load_error(py, e, "rule", note, &self.failure))
                 }
             }
         })
