@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+
+
+def default_sigint() -> None:
+    """A child's `preexec_fn`: Ctrl-C back to its default. A shell without job control
+    starts background commands with SIGINT ignored, and a child inherits that (Python then
+    never raises KeyboardInterrupt), so a test that interrupts a child resets it first."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def flowstate(*args, cwd=None, timeout=None) -> subprocess.CompletedProcess[str]:

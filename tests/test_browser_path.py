@@ -16,6 +16,7 @@ import pytest
 
 from flowstate.browser import command
 from flowstate.browser.topology import TopologyError, preflight
+from cli_support import default_sigint
 from real_chromium_support import cli, namespaces
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,6 +125,7 @@ def test_a_signal_mid_run_removes_everything_and_keeps_the_results(tmp_path, sig
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         deadline = time.time() + 30

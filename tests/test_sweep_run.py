@@ -19,7 +19,7 @@ from flowstate.output_files import SWEEP_POINTS_DIR as POINTS_DIR
 from flowstate.output_files import SWEEP_RESULTS_FILE as RESULTS_FILE
 from flowstate.output_files import SWEEP_SPEC_FILE as SPEC_FILE
 from flowstate.output_files import SWEEP_SUMMARY_FILE as SUMMARY_FILE
-from cli_support import assert_one_line_error, flowstate
+from cli_support import assert_one_line_error, default_sigint, flowstate
 
 SCENARIO = """\
 name = "tiny"
@@ -321,7 +321,7 @@ def test_sigint_stops_the_cli_and_keeps_finished_tasks(tmp_path):
     out = tmp_path / "o"
     args = ["sweep", tmp_path / "long.toml", "--set", "link.capacity=linspace(10,30,6)Mbps", "--workers", 2]
     cmd = [sys.executable, "-m", "flowstate", *map(str, args), "--out", str(out), "--no-plots"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list((out / POINTS_DIR).glob("*.json")) and proc.poll() is None:
         time.sleep(0.05)

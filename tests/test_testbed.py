@@ -18,6 +18,7 @@ import pytest
 from flowstate import ScenarioError
 from flowstate.cli.main import main
 from flowstate.cli import testbed as testbed_command
+from cli_support import default_sigint
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios" / "testbed"
@@ -110,7 +111,7 @@ def test_ctrl_c_still_writes_what_was_measured(tmp_path: Path) -> None:
     p = subprocess.Popen(
         [sys.executable, "-m", "flowstate", "testbed", str(SCENARIOS / "p000-table5-fsev2-30s.toml"),
          "--out", str(tmp_path), "--no-report"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint,
     )
     time.sleep(4)
     p.send_signal(signal.SIGINT)
