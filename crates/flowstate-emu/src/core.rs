@@ -18,7 +18,7 @@
 use crate::config::PathConfig;
 use crate::stats::{PacketRecord, PathStats};
 use flowstate_core::{Bitrate, DataSize, Ecn, Timestamp};
-use flowstate_sim::flow::{Dir, SimPacket};
+use flowstate_sim::flow::SimPacket;
 use flowstate_sim::link::{Link, LinkId, Offer};
 use flowstate_sim::queue::DropReason;
 use std::collections::{BTreeMap, VecDeque};
@@ -228,16 +228,8 @@ impl<P> PathCore<P> {
             ecn,
             ce_marked: false,
         });
-        let pkt = SimPacket {
-            id,
-            sent_at: now,
-            flow,
-            size: u32::try_from(size.as_bytes()).unwrap_or(u32::MAX),
-            slot: 0,
-            seq: 0,
-            dir: Dir::Data,
-            ecn,
-        };
+        let size = u32::try_from(size.as_bytes()).unwrap_or(u32::MAX);
+        let pkt = SimPacket::datagram(id, now, flow, size, ecn);
         let carried = Carried {
             id,
             route,

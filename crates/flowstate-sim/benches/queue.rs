@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use flowstate_core::{Bitrate, Ecn, TimeDelta, Timestamp};
-use flowstate_sim::flow::{Dir, SimPacket};
+use flowstate_sim::flow::SimPacket;
 use flowstate_sim::link::{Link, LinkConfig, LinkId, Offer};
 use flowstate_sim::queue::{
     CodelParams, Discipline, DualPi2Params, FqCodelParams, PieParams, QueueLimit,
@@ -37,16 +37,8 @@ fn drive(discipline: Discipline) -> u64 {
             done = f.next.map(|n| n.done_at);
             while link.poll_dropped().is_some() {}
         }
-        let pkt = SimPacket {
-            id,
-            sent_at: now,
-            flow: (id % 8) as u32,
-            size: 1200,
-            slot: 0,
-            seq: 0,
-            dir: Dir::Data,
-            ecn: if id % 2 == 0 { Ecn::Ect1 } else { Ecn::NotEct },
-        };
+        let ecn = if id % 2 == 0 { Ecn::Ect1 } else { Ecn::NotEct };
+        let pkt = SimPacket::datagram(id, now, (id % 8) as u32, 1200, ecn);
         if let Offer::Started(s) = link.offer(now, pkt) {
             done = Some(s.done_at);
         }

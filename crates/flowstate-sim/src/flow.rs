@@ -45,6 +45,24 @@ pub struct SimPacket {
     pub ecn: Ecn,
 }
 
+impl SimPacket {
+    /// A data packet that refers to no flow message (slot and sequence number 0): what
+    /// the bottleneck emulator offers the link for a real datagram, and what the link's
+    /// benchmarks and tests offer it.
+    pub fn datagram(id: u64, sent_at: Timestamp, flow: u32, size: u32, ecn: Ecn) -> Self {
+        SimPacket {
+            id,
+            sent_at,
+            flow,
+            size,
+            slot: 0,
+            seq: 0,
+            dir: Dir::Data,
+            ecn,
+        }
+    }
+}
+
 /// A flow's lifecycle state as the scenario schedules it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlowState {

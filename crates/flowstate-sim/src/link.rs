@@ -529,19 +529,9 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::Dir;
 
     fn pkt(id: u64, size: u32) -> SimPacket {
-        SimPacket {
-            id,
-            sent_at: Timestamp::ZERO,
-            flow: 0,
-            size,
-            slot: 0,
-            seq: 0,
-            dir: Dir::Data,
-            ecn: flowstate_core::Ecn::NotEct,
-        }
+        SimPacket::datagram(id, Timestamp::ZERO, 0, size, flowstate_core::Ecn::NotEct)
     }
 
     fn link(rate_mbps: f64, delay_ms: i64, queue: QueueLimit) -> Link {

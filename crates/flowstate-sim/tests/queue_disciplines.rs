@@ -5,7 +5,7 @@
 //! marks only on ECN-capable packets, FIFO within a flow) and determinism of a run.
 
 use flowstate_core::{Bitrate, Ecn, TimeDelta, Timestamp};
-use flowstate_sim::flow::{Dir, SimPacket};
+use flowstate_sim::flow::SimPacket;
 use flowstate_sim::link::{Link, LinkConfig, LinkId, Offer};
 use flowstate_sim::queue::{
     Class, CodelParams, CodelQueue, Discipline, DropReason, DropSink, DualPi2Params, DualPi2Queue,
@@ -16,16 +16,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn pkt(id: u64, flow: u32, size: u32, ecn: Ecn) -> SimPacket {
-    SimPacket {
-        id,
-        sent_at: Timestamp::ZERO,
-        flow,
-        size,
-        slot: 0,
-        seq: 0,
-        dir: Dir::Data,
-        ecn,
-    }
+    SimPacket::datagram(id, Timestamp::ZERO, flow, size, ecn)
 }
 
 fn ms(t: u64) -> Timestamp {

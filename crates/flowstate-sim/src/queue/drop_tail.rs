@@ -87,20 +87,10 @@ impl DropTailQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::Dir;
     use flowstate_core::TimeDelta;
 
     fn pkt(id: u64, size: u32) -> SimPacket {
-        SimPacket {
-            id,
-            sent_at: Timestamp::ZERO,
-            flow: 0,
-            size,
-            slot: 0,
-            seq: 0,
-            dir: Dir::Data,
-            ecn: flowstate_core::Ecn::NotEct,
-        }
+        SimPacket::datagram(id, Timestamp::ZERO, 0, size, flowstate_core::Ecn::NotEct)
     }
 
     #[test]
