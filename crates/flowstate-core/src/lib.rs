@@ -29,6 +29,7 @@ pub mod endpoint;
 pub mod fec;
 pub mod gcc;
 pub mod nada;
+pub mod playout;
 pub mod rate;
 pub mod rate_window;
 pub mod scream;
