@@ -25,6 +25,11 @@ Your own coupling rule in Python (``[coupling] mechanism = "python"``,
 flowstate.coupling_rules), your own rate controller in Python (``kind = "python"``, flowstate.controllers), ONNX
 policies (``kind = "onnx"``, flowstate.onnx_policy) and a Gymnasium environment
 (flowstate.gym): docs/PYTHON.md.
+
+The W3C freeze and pause figures of any series of render times (a real receiver's
+too)::
+
+    flowstate.freezes([0.0, 0.033, 0.066, ...])  # {"freezes": ..., "freeze_duration_s": ...}
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from flowstate._native import (
     __version__,
 )
 from flowstate.simulation import RunResult, check_scenario, run
+from flowstate.video import freezes
 
 __all__ = [
     "MECHANISMS",
@@ -58,5 +64,6 @@ __all__ = [
     "ScenarioError",
     "__version__",
     "check_scenario",
+    "freezes",
     "run",
 ]

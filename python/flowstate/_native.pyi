@@ -232,6 +232,12 @@ def scenario_mechanism_name(name: str) -> Optional[str]:
     """The scenario name of a coupling mechanism in any accepted spelling, the
     simulator's ``web-api`` included (``"WEB_API"`` -> ``"web-api"``), or None."""
 
+def freezes(render_times_s: list[float]) -> dict[str, Any]:
+    """The W3C webrtc-stats freeze and pause figures of a series of render times
+    (seconds, in order): ``frames``, ``freezes``, ``freeze_duration_s``, ``pauses``,
+    ``pause_duration_s``. Raises FlowstateError for a negative, non-finite or
+    out-of-order time."""
+
 def mechanism_name(name: str) -> Optional[str]:
     """The canonical name (``"fsev2"``) of a coupling mechanism written in any accepted
     spelling (``"FSEv2"``, ``"fse_ng"``, ``"None"``), or None."""

@@ -18,6 +18,7 @@ mod run_results;
 mod sim;
 mod stepping;
 mod testbed;
+mod video;
 
 use std::collections::BTreeMap;
 
@@ -485,5 +486,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     definitions::register(m)?;
     testbed::register(m)?;
     ipemu::register(m)?;
+    video::register(m)?;
     Ok(())
 }

@@ -100,6 +100,9 @@ fn series_columns<'py>(
     column(&d, "group", rows, |r| {
         groups.get(r.flow.as_str()).map(|g| g.to_string())
     })?;
+    column(&d, "fps", rows, |r| r.fps)?;
+    column(&d, "frame_delay_ms", rows, |r| r.frame_delay_ms)?;
+    column(&d, "freezes", rows, |r| r.freezes)?;
     Ok(d)
 }
 

@@ -7,7 +7,10 @@ use crate::coupling::{CouplingHook, FlowInfo};
 use crate::flow::{Dir, FlowState, SimFlow, SimPacket};
 use crate::link::{LinkConfig, LinkId, Offer, Started};
 use crate::link_metrics::{LinkMetrics, LinkSeriesRow};
-use crate::metrics::{CouplingSummary, FlowMeta, Metrics, MetricsConfig, SeriesRow, Summary};
+use crate::metrics::{
+    fill_series, video_summary, CouplingSummary, FlowMeta, Metrics, MetricsConfig, SeriesRow,
+    Summary,
+};
 use crate::queue::DropReason;
 use crate::recorder::Recorder;
 use crate::sbd::{SbdAction, SbdObserver};
@@ -462,6 +465,9 @@ impl Simulation {
             self.metrics.install_window_histograms(recorded.histograms);
         }
         let events = self.queue.processed();
+        for f in self.flows.iter_mut() {
+            f.finish_playout(end);
+        }
         let (flows, states) = (&self.flows, &self.states);
         let (mut summary, mut series) = self.metrics.finish(
             end,
@@ -478,6 +484,12 @@ impl Simulation {
             .zip(self.config.flows.iter())
         {
             fs.n_dd = flow.delay_based_decreases();
+            if let Some((log, playout)) = flow.video() {
+                let m = &self.config.metrics;
+                let (start, stop) = (m.window_start.min(end), m.window_end.min(end));
+                fs.video = Some(video_summary(log, playout, start, stop));
+                fill_series(&mut series, &fs.name, playout, m.bin, end);
+            }
             if let Some(e) = flow.ecn_counts() {
                 fs.ce_marks = Some(e.ce_marks);
                 fs.ecn_responses = e.responses;

@@ -11,6 +11,7 @@ use std::cell::Cell;
 use crate::app_stats::{AppControl, AppStats};
 use flowstate_core::coupling::{Allowance, FlowReport};
 use flowstate_core::endpoint::Endpoint;
+use flowstate_core::playout::{EncoderLog, FramePlayout};
 use flowstate_core::{DataSize, Ecn, TimeDelta, Timestamp};
 
 /// Which way a packet travels within its flow.
@@ -159,6 +160,12 @@ pub trait SimFlow {
     /// [`SenderHooks::INPUT_DRIVEN`]: the reference behaviour, against which a test
     /// checks that declaring it changes no trace.
     fn poll_at_every_event(&mut self) {}
+    /// The run ends at `now`: the receiver's frame playout renders what is due.
+    fn finish_playout(&mut self, _now: Timestamp) {}
+    /// A video flow's encoder log and receiver playout (`None`: not a video flow).
+    fn video(&self) -> Option<(&EncoderLog, &FramePlayout)> {
+        None
+    }
 }
 
 /// A growable store of in-flight messages with a free list, so that steady-state
@@ -276,6 +283,10 @@ pub trait SenderHooks: Endpoint {
     fn ecn_responses(&self) -> Option<u64> {
         None
     }
+    /// A video sender's encoded and dropped frames.
+    fn encoder_log(&self) -> Option<&EncoderLog> {
+        None
+    }
 }
 
 /// What the simulator needs from a receiver beyond [`Endpoint`].
@@ -290,6 +301,12 @@ pub trait ReceiverHooks: Endpoint {
     fn delay_based_decreases(&self) -> Option<u64> {
         None
     }
+    /// A video receiver's frame playout.
+    fn playout(&self) -> Option<&FramePlayout> {
+        None
+    }
+    /// Time reached `now`: the frame playout renders what is due.
+    fn advance_playout(&mut self, _now: Timestamp) {}
 }
 
 /// Any sender/receiver pair of endpoints whose messages match, as a [`SimFlow`].
@@ -671,6 +688,14 @@ where
 
     fn apply_app_control(&mut self, now: Timestamp, control: AppControl) {
         self.touch_sender().apply_app_control(now, control);
+    }
+
+    fn finish_playout(&mut self, now: Timestamp) {
+        self.receiver.advance_playout(now);
+    }
+
+    fn video(&self) -> Option<(&EncoderLog, &FramePlayout)> {
+        Some((self.sender.encoder_log()?, self.receiver.playout()?))
     }
 }
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// The columns of [`series_rows_text`], in order (after the front end's `run,seed`).
-pub const SERIES_COLUMNS: [&str; 12] = [
+pub const SERIES_COLUMNS: [&str; 15] = [
     "time_s",
     "flow",
     "send_rate_mbps",
@@ -29,6 +29,9 @@ pub const SERIES_COLUMNS: [&str; 12] = [
     "capacity_mbps",
     "target_mbps",
     "group",
+    "fps",
+    "frame_delay_ms",
+    "freezes",
 ];
 
 /// Each flow's coupling group by flow name (summary.json's per-flow `group`), for the
@@ -189,6 +192,13 @@ impl<'a> Row<'a> {
         let _ = write!(self.next_cell(), "{n}");
         self
     }
+    fn opt_int(mut self, n: Option<u64>) -> Self {
+        let out = self.next_cell();
+        if let Some(n) = n {
+            let _ = write!(out, "{n}");
+        }
+        self
+    }
     fn text(mut self, s: &str) -> Self {
         self.next_cell().push_str(s);
         self
@@ -216,6 +226,9 @@ pub fn series_rows_text(rows: &[SeriesRow], groups: &HashMap<&str, &str>) -> Str
             .float(r.capacity_mbps)
             .opt(r.target_mbps)
             .text(groups.get(r.flow.as_str()).copied().unwrap_or(""))
+            .opt(r.fps)
+            .opt(r.frame_delay_ms)
+            .opt_int(r.freezes)
             .end();
     }
     out
@@ -314,16 +327,30 @@ mod tests {
             lost_packets: 0,
             capacity_mbps: 2.0,
             target_mbps: None,
+            fps: None,
+            frame_delay_ms: None,
+            freezes: None,
         };
         let groups = HashMap::from([("video", "call")]);
         assert_eq!(
             series_rows_text(&[row.clone(), row.clone()], &groups),
-            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,call\n".repeat(2)
+            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,call,,,\n".repeat(2)
         );
         // Not coupled: the empty cell.
         assert_eq!(
-            series_rows_text(&[row], &HashMap::new()),
-            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,\n"
+            series_rows_text(&[row.clone()], &HashMap::new()),
+            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,,,,\n"
+        );
+        // A video flow's frame columns: a bin without a rendered frame has no delay.
+        let video = SeriesRow {
+            fps: Some(30.0),
+            frame_delay_ms: None,
+            freezes: Some(1),
+            ..row
+        };
+        assert_eq!(
+            series_rows_text(&[video], &HashMap::new()),
+            "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,,30.0,,1\n"
         );
     }
 }

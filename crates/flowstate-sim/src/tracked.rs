@@ -21,6 +21,10 @@ pub trait SimSender: Controller {
     }
     /// The web application's decision; default: ignored.
     fn web_control(&mut self, _now: Timestamp, _control: AppControl) {}
+    /// A video sender's encoded and dropped frames.
+    fn encoder_log(&self) -> Option<&flowstate_core::playout::EncoderLog> {
+        None
+    }
 }
 
 /// A flowstate-core sender with the simulator hooks.
@@ -112,6 +116,9 @@ impl<S: SimSender> SenderHooks for Tracked<S> {
     }
     fn on_resume(&mut self, now: Timestamp) {
         self.inner.resume(now);
+    }
+    fn encoder_log(&self) -> Option<&flowstate_core::playout::EncoderLog> {
+        self.inner.encoder_log()
     }
     fn ecn_responses(&self) -> Option<u64> {
         self.inner.ecn_responses()

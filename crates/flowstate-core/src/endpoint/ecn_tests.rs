@@ -290,6 +290,7 @@ fn ccfb_receiver() -> CcfbReceiver {
         ssrc: 1,
         interval: TimeDelta::millis(20),
         rtp_overhead: DataSize::bytes(48),
+        playout: crate::playout::PlayoutConfig::default(),
     })
 }
 

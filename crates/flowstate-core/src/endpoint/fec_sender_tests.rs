@@ -19,6 +19,8 @@ struct Outcome {
     delivered: DataSize,
     /// (target, encoder rate) at the end.
     rates: (Bitrate, Bitrate),
+    /// The receiver's frame figures over the run.
+    frames: crate::playout::VideoStats,
 }
 
 /// 20 s of one `chromium-m156` flow on 1 Mbit/s, 50 ms one way, `loss` random loss.
@@ -64,6 +66,7 @@ fn run_with(
         received_bytes: 0,
         delivered: DataSize::ZERO,
         rates: (Bitrate::ZERO, Bitrate::ZERO),
+        frames: Default::default(),
     };
     while now < end {
         if sender.poll_timeout().is_some_and(|t| t <= now) {
@@ -108,7 +111,30 @@ fn run_with(
     out.received_bytes = receiver.bytes_received();
     out.delivered = fwd.delivered;
     out.rates = (sender.target_rate(), sender.encoder_rate());
+    receiver.advance_playout(end);
+    out.frames = receiver
+        .playout()
+        .stats(sender.encoder_log(), Timestamp::ZERO, end);
     out
+}
+
+#[test]
+fn fec_recovers_frames_the_loss_would_take() {
+    let lost_share = |o: &Outcome| o.frames.frames_lost as f64 / o.frames.frames_encoded as f64;
+    let off = run(false, 0.05);
+    let on = run(true, 0.05);
+    assert!(off.frames.frames_encoded > 400, "{:?}", off.frames);
+    // 5 % packet loss takes a frame of n packets with probability 1 - 0.95^n.
+    assert!(lost_share(&off) > 0.05, "{:?}", off.frames);
+    assert!(
+        lost_share(&on) < lost_share(&off) / 2.0,
+        "{:?} {:?}",
+        on.frames,
+        off.frames
+    );
+    let clean = run(false, 0.0);
+    assert_eq!(clean.frames.frames_lost, 0);
+    assert_eq!(clean.frames.freezes, 0);
 }
 
 #[test]

@@ -132,6 +132,10 @@ impl NadaSender {
     pub fn rtt(&self) -> Option<TimeDelta> {
         self.rtt
     }
+    /// The frames the encoder encoded and dropped.
+    pub fn encoder_log(&self) -> &crate::playout::EncoderLog {
+        self.video.encoder_log()
+    }
     pub fn bytes_sent(&self) -> u64 {
         self.bytes_sent
     }

@@ -17,6 +17,7 @@
 use super::media::RtpPacket;
 use super::{Endpoint, Transmit};
 use crate::ecn::Ecn;
+use crate::playout::{FramePlayout, PlayoutConfig};
 use crate::seq_map::SeqMap;
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
@@ -98,6 +99,8 @@ pub struct CcfbReceiverConfig {
     /// IPv4 + UDP + RTP + extensions of a media packet (48 B, as the GCC media flows),
     /// for the bytes-received count.
     pub rtp_overhead: DataSize,
+    /// The frame playout model that observes the packets ([`crate::playout`]).
+    pub playout: PlayoutConfig,
 }
 
 /// The receiving side of a NADA or SCReAM media flow: records arrivals and sends an
@@ -115,11 +118,14 @@ pub struct CcfbReceiver {
     packets_received: u64,
     reports_sent: u64,
     ce_marks: u64,
+    /// The frames as the receiving application sees them (an observer).
+    playout: FramePlayout,
 }
 
 impl CcfbReceiver {
     pub fn new(cfg: CcfbReceiverConfig) -> Self {
         CcfbReceiver {
+            playout: FramePlayout::new(cfg.playout),
             cfg,
             pending: SeqMap::new(),
             next_begin: None,
@@ -143,6 +149,14 @@ impl CcfbReceiver {
     }
     pub fn reports_sent(&self) -> u64 {
         self.reports_sent
+    }
+    /// The frame playout model.
+    pub fn playout(&self) -> &FramePlayout {
+        &self.playout
+    }
+    /// Time reached `now`: render the frames due (for the end of a run).
+    pub fn advance_playout(&mut self, now: Timestamp) {
+        self.playout.advance(now);
     }
 
     /// The report of everything received since the previous one, if anything was.
@@ -183,6 +197,7 @@ impl Endpoint for CcfbReceiver {
         }
         self.bytes_received += (p.payload_size + self.cfg.rtp_overhead).as_bytes();
         self.packets_received += 1;
+        self.playout.on_packet(now, &p, false);
         // A packet already covered by a report (it came after its gap was reported) is
         // not reported again.
         if self.next_begin.is_some_and(|b| p.sequence_number < b) {
@@ -245,6 +260,7 @@ mod tests {
             ssrc: 1,
             interval: TimeDelta::millis(100),
             rtp_overhead: DataSize::bytes(48),
+            playout: PlayoutConfig::default(),
         })
     }
 

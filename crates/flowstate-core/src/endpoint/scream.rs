@@ -102,6 +102,10 @@ impl ScreamSender {
     pub fn target_bitrate(&self) -> Bitrate {
         self.scream.target_bitrate()
     }
+    /// The frames the encoder encoded and dropped.
+    pub fn encoder_log(&self) -> &crate::playout::EncoderLog {
+        self.video.encoder_log()
+    }
     pub fn bytes_sent(&self) -> u64 {
         self.bytes_sent
     }

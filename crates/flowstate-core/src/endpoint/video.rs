@@ -6,6 +6,7 @@
 
 use super::media::{RtpPacket, WireSizes};
 use super::overhead;
+use crate::playout::EncoderLog;
 use crate::source::{VideoSource, VideoSourceConfig};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
@@ -16,6 +17,8 @@ pub struct VideoPacketizer {
     frame_interval: TimeDelta,
     wire: WireSizes,
     ssrc: u32,
+    /// The frames encoded and dropped, for the receiver's frame figures.
+    log: EncoderLog,
 }
 
 impl VideoPacketizer {
@@ -36,6 +39,7 @@ impl VideoPacketizer {
             frame_interval,
             wire,
             ssrc,
+            log: EncoderLog::new(),
         }
     }
 
@@ -67,6 +71,11 @@ impl VideoPacketizer {
         self.source.next_frame_time()
     }
 
+    /// The frames the encoder encoded and dropped.
+    pub fn encoder_log(&self) -> &EncoderLog {
+        &self.log
+    }
+
     /// The rate the encoder produces on average (payload).
     pub fn encoder_rate(&self) -> Bitrate {
         self.source.encoder_rate()
@@ -75,7 +84,10 @@ impl VideoPacketizer {
     /// The packets of the next frame due at `now` with their wire sizes (sequence
     /// numbers 0: the sender assigns them); `None` when no frame is due.
     pub fn poll_frame(&mut self, now: Timestamp) -> Option<Vec<(RtpPacket, DataSize)>> {
-        let frame = self.source.poll_frame(now)?;
+        let frame = self.source.poll_frame(now);
+        self.source.log_dropped(&mut self.log);
+        let frame = frame?;
+        self.log.on_encoded(frame.id, frame.capture_time);
         let max_payload = self.max_payload();
         let n = frame
             .size

@@ -22,9 +22,10 @@ impl EncoderLog {
         self.encoded.push((id, capture));
     }
 
-    /// The frame captured at `capture` was not encoded.
+    /// The frame captured at `capture` was not encoded (kept in capture order).
     pub fn on_dropped(&mut self, capture: Timestamp) {
-        self.dropped.push(capture);
+        let at = self.dropped.partition_point(|&c| c <= capture);
+        self.dropped.insert(at, capture);
     }
 
     /// Encoded frames (id, capture time) in capture order.

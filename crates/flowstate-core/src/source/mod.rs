@@ -80,6 +80,15 @@ impl VideoSource {
             Self::Statistics(c) => c.poll_frame(now),
         }
     }
+    /// Record the capture instants the encoder dropped since the last call in `log`
+    /// (the statistics codec's `vp8_drop`; the perfect codec drops none).
+    pub fn log_dropped(&mut self, log: &mut crate::playout::EncoderLog) {
+        if let Self::Statistics(c) = self {
+            for at in c.take_dropped() {
+                log.on_dropped(at);
+            }
+        }
+    }
     /// The rate the encoder currently produces on average.
     pub fn encoder_rate(&self) -> Bitrate {
         match self {

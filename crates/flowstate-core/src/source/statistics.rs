@@ -80,6 +80,8 @@ pub struct StatisticsCodec {
     keyframe_pending: bool,
     clock: FrameClock,
     dropper: Option<Box<Vp8FrameDropper>>,
+    /// Capture times of the frames `vp8_drop` dropped, until taken.
+    dropped: Vec<Timestamp>,
 }
 
 impl StatisticsCodec {
@@ -96,6 +98,7 @@ impl StatisticsCodec {
             last_change: None,
             keyframe_pending: true,
             clock: FrameClock::new(start),
+            dropped: Vec::new(),
         }
     }
 
@@ -135,6 +138,10 @@ impl StatisticsCodec {
     }
     pub fn encoder_rate(&self) -> Bitrate {
         self.rate
+    }
+    /// The capture times of the frames the frame dropper dropped since the last call.
+    pub fn take_dropped(&mut self) -> std::vec::Drain<'_, Timestamp> {
+        self.dropped.drain(..)
     }
 
     pub fn poll_frame(&mut self, now: Timestamp) -> Option<Frame> {
@@ -192,6 +199,7 @@ impl StatisticsCodec {
             let dropper = self.dropper.as_mut()?;
             let (floor, scale) = match dropper.decide(at, self.rate, fps, keyframe) {
                 Decision::Drop => {
+                    self.dropped.push(at);
                     self.clock.skip(interval);
                     continue;
                 }

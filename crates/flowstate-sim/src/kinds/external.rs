@@ -123,7 +123,7 @@ pub fn external_flow(
     let sender = ExternalSender::new(cfg, ssrc, secs(b.spec.start_secs()), decider);
     Ok(EndpointPairFlow::new(
         Tracked::new(sender),
-        ccfb_receiver(b.index, interval),
+        ccfb_receiver(b.index, interval, Default::default()),
     ))
 }
 

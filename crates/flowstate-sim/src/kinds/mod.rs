@@ -15,6 +15,7 @@ pub mod external;
 pub mod gcc;
 pub mod ledbat;
 pub mod nada;
+pub mod playout_options;
 pub mod rap;
 pub mod rate_options;
 pub mod rtp_video;

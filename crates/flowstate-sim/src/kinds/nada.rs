@@ -4,6 +4,7 @@
 //! (`flowstate_core::nada::NadaConfig::OPTIONS`) and the media source's.
 
 use super::common::secs;
+use super::playout_options::{playout_config, PlayoutKeys};
 use super::rtp_video::{
     ccfb_receiver, feedback_interval, min_feedback_interval, read_config, rmcat_source,
 };
@@ -48,6 +49,19 @@ overrides! {
         /// size. Unset: 1,200 B. cisco/ns3-rmcat sends 1,000 B of payload (1,040 B IP).
         packet_size: Option<Bytes> => ["nada"], BYTES,
             OverrideDefault::Value(|| WireSizes::default().max_packet.as_bytes().to_string());
+        /// The receiver's playout rule: `adaptive` (libwebrtc's jitter buffer) or
+        /// `fixed` (capture + `playout_delay_ms`); frame figures only.
+        playout: Option<crate::kinds::playout_options::PlayoutRule> => ["nada"], None,
+            OverrideDefault::Value(|| "adaptive".into());
+        /// `playout = "fixed"`: capture to render, ms.
+        playout_delay_ms: Option<f64> => ["nada"], MS,
+            OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_FIXED_PLAYOUT_DELAY));
+        /// The receiver decodes a delta frame only after the frame before it (no
+        /// key-frame request is modelled: a loss waits for the next key frame).
+        reference_chain: Option<bool> => ["nada"], None, OverrideDefault::Value(|| "false".into());
+        /// The receiver's decode time per frame, ms.
+        decode_time_ms: Option<f64> => ["nada"], MS,
+            OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_DECODE_TIME));
     }
 }
 
@@ -77,7 +91,11 @@ pub fn nada_wire(media: &NadaMediaOverrides) -> Result<WireSizes, FieldError> {
 /// A NADA media flow (RFC 8888 feedback).
 pub type NadaFlow = EndpointPairFlow<Tracked<NadaSender>, CcfbReceiver>;
 
-impl SimSender for NadaSender {}
+impl SimSender for NadaSender {
+    fn encoder_log(&self) -> Option<&flowstate_core::playout::EncoderLog> {
+        Some(NadaSender::encoder_log(self))
+    }
+}
 
 /// A `nada` flow's configuration, media keys and RFC 8888 feedback interval (DELTA
 /// unless set). Error: the key under `overrides`.
@@ -103,6 +121,13 @@ pub fn nada_config(
 /// A NADA media flow (RFC 8698 with RFC 8888 feedback every DELTA).
 pub fn nada_flow(b: &BuildInput<'_>) -> Result<NadaFlow, FieldError> {
     let (nada, media, interval) = nada_config(b.spec)?;
+    let playout = playout_config(&PlayoutKeys {
+        playout: media.playout,
+        playout_delay_ms: media.playout_delay_ms,
+        reference_chain: media.reference_chain,
+        decode_time_ms: media.decode_time_ms,
+    })
+    .map_err(|e| e.under("overrides"))?;
     let source = rmcat_source(
         media.perfect_codec.unwrap_or(false),
         nada.max_rate,
@@ -120,6 +145,6 @@ pub fn nada_flow(b: &BuildInput<'_>) -> Result<NadaFlow, FieldError> {
     }
     Ok(EndpointPairFlow::new(
         Tracked::new(sender),
-        ccfb_receiver(b.index, interval),
+        ccfb_receiver(b.index, interval, playout),
     ))
 }

@@ -32,16 +32,29 @@ pub fn rmcat_source(perfect: bool, max_rate: Bitrate, fps: f64) -> VideoSourceCo
     }
 }
 
-/// The RFC 8888 receiver of a `nada` / `scream` flow.
-pub fn ccfb_receiver(index: usize, interval: TimeDelta) -> CcfbReceiver {
+/// The RFC 8888 receiver of a `nada` / `scream` / external flow, with its frame
+/// playout model.
+pub fn ccfb_receiver(
+    index: usize,
+    interval: TimeDelta,
+    playout: flowstate_core::playout::PlayoutConfig,
+) -> CcfbReceiver {
     CcfbReceiver::new(CcfbReceiverConfig {
         ssrc: index as u32 + 1,
         interval,
         rtp_overhead: flowstate_core::endpoint::media::WireSizes::default().rtp_overhead,
+        playout,
     })
 }
 
-impl ReceiverHooks for CcfbReceiver {}
+impl ReceiverHooks for CcfbReceiver {
+    fn playout(&self) -> Option<&flowstate_core::playout::FramePlayout> {
+        Some(CcfbReceiver::playout(self))
+    }
+    fn advance_playout(&mut self, now: flowstate_core::Timestamp) {
+        CcfbReceiver::advance_playout(self, now);
+    }
+}
 
 /// An RFC 8888 report interval in ms (at most a day), at least
 /// [`crate::bounds::MIN_FEEDBACK_INTERVAL_SECS`].
@@ -191,6 +204,22 @@ mod tests {
         );
     }
 
+    /// The error of building a `nada` flow with `overrides` `o`.
+    fn nada_flow_error(o: &str) -> crate::error::FieldError {
+        let spec = spec("nada", o);
+        let ctx = crate::flow_spec::FlowContext::default();
+        let b = crate::flow_spec::BuildInput {
+            ctx: &ctx,
+            index: 0,
+            spec: &spec,
+            seed: 1,
+        };
+        match super::super::nada::nada_flow(&b) {
+            Ok(_) => panic!("{o} was accepted"),
+            Err(e) => e,
+        }
+    }
+
     #[test]
     fn bad_values_are_one_line_errors_at_their_key() {
         let e = nada_config(&spec("nada", "x_ref_ms = 0")).expect_err("zero");
@@ -216,9 +245,20 @@ mod tests {
             "{e}"
         );
         assert!(
-            e.message.ends_with("`feedback_interval_ms`, `packet_size`"),
+            e.message.ends_with(
+                "`feedback_interval_ms`, `packet_size`, `playout`, `playout_delay_ms`, `reference_chain`, `decode_time_ms`"
+            ),
             "{e}"
         );
+        // The playout keys: a bad name, a delay without the fixed rule.
+        let e = nada_flow_error("playout = \"smooth\"");
+        assert_eq!(e.field, "overrides.playout", "{e}");
+        assert!(
+            e.message.contains("adaptive") && e.message.contains("fixed"),
+            "{e}"
+        );
+        let e = nada_flow_error("playout_delay_ms = 100");
+        assert_eq!(e.field, "overrides.playout_delay_ms", "{e}");
         let e = nada_config(&spec("nada", "packet_size = \"1040.5B\""))
             .and_then(|(_, media, _)| super::super::nada::nada_wire(&media))
             .expect_err("a fraction of a byte");

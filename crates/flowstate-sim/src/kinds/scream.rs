@@ -4,6 +4,7 @@
 //! (`flowstate_core::scream::ScreamConfig::OPTIONS`) and the media source's.
 
 use super::common::secs;
+use super::playout_options::{playout_config, PlayoutKeys};
 use super::rtp_video::{ccfb_receiver, feedback_interval, read_config, rmcat_source};
 use crate::error::FieldError;
 use crate::flow::EndpointPairFlow;
@@ -45,13 +46,30 @@ overrides! {
         /// `true`: a perfect codec (frames exactly at the target) instead of the
         /// statistics codec with noise and I-frames.
         perfect_codec: Option<bool> => ["scream"], None, OverrideDefault::Value(|| "false".into());
+        /// The receiver's playout rule: `adaptive` (libwebrtc's jitter buffer) or
+        /// `fixed` (capture + `playout_delay_ms`); frame figures only.
+        playout: Option<crate::kinds::playout_options::PlayoutRule> => ["scream"], None,
+            OverrideDefault::Value(|| "adaptive".into());
+        /// `playout = "fixed"`: capture to render, ms.
+        playout_delay_ms: Option<f64> => ["scream"], MS,
+            OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_FIXED_PLAYOUT_DELAY));
+        /// The receiver decodes a delta frame only after the frame before it (no
+        /// key-frame request is modelled: a loss waits for the next key frame).
+        reference_chain: Option<bool> => ["scream"], None, OverrideDefault::Value(|| "false".into());
+        /// The receiver's decode time per frame, ms.
+        decode_time_ms: Option<f64> => ["scream"], MS,
+            OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_DECODE_TIME));
     }
 }
 
 /// A SCReAM media flow (RFC 8888 feedback).
 pub type ScreamFlow = EndpointPairFlow<Tracked<ScreamSender>, CcfbReceiver>;
 
-impl SimSender for ScreamSender {}
+impl SimSender for ScreamSender {
+    fn encoder_log(&self) -> Option<&flowstate_core::playout::EncoderLog> {
+        Some(ScreamSender::encoder_log(self))
+    }
+}
 
 /// A `scream` flow's configuration, media keys, RFC 8888 feedback interval and frame
 /// rate. Error: the key under `overrides`.
@@ -83,6 +101,13 @@ pub fn scream_config(
 /// A SCReAM media flow (RFC 8298 v1 with RFC 8888 feedback).
 pub fn scream_flow(b: &BuildInput<'_>) -> Result<ScreamFlow, FieldError> {
     let (scream, media, interval, fps) = scream_config(b.spec)?;
+    let playout = playout_config(&PlayoutKeys {
+        playout: media.playout,
+        playout_delay_ms: media.playout_delay_ms,
+        reference_chain: media.reference_chain,
+        decode_time_ms: media.decode_time_ms,
+    })
+    .map_err(|e| e.under("overrides"))?;
     let source = rmcat_source(media.perfect_codec.unwrap_or(false), scream.max_rate, fps);
     let mut cfg = ScreamSenderConfig::new(scream, source);
     cfg.ecn = b.spec.ecn();
@@ -95,6 +120,6 @@ pub fn scream_flow(b: &BuildInput<'_>) -> Result<ScreamFlow, FieldError> {
     }
     Ok(EndpointPairFlow::new(
         Tracked::new(sender),
-        ccfb_receiver(b.index, interval),
+        ccfb_receiver(b.index, interval, playout),
     ))
 }

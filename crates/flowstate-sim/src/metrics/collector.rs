@@ -192,6 +192,9 @@ impl Metrics {
                     lost_packets: b.lost_pkts,
                     capacity_mbps: capacity,
                     target_mbps: target(i).map(|r| r.as_mbps()),
+                    fps: None,
+                    frame_delay_ms: None,
+                    freezes: None,
                 });
             }
             *b = BinAcc {
@@ -467,6 +470,7 @@ impl Metrics {
                 sbd_regroups: None,
                 ce_marks: None,
                 ecn_responses: None,
+                video: None,
             });
         }
         let throughputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();

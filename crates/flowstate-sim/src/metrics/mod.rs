@@ -36,6 +36,7 @@ mod histogram;
 mod jitter;
 mod series;
 mod summary;
+mod video;
 mod window_histograms;
 
 pub use collector::Metrics;
@@ -46,4 +47,5 @@ pub use series::{write_series_csv, FlowName, SeriesRow};
 pub use summary::{
     AggregateSummary, CouplingSummary, FlowSummary, LinkSummary, QueueSummary, Summary,
 };
+pub use video::{fill_series, video_summary, FrameDelayMs, VideoSummary};
 pub use window_histograms::{WindowHistograms, WindowKind, WindowSample};

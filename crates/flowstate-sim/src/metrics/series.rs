@@ -93,6 +93,16 @@ pub struct SeriesRow {
     /// flow, a fixed-rate flow, or a flow that is not running).
     #[serde(default)]
     pub target_mbps: Option<f64>,
+    /// A video flow's frames rendered in the bin per second (`None`: not a video flow).
+    #[serde(default)]
+    pub fps: Option<f64>,
+    /// Mean capture-to-screen delay of the frames rendered in the bin (`None`: none
+    /// rendered, or not a video flow).
+    #[serde(default)]
+    pub frame_delay_ms: Option<f64>,
+    /// Freezes that ended in the bin (`None`: not a video flow).
+    #[serde(default)]
+    pub freezes: Option<u64>,
 }
 
 /// Write the time series as CSV (header + one line per row; empty cell = no sample).

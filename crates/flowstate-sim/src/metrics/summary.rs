@@ -49,6 +49,10 @@ pub struct FlowSummary {
     /// docs/ALGORITHMS.md, "ECN responses").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_responses: Option<u64>,
+    /// A video flow's frame figures over the window (absent for other kinds;
+    /// [`super::video`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<super::VideoSummary>,
 }
 
 /// summary.json `aggregate`.

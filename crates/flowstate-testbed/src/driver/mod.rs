@@ -59,7 +59,7 @@ use flowstate_sim::coupling::{CouplingFactory, DefaultCouplingFactory, FlowInfo}
 use flowstate_sim::endpoints::FlowContext;
 use flowstate_sim::engine::SimConfig;
 use flowstate_sim::flow::{FlowState, ReceiverHooks, SenderHooks};
-use flowstate_sim::metrics::{FlowMeta, Metrics};
+use flowstate_sim::metrics::{fill_series, video_summary, FlowMeta, Metrics};
 use flowstate_sim::scheduler::{component_rng, ComponentId};
 use flowstate_sim::{RunResult, Scenario};
 use flowstate_wire::pcap::PcapWriter;
@@ -321,7 +321,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
     let report = emulator.map(Emulator::stop).unwrap_or_default();
     let (s_io, s_flows, end, interrupted) =
         s_out.map_err(|_| TestbedError::Unsupported("the sender loop panicked (a bug)".into()))?;
-    let (r_io, r_flows) = r_out
+    let (r_io, mut r_flows) = r_out
         .map_err(|_| TestbedError::Unsupported("the receiver loop panicked (a bug)".into()))?;
 
     let shared = Arc::try_unwrap(shared).map_err(|_| {
@@ -339,7 +339,7 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         .collect();
     let events = s_io.stats.sent + s_io.stats.received + r_io.stats.sent + r_io.stats.received;
     let target: Vec<Option<Bitrate>> = shared.target.iter().map(published_rate).collect();
-    let (mut summary, series) = metrics.finish(
+    let (mut summary, mut series) = metrics.finish(
         end,
         &config.name,
         seed,
@@ -364,9 +364,16 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         .flows
         .iter_mut()
         .zip(&s_flows)
-        .zip(&r_flows)
+        .zip(r_flows.iter_mut())
         .enumerate()
     {
+        // A video flow's frame figures, as the simulator's summary and series have them.
+        if let Some((log, playout)) = video_sides(&mut r.kind, &t.kind, end) {
+            let m = &config.metrics;
+            let (start, stop) = (m.window_start.min(end), m.window_end.min(end));
+            fs.video = Some(video_summary(log, playout, start, stop));
+            fill_series(&mut series, &fs.name, playout, m.bin, end);
+        }
         // ECN counts of an ECN-capable flow, as the simulator's summary has them.
         if t.ect_sent {
             fs.ce_marks = Some(r.ce_marks);
@@ -409,4 +416,31 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
         sctp,
         interrupted,
     })
+}
+
+/// A video flow's encoder log and receiver playout, the playout advanced to `end`
+/// (`None`: not a video flow).
+fn video_sides<'a>(
+    rx: &'a mut RxKind,
+    tx: &'a TxKind,
+    end: flowstate_core::Timestamp,
+) -> Option<(
+    &'a flowstate_core::playout::EncoderLog,
+    &'a flowstate_core::playout::FramePlayout,
+)> {
+    match (rx, tx) {
+        (RxKind::Gcc(r, _), TxKind::Gcc(s, _)) => {
+            r.advance_playout(end);
+            Some((s.inner().encoder_log(), r.playout()))
+        }
+        (RxKind::Ccfb(r), TxKind::Nada(s, _)) => {
+            r.advance_playout(end);
+            Some((s.inner().encoder_log(), r.playout()))
+        }
+        (RxKind::Ccfb(r), TxKind::Scream(s, _)) => {
+            r.advance_playout(end);
+            Some((s.inner().encoder_log(), r.playout()))
+        }
+        _ => None,
+    }
 }

@@ -7,6 +7,7 @@ use crate::endpoint::nack::NackConfig;
 use crate::gcc::config::SendChainConfig;
 use crate::gcc::pacer::PacerConfig;
 use crate::gcc::GccConfig;
+use crate::playout::PlayoutConfig;
 use crate::source::VideoSourceConfig;
 use crate::units::TimeDelta;
 
@@ -107,6 +108,8 @@ pub struct MediaReceiverConfig {
     /// Seeds the receiver's own random draws (the randomized report interval,
     /// [`GccConfig::randomized_report_interval`]).
     pub seed: u64,
+    /// The frame playout model that observes the packets ([`crate::playout`]).
+    pub playout: PlayoutConfig,
 }
 
 impl MediaReceiverConfig {
@@ -117,6 +120,7 @@ impl MediaReceiverConfig {
             wire: WireSizes::default(),
             nack: None,
             seed: 1,
+            playout: PlayoutConfig::default(),
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::endpoint::{earliest, Endpoint, Transmit};
 use crate::gcc::feedback_cadence::FeedbackCadence;
 use crate::gcc::remb::RembScheduler;
 use crate::gcc::{DelayBasedBwe, EstimationSide, GccObservation, PacketTiming};
+use crate::playout::FramePlayout;
 use crate::units::{Bitrate, TimeDelta, Timestamp};
 use std::collections::VecDeque;
 
@@ -43,6 +44,9 @@ pub struct MediaReceiver {
     /// Packets that arrived CE-marked (counted for the metrics; GCC's feedback carries
     /// no ECN).
     ce_marks: u64,
+    /// The frames as the receiving application sees them (an observer: it sends
+    /// nothing).
+    playout: FramePlayout,
 }
 
 impl MediaReceiver {
@@ -60,6 +64,7 @@ impl MediaReceiver {
             cfg.seed,
         );
         Self {
+            playout: FramePlayout::new(cfg.playout),
             nack,
             cfg,
             cadence,
@@ -87,6 +92,17 @@ impl MediaReceiver {
     /// Packets that arrived CE-marked.
     pub fn ce_marks(&self) -> u64 {
         self.ce_marks
+    }
+
+    /// The frame playout model.
+    pub fn playout(&self) -> &FramePlayout {
+        &self.playout
+    }
+
+    /// Time reached `now`: render the frames due (for the end of a run; packets
+    /// advance it on their own).
+    pub fn advance_playout(&mut self, now: Timestamp) {
+        self.playout.advance(now);
     }
 
     fn echo(&self, now: Timestamp) -> Option<RttEcho> {
@@ -237,6 +253,8 @@ impl Endpoint for MediaReceiver {
         if self.newest.is_none_or_older(p.send_time) {
             self.newest = Some((p.send_time, now));
         }
+        let rtx = p.ssrc == rtx_ssrc(self.cfg.ssrc);
+        self.playout.on_packet(now, &p, rtx);
         if !self.nack_on_arrival(now, &p) {
             self.received_interval += 1;
             self.expected_total_base.get_or_insert(p.sequence_number);

@@ -14,6 +14,7 @@ use crate::gcc::pacer::Pacer;
 use crate::gcc::padding::PaddingBudget;
 use crate::gcc::probe_estimator::ProbeTag;
 use crate::gcc::{Gcc, GccObservation, PacketTiming};
+use crate::playout::EncoderLog;
 use crate::seq_map::SeqMap;
 use crate::source::{VideoSource, VideoSourceConfig};
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -60,6 +61,8 @@ pub struct MediaSender {
     packets_sent: u64,
     /// The state of the optional Chromium send-chain features (`chromium_features.rs`).
     pub(super) chromium: ChromiumFeatures,
+    /// The frames encoded and dropped, for the receiver's frame figures.
+    encoder_log: EncoderLog,
 }
 
 impl MediaSender {
@@ -85,6 +88,7 @@ impl MediaSender {
             packets_sent: 0,
             chromium,
             cfg,
+            encoder_log: EncoderLog::new(),
         };
         if s.cfg.gcc.m156.is_some() {
             let max = s.bounds().max_rate;
@@ -152,9 +156,11 @@ impl MediaSender {
                 let drop = self.chromium.cwnd_frame_counter % u64::from(n.max(1)) == 0;
                 self.chromium.cwnd_frame_counter += 1;
                 if drop {
+                    self.encoder_log.on_dropped(frame.capture_time);
                     continue;
                 }
             }
+            self.encoder_log.on_encoded(frame.id, frame.capture_time);
             if let Some(f) = self.chromium.fec.as_mut() {
                 f.on_encoded_frame(now, frame.size, frame.keyframe);
             }
@@ -188,6 +194,7 @@ impl MediaSender {
             }
             self.refresh_chromium_pacing(now);
         }
+        self.source.log_dropped(&mut self.encoder_log);
     }
 
     /// Packets sent between the previous feedback's highest transport sequence number
@@ -250,6 +257,10 @@ impl MediaSender {
     }
     pub fn bytes_sent(&self) -> u64 {
         self.bytes_sent
+    }
+    /// The frames the encoder encoded and dropped.
+    pub fn encoder_log(&self) -> &EncoderLog {
+        &self.encoder_log
     }
     pub fn packets_sent(&self) -> u64 {
         self.packets_sent

@@ -14,12 +14,14 @@ use crate::flow::{EndpointPairFlow, ReceiverHooks};
 use crate::flow_spec::FlowContext;
 use crate::flow_spec::FlowSpec;
 use crate::flow_spec::{CouplingRole, KindDef};
+use crate::kinds::playout_options::{playout_config, PlayoutKeys};
 use crate::tracked::{SimSender, Tracked};
 use config::gcc_config;
 use flowstate_core::coupling::Mechanism;
 use flowstate_core::endpoint::media::{
     MediaReceiver, MediaReceiverConfig, MediaSender, MediaSenderConfig, RateReportMode,
 };
+use flowstate_core::playout::{EncoderLog, FramePlayout};
 use flowstate_core::source::statistics::StatisticsCodecConfig;
 use flowstate_core::source::{EncoderBounds, VideoSourceConfig};
 use flowstate_core::{Bitrate, Timestamp};
@@ -48,11 +50,20 @@ impl SimSender for MediaSender {
     fn web_control(&mut self, now: Timestamp, control: AppControl) {
         crate::web_api::apply_media(self, now, control);
     }
+    fn encoder_log(&self) -> Option<&EncoderLog> {
+        Some(MediaSender::encoder_log(self))
+    }
 }
 
 impl ReceiverHooks for MediaReceiver {
     fn delay_based_decreases(&self) -> Option<u64> {
         self.delay_based().map(|d| d.delay_based_decreases())
+    }
+    fn playout(&self) -> Option<&FramePlayout> {
+        Some(MediaReceiver::playout(self))
+    }
+    fn advance_playout(&mut self, now: Timestamp) {
+        MediaReceiver::advance_playout(self, now);
     }
 }
 
@@ -79,6 +90,13 @@ pub fn gcc_flow(
     // (`fec_delay_ms = 0`: ULPFEC at once, as the sources read).
     check_positive(&o.numbers(), ZERO_SWITCHES_OFF)?;
     check_video_bounds(&o).map_err(bad_override)?;
+    let playout = playout_config(&PlayoutKeys {
+        playout: o.playout,
+        playout_delay_ms: o.playout_delay_ms,
+        reference_chain: o.reference_chain,
+        decode_time_ms: o.decode_time_ms,
+    })
+    .map_err(bad_override)?;
     let mut gcc = gcc_config(preset, &o).map_err(bad_override)?;
     // The simulator never polls GCC's internal snapshots: queued, they would hold up
     // to 10,000 per flow (memory growing with run length); `latest` is still kept.
@@ -192,6 +210,7 @@ pub fn gcc_flow(
     // The receiver's draws (the report interval) from their own stream of the flow's seed.
     rcfg.seed = seed ^ RECEIVER_SEED_SALT;
     rcfg.nack = nack_rtx.then(flowstate_core::endpoint::nack::NackConfig::default);
+    rcfg.playout = playout;
     Ok(EndpointPairFlow::new(
         Tracked::new(sender),
         MediaReceiver::new(rcfg),

@@ -319,6 +319,19 @@ overrides! {
         /// `flowstate_core::endpoint::nack`, `rtx`; docs/ALGORITHMS.md
         /// "Chromium's NACK/RTX retransmissions"). Default false.
         nack_rtx: Option<bool> => ["gcc"], None, OverrideDefault::Value(|| "false".into());
+        /// The receiver's playout rule: `adaptive` (libwebrtc's jitter buffer) or
+        /// `fixed` (capture + `playout_delay_ms`); frame figures only.
+        playout: Option<crate::kinds::playout_options::PlayoutRule> => ["gcc"], None,
+            OverrideDefault::Value(|| "adaptive".into());
+        /// `playout = "fixed"`: capture to render, ms.
+        playout_delay_ms: Option<f64> => ["gcc"], MS,
+            OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_FIXED_PLAYOUT_DELAY));
+        /// The receiver decodes a delta frame only after the frame before it (no
+        /// key-frame request is modelled: a loss waits for the next key frame).
+        reference_chain: Option<bool> => ["gcc"], None, OverrideDefault::Value(|| "false".into());
+        /// The receiver's decode time per frame, ms.
+        decode_time_ms: Option<f64> => ["gcc"], MS,
+            OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_DECODE_TIME));
     }
 }
 
