@@ -32,6 +32,7 @@ LOSSY = scenario(cbr("a", "1Mbps"), cbr("b", "0.5Mbps"), loss=0.05)
 SERIES_COLUMNS = [
     "run", "seed", "time_s", "flow", "send_rate_mbps", "throughput_mbps", "goodput_mbps",
     "queuing_delay_ms", "rtt_ms", "sent_packets", "lost_packets", "capacity_mbps", "target_mbps", "group",
+    "fps", "frame_delay_ms", "freezes",
 ]
 
 
@@ -471,5 +472,5 @@ def test_every_output_names_each_flows_coupling_group(tmp_path):
     assert by_flow["video"] == "call" and by_flow.isna()["bulk"]
     _, series = result.write(tmp_path)
     lines = series.read_text().splitlines()
-    assert lines[0].endswith(",target_mbps,group")
-    assert {line.split(",")[3]: line.split(",")[-1] for line in lines[1:]} == {"video": "call", "bulk": ""}
+    assert lines[0].endswith(",target_mbps,group,fps,frame_delay_ms,freezes")
+    assert {line.split(",")[3]: line.split(",")[-4] for line in lines[1:]} == {"video": "call", "bulk": ""}

@@ -293,11 +293,18 @@ def combine_summaries(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _flatten_flow(flow: dict[str, Any]) -> dict[str, Any]:
-    """One flow summary as a flat row: ``rtt_ms: {mean, p95}`` -> ``rtt_mean_ms``, ..."""
+    """One flow summary as a flat row: ``rtt_ms: {mean, p95}`` -> ``rtt_mean_ms``, ...;
+    a video flow's ``video`` object -> ``video_fps``, ``video_frame_delay_p95_ms``, ..."""
     row: dict[str, Any] = {}
     for key, value in flow.items():
         if key == "name":
             row["flow"] = value
+        elif key == "video":
+            for sub, v in (value or {}).items():
+                if isinstance(v, dict):
+                    row.update({f"video_{sub[:-3]}_{k}_ms": x for k, x in v.items()})
+                else:
+                    row[f"video_{sub}"] = v
         elif isinstance(value, dict):
             stem, unit = (key[:-3], "_ms") if key.endswith("_ms") else (key, "")
             for sub, v in value.items():
@@ -394,7 +401,10 @@ class RunResult:
         ``send_rate_mbps``, ``throughput_mbps``, ``goodput_mbps``, ``queuing_delay_ms``,
         ``rtt_ms``, ``sent_packets``, ``lost_packets``, ``capacity_mbps``, ``target_mbps``
         (the flow's rate controller's value at the bin's end; NaN for window flows),
-        ``group`` (the flow's coupling group; None: not coupled) (NaN: no sample)."""
+        ``group`` (the flow's coupling group; None: not coupled), ``fps``,
+        ``frame_delay_ms``, ``freezes`` (a video flow's frames rendered per second, their
+        mean capture-to-screen delay, freezes ended in the bin; NaN for other flows)
+        (NaN: no sample)."""
         import pandas
 
         frames = []
@@ -412,7 +422,10 @@ class RunResult:
         ``queuing_delay_{mean,p50,p95}_ms``, ``one_way_delay_{mean,p50,p95}_ms``,
         ``jitter_ms``, ``loss_ratio``, ``sent_packets``,
         ``lost_packets``, ``share``, ``priority_share``; with ECN-capable flows (scenario
-        ``ecn``) also ``ce_marks`` and ``ecn_responses`` (NaN for the other flows)."""
+        ``ecn``) also ``ce_marks`` and ``ecn_responses`` (NaN for the other flows); with
+        video flows their frame figures, ``video_`` and summary.json's ``video`` keys
+        (``video_fps``, ``video_freezes``, ``video_frame_delay_p95_ms``, ...; NaN for
+        the other flows)."""
         import pandas
 
         rows = [

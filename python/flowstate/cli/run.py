@@ -96,6 +96,11 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
         ("loss\n%", "right"),
     ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    # A video flow's frames (summary.json ``video``): only when the run has one.
+    video = any(isinstance(f.get("video"), dict) for f in flows)
+    if video:
+        table.add_column("fps", justify="right")
+        table.add_column("freezes\n/min", justify="right")
     for flow in shown:
         spread = flow.get("spread", {}) if several else {}
 
@@ -106,6 +111,15 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
             return node
 
         rtt, qd = flow.get("rtt_ms") or {}, flow.get("queuing_delay_ms") or {}
+        frames = flow.get("video") if isinstance(flow.get("video"), dict) else {}
+        video_cells = (
+            [
+                _num(frames.get("fps"), s("video", "fps"), 1),
+                _num(frames.get("freezes_per_min"), s("video", "freezes_per_min"), 2),
+            ]
+            if video
+            else []
+        )
         table.add_row(
             flow["name"],
             flow["kind"],
@@ -117,6 +131,7 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
             _num(qd.get("p50"), s("queuing_delay_ms", "p50"), 1),
             _num(qd.get("p95"), s("queuing_delay_ms", "p95"), 1),
             _pct(flow.get("loss_ratio"), s("loss_ratio")),
+            *video_cells,
         )
     return table
 

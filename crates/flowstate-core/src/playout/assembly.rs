@@ -24,11 +24,15 @@
 
 use crate::endpoint::media::RtpPacket;
 use crate::units::{DataSize, Timestamp};
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// A frame of more packets than this is not assembled (its packets are ignored): far
 /// above any frame of the crate's encoders (a 2.5 Mbit/s key frame is about 30 packets).
 pub const MAX_PACKETS_PER_FRAME: u32 = 1 << 16;
+/// A packet of a frame this many ids or more past the oldest frame not finished is
+/// ignored (it bounds the memory a stream of wild frame ids can take: 10 s at 400
+/// frames/s).
+pub const MAX_FRAMES_AHEAD: u64 = 4096;
 
 /// A frame all of whose media is here (received or recovered).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,7 +55,7 @@ struct PartialFrame {
     keyframe: bool,
     /// 0 until a media packet arrived.
     count: u32,
-    received: Vec<bool>,
+    received: Bits,
     received_n: u32,
     size: DataSize,
     /// Distinct FEC packets (by sequence number) of the block ending at this frame.
@@ -60,6 +64,32 @@ struct PartialFrame {
     block_start: Option<u64>,
     retransmitted: bool,
     complete: bool,
+}
+
+/// Which packets of a frame arrived: a bit per index, the first 128 inline.
+#[derive(Debug, Clone, Default)]
+struct Bits {
+    inline: [u64; 2],
+    more: Vec<u64>,
+}
+
+impl Bits {
+    /// Set bit `i`; `false` if it was set already.
+    fn set(&mut self, i: u32) -> bool {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        let word = match w {
+            0 | 1 => &mut self.inline[w],
+            _ => {
+                if self.more.len() <= w - 2 {
+                    self.more.resize(w - 1, 0);
+                }
+                &mut self.more[w - 2]
+            }
+        };
+        let was = *word >> b & 1 == 1;
+        *word |= 1 << b;
+        !was
+    }
 }
 
 impl PartialFrame {
@@ -71,7 +101,8 @@ impl PartialFrame {
 /// Packets in, completed frames out.
 #[derive(Debug, Clone, Default)]
 pub struct FrameAssembler {
-    frames: BTreeMap<u64, PartialFrame>,
+    /// Frames from `floor` on, by id - `floor`.
+    frames: VecDeque<PartialFrame>,
     /// Frames below this id are finished (played or given up): their packets are
     /// ignored.
     floor: u64,
@@ -106,20 +137,19 @@ impl FrameAssembler {
         {
             return;
         }
-        let f = self.frames.entry(p.frame_id).or_default();
+        let Some(f) = self.entry(p.frame_id) else {
+            return;
+        };
         if f.count == 0 {
             f.count = p.frame_packet_count;
-            f.received = vec![false; p.frame_packet_count as usize];
         } else if f.count != p.frame_packet_count {
             return;
         }
         f.capture_time = p.frame_capture_time;
         f.keyframe |= p.keyframe;
-        let slot = &mut f.received[p.frame_packet_index as usize];
-        if *slot || f.complete {
+        if f.complete || !f.received.set(p.frame_packet_index) {
             return;
         }
-        *slot = true;
         f.received_n += 1;
         f.size += p.payload_size;
         f.retransmitted |= retransmission;
@@ -137,7 +167,9 @@ impl FrameAssembler {
             Some(last) if last < p.frame_id => (last + 1).max(self.floor),
             _ => p.frame_id,
         };
-        let f = self.frames.entry(p.frame_id).or_default();
+        let Some(f) = self.entry(p.frame_id) else {
+            return;
+        };
         if f.fec.contains(&p.sequence_number) {
             return;
         }
@@ -153,18 +185,40 @@ impl FrameAssembler {
         self.try_recover(p.frame_id, now, out);
     }
 
+    /// Frame `id`'s state (made on first use); `None` for a finished frame or one too
+    /// far ahead.
+    fn entry(&mut self, id: u64) -> Option<&mut PartialFrame> {
+        let i = id.checked_sub(self.floor)?;
+        if i >= MAX_FRAMES_AHEAD {
+            return None;
+        }
+        let i = i as usize;
+        if self.frames.len() <= i {
+            self.frames.resize_with(i + 1, PartialFrame::default);
+        }
+        self.frames.get_mut(i)
+    }
+
+    fn get(&self, id: u64) -> Option<&PartialFrame> {
+        self.frames
+            .get(usize::try_from(id.checked_sub(self.floor)?).ok()?)
+    }
+
     /// The frame whose FEC block covers `id`, if FEC for it arrived.
     fn block_covering(&self, id: u64) -> Option<u64> {
+        let from = usize::try_from(id.checked_sub(self.floor)?).ok()?;
         self.frames
-            .range(id..)
+            .iter()
+            .enumerate()
+            .skip(from)
             .find(|(_, f)| f.block_start.is_some())
             .filter(|(_, f)| f.block_start.is_some_and(|s| s <= id))
-            .map(|(&end, _)| end)
+            .map(|(i, _)| self.floor + i as u64)
     }
 
     /// Recover the block ending at `end` if its FEC packets cover its missing packets.
     fn try_recover(&mut self, end: u64, now: Timestamp, out: &mut Vec<CompletedFrame>) {
-        let Some(block) = self.frames.get(&end) else {
+        let Some(block) = self.get(end) else {
             return;
         };
         let Some(start) = block.block_start else {
@@ -173,7 +227,7 @@ impl FrameAssembler {
         let fec = block.fec.len() as u64;
         let mut missing = 0_u64;
         for id in start..=end {
-            match self.frames.get(&id).and_then(PartialFrame::missing) {
+            match self.get(id).and_then(PartialFrame::missing) {
                 Some(m) => missing += u64::from(m),
                 None => return,
             }
@@ -182,7 +236,7 @@ impl FrameAssembler {
             return;
         }
         for id in start..=end {
-            if self.frames.get(&id).is_some_and(|f| !f.complete) {
+            if self.get(id).is_some_and(|f| !f.complete) {
                 self.complete(id, now, true, out);
             }
         }
@@ -195,7 +249,7 @@ impl FrameAssembler {
         recovered: bool,
         out: &mut Vec<CompletedFrame>,
     ) {
-        let Some(f) = self.frames.get_mut(&id) else {
+        let Some(f) = self.entry(id) else {
             return;
         };
         f.complete = true;
@@ -212,13 +266,22 @@ impl FrameAssembler {
     /// Frames up to and including `id` are finished: forget them and ignore their
     /// packets from now on.
     pub fn finish_through(&mut self, id: u64) {
-        self.floor = self.floor.max(id.saturating_add(1));
-        self.frames = self.frames.split_off(&self.floor);
+        let floor = id.saturating_add(1);
+        while self.floor < floor {
+            if self.frames.pop_front().is_none() {
+                self.floor = floor;
+                break;
+            }
+            self.floor += 1;
+        }
     }
 
     /// Frames started but not complete (for tests and diagnostics).
     pub fn pending(&self) -> usize {
-        self.frames.values().filter(|f| !f.complete).count()
+        self.frames
+            .iter()
+            .filter(|f| f.count > 0 && !f.complete)
+            .count()
     }
 }
 

@@ -20,7 +20,6 @@ use super::assembly::CompletedFrame;
 use super::decodability::ReferenceChain;
 use super::timing::RenderTiming;
 use crate::units::{TimeDelta, Timestamp};
-use std::collections::BTreeMap;
 
 /// A frame on screen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,7 +53,8 @@ pub struct FrameBuffer {
     timing: RenderTiming,
     chain: ReferenceChain,
     late_margin: TimeDelta,
-    waiting: BTreeMap<u64, Waiting>,
+    /// Complete frames not yet decoded, by id (a few at a time).
+    waiting: Vec<Waiting>,
     /// Frames below this id are decoded or lost.
     next_id: u64,
     decoder_free_at: Timestamp,
@@ -67,7 +67,7 @@ impl FrameBuffer {
             timing,
             chain,
             late_margin,
-            waiting: BTreeMap::new(),
+            waiting: Vec::new(),
             next_id: 0,
             decoder_free_at: Timestamp::ZERO,
             last_render: Timestamp::ZERO,
@@ -83,6 +83,20 @@ impl FrameBuffer {
         &self.timing
     }
 
+    /// The frames waiting that the decoder will take in turn (complete and decodable
+    /// once the ones before them are decoded), in order.
+    pub fn decodable_waiting(&self) -> Vec<u64> {
+        let mut chain = self.chain.clone();
+        let mut ids = Vec::new();
+        for w in &self.waiting {
+            if chain.decodable(w.frame.id, w.frame.keyframe) {
+                chain.on_decoded(w.frame.id);
+                ids.push(w.frame.id);
+            }
+        }
+        ids
+    }
+
     /// A frame became complete (its render time is fixed now).
     pub fn insert(&mut self, frame: CompletedFrame) {
         if frame.id < self.next_id {
@@ -93,22 +107,25 @@ impl FrameBuffer {
         let render_time = self
             .timing
             .render_time(frame.capture_time, frame.completed_at);
-        self.waiting
-            .insert(frame.id, Waiting { frame, render_time });
+        let w = Waiting { frame, render_time };
+        match self.waiting.binary_search_by_key(&frame.id, |w| w.frame.id) {
+            Ok(i) => self.waiting[i] = w,
+            Err(i) => self.waiting.insert(i, w),
+        }
     }
 
     /// Release every frame whose decode starts at or before `now` into `out`.
     pub fn advance(&mut self, now: Timestamp, out: &mut Vec<RenderedFrame>) {
         let lead = self.timing.lead();
         loop {
-            let Some(w) = self
+            let Some(at) = self
                 .waiting
-                .values()
-                .find(|w| self.chain.decodable(w.frame.id, w.frame.keyframe))
-                .copied()
+                .iter()
+                .position(|w| self.chain.decodable(w.frame.id, w.frame.keyframe))
             else {
                 return;
             };
+            let w = self.waiting[at];
             let earliest = Timestamp::from_micros(
                 w.render_time
                     .as_micros()
@@ -119,7 +136,7 @@ impl FrameBuffer {
                 return;
             }
             let id = w.frame.id;
-            self.waiting = self.waiting.split_off(&(id + 1));
+            self.waiting.drain(..=at);
             self.next_id = id + 1;
             self.chain.on_decoded(id);
             self.decoder_free_at = start + self.timing.config().decode_time;

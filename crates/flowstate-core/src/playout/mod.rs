@@ -79,6 +79,8 @@ pub struct FramePlayout {
     buffer: FrameBuffer,
     completed: Vec<CompletedFrame>,
     rendered: Vec<RenderedFrame>,
+    /// The highest id of a frame that became complete.
+    last_completed: Option<u64>,
 }
 
 impl FramePlayout {
@@ -98,6 +100,7 @@ impl FramePlayout {
             ),
             completed: Vec::new(),
             rendered: Vec::new(),
+            last_completed: None,
         }
     }
 
@@ -111,6 +114,7 @@ impl FramePlayout {
             return;
         }
         for f in self.completed.drain(..) {
+            self.last_completed = Some(self.last_completed.map_or(f.id, |l| l.max(f.id)));
             self.buffer.insert(f);
         }
         self.advance(now);
@@ -130,14 +134,22 @@ impl FramePlayout {
         &self.rendered
     }
 
-    /// Frames below this id are rendered or lost.
-    pub fn finished_below(&self) -> u64 {
-        self.buffer.next_id()
+    /// Whether frame `id`, not rendered, is lost as of now: it is not after the last
+    /// complete frame (still on its way) and not waiting, decodable, for its decode.
+    pub fn is_lost(&self, id: u64, waiting: &[u64]) -> bool {
+        self.last_completed.is_some_and(|l| id <= l) && waiting.binary_search(&id).is_err()
     }
 
     /// The figures over `[start, end)` against the sender's log.
     pub fn stats(&self, encoder: &EncoderLog, start: Timestamp, end: Timestamp) -> VideoStats {
-        video_stats(encoder, &self.rendered, self.finished_below(), start, end)
+        let waiting = self.buffer.decodable_waiting();
+        video_stats(
+            encoder,
+            &self.rendered,
+            |id| self.is_lost(id, &waiting),
+            start,
+            end,
+        )
     }
 }
 

@@ -4,9 +4,10 @@
 //! Over the window `[start, end)`:
 //! - `frames_encoded`, `frames_dropped_encoder`: capture instants in the window the
 //!   encoder encoded / dropped;
-//! - `frames_lost`: frames encoded in the window that were never rendered, among those
-//!   the receiver has finished with (a frame still in flight or waiting in the buffer
-//!   when the run ends is neither rendered nor lost);
+//! - `frames_lost`: frames encoded in the window that were never rendered: not
+//!   complete, or not decodable, when a later frame was decoded, or still undecodable
+//!   when the run ends (a frame after the last complete one, or complete, decodable and
+//!   waiting for its decode time when the run ends, is neither rendered nor lost);
 //! - `frames_rendered`, `fps`: frames on screen in the window (by their render time),
 //!   per second of the window;
 //! - `frames_late`: of those, the ones on screen past their render time by more than the
@@ -85,12 +86,12 @@ pub fn intervals(rendered: &[RenderedFrame]) -> impl Iterator<Item = (&RenderedF
         .map(move |r| (r, d.on_rendered(r.rendered_at)))
 }
 
-/// The figures over `[start, end)`; `finished_below`: the receiver has decoded or
-/// given up every frame with a lower id.
+/// The figures over `[start, end)`; `lost(id)`: frame `id`, never rendered, is lost
+/// (not still on its way or waiting for its decode time).
 pub fn video_stats(
     encoder: &EncoderLog,
     rendered: &[RenderedFrame],
-    finished_below: u64,
+    lost: impl Fn(u64) -> bool,
     start: Timestamp,
     end: Timestamp,
 ) -> VideoStats {
@@ -98,7 +99,7 @@ pub fn video_stats(
     let is_rendered = |id: u64| rendered.binary_search_by_key(&id, |r| r.id).is_ok();
     let frames_lost = encoded
         .iter()
-        .filter(|&&(id, _)| id < finished_below && !is_rendered(id))
+        .filter(|&&(id, _)| !is_rendered(id) && lost(id))
         .count() as u64;
     let in_window = |t: Timestamp| t >= start && t < end;
     let mut s = VideoStats {
@@ -177,7 +178,7 @@ mod tests {
         // 10..=14 lost: a gap of 600 ms after 9 intervals of 100: a freeze.
         let mut r: Vec<_> = (0..10).map(|i| rendered(i, i * 100 + 50, false)).collect();
         r.extend((15..20).map(|i| rendered(i, i * 100 + 50, false)));
-        let s = video_stats(&enc, &r, 20, ms(0), ms(2000));
+        let s = video_stats(&enc, &r, |_| true, ms(0), ms(2000));
         assert_eq!(s.frames_encoded, 20);
         assert_eq!(s.frames_rendered, 15);
         assert_eq!(s.frames_lost, 5);
@@ -188,7 +189,7 @@ mod tests {
         assert!((s.fps - 7.5).abs() < 1e-9);
         assert_eq!(s.frame_delay_ms.p50, Some(50.0));
         // A frame not yet finished is not lost; the window cuts by capture and render.
-        let s = video_stats(&enc, &r, 12, ms(1000), ms(2000));
+        let s = video_stats(&enc, &r, |id| id < 12, ms(1000), ms(2000));
         assert_eq!(
             (s.frames_encoded, s.frames_lost, s.frames_rendered),
             (10, 2, 5)

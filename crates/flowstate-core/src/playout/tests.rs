@@ -176,6 +176,13 @@ fn the_reference_chain_turns_one_loss_into_a_freeze_until_the_key_frame() {
     // 50..=119 undecodable: 70 frames.
     assert_eq!((s.frames_rendered, s.frames_lost), (130, 70));
     assert_eq!(s.freezes, 1);
+    // No key frame after the loss: the frames that wait, undecodable, when the run ends
+    // are lost too.
+    let mut p = FramePlayout::new(cfg);
+    let log = stream(&mut p, 200, |_| 40, |id, i| id == 50 && i == 0);
+    p.advance(ms(20_000));
+    let s = p.stats(&log, ms(0), ms(200 * FRAME_MS + 1000));
+    assert_eq!((s.frames_rendered, s.frames_lost), (50, 150));
     // Off: only frame 50 is lost, and one 66 ms gap is no freeze.
     let mut p = FramePlayout::new(PlayoutConfig::default());
     let log = stream(&mut p, 200, |_| 40, |id, i| id == 50 && i == 0);
@@ -258,7 +265,14 @@ proptest! {
             log.on_encoded(id, ms(id * FRAME_MS));
         }
         let s = p.stats(&log, ms(0), ms(120 * FRAME_MS + 1000));
-        prop_assert_eq!(s.frames_lost + r.len() as u64, p.finished_below());
+        // Every frame up to the last complete one is rendered or lost (the run ends
+        // long after the last arrival: none is waiting).
+        let last = arrivals.iter().map(|a| a.1).filter(|&id| losses[id as usize] == 0).max();
+        let complete_up_to = r.last().map(|f| f.id).max(last).map_or(0, |l| l + 1);
+        prop_assert!(s.frames_lost + r.len() as u64 <= 120);
+        if losses.iter().all(|&l| l == 0 || l > 3) {
+            prop_assert_eq!(s.frames_lost + r.len() as u64, complete_up_to);
+        }
         prop_assert!(s.frames_late <= s.frames_rendered);
         // Deterministic.
         let again = run();

@@ -1,77 +1,208 @@
-//! Where a frame is expected to be complete, from its capture time: the receiver's
-//! estimate of the frames' transit time, after libwebrtc's `TimestampExtrapolator`
-//! (`modules/video_coding/timing/timestamp_extrapolator.cc`, signalapp/webrtc bd635df).
+//! Where a frame is expected to be complete, from its capture time: libwebrtc's
+//! `TimestampExtrapolator` (`modules/video_coding/timing/timestamp_extrapolator.cc`,
+//! signalapp/webrtc bd635df), which maps a frame's RTP timestamp to the local time it
+//! is expected complete.
 //!
-//! libwebrtc fits each complete frame's local time against its RTP timestamp with a
-//! recursive least-squares filter (forgetting factor `kLambda` = 1) of a slope (the
-//! clocks' drift) and an offset, and boosts the offset's uncertainty when a CUSUM of
-//! the residuals (clipped to `acc_max_error` 77 ms, drift `acc_drift` 73 ms) passes
-//! `alarm_threshold` (667 ms), after the first `kStartUpFilterDelayInPackets` (2)
-//! frames. Here the two ends share one clock (the simulator's, or one host's), so the
-//! slope is 1 and the filter's offset is the mean transit (completion - capture) of the
-//! frames since the last alarm; an alarm restarts the mean from the frame that raised
-//! it. Not modelled: the hard outlier rejection (2 standard deviations of the residual
-//! after 300 frames) and the 10 s hard reset.
+//! Modelled as there: a recursive least-squares fit (forgetting factor `kLambda` = 1)
+//! of the frame's timestamp (90 kHz ticks since the first frame) against its completion
+//! time (ms since the filter's start), `ts = w0 t + w1`, from w = (90, 0) and
+//! P = diag(`kP00` = 1, `kP11` = 1e10), so a steady change of the transit time is
+//! followed as a clock drift (w0). Hard outlier rejection (default on,
+//! `outlier_rejection_stddev` 2): after 300 frames, a frame whose residual is more than
+//! 2 standard deviations of the residuals' running statistics (forgetting factor 0.999)
+//! from their mean is left out, unless 150 in a row were, which soft-resets. Soft
+//! attenuation: a CUSUM of the residuals (clipped to `acc_max_error` 7,000 ticks, drift
+//! `acc_drift` 6,600, alarm at `alarm_threshold` 60,000) soft-resets after the first 2
+//! frames; a soft reset sets P11 back to 1e10 (the offset is learnt again). A frame more
+//! than 10 s after the previous one resets the filter (`hard_reset_timeout`).
+//! Not modelled: the RTP timestamp's 32-bit wrap and the reset on an RTP timestamp jump
+//! (the model takes capture times, which neither wrap nor jump).
 
 use crate::units::{TimeDelta, Timestamp};
 
-/// `acc_max_error`: 7,000 ticks of 90 kHz.
-pub const ACC_MAX_ERROR: TimeDelta = TimeDelta::from_micros(77_778);
-/// `acc_drift`: 6,600 ticks.
-pub const ACC_DRIFT: TimeDelta = TimeDelta::from_micros(73_333);
-/// `alarm_threshold`: 60,000 ticks.
-pub const ALARM_THRESHOLD: TimeDelta = TimeDelta::from_micros(666_667);
+const TICKS_PER_MS: f64 = 90.0;
+const P00: f64 = 1.0;
+const P11: f64 = 1e10;
+const START_RESIDUAL_VARIANCE: f64 = 3000.0 * 3000.0;
 /// `kStartUpFilterDelayInPackets`.
-pub const STARTUP_FRAMES: u64 = 2;
+pub const STARTUP_FRAMES: u32 = 2;
+const MIN_SAMPLES_TO_LOG_DRIFT: u32 = 3000;
+const HARD_RESET_TIMEOUT: TimeDelta = TimeDelta::secs(10);
+const OUTLIER_STARTUP: u32 = 300;
+const OUTLIER_MAX_CONSECUTIVE: u32 = 150;
+const OUTLIER_FORGETTING: f64 = 0.999;
+const OUTLIER_STDDEV: f64 = 2.0;
+const ALARM_THRESHOLD: f64 = 60_000.0;
+const ACC_DRIFT: f64 = 6_600.0;
+const ACC_MAX_ERROR: f64 = 7_000.0;
 
-/// The mean transit of the complete frames, restarted on a sustained change.
-#[derive(Debug, Clone, Default)]
+/// The extrapolator's state.
+#[derive(Debug, Clone)]
 pub struct TransitEstimate {
-    sum_us: i128,
-    n: u64,
-    frames: u64,
-    acc_pos: TimeDelta,
-    acc_neg: TimeDelta,
+    start: Timestamp,
+    prev: Timestamp,
+    first_ts: Option<f64>,
+    prev_ts: Option<f64>,
+    w: [f64; 2],
+    p: [[f64; 2]; 2],
+    count: u32,
+    residual_mean: f64,
+    residual_variance: f64,
+    outliers_in_a_row: u32,
+    acc_pos: f64,
+    acc_neg: f64,
+}
+
+impl Default for TransitEstimate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A capture time as a 90 kHz timestamp (unwrapped).
+fn ticks(capture: Timestamp) -> f64 {
+    capture.as_micros() as f64 * TICKS_PER_MS / 1000.0
 }
 
 impl TransitEstimate {
     pub fn new() -> Self {
-        Self::default()
+        let mut t = Self {
+            start: Timestamp::ZERO,
+            prev: Timestamp::ZERO,
+            first_ts: None,
+            prev_ts: None,
+            w: [0.0; 2],
+            p: [[0.0; 2]; 2],
+            count: 0,
+            residual_mean: 0.0,
+            residual_variance: 0.0,
+            outliers_in_a_row: 0,
+            acc_pos: 0.0,
+            acc_neg: 0.0,
+        };
+        t.reset(Timestamp::ZERO);
+        t
     }
 
-    /// A frame captured at `capture` was complete at `complete`.
-    pub fn update(&mut self, capture: Timestamp, complete: Timestamp) {
-        let transit = complete - capture;
-        self.frames += 1;
-        if let Some(mean) = self.mean() {
-            let r = (transit - mean).max(-ACC_MAX_ERROR).min(ACC_MAX_ERROR);
-            self.acc_pos = (self.acc_pos + r - ACC_DRIFT).max(TimeDelta::ZERO);
-            self.acc_neg = (self.acc_neg + r + ACC_DRIFT).min(TimeDelta::ZERO);
-            if self.acc_pos > ALARM_THRESHOLD || self.acc_neg < -ALARM_THRESHOLD {
-                self.acc_pos = TimeDelta::ZERO;
-                self.acc_neg = TimeDelta::ZERO;
-                if self.frames > STARTUP_FRAMES {
-                    self.sum_us = 0;
-                    self.n = 0;
-                }
+    fn reset(&mut self, start: Timestamp) {
+        *self = Self {
+            start,
+            prev: start,
+            first_ts: None,
+            prev_ts: None,
+            w: [TICKS_PER_MS, 0.0],
+            p: [[P00, 0.0], [0.0, P11]],
+            count: 0,
+            residual_mean: 0.0,
+            residual_variance: START_RESIDUAL_VARIANCE,
+            outliers_in_a_row: 0,
+            acc_pos: 0.0,
+            acc_neg: 0.0,
+        };
+    }
+
+    fn soft_reset(&mut self) {
+        self.p[1][1] = P11;
+    }
+
+    /// A frame captured at `capture` was complete at `now` (`Update`).
+    pub fn update(&mut self, capture: Timestamp, now: Timestamp) {
+        if self.first_ts.is_none() {
+            // The filter starts with its first frame (libwebrtc's starts when the
+            // stream is created; only the offset of `now - start` differs).
+            self.reset(now);
+        }
+        if now.saturating_since(self.prev) > HARD_RESET_TIMEOUT {
+            self.reset(now);
+        } else {
+            self.prev = now;
+        }
+        let ts = ticks(capture);
+        let t_ms = now.saturating_since(self.start).as_millis_f64();
+        let first = *self.first_ts.get_or_insert_with(|| {
+            self.w[1] = -self.w[0] * t_ms;
+            ts
+        });
+        let residual = (ts - first) - t_ms * self.w[0] - self.w[1];
+        if self.is_outlier(residual) {
+            self.outliers_in_a_row += 1;
+            if self.outliers_in_a_row <= OUTLIER_MAX_CONSECUTIVE {
+                return;
+            }
+            self.soft_reset();
+        }
+        self.outliers_in_a_row = 0;
+        if self.delay_change(residual) && self.count >= STARTUP_FRAMES {
+            self.soft_reset();
+        }
+        // K = P T / (lambda + T' P T), T = [t 1]'; w += K residual; P -= K T' P.
+        let p = self.p;
+        let mut k = [p[0][0] * t_ms + p[0][1], p[1][0] * t_ms + p[1][1]];
+        let tpt = 1.0 + t_ms * k[0] + k[1];
+        k = [k[0] / tpt, k[1] / tpt];
+        self.w[0] += k[0] * residual;
+        self.w[1] += k[1] * residual;
+        self.p = [
+            [
+                p[0][0] - (k[0] * t_ms * p[0][0] + k[0] * p[1][0]),
+                p[0][1] - (k[0] * t_ms * p[0][1] + k[0] * p[1][1]),
+            ],
+            [
+                p[1][0] - (k[1] * t_ms * p[0][0] + k[1] * p[1][0]),
+                p[1][1] - (k[1] * t_ms * p[0][1] + k[1] * p[1][1]),
+            ],
+        ];
+        self.prev_ts = Some(ts);
+        if self.count < STARTUP_FRAMES.max(MIN_SAMPLES_TO_LOG_DRIFT) {
+            self.count += 1;
+        }
+    }
+
+    /// `OutlierDetection`: after the start-up, a residual far from the running mean.
+    fn is_outlier(&mut self, residual: f64) -> bool {
+        if self.count >= OUTLIER_STARTUP {
+            let threshold = OUTLIER_STDDEV * self.residual_variance.sqrt();
+            if (residual - self.residual_mean).abs() > threshold {
+                return true;
             }
         }
-        self.sum_us += i128::from(transit.as_micros());
-        self.n += 1;
+        let f = OUTLIER_FORGETTING;
+        self.residual_mean = f * self.residual_mean + (1.0 - f) * residual;
+        let dev = residual - self.residual_mean;
+        self.residual_variance = (f * self.residual_variance + (1.0 - f) * dev * dev).max(1.0);
+        false
     }
 
-    /// The mean transit (`None` before the first frame).
-    pub fn mean(&self) -> Option<TimeDelta> {
-        (self.n > 0).then(|| {
-            TimeDelta::from_micros(
-                i64::try_from(self.sum_us / i128::from(self.n)).unwrap_or(i64::MAX),
-            )
-        })
+    /// `DelayChangeDetection`: the CUSUM alarm.
+    fn delay_change(&mut self, residual: f64) -> bool {
+        let r = residual.clamp(-ACC_MAX_ERROR, ACC_MAX_ERROR);
+        self.acc_pos = (self.acc_pos + r - ACC_DRIFT).max(0.0);
+        self.acc_neg = (self.acc_neg + r + ACC_DRIFT).min(0.0);
+        if self.acc_pos > ALARM_THRESHOLD || self.acc_neg < -ALARM_THRESHOLD {
+            self.acc_pos = 0.0;
+            self.acc_neg = 0.0;
+            return true;
+        }
+        false
     }
 
-    /// When a frame captured at `capture` is expected to be complete.
+    /// When a frame captured at `capture` is expected to be complete
+    /// (`ExtrapolateLocalTime`; `None` before the first frame).
     pub fn expected_complete(&self, capture: Timestamp) -> Option<Timestamp> {
-        self.mean().map(|m| shift(capture, m))
+        let first = self.first_ts?;
+        let ts = ticks(capture);
+        if self.count < STARTUP_FRAMES {
+            let prev = self.prev_ts.unwrap_or(first);
+            return Some(shift(
+                self.prev,
+                TimeDelta::from_millis_f64((ts - prev) / TICKS_PER_MS),
+            ));
+        }
+        if self.w[0] < 1e-3 {
+            return Some(self.start);
+        }
+        let ms = ((ts - first) - self.w[1]) / self.w[0];
+        Some(shift(self.start, TimeDelta::from_millis_f64(ms)))
     }
 }
 
@@ -89,25 +220,50 @@ mod tests {
         Timestamp::from_millis(v)
     }
 
+    fn off(t: &TransitEstimate, capture_ms: u64) -> f64 {
+        t.expected_complete(ms(capture_ms))
+            .unwrap()
+            .saturating_since(ms(capture_ms))
+            .as_millis_f64()
+    }
+
     #[test]
-    fn the_mean_follows_the_transits_and_restarts_on_a_sustained_step() {
+    fn a_steady_transit_is_learnt() {
         let mut t = TransitEstimate::new();
         assert_eq!(t.expected_complete(ms(0)), None);
-        for i in 0..100 {
+        for i in 0..300 {
             t.update(ms(i * 33), ms(i * 33 + if i % 2 == 0 { 40 } else { 60 }));
         }
-        assert_eq!(t.mean(), Some(TimeDelta::millis(50)));
-        assert_eq!(t.expected_complete(ms(10_000)), Some(ms(10_050)));
-        // The transit steps to 350 ms: residuals clip at 77.8 ms, 4.4 ms over the
-        // drift per frame; the alarm after ~150 frames restarts the mean there.
-        let mut restarted = None;
-        for i in 100..400 {
-            t.update(ms(i * 33), ms(i * 33 + 350));
-            if restarted.is_none() && t.mean() == Some(TimeDelta::millis(350)) {
-                restarted = Some(i);
-            }
+        let est = off(&t, 300 * 33);
+        assert!((est - 50.0).abs() < 2.0, "{est}");
+    }
+
+    #[test]
+    fn a_steady_rise_of_the_transit_is_followed_as_a_drift() {
+        // The transit grows 10 ms per second (a filling queue) for 20 s.
+        let mut t = TransitEstimate::new();
+        for i in 0..600 {
+            let c = i * 33;
+            t.update(ms(c), ms(c + 50 + c / 100));
         }
-        let at = restarted.expect("an alarm restarted the mean");
-        assert!((200..320).contains(&at), "{at}");
+        let c = 600 * 33;
+        let est = off(&t, c);
+        let truth = 50.0 + c as f64 / 100.0;
+        assert!((est - truth).abs() < 10.0, "{est} vs {truth}");
+    }
+
+    #[test]
+    fn a_step_is_learnt_again_after_the_alarm() {
+        let mut t = TransitEstimate::new();
+        for i in 0..100 {
+            t.update(ms(i * 33), ms(i * 33 + 50));
+        }
+        for i in 100..300 {
+            t.update(ms(i * 33), ms(i * 33 + 350));
+        }
+        // The new level is learnt; the fit reads part of the step as a drift and
+        // overshoots it for a while (as libwebrtc's does).
+        let est = off(&t, 300 * 33);
+        assert!((300.0..500.0).contains(&est), "{est}");
     }
 }
