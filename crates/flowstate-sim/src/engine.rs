@@ -18,6 +18,7 @@ use crate::scheduler::{EventQueue, Fnv64};
 use crate::topology::{FirstHop, FlowPath, Network, Topology, NO_LINK};
 pub use crate::trace_record::{TraceKind, TraceRecord};
 use flowstate_core::coupling::Allowance;
+use flowstate_core::playout::FramePlayout;
 use flowstate_core::sbd::SbdFeedback;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 
@@ -488,7 +489,6 @@ impl Simulation {
                 let m = &self.config.metrics;
                 let (start, stop) = (m.window_start.min(end), m.window_end.min(end));
                 fs.video = Some(video_summary(log, playout, start, stop));
-                fill_series(&mut series, &fs.name, playout, m.bin, end);
             }
             if let Some(e) = flow.ecn_counts() {
                 fs.ce_marks = Some(e.ce_marks);
@@ -496,6 +496,13 @@ impl Simulation {
             }
             fs.group.clone_from(&setup.info.group);
         }
+        let videos: Vec<(&str, &FramePlayout)> = summary
+            .flows
+            .iter()
+            .zip(self.flows.iter())
+            .filter_map(|(fs, flow)| Some((fs.name.as_str(), flow.video()?.1)))
+            .collect();
+        fill_series(&mut series, &videos, self.config.metrics.bin, end);
         if let Some(sbd) = &self.sbd {
             let m = &self.config.metrics;
             summary.aggregate.sbd_accuracy = sbd.accuracy(m.window_start, m.window_end);

@@ -73,7 +73,20 @@ fn mixed_run_measures_both_flows_and_closes_the_association() {
     assert!(r.bottleneck.forward.packets_out > 100);
     assert!(r.sender_pcap.len() > 10_000 && r.receiver_pcap.len() > 10_000);
     // Same time-series shape as the simulator: one row per flow per 500 ms bin.
-    assert_eq!(r.run.series.len(), 2 * 12);
+    assert_eq!(r.run.series.len(), 2 * 12); // The video flow's frames at its receiver, as the simulator reports them; none for
+                                            // the data channel.
+    let video = s.flows[0].video.expect("the gcc flow's frames");
+    assert!(video.frames_rendered > 60 && video.fps > 15.0, "{video:?}");
+    assert!(
+        video.frame_delay_ms.p50.is_some_and(|d| d >= 20.0),
+        "{video:?}"
+    );
+    assert!(s.flows[1].video.is_none());
+    assert!(r
+        .run
+        .series
+        .iter()
+        .any(|row| row.fps.is_some_and(|f| f > 0.0)));
 }
 
 #[test]
@@ -269,6 +282,8 @@ fn nada_and_scream_run_with_rfc8888_feedback() {
         );
         let rtt = f.rtt_ms.mean.expect("RTT samples from RFC 8888 reports");
         assert!((38.0..500.0).contains(&rtt), "{}: RTT {rtt}", f.name);
+        let video = f.video.expect("a video flow's frames");
+        assert!(video.frames_rendered > 50, "{}: {video:?}", f.name);
     }
     assert_eq!(r.sender.malformed + r.receiver.malformed, 0);
     assert_eq!(r.sender.foreign + r.receiver.foreign, 0);

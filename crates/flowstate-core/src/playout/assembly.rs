@@ -157,6 +157,9 @@ impl FrameAssembler {
             self.complete(p.frame_id, now, false, out);
             return;
         }
+        if self.last_fec_frame.is_none() {
+            return;
+        }
         if let Some(end) = self.block_covering(p.frame_id) {
             self.try_recover(end, now, out);
         }

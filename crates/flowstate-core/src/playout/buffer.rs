@@ -59,6 +59,10 @@ pub struct FrameBuffer {
     next_id: u64,
     decoder_free_at: Timestamp,
     last_render: Timestamp,
+    /// The next decode: (position in `waiting`, its start), or `None` when nothing is
+    /// decodable; recomputed only when `waiting` changes (`stale`).
+    next: Option<(usize, Timestamp)>,
+    stale: bool,
 }
 
 impl FrameBuffer {
@@ -71,6 +75,8 @@ impl FrameBuffer {
             next_id: 0,
             decoder_free_at: Timestamp::ZERO,
             last_render: Timestamp::ZERO,
+            next: None,
+            stale: false,
         }
     }
 
@@ -112,31 +118,46 @@ impl FrameBuffer {
             Ok(i) => self.waiting[i] = w,
             Err(i) => self.waiting.insert(i, w),
         }
+        self.stale = true;
+    }
+
+    /// The lowest decodable waiting frame's position and decode start.
+    fn next_decode(&mut self) -> Option<(usize, Timestamp)> {
+        if self.stale {
+            self.stale = false;
+            let lead = self.timing.lead();
+            self.next = self
+                .waiting
+                .iter()
+                .position(|w| self.chain.decodable(w.frame.id, w.frame.keyframe))
+                .map(|at| {
+                    let w = &self.waiting[at];
+                    let earliest = Timestamp::from_micros(
+                        w.render_time
+                            .as_micros()
+                            .saturating_sub(lead.as_micros().max(0) as u64),
+                    );
+                    let start = earliest.max(w.frame.completed_at).max(self.decoder_free_at);
+                    (at, start)
+                });
+        }
+        self.next
     }
 
     /// Release every frame whose decode starts at or before `now` into `out`.
     pub fn advance(&mut self, now: Timestamp, out: &mut Vec<RenderedFrame>) {
         let lead = self.timing.lead();
         loop {
-            let Some(at) = self
-                .waiting
-                .iter()
-                .position(|w| self.chain.decodable(w.frame.id, w.frame.keyframe))
-            else {
+            let Some((at, start)) = self.next_decode() else {
                 return;
             };
-            let w = self.waiting[at];
-            let earliest = Timestamp::from_micros(
-                w.render_time
-                    .as_micros()
-                    .saturating_sub(lead.as_micros().max(0) as u64),
-            );
-            let start = earliest.max(w.frame.completed_at).max(self.decoder_free_at);
             if start > now {
                 return;
             }
+            let w = self.waiting[at];
             let id = w.frame.id;
             self.waiting.drain(..=at);
+            self.stale = true;
             self.next_id = id + 1;
             self.chain.on_decoded(id);
             self.decoder_free_at = start + self.timing.config().decode_time;

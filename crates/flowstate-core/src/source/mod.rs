@@ -82,10 +82,13 @@ impl VideoSource {
     }
     /// Record the capture instants the encoder dropped since the last call in `log`
     /// (the statistics codec's `vp8_drop`; the perfect codec drops none).
+    #[inline]
     pub fn log_dropped(&mut self, log: &mut crate::playout::EncoderLog) {
         if let Self::Statistics(c) = self {
-            for at in c.take_dropped() {
-                log.on_dropped(at);
+            if c.has_dropped() {
+                for at in c.take_dropped() {
+                    log.on_dropped(at);
+                }
             }
         }
     }

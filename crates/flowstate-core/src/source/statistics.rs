@@ -139,6 +139,11 @@ impl StatisticsCodec {
     pub fn encoder_rate(&self) -> Bitrate {
         self.rate
     }
+    /// Whether the frame dropper dropped a frame since the last [`Self::take_dropped`].
+    #[inline]
+    pub fn has_dropped(&self) -> bool {
+        !self.dropped.is_empty()
+    }
     /// The capture times of the frames the frame dropper dropped since the last call.
     pub fn take_dropped(&mut self) -> std::vec::Drain<'_, Timestamp> {
         self.dropped.drain(..)

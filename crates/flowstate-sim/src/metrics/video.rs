@@ -8,6 +8,7 @@ use flowstate_core::playout::stats::intervals;
 use flowstate_core::playout::{EncoderLog, FramePlayout, VideoStats};
 use flowstate_core::{TimeDelta, Timestamp};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Capture to screen of the frames rendered in the window, ms (`null`: none).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
@@ -72,18 +73,30 @@ pub fn video_summary(
     playout.stats(encoder, start, end).into()
 }
 
-/// Fill the `fps`, `frame_delay_ms` and `freezes` columns of `flow`'s rows (its bins,
-/// `bin` wide from each row's `time_s`, the last one ending at `end`) from the frames
-/// it rendered.
+/// Fill the `fps`, `frame_delay_ms` and `freezes` columns of the video flows' rows
+/// (`flows`: each video flow's name and playout; each row is its flow's bin, `bin` wide
+/// from its `time_s`, the last one ending at `end`) from the frames they rendered. One
+/// pass over the rows, whatever the number of flows.
 pub fn fill_series(
     rows: &mut [SeriesRow],
-    flow: &str,
-    playout: &FramePlayout,
+    flows: &[(&str, &FramePlayout)],
     bin: TimeDelta,
     end: Timestamp,
 ) {
-    let mut frames = intervals(playout.rendered()).peekable();
-    for row in rows.iter_mut().filter(|r| r.flow == flow) {
+    type Frames<'a> = std::iter::Peekable<
+        Box<dyn Iterator<Item = (&'a flowstate_core::playout::RenderedFrame, Interval)> + 'a>,
+    >;
+    let mut cursors: HashMap<&str, Frames<'_>> = flows
+        .iter()
+        .map(|&(name, p)| {
+            let it: Box<dyn Iterator<Item = _>> = Box::new(intervals(p.rendered()));
+            (name, it.peekable())
+        })
+        .collect();
+    for row in rows.iter_mut() {
+        let Some(frames) = cursors.get_mut(row.flow.as_str()) else {
+            continue;
+        };
         let start = Timestamp::from_micros((row.time_s * 1e6).round() as u64);
         let stop = (start + bin).min(end);
         let (mut n, mut delay_ms, mut freezes) = (0_u64, 0.0, 0_u64);

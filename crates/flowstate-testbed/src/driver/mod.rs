@@ -372,7 +372,6 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             let m = &config.metrics;
             let (start, stop) = (m.window_start.min(end), m.window_end.min(end));
             fs.video = Some(video_summary(log, playout, start, stop));
-            fill_series(&mut series, &fs.name, playout, m.bin, end);
         }
         // ECN counts of an ECN-capable flow, as the simulator's summary has them.
         if t.ect_sent {
@@ -398,6 +397,14 @@ pub fn run(scenario: &Scenario, opts: TestbedOptions) -> Result<TestbedResult, T
             });
         }
     }
+    let videos: Vec<(&str, &flowstate_core::playout::FramePlayout)> = summary
+        .flows
+        .iter()
+        .zip(&r_flows)
+        .filter(|(fs, _)| fs.video.is_some())
+        .filter_map(|(fs, r)| Some((fs.name.as_str(), rx_playout(&r.kind)?)))
+        .collect();
+    fill_series(&mut series, &videos, config.metrics.bin, end);
     Ok(TestbedResult {
         run: RunResult {
             summary,
@@ -441,6 +448,15 @@ fn video_sides<'a>(
             r.advance_playout(end);
             Some((s.inner().encoder_log(), r.playout()))
         }
+        _ => None,
+    }
+}
+
+/// A video flow's receiver playout (`None`: not a video flow).
+fn rx_playout(rx: &RxKind) -> Option<&flowstate_core::playout::FramePlayout> {
+    match rx {
+        RxKind::Gcc(r, _) => Some(r.playout()),
+        RxKind::Ccfb(r) => Some(r.playout()),
         _ => None,
     }
 }
