@@ -338,7 +338,7 @@ mod tests {
         );
         // Not coupled: the empty cell.
         assert_eq!(
-            series_rows_text(&[row.clone()], &HashMap::new()),
+            series_rows_text(std::slice::from_ref(&row), &HashMap::new()),
             "0.5,video,1.25,1.0,0.0,,40.5,12,0,2.0,,,,,\n"
         );
         // A video flow's frame columns: a bin without a rendered frame has no delay.

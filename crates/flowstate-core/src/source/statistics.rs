@@ -79,8 +79,13 @@ pub struct StatisticsCodec {
     last_change: Option<Timestamp>,
     keyframe_pending: bool,
     clock: FrameClock,
-    dropper: Option<Box<Vp8FrameDropper>>,
-    /// Capture times of the frames `vp8_drop` dropped, until taken.
+    dropper: Option<Box<Dropper>>,
+}
+
+/// `vp8_drop`'s model and the capture times of the frames it dropped, until taken.
+#[derive(Debug, Clone)]
+struct Dropper {
+    model: Vp8FrameDropper,
     dropped: Vec<Timestamp>,
 }
 
@@ -88,9 +93,12 @@ impl StatisticsCodec {
     pub fn new(cfg: StatisticsCodecConfig, start: Timestamp, seed: u64) -> Self {
         let rate = cfg.bounds.min_rate;
         Self {
-            dropper: cfg
-                .vp8_drop
-                .map(|d| Box::new(Vp8FrameDropper::new(d, rate))),
+            dropper: cfg.vp8_drop.map(|d| {
+                Box::new(Dropper {
+                    model: Vp8FrameDropper::new(d, rate),
+                    dropped: Vec::new(),
+                })
+            }),
             cfg,
             rng: XorShift64::new(seed),
             target: rate,
@@ -98,7 +106,6 @@ impl StatisticsCodec {
             last_change: None,
             keyframe_pending: true,
             clock: FrameClock::new(start),
-            dropped: Vec::new(),
         }
     }
 
@@ -142,11 +149,14 @@ impl StatisticsCodec {
     /// Whether the frame dropper dropped a frame since the last [`Self::take_dropped`].
     #[inline]
     pub fn has_dropped(&self) -> bool {
-        !self.dropped.is_empty()
+        self.dropper.as_ref().is_some_and(|d| !d.dropped.is_empty())
     }
     /// The capture times of the frames the frame dropper dropped since the last call.
-    pub fn take_dropped(&mut self) -> std::vec::Drain<'_, Timestamp> {
-        self.dropped.drain(..)
+    pub fn take_dropped(&mut self) -> Vec<Timestamp> {
+        self.dropper
+            .as_mut()
+            .map(|d| std::mem::take(&mut d.dropped))
+            .unwrap_or_default()
     }
 
     pub fn poll_frame(&mut self, now: Timestamp) -> Option<Frame> {
@@ -202,9 +212,9 @@ impl StatisticsCodec {
             let at = self.clock.next();
             let keyframe = self.keyframe_pending;
             let dropper = self.dropper.as_mut()?;
-            let (floor, scale) = match dropper.decide(at, self.rate, fps, keyframe) {
+            let (floor, scale) = match dropper.model.decide(at, self.rate, fps, keyframe) {
                 Decision::Drop => {
-                    self.dropped.push(at);
+                    dropper.dropped.push(at);
                     self.clock.skip(interval);
                     continue;
                 }
@@ -222,7 +232,7 @@ impl StatisticsCodec {
             let nominal = (self.rate * interval).as_bytes() as f64 * scale;
             let size = DataSize::bytes(self.noisy_size(nominal, keyframe, floor.as_bytes() as f64));
             if let Some(d) = self.dropper.as_mut() {
-                d.on_encoded(at, self.rate, fps, size);
+                d.model.on_encoded(at, self.rate, fps, size);
             }
             return Some(self.clock.emit(interval, size, keyframe));
         }
