@@ -29,6 +29,8 @@ pub mod ref_window;
 pub mod target_rate;
 
 #[cfg(test)]
+mod closed_loop;
+#[cfg(test)]
 mod proptests;
 
 pub use config::ScreamV2Config;
