@@ -167,9 +167,7 @@ impl ScreamV2Sender {
 
     fn produce_frames(&mut self, now: Timestamp) {
         while let Some(packets) = self.video.poll_frame(now) {
-            let size = packets
-                .iter()
-                .fold(DataSize::ZERO, |acc, (_, s)| acc + *s);
+            let size = packets.iter().fold(DataSize::ZERO, |acc, (_, s)| acc + *s);
             let oldest = self
                 .queue
                 .front()
@@ -400,7 +398,8 @@ mod tests {
         assert_eq!((fb.received, fb.ce_marked, fb.lost), (1, 1, 1));
         assert_eq!(fb.min_one_way_delay, TimeDelta::millis(25));
         // rtt = now - send - (report time - arrival).
-        let waited = (now - TimeDelta::millis(25)).saturating_since(sent[0].1 + TimeDelta::millis(25));
+        let waited =
+            (now - TimeDelta::millis(25)).saturating_since(sent[0].1 + TimeDelta::millis(25));
         assert_eq!(fb.rtt_sample, now.saturating_since(sent[0].1) - waited);
         assert!(fb.data_in_flight < in_flight);
     }

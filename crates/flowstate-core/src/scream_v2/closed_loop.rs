@@ -9,11 +9,11 @@
 //! Chromium's target fell from 2.5 Mbit/s to 1.8-2.1 with 10 % marks and to 0.2-0.65
 //! with 30 %, and was back at 2.5 about 2 s after the marking stopped.
 
+use crate::ecn::Ecn;
 use crate::endpoint::data_source::XorShift64;
 use crate::endpoint::rfc8888::{CcfbReceiver, CcfbReceiverConfig};
 use crate::endpoint::scream_v2::{ScreamV2Sender, ScreamV2SenderConfig};
 use crate::endpoint::{Controller, Endpoint};
-use crate::ecn::Ecn;
 use crate::scream_v2::ScreamV2Config;
 use crate::source::{EncoderBounds, VideoSourceConfig};
 use crate::testing::link::TestLink;
@@ -76,12 +76,17 @@ fn run(
         while let Some((at, p, ecn)) = link.poll_ecn(now) {
             let mut ecn = ecn;
             if let Some(m) = marking {
-                if at >= m.from && at < m.until && ecn.is_ecn_capable() && rng.next_f64() < m.fraction {
+                if at >= m.from
+                    && at < m.until
+                    && ecn.is_ecn_capable()
+                    && rng.next_f64() < m.fraction
+                {
                     ecn = Ecn::Ce;
                 }
             }
             tr.marked += u64::from(ecn.is_ce());
-            tr.delays.push((at, at.saturating_since(p.send_time) - one_way));
+            tr.delays
+                .push((at, at.saturating_since(p.send_time) - one_way));
             receiver.handle_input_ecn(now, p, ecn);
         }
         while back.front().is_some_and(|b: &(Timestamp, _)| b.0 <= now) {
@@ -187,7 +192,11 @@ fn without_marks_the_target_reaches_the_maximum_with_an_empty_queue() {
     let tr = run(ten_mbps_link(), None, chromium_like(), 20);
     let ramp = time_to_reach(&tr, 0.0, 0.96 * MAX_RATE_MBPS);
     let mean = mean_target_mbps(&tr, 10.0, 20.0);
-    let delay = tr.delays.iter().map(|d| d.1.as_millis_f64()).fold(0.0, f64::max);
+    let delay = tr
+        .delays
+        .iter()
+        .map(|d| d.1.as_millis_f64())
+        .fold(0.0, f64::max);
     eprintln!("SCReAM v2 10 Mbit/s unmarked: ramp to 2.4 Mbit/s after {ramp:?} s, mean {mean:.3} Mbit/s, max queuing delay {delay:.1} ms");
     assert!(ramp.is_some_and(|r| r < 10.0), "{ramp:?}");
     assert!(mean > 0.96 * MAX_RATE_MBPS, "{mean}");

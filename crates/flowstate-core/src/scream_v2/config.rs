@@ -272,21 +272,33 @@ impl ScreamV2Config {
         }
         at_least_one("bytes_in_flight_head_room", self.bytes_in_flight_head_room)?;
         frac("beta_loss", self.beta_loss)?;
-        pos("post_congestion_delay_rtts", self.post_congestion_delay_rtts)?;
+        pos(
+            "post_congestion_delay_rtts",
+            self.post_congestion_delay_rtts,
+        )?;
         frac0(
             "multiplicative_increase_factor",
             self.multiplicative_increase_factor,
         )?;
         dur("virtual_rtt", self.virtual_rtt)?;
-        pos("close_to_ref_window_i_scale", self.close_to_ref_window_i_scale)?;
-        pos("reset_after_uncongested_rtts", self.reset_after_uncongested_rtts)?;
+        pos(
+            "close_to_ref_window_i_scale",
+            self.close_to_ref_window_i_scale,
+        )?;
+        pos(
+            "reset_after_uncongested_rtts",
+            self.reset_after_uncongested_rtts,
+        )?;
         frac("l4s_avg_g_up", self.l4s_avg_g_up)?;
         frac("l4s_avg_g_down", self.l4s_avg_g_down)?;
         at_least_one(
             "rtts_with_loss_before_backoff",
             self.rtts_with_loss_before_backoff,
         )?;
-        at_least_one("lossless_rtts_before_clear", self.lossless_rtts_before_clear)?;
+        at_least_one(
+            "lossless_rtts_before_clear",
+            self.lossless_rtts_before_clear,
+        )?;
         dur("qdelay_target", self.qdelay_target)?;
         frac("qdelay_avg_g", self.qdelay_avg_g)?;
         frac(

@@ -114,7 +114,11 @@ mod tests {
             a.step(0.3);
         }
         // The fast-attack, slow-decay filter settles at (not above) the fraction.
-        assert!(a.alpha() <= 0.3 + 1e-12 && a.alpha() > 0.29, "{}", a.alpha());
+        assert!(
+            a.alpha() <= 0.3 + 1e-12 && a.alpha() > 0.29,
+            "{}",
+            a.alpha()
+        );
     }
 
     #[test]
@@ -132,6 +136,10 @@ mod tests {
         assert_eq!(a.alpha(), 0.0);
         // 10 ms after the first update: fraction (5 + 0) / (10 + 10).
         a.on_feedback(Timestamp::from_millis(10), 10, 0, srtt);
-        assert!((a.alpha() - 0.125 * 5.0 / 20.0).abs() < 1e-12, "{}", a.alpha());
+        assert!(
+            (a.alpha() - 0.125 * 5.0 / 20.0).abs() < 1e-12,
+            "{}",
+            a.alpha()
+        );
     }
 }

@@ -114,7 +114,11 @@ mod tests {
         // level += 1/3 per lossy RTT: 1/3, 2/3, 1.
         for (i, ms) in [0, 50, 100].into_iter().enumerate() {
             assert!(f.on_feedback(&fb(ms, 1, 0), rtt));
-            assert!((f.level() - (i + 1) as f64 / 3.0).abs() < 1e-9, "{}", f.level());
+            assert!(
+                (f.level() - (i + 1) as f64 / 3.0).abs() < 1e-9,
+                "{}",
+                f.level()
+            );
         }
         assert!(f.congested());
         // level -= 1/2 per clean RTT.

@@ -89,7 +89,12 @@ mod tests {
         // nominal 5000 B: no deviation.
         assert_eq!(m.frame_size_dev(), 0.0);
         // A 10000 B frame: deviation 1, dev = 1/64.
-        m.on_frame(TimeDelta::ZERO, DataSize::bytes(10_000), Bitrate::mbps(1.0), period);
+        m.on_frame(
+            TimeDelta::ZERO,
+            DataSize::bytes(10_000),
+            Bitrate::mbps(1.0),
+            period,
+        );
         assert!((m.frame_size_dev() - 1.0 / 64.0).abs() < 1e-12);
         assert!(m.divisor_scale() < 1.0 / 1.2);
     }
@@ -99,7 +104,12 @@ mod tests {
         let mut m = MediaRateAdjust::new(&ScreamV2Config::default());
         let period = TimeDelta::millis(40);
         for _ in 0..10_000 {
-            m.on_frame(TimeDelta::secs(1), DataSize::bytes(100_000), Bitrate::mbps(1.0), period);
+            m.on_frame(
+                TimeDelta::secs(1),
+                DataSize::bytes(100_000),
+                Bitrate::mbps(1.0),
+                period,
+            );
         }
         assert_eq!(m.rate_adjust_factor(), RATE_ADJUST_FACTOR_MAX);
         assert_eq!(m.frame_size_dev(), FRAME_SIZE_DEV_MAX);

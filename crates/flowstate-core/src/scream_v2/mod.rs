@@ -173,7 +173,8 @@ impl ScreamV2 {
         let srtt = self.delay.srtt();
         if !self.first_feedback_done {
             // ref_window = max(MIN_REF_WND, start rate x (s_rtt + hold time)).
-            self.window.set_window(self.target * (srtt + self.hold_time));
+            self.window
+                .set_window(self.target * (srtt + self.hold_time));
             self.first_feedback_done = true;
         }
         self.alpha

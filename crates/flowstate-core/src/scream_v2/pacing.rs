@@ -23,8 +23,8 @@ pub fn pacing_rate(cfg: &ScreamV2Config, target: Bitrate) -> Bitrate {
     }
     let pace = target.max(cfg.rate_pace_min) * cfg.packet_pacing_headroom;
     let nominal = target.as_bps() / cfg.max_rate.as_bps();
-    let relax = ((nominal - cfg.relaxed_pacing_limit_low) / (1.0 - cfg.relaxed_pacing_limit_low))
-        .min(1.0);
+    let relax =
+        ((nominal - cfg.relaxed_pacing_limit_low) / (1.0 - cfg.relaxed_pacing_limit_low)).min(1.0);
     let scale = (1.0 - relax).clamp(1.0 / cfg.max_relaxed_pacing_factor, 1.0);
     pace / scale
 }

@@ -103,14 +103,13 @@ impl QueueDelay {
         self.last_sample = Some(qdelay);
         let g = self.cfg.delay_min_and_latency_diff_avg_g;
         // qdelay_min_avg = (1 - g) * avg + g * min(qdelay, 2 * QDelayMinThreshold)
-        self.min_avg =
-            self.min_avg * (1.0 - g) + qdelay.min(self.cfg.qdelay_min_threshold * 2) * g;
+        self.min_avg = self.min_avg * (1.0 - g) + qdelay.min(self.cfg.qdelay_min_threshold * 2) * g;
         let spread = (fb.max_one_way_delay - fb.min_one_way_delay).max(TimeDelta::ZERO);
-        self.latency_diff_avg = self.latency_diff_avg * (1.0 - g)
-            + spread.min(self.cfg.latency_diff_threshold * 2) * g;
-        let due = self
-            .last_base_update
-            .map_or(true, |t| fb.now.saturating_since(t) >= self.cfg.base_delay_interval);
+        self.latency_diff_avg =
+            self.latency_diff_avg * (1.0 - g) + spread.min(self.cfg.latency_diff_threshold * 2) * g;
+        let due = self.last_base_update.map_or(true, |t| {
+            fb.now.saturating_since(t) >= self.cfg.base_delay_interval
+        });
         if due {
             self.base_history.push_back(self.next_base);
             while self.base_history.len() > self.cfg.base_delay_history {
@@ -128,8 +127,9 @@ impl QueueDelay {
 
     /// Whether the queue drained within QDelayDrainPeriod.
     pub fn drained_in_time(&self, now: Timestamp) -> bool {
-        self.above_drain_threshold_since
-            .map_or(true, |t| now.saturating_since(t) < self.cfg.qdelay_drain_period)
+        self.above_drain_threshold_since.map_or(true, |t| {
+            now.saturating_since(t) < self.cfg.qdelay_drain_period
+        })
     }
 
     /// l4s_alpha_v = clamp((qdelay_avg - target/2) / (target/2), 0, 1) (draft 4.2.2.1).
@@ -148,7 +148,11 @@ impl QueueDelay {
 
     /// The same over the per-feedback spread of one-way delays.
     pub fn scale_due_to_latency_difference(&self) -> f64 {
-        scale_factor(self.latency_diff_avg, self.cfg.latency_diff_threshold, false)
+        scale_factor(
+            self.latency_diff_avg,
+            self.cfg.latency_diff_threshold,
+            false,
+        )
     }
 }
 

@@ -175,7 +175,14 @@ impl RefWindow {
                 1.0 - self.cfg.beta_loss
             } else if inp.ce {
                 out.ce_reduction = true;
-                self.ce_backoff(delay, inp.l4s_alpha, rtt_scale, since_reaction, srtt, &mut out)
+                self.ce_backoff(
+                    delay,
+                    inp.l4s_alpha,
+                    rtt_scale,
+                    since_reaction,
+                    srtt,
+                    &mut out,
+                )
             } else {
                 // backoff = l4s_alpha_v / 2 / max(1, s_rtt / VIRTUAL_RTT)
                 delay.l4s_alpha_v() / 2.0 / rtt_scale
@@ -185,7 +192,10 @@ impl RefWindow {
         let reacted_now = self.last_reaction == Some(now);
         if (!inp.ce && inp.loss_level < 0.01 && !virtual_ce) || reacted_now {
             let held = self.cfg.hold_increase_at_max_rate && inp.at_max_rate;
-            let increase = scale(fb.acked_not_marked, self.increase_factor(now, delay, inp.hold_time));
+            let increase = scale(
+                fb.acked_not_marked,
+                self.increase_factor(now, delay, inp.hold_time),
+            );
             let max = self.max_allowed();
             if !held && self.window < max {
                 self.window = (self.window + increase).clamp(self.cfg.min_ref_window, max);
@@ -225,9 +235,10 @@ impl RefWindow {
         if self.cfg.draft_uncongested_reset && since_reaction > long {
             // ref_wnd = min(ref_wnd, max_bytes_in_flight_prev) (draft 4.2.2.1), and,
             // as libwebrtc's code would, l4s_alpha = 0.25 for the next events.
-            self.window = self
-                .max_in_flight_prev_rtt
-                .clamp(self.cfg.min_ref_window, self.window.max(self.cfg.min_ref_window));
+            self.window = self.max_in_flight_prev_rtt.clamp(
+                self.cfg.min_ref_window,
+                self.window.max(self.cfg.min_ref_window),
+            );
             out.reset_alpha = true;
         }
         backoff

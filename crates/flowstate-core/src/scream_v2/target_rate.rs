@@ -138,7 +138,13 @@ mod tests {
         let mut t = TargetRate::default();
         let mut d = QueueDelay::new(&cfg);
         let now = Timestamp::from_secs(1);
-        assert_eq!(t.update(&cfg, now, Bitrate::mbps(10.0), &mut d), cfg.max_rate);
-        assert_eq!(t.update(&cfg, now, Bitrate::kbps(1.0), &mut d), cfg.min_rate);
+        assert_eq!(
+            t.update(&cfg, now, Bitrate::mbps(10.0), &mut d),
+            cfg.max_rate
+        );
+        assert_eq!(
+            t.update(&cfg, now, Bitrate::kbps(1.0), &mut d),
+            cfg.min_rate
+        );
     }
 }
