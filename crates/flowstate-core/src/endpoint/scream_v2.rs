@@ -222,7 +222,7 @@ impl ScreamV2Sender {
                     fb.min_one_way_delay = fb.min_one_way_delay.min(owd);
                     fb.max_one_way_delay = fb.max_one_way_delay.max(owd);
                     first = Some(first.map_or(a.arrival, |f| f.min(a.arrival)));
-                    if last.is_none_or_older(a.arrival) {
+                    if last.map_or(true, |(newest, _)| newest <= a.arrival) {
                         last = Some((a.arrival, rec.sent));
                     }
                 }
@@ -247,16 +247,6 @@ impl ScreamV2Sender {
             .retain(|_, x| x.fate == Fate::InFlight || now.saturating_since(x.sent) < LOST_MEMORY);
         fb.data_in_flight = self.in_flight;
         fb
-    }
-}
-
-/// `Option<(arrival, sent)>` ordered by arrival.
-trait NewestArrival {
-    fn is_none_or_older(&self, arrival: Timestamp) -> bool;
-}
-impl NewestArrival for Option<(Timestamp, Timestamp)> {
-    fn is_none_or_older(&self, arrival: Timestamp) -> bool {
-        self.map_or(true, |(a, _)| a <= arrival)
     }
 }
 
