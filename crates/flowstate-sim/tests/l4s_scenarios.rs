@@ -130,3 +130,56 @@ fn next_to_classic_and_video_flows() {
         );
     }
 }
+
+const ONE_FLOW: &str = r#"
+name = "x"
+duration = "5s"
+[link]
+capacity = "1Mbps"
+delay = "25ms"
+queue = "100ms"
+[[flows]]
+name = "v"
+kind = "scream-v2"
+start = "0s"
+stop = "5s"
+"#;
+
+fn with(extra: &str) -> Result<flowstate_sim::Scenario, String> {
+    flowstate_sim::Scenario::from_toml(&format!("{ONE_FLOW}{extra}\n"), "scenario.toml")
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn bad_options_are_one_line_errors_naming_the_key() {
+    for (extra, needle) in [
+        (
+            "overrides = { l4s_avg_g_up = 2 }",
+            "flows[0].overrides.l4s_avg_g_up",
+        ),
+        ("overrides = { virtual_rtt_ms = 0 }", "virtual_rtt_ms"),
+        ("overrides = { min_rate = \"3Mbps\" }", "min_rate"),
+        ("overrides = { draft_pacing = 1 }", "draft_pacing"),
+        ("overrides = { l4s_gain = 0.1 }", "l4s_gain"),
+        (
+            "overrides = { feedback_interval_ms = -1 }",
+            "feedback_interval_ms",
+        ),
+    ] {
+        let e = with(extra).expect_err(extra);
+        assert!(e.contains(needle) && !e.contains('\n'), "{extra}: {e}");
+    }
+    assert!(with("overrides = { draft_media_rate = true, mss = \"1000B\" }").is_ok());
+}
+
+#[test]
+fn the_kind_sends_ect1_unless_told_otherwise() {
+    // An ECN-capable flow has `ce_marks` in its summary (0 on a drop-tail link).
+    let marks = |extra: &str| {
+        let s = with(extra).expect("valid");
+        flowstate_sim::run(&s, 1).expect("runs").summary.flows[0].ce_marks
+    };
+    assert_eq!(marks(""), Some(0));
+    assert_eq!(marks("ecn = \"ect0\""), Some(0));
+    assert_eq!(marks("ecn = \"off\""), None);
+}
