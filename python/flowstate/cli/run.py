@@ -129,7 +129,8 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
 
 def _video_cells(video: dict[str, Any], s: Callable[..., Optional[dict[str, float]]]) -> tuple[str, str]:
     """A flow's ``fps`` and ``freezes`` cells (``-`` for a flow without video)."""
-    return _num(video.get("fps"), s("video", "fps"), 1), _num(video.get("freezes"), s("video", "freezes"), 1)
+    freezes = s("video", "freezes")
+    return _num(video.get("fps"), s("video", "fps"), 1), _num(video.get("freezes"), freezes, 0 if freezes is None else 1)
 
 
 def aggregate_line(summary: dict[str, Any]) -> str:
