@@ -126,6 +126,9 @@ def test_video_quality_goes_to_video_flows_only_and_to_every_series_row():
     assert summary["flows"][1]["video"] is None
     assert all(set(SERIES_FIELDS) <= set(row) for row in series)
     assert series[1] == {"flow": "d", "time_s": 0.0, "fps": None, "frame_delay_ms": None, "freezes": None}
+    # A video flow Chromium reported nothing for (our own endpoints: --stack flowstate).
+    add_video_quality(summary, series, flows, [], [], ssrcs={}, t0=T0, window=(0.0, 10.0))
+    assert summary["flows"][0]["video"] is None and series[0]["fps"] is None
 
 
 def fixture_run() -> tuple[dict, list[dict], list[dict], dict[int, str], float]:
@@ -191,6 +194,25 @@ def test_the_terminal_table_has_fps_and_freezes_only_with_video():
     assert "fps" in shown and "freezes" in shown and " 2.7 " in shown and " 3 " in shown
     plain = {**summary, "flows": [{k: v for k, v in f.items() if k != "video"} for f in summary["flows"]]}
     assert "fps" not in text(plain) and "freezes" not in text(plain)
+
+
+def test_several_runs_give_the_mean_and_spread_of_each_video_field():
+    from flowstate.simulation import combine_summaries
+
+    one = json.loads((FIXTURE / "summary.json").read_text())
+    two = json.loads(json.dumps(one))
+    two["seed"] = 2
+    two["flows"][0]["video"].update(freezes=5, fps=3.0)
+    two["flows"][0]["video"]["frame_delay_ms"]["p95"] = None  # no frame with a capture time
+    both = combine_summaries([one, two])
+    video = both["flows"][0]["video"]
+    assert video["freezes"] == 4.0 and both["flows"][0]["spread"]["video"]["freezes"]["min"] == 3
+    assert video["fps"] == pytest.approx((one["flows"][0]["video"]["fps"] + 3.0) / 2)
+    assert video["frame_delay_ms"]["p95"] == one["flows"][0]["video"]["frame_delay_ms"]["p95"]
+    assert both["flows"][1]["video"] is None
+    out = io.StringIO()
+    Console(file=out, width=250).print(summary_table(both))
+    assert " 4.0 ± 1.4 " in out.getvalue()
 
 
 def test_compare_shows_the_video_figures_of_a_real_run_beside_a_simulation(tmp_path):

@@ -44,6 +44,9 @@ from flowstate.browser.topology import (
 # How often the driver fetches getStats samples from the page during a run (each
 # fetch is one Playwright round trip; the page samples every STATS_INTERVAL_S).
 FETCH_EVERY_S = 5.0
+# Both pages sample getStats this often: 2.5 samples per 0.5 s bin, so a freeze that
+# Chromium counts (inbound-rtp freezeCount) lands in its bin or the next
+# (docs/BROWSER.md, "Frames and freezes").
 STATS_INTERVAL_S = 0.2
 # Extra time after the last scenario second for the last samples to arrive.
 TAIL_S = 0.3

@@ -194,6 +194,12 @@ class FlowVideo:
         self.delay_times = times - t0
         self.delays = delays
 
+    @property
+    def measured(self) -> bool:
+        """Whether Chromium reported anything for this flow (not so under --stack
+        flowstate, whose endpoints have no frames)."""
+        return bool(self.encoded or self.decoded or self.presented)
+
     def rendered(self, a: float, b: float) -> Optional[float]:
         return self.presented.between(a, b)
 
@@ -249,11 +255,13 @@ def add_video_quality(
     t0: float,
     window: tuple[float, float],
 ) -> None:
-    """Adds each flow's ``video`` block to ``summary`` (null for non-video flows) and the
-    ``fps``, ``frame_delay_ms``, ``freezes`` columns to every row of ``series``."""
+    """Adds each flow's ``video`` block to ``summary`` (null for non-video flows and for
+    video flows Chromium reported nothing for) and the ``fps``, ``frame_delay_ms``,
+    ``freezes`` columns to every row of ``series``."""
     videos = {
         f.name: FlowVideo(f.name, getstats, frames, ssrcs, t0) for f in flows if f.transport == "video"
     }
+    videos = {name: v for name, v in videos.items() if v.measured}
     for row in summary["flows"]:
         v = videos.get(row["name"])
         row["video"] = v.summary(*window) if v is not None else None
