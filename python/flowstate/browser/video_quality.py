@@ -196,8 +196,8 @@ class FlowVideo:
 
     @property
     def measured(self) -> bool:
-        """Whether Chromium reported anything for this flow (not so under --stack
-        flowstate, whose endpoints have no frames)."""
+        """Whether Chromium reported anything for this flow (never under --stack
+        flowstate: no browser runs)."""
         return bool(self.encoded or self.decoded or self.presented)
 
     def rendered(self, a: float, b: float) -> Optional[float]:
