@@ -22,8 +22,8 @@ from typing import Any, Callable, Optional
 from flowstate import _native
 from flowstate.browser.kernel_tcp import KernelTcp
 from flowstate.browser.measure import Samples, summarize
-from flowstate.browser.video_quality import add_video_quality, frames_with_flows, write_frames
 from flowstate.browser.plan import STACKS, Plan
+from flowstate.browser.video_quality import add_video_quality, frames_with_flows, write_frames
 from flowstate.output_files import (
     BROWSER_FILE,
     FRAMES_FILE,
