@@ -822,6 +822,17 @@ SIDE_BY_SIDE_FLOW = (
     ("one-way delay p95 (ms)", "one_way_delay_ms.p95", 1.0),
     ("jitter (ms)", "jitter_ms", 1.0),
     ("loss (%)", "loss_ratio", 100.0),
+    # The receiver's video quality (summary.json flows[].video; video flows only).
+    ("frame rate (fps)", "video.fps", 1.0),
+    ("frame delay mean (ms)", "video.frame_delay_ms.mean", 1.0),
+    ("frame delay p95 (ms)", "video.frame_delay_ms.p95", 1.0),
+    ("freezes", "video.freezes", 1.0),
+    ("freezes per min", "video.freezes_per_min", 1.0),
+    ("freeze duration (s)", "video.freeze_duration_s", 1.0),
+    ("pauses", "video.pauses", 1.0),
+    ("frames lost", "video.frames_lost", 1.0),
+    ("frames late", "video.frames_late", 1.0),
+    ("frames dropped by the encoder", "video.frames_dropped_encoder", 1.0),
 )
 SIDE_BY_SIDE_AGGREGATE = (
     ("throughput (Mbit/s)", "throughput_mbps", 1.0),
