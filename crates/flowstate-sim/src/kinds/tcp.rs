@@ -62,6 +62,17 @@ impl ReceiverHooks for TcpReceiver {
     }
 }
 
+/// The receiver: SACK blocks when the sender recovers with them; delayed acks (RFC
+/// 5681 4.2) unless `delayed_ack` is off, then every segment is acked at once.
+fn receiver_config(sack: bool, delayed_ack: bool) -> TcpReceiverConfig {
+    let d = TcpReceiverConfig::default();
+    TcpReceiverConfig {
+        sack,
+        ack_every: if delayed_ack { d.ack_every } else { 1 },
+        ..d
+    }
+}
+
 /// A TCP flow (long-lived greedy unless the scenario says otherwise).
 pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, FieldError> {
     let o = window_overrides(spec)?;
@@ -112,9 +123,6 @@ pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, Fiel
     cfg.source = data_source(spec, greedy, msg, seed);
     Ok(EndpointPairFlow::new(
         Tracked::new(TcpSender::new(cfg)),
-        TcpReceiver::new(TcpReceiverConfig {
-            sack,
-            ..TcpReceiverConfig::default()
-        }),
+        TcpReceiver::new(receiver_config(sack, o.delayed_ack.unwrap_or(true))),
     ))
 }
