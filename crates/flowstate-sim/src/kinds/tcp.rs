@@ -126,3 +126,18 @@ pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, Fiel
         TcpReceiver::new(receiver_config(sack, o.delayed_ack.unwrap_or(true))),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delayed_ack_off_acks_every_segment() {
+        let delayed = receiver_config(true, true);
+        assert_eq!(delayed.ack_every, TcpReceiverConfig::default().ack_every);
+        assert!(delayed.ack_every >= 2 && delayed.sack);
+        let every = receiver_config(false, false);
+        assert_eq!(every.ack_every, 1);
+        assert!(!every.sack);
+    }
+}
