@@ -36,14 +36,13 @@ _SCREAM_RECORD = (
     "fit that description differ by as much (maximum-size packets, or feedback sent on a "
     "packet's arrival: 5.1 20-40 s 12-17 ms, 5.2 30-50 s 15-28 ms, 5.1 45-60 s 1.24-1.41 "
     "Mbit/s). Every departure of the reference code from RFC 8298 found is an option set "
-    "in the matched scenarios (docs/ALGORITHMS.md, SCReAM differences 3 and 10-22)"
+    "in the matched scenarios (docs/ALGORITHMS.md, SCReAM differences 3 and 11-23)"
 )
 _SCREAM_P95 = (
     "open: the mean queuing delay agrees with the reference code run on the same set-up "
-    "(the -rerun record), the 95th percentile does not (75-83 against 47-59 ms): ours "
-    "peaks higher when fast increase meets the capacity; with every departure of the "
-    "reference code found set as an option (docs/ALGORITHMS.md, SCReAM differences 3 "
-    "and 10-22) the cause is not yet found"
+    "(the -rerun record), the 95th percentile does not: ours is higher (75-83 against "
+    "47-59 ms). Every departure of the reference code found is set as an option "
+    "(docs/ALGORITHMS.md, SCReAM differences 3 and 11-23); the cause is not yet found"
 )
 _NADA_SHARE = (
     "open, run-dependent: after the drop to 1 Mbps (75 s) into a full queue the split "

@@ -110,7 +110,8 @@ pub struct ScreamConfig {
     pub rtp_queue_delay_max: TimeDelta,
     /// ... at most once per this interval (1 s, ref).
     pub rtp_queue_discard_interval: TimeDelta,
-    /// The averaging window of the transmitted and acked rates (4 x 0.2 s = 0.8 s, ref).
+    /// The averaging window of the transmitted and acked rates (0.8 s; the reference code
+    /// at cf72377 averages 4 x 50 ms = 0.2 s).
     pub rate_window: TimeDelta,
     // --- the reference code's departures from RFC 8298, each off by default (the
     // reference: EricssonResearch/scream cf72377, code/ScreamTx.cpp) ---
