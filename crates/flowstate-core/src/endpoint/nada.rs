@@ -371,7 +371,12 @@ impl Endpoint for NadaSender {
 
 impl NadaSender {
     /// A packet goes on the wire at `now`: numbered and remembered for the feedback.
-    fn transmit(&mut self, now: Timestamp, mut p: RtpPacket, size: DataSize) -> Transmit<RtpPacket> {
+    fn transmit(
+        &mut self,
+        now: Timestamp,
+        mut p: RtpPacket,
+        size: DataSize,
+    ) -> Transmit<RtpPacket> {
         p.sequence_number = self.next_seq;
         p.transport_seq = self.next_seq;
         p.send_time = now;
@@ -446,10 +451,8 @@ mod tests {
             initial_rate: rate,
             ..NadaConfig::default()
         };
-        let mut cfg = NadaSenderConfig::new(
-            nada,
-            VideoSourceConfig::Perfect(EncoderBounds::paper000()),
-        );
+        let mut cfg =
+            NadaSenderConfig::new(nada, VideoSourceConfig::Perfect(EncoderBounds::paper000()));
         tweak(&mut cfg);
         NadaSender::new(cfg, Timestamp::ZERO)
     }
@@ -472,7 +475,12 @@ mod tests {
         assert_eq!(last, Some(Timestamp::ZERO + expected));
         let sent = drain(&mut spread, 0, 1000);
         let burst_sent = drain(&mut burst, 0, 1000);
-        assert!(sent.len().abs_diff(burst_sent.len()) <= 4, "{} {}", sent.len(), burst_sent.len());
+        assert!(
+            sent.len().abs_diff(burst_sent.len()) <= 4,
+            "{} {}",
+            sent.len(),
+            burst_sent.len()
+        );
     }
 
     #[test]
@@ -487,7 +495,10 @@ mod tests {
         // Never early, mostly late, and each by less than half a pacing gap (1,200 B at
         // 1 Mbit/s: 9.6 ms).
         let delays: Vec<i64> = on_time.iter().zip(&late).map(|(a, b)| b - a).collect();
-        assert!(delays.iter().all(|&d| (0..4_800).contains(&d)), "{delays:?}");
+        assert!(
+            delays.iter().all(|&d| (0..4_800).contains(&d)),
+            "{delays:?}"
+        );
         assert!(delays.iter().filter(|&&d| d > 0).count() > on_time.len() / 2);
     }
 

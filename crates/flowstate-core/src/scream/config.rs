@@ -327,7 +327,8 @@ impl ScreamConfig {
             dur("fast_increase_rtp_queue_delay_max", d)?;
         }
         frac("window_reduction_cap", self.window_reduction_cap)?;
-        if !(self.pacing_min_qdelay_fraction.is_finite() && self.pacing_min_qdelay_fraction >= 0.0) {
+        if !(self.pacing_min_qdelay_fraction.is_finite() && self.pacing_min_qdelay_fraction >= 0.0)
+        {
             return Err(format!(
                 "scream.pacing_min_qdelay_fraction must be >= 0 (0: always pace), got {}",
                 self.pacing_min_qdelay_fraction

@@ -349,8 +349,14 @@ mod tests {
 
     #[test]
     fn one_way_delay_from_truncated_clocks() {
-        let (sent, arrival) = (Timestamp::from_micros(10_900), Timestamp::from_micros(61_100));
-        assert_eq!(one_way_delay(sent, arrival, None), TimeDelta::from_micros(50_200));
+        let (sent, arrival) = (
+            Timestamp::from_micros(10_900),
+            Timestamp::from_micros(61_100),
+        );
+        assert_eq!(
+            one_way_delay(sent, arrival, None),
+            TimeDelta::from_micros(50_200)
+        );
         // Millisecond clocks: 61 - 10 = 51 ms.
         let ms = Some(TimeDelta::millis(1));
         assert_eq!(one_way_delay(sent, arrival, ms), TimeDelta::millis(51));

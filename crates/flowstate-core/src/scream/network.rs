@@ -479,7 +479,8 @@ mod tests {
         n.queue_delay_mut().on_owd(t(0), TimeDelta::millis(10));
         n.queue_delay_mut().on_owd(t(1), TimeDelta::millis(110));
         for i in 0..5 {
-            n.queue_delay_mut().update(t(1 + i), &cfg, TimeDelta::millis(100));
+            n.queue_delay_mut()
+                .update(t(1 + i), &cfg, TimeDelta::millis(100));
         }
         assert!(n.queue_delay().fraction_avg() > 0.05);
         assert!(n.pacing_interval(size) > TimeDelta::ZERO);

@@ -201,8 +201,7 @@ impl MediaRateControl {
                     // `rtp_queue_increase_limit` (the reference code: none while more
                     // than 12 kbit wait in the RTP queue).
                     let limit = cfg.rtp_queue_increase_limit;
-                    if increase_blocked || (limit > DataSize::ZERO && inp.rtp_queue_size > limit)
-                    {
+                    if increase_blocked || (limit > DataSize::ZERO && inp.rtp_queue_size > limit) {
                         delta = 0.0;
                     }
                 } else if cfg.coder_limited_decrease_guard {
@@ -365,7 +364,11 @@ mod tests {
         // 0.5 x 10 = 5 kbit, so the target falls by 1 x 5 kbit/s, not 10.
         i.rtp_queue_size = DataSize::bytes(1250);
         r.update(t(200), &i);
-        assert!((r.target().as_kbps() - 295.0).abs() < 1e-9, "{}", r.target());
+        assert!(
+            (r.target().as_kbps() - 295.0).abs() < 1e-9,
+            "{}",
+            r.target()
+        );
     }
 
     #[test]
