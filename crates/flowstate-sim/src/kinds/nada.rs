@@ -82,7 +82,7 @@ pub fn nada_wire(media: &NadaMediaOverrides) -> Result<WireSizes, FieldError> {
 }
 
 /// `send_oversleep`: a fraction in [0, 1). Error: the key and the range.
-fn send_oversleep(v: Option<f64>) -> Result<f64, FieldError> {
+pub(crate) fn send_oversleep(v: Option<f64>) -> Result<f64, FieldError> {
     match v {
         None => Ok(0.0),
         Some(f) if f.is_finite() && (0.0..1.0).contains(&f) => Ok(f),
