@@ -562,6 +562,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", nargs="*", help="case names (default: all)")
     ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
     ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
+    ap.add_argument("--stacks", nargs="+", choices=("chromium", "flowstate"), default=["chromium", "flowstate"],
+                    help="which real stacks to run and compare (default both; `chromium` alone skips the own-stack "
+                    "runs of the cases that have them)")
     ap.add_argument("--refs", type=Path, metavar="DIR",
                     help="with --tables-only: read the real runs from DIR/CASE/STACK instead of OUT (e.g. the "
                     "repository's references/chromium-156); the simulator's runs and the tables still go to OUT")
@@ -586,6 +589,9 @@ def main(argv: list[str]) -> int:
     global SIM
     SIM = SimSide(args.preset, args.sctp_preset, settings, args.kernel_tcp, args.full_set)
     cases = [c for c in CASES if not args.only or c.name in args.only]
+    cases = [Case(c.name, c.scenario, tuple(s for s in c.stacks if s in args.stacks), c.set, c.duration, c.events,
+                  c.title) for c in cases]
+    cases = [c for c in cases if c.stacks]
     unknown = sorted(set(args.only or ()) - {c.name for c in CASES})
     if unknown:
         ap.error(f"--only: no such case {', '.join(unknown)} (cases: {', '.join(c.name for c in CASES)})")
