@@ -300,9 +300,10 @@ PAPER_ROWS = [{"point": "p0", "metric": "flows.gcc.throughput_mbps", "paper": 0.
                             paper=PAPER_ROWS),
         lambda: figures.bar([POINT], metrics=["flows.gcc.throughput_mbps"], title=LONG_TITLE),
         lambda: figures.sweep([POINT, dict(POINT, name="q", grid={"p": 1.0})], x="p", y="aggregate.jain_index"),
+        lambda: figures.frames([Panel("a", "uncoupled", video_series(), (5.0, 20.0))]),
     ],
     ids=["rate", "rtt-long-title", "queue-overlay-8", "rate-overlay-8-long-title", "rtt_box", "rtt_box-8-long-title",
-         "bar-paper", "bar-long-title", "sweep"],
+         "bar-paper", "bar-long-title", "sweep", "frames"],
 )
 def test_titles_notes_and_legends_do_not_overlap_each_other_or_the_axes_and_fit_the_figure(draw):
     fig = draw()
@@ -333,3 +334,57 @@ def test_an_overlay_of_points_of_different_capacities_draws_each_capacity():
     assert max(lines["capacity: 2 Mbit/s"].get_ydata()) == 2.0
     assert max(lines["capacity: 4 Mbit/s"].get_ydata()) == 4.0
     assert different.axes[0].get_ylim()[1] >= 4.0
+
+
+def video_series(runs=2, freeze_at=(6.0,)):
+    """A gcc video flow (fps 30 with a dip, frame delay 80 ms + run) and an sctp data flow
+    (no frame columns); a freeze ends at each time in ``freeze_at`` in run 0."""
+    rows = []
+    for run in range(runs):
+        for i in range(40):
+            t = i * 0.5
+            rows.append({"run": run, "time_s": t, "flow": "gcc", "throughput_mbps": 1.0, "capacity_mbps": 2.0,
+                         "fps": 10.0 if t in freeze_at else 30.0, "frame_delay_ms": 80.0 + run,
+                         "freezes": 1.0 if (run == 0 and t in freeze_at) else 0.0})
+            rows.append({"run": run, "time_s": t, "flow": "sctp", "throughput_mbps": 1.0, "capacity_mbps": 2.0,
+                         "fps": float("nan"), "frame_delay_ms": float("nan"), "freezes": float("nan")})
+    return pandas.DataFrame(rows)
+
+
+def test_frames_draws_frame_rate_and_delay_per_video_flow_with_freezes_marked():
+    fig = figures.frames([Panel("none", "uncoupled", video_series(), (5.0, 20.0))])
+    ax_fps, ax_delay = fig.axes
+    assert ax_fps.get_ylabel() == "frames/s" and ax_delay.get_ylabel() == "frame delay (ms)"
+    fps = [line for line in ax_fps.get_lines() if line.get_label() == "gcc"][0]
+    assert list(fps.get_ydata())[:3] == [30.0, 30.0, 30.0] and min(fps.get_ydata()) == 10.0
+    assert list(ax_delay.get_lines()[0].get_ydata())[:2] == [80.5, 80.5]  # the mean of the two runs
+    freezes = [line for line in ax_fps.get_lines() if line.get_label() == figures.FREEZE_LABEL]
+    assert len(freezes) == 1 and list(freezes[0].get_xdata()) == [6.0]
+    # only video flows are drawn: the data flow has no frames
+    assert not any(line.get_label() == "sctp" for ax in fig.axes for line in ax.get_lines())
+    assert figures.FREEZE_LABEL in texts(fig)
+
+
+def test_frames_overlay_has_a_pair_of_axes_per_video_flow_and_a_line_per_point():
+    fig = figures.frames([Panel("a", "uncoupled", video_series()), Panel("b", "FSE-NG", video_series(freeze_at=()))],
+                         overlay=True)
+    assert len(fig.axes) == 2 and fig.axes[0].get_title(loc="left") == "flow gcc"
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert labels[:1] == ["uncoupled"] and "FSE-NG" in labels
+
+
+def test_frames_refuses_points_without_frame_columns_or_video_flows():
+    with pytest.raises(FigureError, match="no 'fps' column"):
+        figures.frames(PANELS)
+    frame = video_series()
+    frame["fps"] = float("nan")
+    with pytest.raises(FigureError, match="no video flow"):
+        figures.frames([Panel("a", "a", frame)])
+    with pytest.raises(FigureError, match="no video flow named 'sctp'"):
+        figures.frames([Panel("a", "a", video_series())], flows=["sctp"])
+
+
+def test_frames_png_is_byte_identical(tmp_path):
+    panels = [Panel("a", "a", video_series())]
+    a = figures.save(figures.frames(panels), tmp_path / "a.png").read_bytes()
+    assert a == figures.save(figures.frames(panels), tmp_path / "b.png").read_bytes()

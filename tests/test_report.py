@@ -380,3 +380,42 @@ def test_a_claim_off_the_papers_value_is_flagged_in_the_page_and_results(tmp_pat
     assert written["value_off"] is True and written["relative_difference"] == pytest.approx(87 / 115)
 
     assert "1 off the paper's values" in report.build_index(tmp_path).read_text()
+
+
+def test_a_point_with_a_video_flow_gets_the_frames_figure_and_the_video_table(tmp_path):
+    """summary.json's ``video`` (the receiver's frames) gives a per-point QoE table and a
+    frames figure (frame rate and delay over time, freezes marked), added by the report."""
+    video = {"frames_rendered": 3500, "fps": 29.2, "frame_delay_ms": {"mean": 95.0, "p50": 90.0, "p95": 180.0,
+                                                                      "p99": 240.0},
+             "freezes": 3, "freezes_per_min": 1.5, "freeze_duration_s": 1.25, "pauses": 0, "pause_duration_s": 0.0,
+             "frames_lost": 4, "frames_late": 2, "frames_dropped_encoder": 40, "frames_encoded": 3546}
+    results = {
+        "id": "tiny", "paper": "rfc8867", "reference": "5.1", "title": "one video flow", "finding": "",
+        "runs": 1, "seed": 7, "points": [{
+            "name": "only", "summary": {
+                "runs": 1, "seeds": [7], "duration_s": 2.0, "window_s": [0.0, 2.0],
+                "flows": [{"name": "gcc", "kind": "gcc", "throughput_mbps": 1.0, "share": 1.0,
+                           "rtt_ms": {"mean": 50.0, "p95": 60.0}, "queuing_delay_ms": {"mean": 0.0, "p95": 0.0},
+                           "loss_ratio": 0.0, "video": video}],
+                "aggregate": {"throughput_mbps": 1.0, "utilization": 0.5, "jain_index": 1.0}}}],
+    }
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "timeseries.csv").write_text(
+        "run,time_s,flow,throughput_mbps,fps,frame_delay_ms,freezes\n"
+        "0,0.0,gcc,1.0,30,90,0\n0,0.5,gcc,1.0,12,250,1\n0,1.0,gcc,1.0,30,95,0\n0,1.5,gcc,1.0,30,92,0\n"
+    )
+    text = report.build(tmp_path).read_text()
+    doc = parse(text)
+    assert doc.errors == [] and len(doc.images) == 1
+    row = doc.rows["video"][1]
+    assert row[:2] == ["only", "gcc (gcc)"]
+    assert row[2:7] == ["29.2", "95.0", "180", "3", "1.50"]
+    assert json.loads((tmp_path / "results.json").read_text())["figures"][0]["kind"] == "frames"
+    # a point without a video flow has neither
+    results["points"][0]["summary"]["flows"][0].pop("video")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "results.json").write_text(json.dumps(results))
+    doc = parse(report.build(other).read_text())
+    assert "video" not in doc.rows and doc.images == []

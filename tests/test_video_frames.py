@@ -27,7 +27,7 @@ def scenario(video_kind="gcc", overrides=None, loss=0.0):
     }
 
 
-@pytest.mark.parametrize("kind", ["gcc", "nada", "scream"])
+@pytest.mark.parametrize("kind", ["gcc", "nada", "scream", "scream-v2"])
 def test_every_video_kind_reports_its_frames_and_others_do_not(kind):
     result = flowstate.run(scenario(kind))
     video, bulk = result.summary["flows"]

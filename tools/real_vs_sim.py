@@ -52,6 +52,28 @@ SCEN = ROOT / "scenarios"
 # the real median (combo_search.py and real_spread.py judge by these too).
 THROUGHPUT_TOLERANCE = 0.15
 RTT_TOLERANCE = 0.20
+# The video as its receiver renders it (summary.json's `video`): the frame rate within 15 %,
+# the mean frame delay within 20 % (relative, as throughput and RTT), freezes per minute
+# within 1 of the real median (absolute: a count near zero has no useful ratio).
+FPS_TOLERANCE = 0.15
+FRAME_DELAY_TOLERANCE = 0.20
+FREEZES_PER_MIN_TOLERANCE = 1.0
+# (figure key, path in summary.json's `video`)
+VIDEO_FIGURES = (
+    ("fps", ("fps",)),
+    ("frame_delay_mean_ms", ("frame_delay_ms", "mean")),
+    ("frame_delay_p95_ms", ("frame_delay_ms", "p95")),
+    ("freezes_per_min", ("freezes_per_min",)),
+    ("freeze_duration_s", ("freeze_duration_s",)),
+)
+
+
+def video_figure(flow: dict, path: tuple[str, ...]) -> Optional[float]:
+    """A figure of a flow's `video` object (None without one or without the figure)."""
+    value: Any = flow.get("video")
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def within_tolerance(ratio: float, tolerance: float) -> bool:
@@ -334,6 +356,9 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
                 "rtt_p95_ms": [(r["flows"][i]["rtt_ms"] or {}).get("p95") for r in runs],
                 "queuing_mean_ms": [(r["flows"][i]["queuing_delay_ms"] or {}).get("mean") for r in runs],
             }
+            if isinstance(f.get("video"), dict):
+                for key, path in VIDEO_FIGURES:
+                    vals[key] = [video_figure(r["flows"][i], path) for r in runs]
             flows[f["name"]] = {k: spread(v) for k, v in vals.items()}
             flows[f["name"]]["kind"] = f["kind"]
         entry: dict[str, Any] = {"runs": len(runs), "flows": flows, "clips": real_clips(folder)}
@@ -346,6 +371,7 @@ def figures(case: Case, out: Path, sims: dict[str, dict]) -> dict:
                     "rtt_mean_ms": (f["rtt_ms"] or {}).get("mean"),
                     "rtt_p95_ms": (f["rtt_ms"] or {}).get("p95"),
                     "queuing_mean_ms": (f["queuing_delay_ms"] or {}).get("mean"),
+                    **{key: video_figure(f, path) for key, path in VIDEO_FIGURES},
                 }
                 for f in sim["summary"]["flows"]
             }
@@ -468,6 +494,7 @@ def tables(results: dict) -> str:
                     f"{within(s.get('rtt_mean_ms'), f['rtt_mean_ms'], RTT_TOLERANCE)} "
                     f"| {fmt(f['rtt_p95_ms'], 0)} | {num(s.get('rtt_p95_ms'), 0)} |"
                 )
+            lines += video_table(e)
             for what, t in (e.get("reaction_s") or {}).items():
                 goal = "90 % of the available rate" if t["direction"] == "up" else "under 110 % of the capacity"
                 never = "not reached"
@@ -479,6 +506,36 @@ def tables(results: dict) -> str:
                 )
             lines.append("")
     return "\n".join(lines)
+
+
+def within_absolute(sim: Optional[float], real: Optional[dict], tolerance: float) -> str:
+    """' ok' / ' (+1.2)': the simulator's value against the real median, by difference."""
+    if sim is None or not real:
+        return ""
+    diff = sim - real["median"]
+    return " ok" if abs(diff) <= tolerance else f" ({diff:+.1f})"
+
+
+def video_table(e: dict) -> list[str]:
+    """The video flows' frames as rendered, real against simulated (no lines without a
+    video flow with frame figures on the real side)."""
+    rows = [(flow, f) for flow, f in e["flows"].items() if f.get("fps")]
+    if not rows:
+        return []
+    lines = ["", "| video flow | frames/s real | sim | frame delay mean ms real | sim | frame delay p95 ms real | sim "
+             "| freezes/min real | sim | frozen s real | sim |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for flow, f in rows:
+        s = (e.get("sim") or {}).get(flow, {})
+        lines.append(
+            f"| {flow} | {fmt(f['fps'], 1)} | {num(s.get('fps'), 1)}{within(s.get('fps'), f['fps'], FPS_TOLERANCE)} "
+            f"| {fmt(f.get('frame_delay_mean_ms'), 0)} | {num(s.get('frame_delay_mean_ms'), 0)}"
+            f"{within(s.get('frame_delay_mean_ms'), f.get('frame_delay_mean_ms'), FRAME_DELAY_TOLERANCE)} "
+            f"| {fmt(f.get('frame_delay_p95_ms'), 0)} | {num(s.get('frame_delay_p95_ms'), 0)} "
+            f"| {fmt(f.get('freezes_per_min'), 1)} | {num(s.get('freezes_per_min'), 1)}"
+            f"{within_absolute(s.get('freezes_per_min'), f.get('freezes_per_min'), FREEZES_PER_MIN_TOLERANCE)} "
+            f"| {fmt(f.get('freeze_duration_s'), 1)} | {num(s.get('freeze_duration_s'), 1)} |"
+        )
+    return lines
 
 
 def parse_sim_settings(items: list[str]) -> tuple[tuple[str, object], ...]:
@@ -505,6 +562,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", nargs="*", help="case names (default: all)")
     ap.add_argument("--lanes", type=int, choices=(1, 2), default=2)
     ap.add_argument("--tables-only", action="store_true", help="only rebuild the tables from OUT")
+    ap.add_argument("--stacks", nargs="+", choices=("chromium", "flowstate"), default=["chromium", "flowstate"],
+                    help="which real stacks to run and compare (default both; `chromium` alone skips the own-stack "
+                    "runs of the cases that have them)")
     ap.add_argument("--refs", type=Path, metavar="DIR",
                     help="with --tables-only: read the real runs from DIR/CASE/STACK instead of OUT (e.g. the "
                     "repository's references/chromium-156); the simulator's runs and the tables still go to OUT")
@@ -529,6 +589,9 @@ def main(argv: list[str]) -> int:
     global SIM
     SIM = SimSide(args.preset, args.sctp_preset, settings, args.kernel_tcp, args.full_set)
     cases = [c for c in CASES if not args.only or c.name in args.only]
+    cases = [Case(c.name, c.scenario, tuple(s for s in c.stacks if s in args.stacks), c.set, c.duration, c.events,
+                  c.title) for c in cases]
+    cases = [c for c in cases if c.stacks]
     unknown = sorted(set(args.only or ()) - {c.name for c in CASES})
     if unknown:
         ap.error(f"--only: no such case {', '.join(unknown)} (cases: {', '.join(c.name for c in CASES)})")

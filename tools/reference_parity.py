@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = {
     "ns3-rmcat-nada": ROOT / "references" / "rmcat" / "ns3-rmcat-nada.json",
     "ericsson-scream-v1": ROOT / "references" / "rmcat" / "ericsson-scream-v1.json",
+    "ericsson-scream-v1-rerun": ROOT / "references" / "rmcat" / "ericsson-scream-v1-rerun.json",
 }
 
 
@@ -88,7 +89,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", choices=sorted(REFERENCES), help="one reference")
     a = p.parse_args(argv)
-    for name in [a.only] if a.only else sorted(REFERENCES, reverse=True):
+    for name in [a.only] if a.only else REFERENCES:
         print(f"## {name}\n")
         print(table(name))
         print()

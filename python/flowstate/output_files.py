@@ -35,6 +35,7 @@ RECEIVER_PCAP = "receiver.pcap"
 BROWSER_FILE = "browser.json"
 GETSTATS_FILE = "getstats.json"
 TCP_LOG_FILE = "tcp.json"
+FRAMES_FILE = "frames.csv"  # the receiver page's render callbacks, one row per frame
 
 
 def rtc_event_log(role: str, k: int = 1) -> str:

@@ -33,6 +33,7 @@ pub mod playout;
 pub mod rate;
 pub mod rate_window;
 pub mod scream;
+pub mod scream_v2;
 pub(crate) mod seq_map;
 pub mod source;
 pub mod window;

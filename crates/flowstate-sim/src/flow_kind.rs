@@ -45,7 +45,7 @@ mod tests {
             .filter(|k| k.default_group().is_some())
             .collect();
         let names: Vec<_> = call.iter().map(|k| k.name()).collect();
-        assert_eq!(names, ["gcc", "sctp", "nada", "scream"]);
+        assert_eq!(names, ["gcc", "sctp", "nada", "scream", "scream-v2"]);
         for k in call {
             assert!(
                 k.coupling().is_some(),

@@ -412,10 +412,11 @@ pub struct FlowSpec {
     /// source; paper 004 Figs. 28-30); each point replaces `desired_rate` from `at` on.
     #[serde(default)]
     pub desired_rate_schedule: Vec<RatePoint>,
-    /// The ECN codepoint of the sender's data packets: `off` (Not-ECT, the default),
-    /// `ect0` or `ect1` ([`EcnSetting`]); every kind takes it.
+    /// The ECN codepoint of the sender's data packets: `off` (Not-ECT, the default of
+    /// every kind but `scream-v2`, whose default is `ect1`), `ect0` or `ect1`
+    /// ([`EcnSetting`]); every kind takes it. `None`: not written.
     #[serde(default)]
-    pub ecn: EcnSetting,
+    pub ecn: Option<EcnSetting>,
     /// `python` / `onnx` flows only: the controller (`"module:Class"`, or an ONNX
     /// model file; crate::kinds::external).
     pub controller: Option<String>,
@@ -507,7 +508,12 @@ impl FlowSpec {
     }
     /// The ECN codepoint of the flow's data packets (`ecn`; Not-ECT by default).
     pub fn ecn(&self) -> Ecn {
-        self.ecn.codepoint()
+        self.ecn_or(EcnSetting::Off)
+    }
+    /// The ECN codepoint of the flow's data packets, `default` when `ecn` is not
+    /// written.
+    pub fn ecn_or(&self, default: EcnSetting) -> Ecn {
+        self.ecn.unwrap_or(default).codepoint()
     }
     /// `start_jitter` in seconds (0 without).
     pub fn start_jitter_secs(&self) -> f64 {

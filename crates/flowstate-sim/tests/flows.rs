@@ -418,6 +418,7 @@ fn every_kind_sends_ecn_capable_packets_when_asked() {
         ("cbr", "overrides = { rate = \"500kbps\" }", false),
         ("nada", "", false),
         ("scream", "", true),
+        ("scream-v2", "", true),
         ("ledbat", "", true),
     ];
     // `python` and `onnx` flows run only with their deciders (tests/deciders.rs; their
@@ -440,10 +441,16 @@ fn every_kind_sends_ecn_capable_packets_when_asked() {
             assert_eq!(f.ce_marks, Some(0), "{kind} {ecn}");
             assert_eq!(f.ecn_responses.is_some(), responds, "{kind} {ecn}");
         }
+        // Without `ecn`: Not-ECT, except scream-v2 (ECT(1), as Chromium's).
         let s = summary(&solo(kind, extra, "2Mbps", 4, 1));
+        let expected = if kind == "scream-v2" {
+            (Some(0), Some(0))
+        } else {
+            (None, None)
+        };
         assert_eq!(
             (s.flows[0].ce_marks, s.flows[0].ecn_responses),
-            (None, None),
+            expected,
             "{kind}"
         );
     }

@@ -856,8 +856,8 @@ fn ecn_names_follow_the_name_rule_and_default_to_off() {
         "scenario.toml",
     )
     .expect("valid");
-    assert_eq!(s.flows[1].ecn, EcnSetting::Ect1);
+    assert_eq!(s.flows[1].ecn, Some(EcnSetting::Ect1));
     assert_eq!(s.flows[1].ecn(), flowstate_core::Ecn::Ect1);
-    assert_eq!(s.flows[0].ecn, EcnSetting::Off);
+    assert_eq!(s.flows[0].ecn, None);
     assert_eq!(s.flows[0].ecn(), flowstate_core::Ecn::NotEct);
 }

@@ -178,6 +178,7 @@ class ChromiumCall:
         self._pids: dict[str, int] = {}
         self._unkilled: list[int] = []
         self._samples: list[dict] = []
+        self._frames: list[dict] = []
         self._received: dict[str, list[tuple[float, int]]] = {f.name: [] for f in datas}
 
     def __enter__(self) -> ChromiumCall:
@@ -365,7 +366,17 @@ class ChromiumCall:
           fec_packets_discarded, retransmitted_packets_received,
           retransmitted_bytes_received, frames_received, frames_decoded,
           key_frames_decoded, frames_dropped, nack_count, pli_count (the W3C fields of
-          those names), with its ssrc and mid.
+          those names), with its ssrc and mid; and the frame timing and quality
+          counters: frames_rendered (framesRendered: absent in Chromium 156, None),
+          frames_per_second, frame_width, frame_height, freeze_count,
+          total_freezes_duration_s, pause_count, total_pauses_duration_s,
+          total_inter_frame_delay_s, total_squared_inter_frame_delay_s2,
+          jitter_buffer_delay_s, jitter_buffer_target_delay_s,
+          jitter_buffer_minimum_delay_s, jitter_buffer_emitted_count,
+          total_decode_time_s, total_processing_delay_s, total_assembly_time_s,
+          frames_assembled_from_multiple_packets.
+
+        The receiver page's render callbacks are fetched at the same time: `frames`.
         """
         if "sender" in self._browsers:
             fresh = self._call("sender", "stats", "() => flowstate.takeSamples()")
@@ -378,7 +389,17 @@ class ChromiumCall:
                 else:
                     self._received[r["flow"]].append((r["t_unix_s"], r["bytes_received"]))
             self._samples += [self._merge_received(s) for s in fresh] + inbound
+            self._frames += self._call("receiver", "frames", "() => flowstate.takeFrames()")
         return list(self._samples)
+
+    def frames(self) -> list[dict]:
+        """Every frame the receiver page was called back for so far, oldest first, as
+        fetched by the last `stats` call: one dict per requestVideoFrameCallback on a
+        remote video (page.js renderRemote) with mid, presented_frames,
+        callback_unix_s, presentation_unix_s, expected_display_unix_s,
+        capture_unix_s and receive_unix_s (None when Chromium gives none),
+        rtp_timestamp, width, height."""
+        return list(self._frames)
 
     def _merge_received(self, sample: dict) -> dict:
         if sample["kind"] != "data":

@@ -27,6 +27,7 @@ const state = {
   statsTimer: null,
   coupler: null,         // js/flowstate-coupling's Coupler when the run couples (--coupling web-api)
   paced: new Map(),      // flow name -> its PacedChannel under the coupler
+  frames: [],            // receiver: one row per requestVideoFrameCallback (renderRemote)
 };
 
 function rejectAfter(ms, what) {
@@ -61,8 +62,43 @@ async function setup({ role, videos, datas, statsIntervalMs }) {
     }
     const stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: false });
     state.camera = stream.getVideoTracks()[0];
+  } else {
+    state.pc.ontrack = (e) => { if (e.track.kind === "video") renderRemote(e.transceiver.mid, e.track); };
   }
   state.statsTimer = setInterval(role === "sender" ? sampleSender : sampleReceiver, statsIntervalMs);
+}
+
+// Receiver: each remote video track plays in a muted <video> element, as a call page
+// shows it, so that frames are composited; requestVideoFrameCallback
+// (https://wicg.github.io/video-rvfc/) then reports every frame presented for
+// composition. Callbacks missed (a busy renderer) show as jumps in presentedFrames.
+// Times are the page's performance clock turned into Unix seconds through
+// performance.timeOrigin (both browsers run on one machine: one clock).
+const VIDEO_TILE = { width: 320, height: 180 };
+
+function renderRemote(mid, track) {
+  const video = document.createElement("video");
+  Object.assign(video, { muted: true, autoplay: true, playsInline: true, ...VIDEO_TILE });
+  video.srcObject = new MediaStream([track]);
+  document.body.appendChild(video);
+  const unix = (ms) => (ms === undefined ? null : (performance.timeOrigin + ms) / 1000);
+  const onFrame = (now, m) => {
+    state.frames.push({
+      mid,
+      presented_frames: m.presentedFrames,
+      callback_unix_s: unix(now),
+      presentation_unix_s: unix(m.presentationTime),
+      expected_display_unix_s: unix(m.expectedDisplayTime),
+      capture_unix_s: unix(m.captureTime),
+      receive_unix_s: unix(m.receiveTime),
+      rtp_timestamp: orNull(m.rtpTimestamp),
+      width: m.width,
+      height: m.height,
+    });
+    video.requestVideoFrameCallback(onFrame);
+  };
+  video.requestVideoFrameCallback(onFrame);
+  video.play().catch(() => {});  // autoplay of a muted element is allowed; play() only makes sure
 }
 
 async function gathered(timeoutMs) {
@@ -345,7 +381,25 @@ async function sampleReceiver() {
         retransmitted_bytes_received: orNull(s.retransmittedBytesReceived),
         frames_received: orNull(s.framesReceived), frames_decoded: orNull(s.framesDecoded),
         key_frames_decoded: orNull(s.keyFramesDecoded), frames_dropped: orNull(s.framesDropped),
+        frames_rendered: orNull(s.framesRendered),
         nack_count: orNull(s.nackCount), pli_count: orNull(s.pliCount),
+        // Frame timing and Chromium's own freeze and pause counters (W3C webrtc-stats
+        // RTCInboundRtpStreamStats; libwebrtc counts freezes on the frames it hands to
+        // the track: video_quality_observer2.cc).
+        frames_per_second: orNull(s.framesPerSecond),
+        frame_width: orNull(s.frameWidth), frame_height: orNull(s.frameHeight),
+        freeze_count: orNull(s.freezeCount), total_freezes_duration_s: orNull(s.totalFreezesDuration),
+        pause_count: orNull(s.pauseCount), total_pauses_duration_s: orNull(s.totalPausesDuration),
+        total_inter_frame_delay_s: orNull(s.totalInterFrameDelay),
+        total_squared_inter_frame_delay_s2: orNull(s.totalSquaredInterFrameDelay),
+        jitter_buffer_delay_s: orNull(s.jitterBufferDelay),
+        jitter_buffer_target_delay_s: orNull(s.jitterBufferTargetDelay),
+        jitter_buffer_minimum_delay_s: orNull(s.jitterBufferMinimumDelay),
+        jitter_buffer_emitted_count: orNull(s.jitterBufferEmittedCount),
+        total_decode_time_s: orNull(s.totalDecodeTime),
+        total_processing_delay_s: orNull(s.totalProcessingDelay),
+        total_assembly_time_s: orNull(s.totalAssemblyTime),
+        frames_assembled_from_multiple_packets: orNull(s.framesAssembledFromMultiplePackets),
       });
     });
   } finally {
@@ -373,6 +427,12 @@ function takeSamples() {
   return taken;
 }
 
+function takeFrames() {
+  const taken = state.frames;
+  state.frames = [];
+  return taken;
+}
+
 function close() {
   clearInterval(state.statsTimer);
   if (state.coupler) state.coupler.stop();
@@ -382,5 +442,5 @@ function close() {
 
 window.flowstate = {
   setup, offer, answer, accept, connected, startVideo, stopVideo, startData, stopData,
-  startCoupling, ssrcs, takeSamples, close,
+  startCoupling, ssrcs, takeSamples, takeFrames, close,
 };

@@ -23,8 +23,10 @@ from flowstate import _native
 from flowstate.browser.kernel_tcp import KernelTcp
 from flowstate.browser.measure import Samples, summarize
 from flowstate.browser.plan import STACKS, Plan
+from flowstate.browser.video_quality import add_video_quality, frames_with_flows, write_frames
 from flowstate.output_files import (
     BROWSER_FILE,
+    FRAMES_FILE,
     GETSTATS_FILE,
     TCP_LOG_FILE,
     bottleneck_pcap,
@@ -42,6 +44,9 @@ from flowstate.browser.topology import (
 # How often the driver fetches getStats samples from the page during a run (each
 # fetch is one Playwright round trip; the page samples every STATS_INTERVAL_S).
 FETCH_EVERY_S = 5.0
+# Both pages sample getStats this often: 2.5 samples per 0.5 s bin, so a freeze that
+# Chromium counts (inbound-rtp freezeCount) lands in its bin or the next
+# (docs/BROWSER.md, "Frames and freezes").
 STATS_INTERVAL_S = 0.2
 # Extra time after the last scenario second for the last samples to arrive.
 TAIL_S = 0.3
@@ -61,6 +66,8 @@ class RealRun:
     interrupted: Optional[str] = None
     #: Per browser role, its RTC event logs (one per peer connection), when asked for.
     event_logs: dict[str, list[bytes]] = field(default_factory=dict)
+    #: The receiver page's render callbacks, one per frame, with their flow (frames.csv).
+    frames: list[dict[str, Any]] = field(default_factory=list)
 
     def raw(self) -> dict[str, Any]:
         """The run as :class:`flowstate.simulation.RunResult` takes it."""
@@ -102,6 +109,9 @@ class RealRun:
         for name, doc in extra.items():
             (folder / name).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
             paths.append(folder / name)
+        if self.frames:
+            write_frames(folder / FRAMES_FILE, self.frames)
+            paths.append(folder / FRAMES_FILE)
         return paths
 
 
@@ -159,6 +169,7 @@ def run_real(
 def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_log=False) -> RealRun:  # noqa: ANN001, C901
     samples = Samples()
     getstats: list[dict[str, Any]] = []
+    frames: list[dict[str, Any]] = []
     ssrcs: dict[int, str] = {}
     interrupted: Optional[str] = None
     setup: dict[str, Any] = {
@@ -230,6 +241,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
             try:
                 ssrcs.update({v: k for k, v in media.call.ssrcs().items()})
                 getstats[:] = media.call.stats()
+                frames[:] = media.call.frames()
             except Exception as e:  # noqa: BLE001 - a crashed browser: its samples are lost, the bottleneck's are not
                 interrupted = interrupted or f"browser: {e}"
         stop_emu()
@@ -279,6 +291,8 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
         data_classes=("udp",) if media.testbed is not None else ("dtls",),
     )
     forward["flow"] = owners
+    frames = frames_with_flows(frames, getstats, ssrcs)
+    add_video_quality(summary, series, plan.flows, getstats, frames, ssrcs=ssrcs, t0=t0, window=plan.window)
     own = setup.get("testbed_summary")
     if own:
         # The testbed's endpoints measure their own RTT (from RTCP feedback / SACKs):
@@ -287,7 +301,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
         for f in summary["flows"]:
             if f["rtt_ms"] is None and own_rtt.get(f["name"]):
                 f["rtt_ms"] = own_rtt[f["name"]]
-    return RealRun(summary, series, emu_report, getstats, tcp_logs, setup, interrupted, logs)
+    return RealRun(summary, series, emu_report, getstats, tcp_logs, setup, interrupted, logs, frames)
 
 
 @dataclass

@@ -40,7 +40,7 @@ from flowstate.simulation import MAX_RUNS
 
 EXPERIMENT_FILE = "experiment.toml"
 ENV_CATALOGUE = "FLOWSTATE_CATALOGUE"
-FIGURE_KINDS = ("rate", "rtt", "queue", "rtt_box", "sweep", "bar")
+FIGURE_KINDS = ("rate", "rtt", "queue", "rtt_box", "frames", "sweep", "bar")
 _NAME = re.compile(r"^[a-z0-9._-]+$")
 _AXIS = re.compile(r"^[a-z0-9_]+$")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

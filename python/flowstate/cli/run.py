@@ -96,11 +96,11 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
         ("loss\n%", "right"),
     ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    # A video flow's frames (summary.json ``video``): only when the run has one.
-    video = any(isinstance(f.get("video"), dict) for f in flows)
-    if video:
+    # The receiver's video quality (summary.json flows[].video), when a flow has one.
+    with_video = any(flow.get("video") for flow in shown)
+    if with_video:
         table.add_column("fps", justify="right")
-        table.add_column("freezes\n/min", justify="right")
+        table.add_column("freezes", justify="right")
     for flow in shown:
         spread = flow.get("spread", {}) if several else {}
 
@@ -111,15 +111,6 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
             return node
 
         rtt, qd = flow.get("rtt_ms") or {}, flow.get("queuing_delay_ms") or {}
-        frames = flow.get("video") if isinstance(flow.get("video"), dict) else {}
-        video_cells = (
-            [
-                _num(frames.get("fps"), s("video", "fps"), 1),
-                _num(frames.get("freezes_per_min"), s("video", "freezes_per_min"), 2),
-            ]
-            if video
-            else []
-        )
         table.add_row(
             flow["name"],
             flow["kind"],
@@ -131,9 +122,15 @@ def summary_table(summary: dict[str, Any], max_flows: Optional[int] = MAX_TABLE_
             _num(qd.get("p50"), s("queuing_delay_ms", "p50"), 1),
             _num(qd.get("p95"), s("queuing_delay_ms", "p95"), 1),
             _pct(flow.get("loss_ratio"), s("loss_ratio")),
-            *video_cells,
+            *(_video_cells(flow.get("video") or {}, s) if with_video else ()),
         )
     return table
+
+
+def _video_cells(video: dict[str, Any], s: Callable[..., Optional[dict[str, float]]]) -> tuple[str, str]:
+    """A flow's ``fps`` and ``freezes`` cells (``-`` for a flow without video)."""
+    freezes = s("video", "freezes")
+    return _num(video.get("fps"), s("video", "fps"), 1), _num(video.get("freezes"), freezes, 0 if freezes is None else 1)
 
 
 def aggregate_line(summary: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ depend only on the inputs (no date or software version in the file)::
     panels = [figures.Panel("none", "uncoupled", frame, window=(10.0, 50.0))]
     figures.save(figures.rate(panels), Path("out/x/figures/1-rate.png"))
 
-Time-series kinds (``rate``, ``rtt``, ``queue``, ``rtt_box``) take :class:`Panel` s: one
+Time-series kinds (``rate``, ``rtt``, ``queue``, ``rtt_box``, ``frames``) take :class:`Panel` s: one
 point's ``timeseries.csv`` as a pandas DataFrame. ``sweep`` and ``bar`` take the points
 of results.json (dicts with ``name``, ``label``, ``variant``, ``grid``, ``summary``,
 ``derived``), read through :func:`metric_stats`.
@@ -82,7 +82,7 @@ STYLE: dict[str, Any] = {
     "lines.linewidth": 1.4,
 }
 
-KINDS = ("rate", "rtt", "queue", "rtt_box", "sweep", "bar")
+KINDS = ("rate", "rtt", "queue", "rtt_box", "frames", "sweep", "bar")
 
 
 class FigureError(FlowstateError):
@@ -452,6 +452,117 @@ def queue(
     """Queuing delay at the bottleneck as seen by each flow over time (mean over the
     runs, band: min-max), one panel per point (``overlay``: per flow)."""
     return _series_kind(panels, "queuing_delay_ms", "queuing delay (ms)", _default_title(title, "Queuing delay per flow", panels), flows, overlay)
+
+
+# ``frames``: the receiver's view of each video flow (timeseries.csv columns ``fps``,
+# ``frame_delay_ms`` and ``freezes``: the freezes, by the W3C webrtc-stats rule, that
+# ended in the bin).
+FRAMES_TITLE = "Frames rendered per second and frame delay per video flow"
+FREEZE_COLOUR = "#d62728"
+FREEZE_LABEL = "freeze (ended in the bin)"
+FRAME_COLUMNS = ("fps", "frame_delay_ms", "freezes")
+
+
+def video_flows(frame: "pandas.DataFrame") -> list[str]:
+    """The flows of a timeseries.csv with frame figures (a video flow: some ``fps`` value),
+    in order of first appearance; none when the file has no ``fps`` column."""
+    if "fps" not in frame.columns:
+        return []
+    rows = frame[frame["fps"].notna()]
+    return list(dict.fromkeys(rows["flow"].astype(str)))
+
+
+def _freeze_times(rows: "pandas.DataFrame") -> tuple[Any, Any]:
+    """``(time, freezes)`` of the bins where a freeze ended in any run (the sum over the
+    runs)."""
+    if "freezes" not in rows.columns or rows.empty:
+        return [], []
+    per_bin = rows.groupby("time_s", sort=True)["freezes"].sum()
+    per_bin = per_bin[per_bin > 0]
+    return per_bin.index.to_numpy(), per_bin.to_numpy()
+
+
+def _mark_freezes(ax: "Axes", rows: "pandas.DataFrame", colour: str, label: bool) -> int:
+    """Draws a tick at the foot of ``ax`` for every bin in which a freeze ended; returns
+    how many freezes were drawn."""
+    t, n = _freeze_times(rows)
+    if len(t):
+        ax.plot(t, [0.0] * len(t), linestyle="", marker="|", markersize=14, markeredgewidth=2.2, color=colour,
+                clip_on=False, zorder=5, label=FREEZE_LABEL if label else None)
+    return int(sum(n))
+
+
+def frames(
+    panels: Sequence[Panel], *, flows: Optional[Sequence[str]] = None, title: Optional[str] = None,
+    overlay: bool = False,
+) -> "Figure":
+    """Per video flow: frames rendered per second (top) and the mean frame delay from
+    capture to render (bottom) over time (mean over the runs, band: min-max), with a red
+    tick at the foot of the frame-rate axis for each bin in which a freeze ended. One
+    pair of axes per point, a line per video flow; ``overlay``: one pair per video flow,
+    a line per point (ticks in the point's colour)."""
+    if not panels:
+        raise FigureError("no points to draw")
+    for panel in panels:
+        missing = [c for c in FRAME_COLUMNS if c not in panel.frame.columns]
+        if missing:
+            raise FigureError(f"point {panel.name!r}: its timeseries.csv has no {missing[0]!r} column "
+                              "(no video flow, or written before frame metrics existed)")
+    videos: list[str] = []
+    for panel in panels:
+        videos += [v for v in video_flows(panel.frame) if v not in videos]
+    if flows is not None:
+        unknown = [f for f in flows if f not in videos]
+        if unknown:
+            raise FigureError(f"flows: no video flow named {unknown[0]!r} (video flows: {', '.join(videos) or 'none'})")
+        videos = list(flows)
+    if not videos:
+        raise FigureError("no video flow: the frames figure needs a flow with an fps series")
+    groups = [(f"flow {v}", [(p, v, p.label) for p in panels]) for v in videos] if overlay else [
+        (p.label if p.label == p.name else f"{p.label} ({p.name})", [(p, v, v) for v in videos]) for p in panels
+    ]
+    line_labels = [p.label for p in panels] if overlay else videos
+    colours = {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(line_labels)}
+    with _style():
+        labels = _legend_labels(panels, line_labels, False) + [FREEZE_LABEL]
+        header = Header.plan(WIDTH_IN, title or FRAMES_TITLE, _runs_note(panels), labels)
+        fig = _figure_with_header(WIDTH_IN, PANEL_HEIGHT_IN * 2 * len(groups), header)
+        axes = fig.subplots(2 * len(groups), 1, sharex=True, squeeze=False)[:, 0]
+        fps_max, delay_max = 0.0, 0.0
+        freeze_label = True
+        for g, (group_title, lines) in enumerate(groups):
+            ax_fps, ax_delay = axes[2 * g], axes[2 * g + 1]
+            window = next((p.window for p, _, _ in lines if p.window is not None), None)
+            _shade_window(ax_fps, window, label=g == 0)
+            _shade_window(ax_delay, window, label=False)
+            for panel, video, line in lines:
+                rows = panel.frame[panel.frame["flow"].astype(str) == video]
+                band = _runs(panel.frame) > 1
+                fps_max = max(fps_max, _draw_series(ax_fps, rows, "fps", colours[line], line, band))
+                delay_max = max(delay_max, _draw_series(ax_delay, rows, "frame_delay_ms", colours[line], "_", band))
+                colour = FREEZE_COLOUR if not overlay else colours[line]
+                if _mark_freezes(ax_fps, rows, colour, freeze_label):
+                    freeze_label = False
+            if freeze_label and g == len(groups) - 1:
+                ax_fps.plot([], [], linestyle="", marker="|", markersize=14, markeredgewidth=2.2, color=FREEZE_COLOUR,
+                            label=FREEZE_LABEL)
+            ax_fps.set_title(group_title, loc="left")
+            ax_fps.set_ylabel("frames/s")
+            ax_delay.set_ylabel("frame delay (ms)")
+        for ax in axes[0::2]:
+            ax.set_ylim(0, max(fps_max, 1.0) * 1.08)
+        for ax in axes[1::2]:
+            ax.set_ylim(0, max(delay_max, 1.0) * 1.08)
+        axes[-1].set_xlabel("time (s)")
+        axes[0].set_xlim(left=0)
+        handles, names = [], []
+        for ax in axes:
+            for handle, name in zip(*ax.get_legend_handles_labels()):
+                if name not in names and not name.startswith("_"):
+                    handles.append(handle)
+                    names.append(name)
+        _draw_header(fig, header, handles, names)
+    return fig
 
 
 def _in_window(frame: "pandas.DataFrame", window: Optional[tuple[float, float]]) -> "pandas.DataFrame":

@@ -102,10 +102,21 @@ def _flows(points: Sequence[Mapping[str, Any]]) -> list[str]:
     return names
 
 
+def _video_flows(points: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The flows with a receiver video-quality block (summary.json flows[].video) at some point."""
+    names: list[str] = []
+    for point in points:
+        for flow in point["summary"]["flows"]:
+            if flow.get("video") and flow.get("name") not in names:
+                names.append(str(flow.get("name")))
+    return names
+
+
 def default_figures(points: Sequence[Mapping[str, Any]], *, overlay: bool, with_series: bool) -> list[dict[str, Any]]:
     """The figures of a folder's report: the time series (one panel per point, or per flow
     with ``overlay``), the RTT box plot, and with several points bars of every flow's
-    throughput, share, RTT and queuing delay and of the fairness indices."""
+    throughput, share, RTT and queuing delay, of the video flows' frame rate, freezes and
+    frame delay, and of the fairness indices."""
     figs: list[dict[str, Any]] = []
     if with_series:
         figs += [{"kind": kind, "overlay": True} if overlay else {"kind": kind} for kind in TIME_KINDS]
@@ -122,6 +133,14 @@ def default_figures(points: Sequence[Mapping[str, Any]], *, overlay: bool, with_
                 "kind": "bar", "metrics": [f"flows.{f}.{field}" for f in flows],
                 "title": title,
             })
+        videos = _video_flows(points)
+        for field, title in (
+            ("video.fps", "Frame rate per video flow"),
+            ("video.freezes_per_min", "Freezes per minute per video flow"),
+            ("video.frame_delay_ms.mean", "Mean frame delay per video flow"),
+        ):
+            if videos:
+                figs.append({"kind": "bar", "metrics": [f"flows.{f}.{field}" for f in videos], "title": title})
         figs.append({
             "kind": "bar",
             "metrics": ["aggregate.throughput_mbps", "aggregate.utilization", "aggregate.jain_index",

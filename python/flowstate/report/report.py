@@ -144,7 +144,9 @@ _point_label = figures.point_label
 
 
 # The timeseries.csv column each time-series figure kind draws.
-SERIES_COLUMN = {"rate": "throughput_mbps", "rtt": "rtt_ms", "queue": "queuing_delay_ms", "rtt_box": "rtt_ms"}
+SERIES_COLUMN = {
+    "rate": "throughput_mbps", "rtt": "rtt_ms", "queue": "queuing_delay_ms", "rtt_box": "rtt_ms", "frames": "fps",
+}
 
 
 class _Series:
@@ -177,7 +179,7 @@ def _plan(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]
     drawn (FigureError names the key)."""
     kind = spec["kind"]
     args: dict[str, Any] = {"title": spec.get("title")}
-    if kind in ("rate", "rtt", "queue", "rtt_box"):
+    if kind in ("rate", "rtt", "queue", "rtt_box", "frames"):
         args["flows"] = figures.flows_option(spec)
         if kind != "rtt_box" and spec.get("overlay"):
             args["overlay"] = True
@@ -226,6 +228,28 @@ def add_paper_delay_figure(results: dict[str, Any]) -> None:
     missing = [m for m in dict.fromkeys(delay) if m not in shown]
     if missing:
         results["figures"].append({"kind": "bar", "metrics": missing, "title": DELAY_FIGURE_TITLE})
+
+
+def has_video(point: Mapping[str, Any]) -> bool:
+    """Whether a point's summary has the receiver's frame figures of a video flow."""
+    return any(isinstance(flow.get("video"), Mapping) for flow in point["summary"].get("flows") or [])
+
+
+def add_frames_figure(results: dict[str, Any]) -> None:
+    """Adds the ``frames`` figure (frame rate and frame delay over time, freezes marked)
+    of the points with a video flow, unless the figures have one; overlaid like the
+    other time-series figures (``flowstate compare``). Idempotent."""
+    specs = [spec for spec in results["figures"] if isinstance(spec, dict)]
+    if any(spec.get("kind") == "frames" for spec in specs):
+        return
+    points = [str(p["name"]) for p in results["points"] if has_video(p)]
+    if not points:
+        return
+    overlay = any(spec.get("overlay") for spec in specs if spec.get("kind") in ("rate", "rtt", "queue"))
+    spec: dict[str, Any] = {"kind": "frames", "points": points}
+    if overlay:
+        spec["overlay"] = True
+    results["figures"].append(spec)
 
 
 def draw_figures(out_dir: Path, results: dict[str, Any]) -> list[tuple[Mapping[str, Any], bytes]]:
@@ -480,6 +504,7 @@ _KIND_TEXT = {
     "rtt": "RTT per flow over time",
     "queue": "queuing delay over time",
     "rtt_box": "RTT distribution per point and flow",
+    "frames": "frame rate and frame delay per video flow over time, freezes marked",
     "sweep": "sweep over a grid axis",
     "bar": "ours against the paper",
 }
@@ -570,7 +595,62 @@ def _summary_section(results: Mapping[str, Any]) -> str:
     return (
         "<p>Means over the runs ± the sample standard deviation (a point of one run: its value), in the "
         "measurement window.</p>"
-        f"<h3>Per flow</h3>\n{flows}\n<h3>Aggregate</h3>\n{aggregate_table}"
+        f"<h3>Per flow</h3>\n{flows}\n<h3>Aggregate</h3>\n{aggregate_table}{_video_section(points)}"
+    )
+
+
+# The receiver's view of each video flow (summary.json ``video``): (column, path, count);
+# a count that is a whole number (one run, or the same in every run) is shown as one.
+VIDEO_COLUMNS = (
+    ("frames/s", ("fps",), False),
+    ("frame delay mean (ms)", ("frame_delay_ms", "mean"), False),
+    ("frame delay p95 (ms)", ("frame_delay_ms", "p95"), False),
+    ("freezes", ("freezes",), True),
+    ("freezes per min", ("freezes_per_min",), False),
+    ("frozen (s)", ("freeze_duration_s",), False),
+    ("pauses", ("pauses",), True),
+    ("frames lost", ("frames_lost",), True),
+    ("frames late", ("frames_late",), True),
+    ("dropped by the encoder", ("frames_dropped_encoder",), True),
+)
+
+
+def _video_cell(flow: Mapping[str, Any], runs: int, path: Sequence[str], count: bool) -> str:
+    value: Any = flow.get("video")
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    if count and isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
+        spread: Any = (flow.get("spread") or {}).get("video") or {}
+        for key in path:
+            spread = spread.get(key) if isinstance(spread, Mapping) else None
+        std = spread.get("std") if isinstance(spread, Mapping) else None
+        if runs <= 1 or not std:
+            return _e(int(value))
+    return _flow_cell(flow, runs, "video", *path)
+
+
+def _video_section(points: Sequence[Mapping[str, Any]]) -> str:
+    """The per-point QoE table: each video flow's frames as its receiver renders them
+    (freezes by the W3C webrtc-stats rule); empty when no point has a video flow."""
+    rows = []
+    for point in points:
+        summary = point["summary"]
+        runs = int(summary.get("runs") or 1)
+        for flow in summary["flows"]:
+            if not isinstance(flow.get("video"), Mapping):
+                continue
+            rows.append([
+                _e(_point_label(point)),
+                f'<span class="flow">{_e(flow.get("name", ""))} <span class="kind">({_e(flow.get("kind", ""))})</span></span>',
+                *(_video_cell(flow, runs, path, count) for _, path, count in VIDEO_COLUMNS),
+            ])
+    if not rows:
+        return ""
+    table = _table(["point", "flow", *(c for c, _, _ in VIDEO_COLUMNS)], rows, "video", 2)
+    return (
+        "\n<h3>Video at the receiver</h3>\n<p>Frames as the receiver renders them: frame delay from capture to "
+        "render; a freeze is an interval between two rendered frames of at least max(3 x m, m + 150 ms), m the "
+        "mean of the 30 intervals before it (W3C webrtc-stats), a pause one of more than 5 s.</p>\n" + table
     )
 
 
@@ -742,6 +822,17 @@ SIDE_BY_SIDE_FLOW = (
     ("one-way delay p95 (ms)", "one_way_delay_ms.p95", 1.0),
     ("jitter (ms)", "jitter_ms", 1.0),
     ("loss (%)", "loss_ratio", 100.0),
+    # The receiver's video quality (summary.json flows[].video; video flows only).
+    ("frame rate (fps)", "video.fps", 1.0),
+    ("frame delay mean (ms)", "video.frame_delay_ms.mean", 1.0),
+    ("frame delay p95 (ms)", "video.frame_delay_ms.p95", 1.0),
+    ("freezes", "video.freezes", 1.0),
+    ("freezes per min", "video.freezes_per_min", 1.0),
+    ("freeze duration (s)", "video.freeze_duration_s", 1.0),
+    ("pauses", "video.pauses", 1.0),
+    ("frames lost", "video.frames_lost", 1.0),
+    ("frames late", "video.frames_late", 1.0),
+    ("frames dropped by the encoder", "video.frames_dropped_encoder", 1.0),
 )
 SIDE_BY_SIDE_AGGREGATE = (
     ("throughput (Mbit/s)", "throughput_mbps", 1.0),
@@ -877,6 +968,7 @@ def prepare(out_dir: Path, results: Optional[dict[str, Any]] = None, *, source: 
     _check_targets(out_dir)
     try:
         add_paper_delay_figure(results)
+        add_frames_figure(results)
         claims_mod.annotate_claims(results["claims"], results["comparison"])
         drawn = draw_figures(out_dir, results)
         page = render(results, drawn)

@@ -215,6 +215,7 @@ pub mod rtx_limiter;
 #[cfg(test)]
 mod rtx_scenario_tests;
 pub mod scream;
+pub mod scream_v2;
 pub mod sctp;
 pub mod tcp;
 pub mod tfrc;

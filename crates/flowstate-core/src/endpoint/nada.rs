@@ -28,6 +28,7 @@ use crate::coupling::{Allowance, FlowReport};
 use crate::ecn::Ecn;
 use crate::nada::{Nada, NadaConfig, NadaReceiver, ReceivedPacket};
 use crate::seq_map::SeqMap;
+use crate::source::rng::XorShift64;
 use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use std::collections::VecDeque;
@@ -46,6 +47,16 @@ pub struct NadaSenderConfig {
     /// The codepoint of the RTP packets (RFC 8698 section 4.2 counts the CE marks; ECT(1)
     /// for L4S, RFC 9331). Not-ECT (the default): no marks.
     pub ecn: Ecn,
+    /// A frame's packets enter the shaping buffer one by one, evenly over the frame
+    /// interval (1 / FPS), instead of all at the capture time (false). cisco/ns3-rmcat's
+    /// source does so: syncodecs' `ShapedPacketizer::nextPacketOrFrame` (revision
+    /// 6dcdc0b) gives each of a frame's n packets 1 / (n FPS) before the next.
+    pub spread_frames: bool,
+    /// Each packet leaves the buffer late by a uniform random fraction in [0, this) of
+    /// the pacing gap before it, the next one keeping its nominal time (0: none).
+    /// cisco/ns3-rmcat's `RmcatSender::SendPacket` (revision adb3f8e) delays every
+    /// packet by 0-0.99 % of the gap it slept, its "synthetic oversleep" (0.01).
+    pub send_oversleep: f64,
 }
 
 impl NadaSenderConfig {
@@ -58,9 +69,15 @@ impl NadaSenderConfig {
             wire: WireSizes::default(),
             history: TimeDelta::secs(10),
             ecn: Ecn::NotEct,
+            spread_frames: false,
+            send_oversleep: 0.0,
         }
     }
 }
+
+/// Mixed into the seed of the `send_oversleep` generator, so it draws apart from the
+/// source's noise.
+const OVERSLEEP_SEED: u64 = 0x6f76_6572_736c_6565;
 
 /// The sending side of a NADA media flow.
 #[derive(Debug, Clone)]
@@ -85,6 +102,14 @@ pub struct NadaSender {
     feedback_reports: u64,
     /// When the application paused, while it is paused.
     paused_at: Option<Timestamp>,
+    /// `spread_frames`: (release time, packet, wire size) of packets not yet in the
+    /// shaping buffer.
+    spreading: VecDeque<(Timestamp, RtpPacket, DataSize)>,
+    /// `send_oversleep`: a packet the buffer released, due on the wire at the time given.
+    oversleeping: Option<(Timestamp, RtpPacket, DataSize)>,
+    /// The last pacing release and the generator of the oversleep.
+    last_release: Option<Timestamp>,
+    oversleep_rng: XorShift64,
 }
 
 impl NadaSender {
@@ -107,6 +132,10 @@ impl NadaSender {
             packets_sent: 0,
             feedback_reports: 0,
             paused_at: None,
+            spreading: VecDeque::new(),
+            oversleeping: None,
+            last_release: None,
+            oversleep_rng: XorShift64::new(cfg.seed ^ OVERSLEEP_SEED),
             cfg,
         };
         s.update_encoder(now);
@@ -177,11 +206,28 @@ impl NadaSender {
     fn produce_frames(&mut self, now: Timestamp) {
         let mut produced = false;
         while let Some(packets) = self.video.poll_frame(now) {
-            for (p, wire) in packets {
+            if self.cfg.spread_frames {
+                // Packet k of n enters the buffer k / (n FPS) after the capture.
+                let n = packets.len().max(1) as f64;
+                let fps = self.cfg.nada.fps;
+                for (k, (p, wire)) in packets.into_iter().enumerate() {
+                    let after = TimeDelta::from_secs_f64(k as f64 / (fps * n));
+                    self.spreading.push_back((now + after, p, wire));
+                }
+            } else {
+                for (p, wire) in packets {
+                    self.nada.enqueue(now, wire);
+                    self.queue.push_back(p);
+                }
+                produced = true;
+            }
+        }
+        while self.spreading.front().is_some_and(|(t, _, _)| *t <= now) {
+            if let Some((_, p, wire)) = self.spreading.pop_front() {
                 self.nada.enqueue(now, wire);
                 self.queue.push_back(p);
+                produced = true;
             }
-            produced = true;
         }
         if produced {
             // r_vin depends on the buffer's fill (equation (13)).
@@ -236,6 +282,8 @@ impl Controller for NadaSender {
     fn pause(&mut self, now: Timestamp) {
         self.nada.pause();
         self.queue.clear();
+        self.spreading.clear();
+        self.oversleeping = None;
         self.paused_at = Some(now);
     }
 
@@ -300,8 +348,39 @@ impl Endpoint for NadaSender {
 
     fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit<RtpPacket>> {
         self.produce_frames(now);
+        if self.cfg.send_oversleep > 0.0 {
+            return self.poll_oversleeping(now);
+        }
         let size = self.nada.poll_send(now)?;
-        let mut p = self.queue.pop_front()?;
+        let p = self.queue.pop_front()?;
+        Some(self.transmit(now, p, size))
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        let frame = self.video.next_frame_time();
+        let mut next = self.nada.poll_timeout().map_or(frame, |t| t.min(frame));
+        if let Some((t, _, _)) = self.spreading.front() {
+            next = next.min(*t);
+        }
+        if let Some((t, _, _)) = &self.oversleeping {
+            next = next.min(*t);
+        }
+        Some(next)
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.produce_frames(now);
+    }
+}
+
+impl NadaSender {
+    /// A packet goes on the wire at `now`: numbered and remembered for the feedback.
+    fn transmit(
+        &mut self,
+        now: Timestamp,
+        mut p: RtpPacket,
+        size: DataSize,
+    ) -> Transmit<RtpPacket> {
         p.sequence_number = self.next_seq;
         p.transport_seq = self.next_seq;
         p.send_time = now;
@@ -309,16 +388,35 @@ impl Endpoint for NadaSender {
         self.history.insert(p.sequence_number, (now, size));
         self.bytes_sent += size.as_bytes();
         self.packets_sent += 1;
-        Some(Transmit { size, message: p })
+        Transmit { size, message: p }
     }
 
-    fn poll_timeout(&self) -> Option<Timestamp> {
-        let frame = self.video.next_frame_time();
-        Some(self.nada.poll_timeout().map_or(frame, |t| t.min(frame)))
-    }
-
-    fn handle_timeout(&mut self, now: Timestamp) {
-        self.produce_frames(now);
+    /// `send_oversleep`: the buffer releases a packet at its nominal pacing time; it
+    /// goes on the wire a random fraction of the gap before it later, while the buffer
+    /// paces the next one from the nominal time.
+    fn poll_oversleeping(&mut self, now: Timestamp) -> Option<Transmit<RtpPacket>> {
+        if self.oversleeping.is_none() {
+            if let Some(size) = self.nada.poll_send(now) {
+                if let Some(p) = self.queue.pop_front() {
+                    // The gap slept: since the previous release, at most one pacing
+                    // gap (after an idle buffer the reference sleeps only the rest).
+                    let pacing = size / self.sending_rate();
+                    let gap = self
+                        .last_release
+                        .map_or(TimeDelta::ZERO, |t| now.saturating_since(t).min(pacing));
+                    self.last_release = Some(now);
+                    let late = gap * (self.cfg.send_oversleep * self.oversleep_rng.next_f64());
+                    self.oversleeping = Some((now + late, p, size));
+                }
+            }
+        }
+        match self.oversleeping.take() {
+            Some((due, p, size)) if due <= now => Some(self.transmit(now, p, size)),
+            pending => {
+                self.oversleeping = pending;
+                None
+            }
+        }
     }
 }
 
@@ -344,6 +442,78 @@ mod tests {
             s.handle_timeout(now);
             while let Some(t) = s.poll_transmit(now) {
                 out.push((t.message.sequence_number, now));
+            }
+        }
+        out
+    }
+
+    /// A sender at 1 Mbit/s (frames of about 4 kB, 4 packets), with `tweak` applied.
+    fn sender_1mbps(tweak: impl Fn(&mut NadaSenderConfig)) -> NadaSender {
+        let rate = Bitrate::kbps(1000.0);
+        let nada = NadaConfig {
+            min_rate: rate,
+            initial_rate: rate,
+            ..NadaConfig::default()
+        };
+        let mut cfg =
+            NadaSenderConfig::new(nada, VideoSourceConfig::Perfect(EncoderBounds::paper000()));
+        tweak(&mut cfg);
+        NadaSender::new(cfg, Timestamp::ZERO)
+    }
+
+    #[test]
+    fn spread_frames_feeds_the_buffer_over_the_frame_interval() {
+        let held = |s: &NadaSender| s.queue.len();
+        let mut burst = sender_1mbps(|_| {});
+        burst.handle_timeout(Timestamp::ZERO);
+        // The whole frame waits in the shaping buffer at the capture.
+        assert!(held(&burst) >= 3, "{}", held(&burst));
+        let mut spread = sender_1mbps(|c| c.spread_frames = true);
+        spread.handle_timeout(Timestamp::ZERO);
+        assert_eq!(held(&spread), 1);
+        // Packet k of n enters k / (30 n) s later: all in before the next frame.
+        let n = 1 + spread.spreading.len();
+        assert!(n >= 4, "{n}");
+        let last = spread.spreading.back().map(|p| p.0);
+        let expected = TimeDelta::from_secs_f64((n - 1) as f64 / (30.0 * n as f64));
+        assert_eq!(last, Some(Timestamp::ZERO + expected));
+        let sent = drain(&mut spread, 0, 1000);
+        let burst_sent = drain(&mut burst, 0, 1000);
+        assert!(
+            sent.len().abs_diff(burst_sent.len()) <= 4,
+            "{} {}",
+            sent.len(),
+            burst_sent.len()
+        );
+    }
+
+    #[test]
+    fn send_oversleep_delays_packets_without_moving_the_schedule() {
+        let times = |over: f64| {
+            let mut s = sender_1mbps(|c| c.send_oversleep = over);
+            drain_us(&mut s, 1_000_000)
+        };
+        let on_time = times(0.0);
+        let late = times(0.5);
+        assert_eq!(on_time.len(), late.len());
+        // Never early, mostly late, and each by less than half a pacing gap (1,200 B at
+        // 1 Mbit/s: 9.6 ms).
+        let delays: Vec<i64> = on_time.iter().zip(&late).map(|(a, b)| b - a).collect();
+        assert!(
+            delays.iter().all(|&d| (0..4_800).contains(&d)),
+            "{delays:?}"
+        );
+        assert!(delays.iter().filter(|&&d| d > 0).count() > on_time.len() / 2);
+    }
+
+    /// Send times in microseconds over `to_us`, polled every 100 us.
+    fn drain_us(s: &mut NadaSender, to_us: u64) -> Vec<i64> {
+        let mut out = vec![];
+        for us in (0..to_us).step_by(100) {
+            let now = Timestamp::from_micros(us);
+            s.handle_timeout(now);
+            while s.poll_transmit(now).is_some() {
+                out.push(us as i64);
             }
         }
         out

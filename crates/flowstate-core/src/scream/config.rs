@@ -110,8 +110,41 @@ pub struct ScreamConfig {
     pub rtp_queue_delay_max: TimeDelta,
     /// ... at most once per this interval (1 s, ref).
     pub rtp_queue_discard_interval: TimeDelta,
-    /// The averaging window of the transmitted and acked rates (4 x 0.2 s = 0.8 s, ref).
+    /// The averaging window of the transmitted and acked rates (0.8 s; the reference code
+    /// at cf72377 averages 4 x 50 ms = 0.2 s).
     pub rate_window: TimeDelta,
+    // --- the reference code's departures from RFC 8298, each off by default (the
+    // reference: EricssonResearch/scream cf72377, code/ScreamTx.cpp) ---
+    /// No increase of the target while more than this waits in the RTP queue (zero:
+    /// no such rule, RFC 8298; `Stream::updateTargetBitrate`: 12 kbit = 1,500 B).
+    pub rtp_queue_increase_limit: DataSize,
+    /// The TX-queue term uses an average of rtp_queue_size, avg = this x avg + (1 -
+    /// this) x rtp_queue_size at every rate update (0: the size itself, RFC 8298;
+    /// `Stream::updateTargetBitrate`: 0.5).
+    pub rtp_queue_size_smoothing: f64,
+    /// No decrease of the target while the encoder's rate is below 0.8 x or above 2 x
+    /// the target (false: RFC 8298; `Stream::updateTargetBitrate`: true).
+    pub coder_limited_decrease_guard: bool,
+    /// The target is capped at max(current_rate, rate_media, rate_media_median) x (2 -
+    /// qdelay_trend_mem) (true: RFC 8298 4.1.3; the reference code has no such cap).
+    pub rate_media_cap: bool,
+    /// No increase of the target while it is above this x the throughput (0: no such
+    /// rule, RFC 8298; `Stream::updateTargetBitrate`: 1.5, fast increase included).
+    pub increase_max_throughput_ratio: f64,
+    /// The target's fast increase runs only while the RTP queue's delay is below this,
+    /// otherwise the throughput-steered update runs (none: always, RFC 8298;
+    /// `Stream::updateTargetBitrate`: 0.1 s).
+    pub fast_increase_rtp_queue_delay_max: Option<TimeDelta>,
+    /// A delay-based window reduction takes at most this fraction of cwnd (1: no cap,
+    /// RFC 8298; `ScreamTx::updateCwnd`: a quarter window, 0.25).
+    pub window_reduction_cap: f64,
+    /// Pacing only while qdelay_fraction_avg is above this (0: always, RFC 8298
+    /// 4.1.2.6; `ScreamTx::updateCwnd`: 0.05, the packets leave unpaced below it).
+    pub pacing_min_qdelay_fraction: f64,
+    /// The one-way delay is read from send and receive clocks of this resolution, each
+    /// time truncated (none: exact, RFC 8298; `ScreamTx::addTransmitted` and
+    /// `ScreamRx::receive` stamp whole milliseconds, `kTimestampRate` 1000).
+    pub owd_clock_resolution: Option<TimeDelta>,
 }
 
 impl Default for ScreamConfig {
@@ -159,6 +192,15 @@ impl Default for ScreamConfig {
             rtp_queue_delay_max: TimeDelta::millis(100),
             rtp_queue_discard_interval: TimeDelta::secs(1),
             rate_window: TimeDelta::millis(800),
+            rtp_queue_increase_limit: DataSize::ZERO,
+            rtp_queue_size_smoothing: 0.0,
+            coder_limited_decrease_guard: false,
+            rate_media_cap: true,
+            increase_max_throughput_ratio: 0.0,
+            fast_increase_rtp_queue_delay_max: None,
+            window_reduction_cap: 1.0,
+            pacing_min_qdelay_fraction: 0.0,
+            owd_clock_resolution: None,
         }
     }
 }
@@ -262,6 +304,36 @@ impl ScreamConfig {
         }
         dur("rtp_queue_delay_max", self.rtp_queue_delay_max)?;
         dur("rate_window", self.rate_window)?;
+        if !(self.rtp_queue_size_smoothing.is_finite()
+            && (0.0..1.0).contains(&self.rtp_queue_size_smoothing))
+        {
+            return Err(format!(
+                "scream.rtp_queue_size_smoothing must be in [0, 1), got {}",
+                self.rtp_queue_size_smoothing
+            ));
+        }
+        if !(self.increase_max_throughput_ratio.is_finite()
+            && self.increase_max_throughput_ratio >= 0.0)
+        {
+            return Err(format!(
+                "scream.increase_max_throughput_ratio must be >= 0 (0: off), got {}",
+                self.increase_max_throughput_ratio
+            ));
+        }
+        if let Some(d) = self.owd_clock_resolution {
+            dur("owd_clock_resolution", d)?;
+        }
+        if let Some(d) = self.fast_increase_rtp_queue_delay_max {
+            dur("fast_increase_rtp_queue_delay_max", d)?;
+        }
+        frac("window_reduction_cap", self.window_reduction_cap)?;
+        if !(self.pacing_min_qdelay_fraction.is_finite() && self.pacing_min_qdelay_fraction >= 0.0)
+        {
+            return Err(format!(
+                "scream.pacing_min_qdelay_fraction must be >= 0 (0: always pace), got {}",
+                self.pacing_min_qdelay_fraction
+            ));
+        }
         Ok(())
     }
 

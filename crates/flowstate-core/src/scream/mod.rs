@@ -281,7 +281,8 @@ impl Scream {
             let (size, sent) = (p.size, p.sent);
             fb.ce |= a.ce;
             self.rate_ack.add(now, size);
-            self.net.queue_delay_mut().on_owd(now, a.arrival - sent);
+            let owd = one_way_delay(sent, a.arrival, self.cfg.owd_clock_resolution);
+            self.net.queue_delay_mut().on_owd(now, owd);
             newest_sent = Some(newest_sent.map_or(sent, |t: Timestamp| t.max(sent)));
             self.highest_acked = Some(self.highest_acked.map_or(a.seq, |h| h.max(a.seq)));
         }
@@ -328,9 +329,38 @@ impl Scream {
     }
 }
 
+/// The one-way delay of a packet sent at `sent` and received at `arrival`: exact, or
+/// (`owd_clock_resolution`) the difference of the two clocks each truncated to the
+/// resolution, as the reference code's millisecond timestamps give it.
+fn one_way_delay(sent: Timestamp, arrival: Timestamp, resolution: Option<TimeDelta>) -> TimeDelta {
+    match resolution.map(|r| r.as_micros()) {
+        Some(r) if r > 0 => {
+            let r = r as u64;
+            let tick = |t: Timestamp| Timestamp::from_micros(t.as_micros() / r * r);
+            tick(arrival) - tick(sent)
+        }
+        _ => arrival - sent,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_way_delay_from_truncated_clocks() {
+        let (sent, arrival) = (
+            Timestamp::from_micros(10_900),
+            Timestamp::from_micros(61_100),
+        );
+        assert_eq!(
+            one_way_delay(sent, arrival, None),
+            TimeDelta::from_micros(50_200)
+        );
+        // Millisecond clocks: 61 - 10 = 51 ms.
+        let ms = Some(TimeDelta::millis(1));
+        assert_eq!(one_way_delay(sent, arrival, ms), TimeDelta::millis(51));
+    }
 
     #[test]
     fn send_ack_and_detect_loss() {

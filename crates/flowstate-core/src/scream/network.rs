@@ -211,10 +211,18 @@ impl NetworkControl {
     /// Section 4.1.2.6: pacing_bitrate = max(RATE_PACE_MIN, cwnd * 8 / s_rtt) *
     /// PACKET_PACING_HEADROOM; t_pace = size * 8 / pacing_bitrate. Zero before the
     /// first RTT sample.
+    ///
+    /// With `pacing_min_qdelay_fraction` above zero (the reference code's 0.05,
+    /// ScreamTx.cpp `ScreamTx::updateCwnd`) packets leave unpaced while
+    /// qdelay_fraction_avg is at or below it.
     pub fn pacing_interval(&self, size: DataSize) -> TimeDelta {
         let Some(srtt) = self.srtt.filter(|s| s.is_positive()) else {
             return TimeDelta::ZERO;
         };
+        let min_fraction = self.cfg.pacing_min_qdelay_fraction;
+        if min_fraction > 0.0 && self.qdelay.fraction_avg() <= min_fraction {
+            return TimeDelta::ZERO;
+        }
         let rate = Bitrate::bps(self.cwnd * 8.0 / srtt.as_secs_f64()).max(self.cfg.rate_pace_min)
             * self.cfg.packet_pacing_headroom;
         (size / rate).min(TimeDelta::secs(1))
@@ -283,6 +291,11 @@ impl NetworkControl {
                     cfg.gain
                 };
                 let mut delta = gain * off_target * acked * mss / self.cwnd.max(1.0);
+                // `window_reduction_cap` (1 in RFC 8298; the reference code takes at most
+                // a quarter window, ScreamTx.cpp `ScreamTx::updateCwnd`).
+                if cfg.window_reduction_cap < 1.0 {
+                    delta = delta.max(-cfg.window_reduction_cap * self.cwnd);
+                }
                 // No increase while the window is underused (slack of the acked bytes
                 // for sparse feedback).
                 if off_target > 0.0 && flight * cfg.increase_use_factor + acked <= self.cwnd {
@@ -423,6 +436,54 @@ mod tests {
         n.queue_delay_mut().on_owd(t(20), TimeDelta::millis(230));
         n.on_feedback(t(20), fb(1000));
         assert_eq!(n.cwnd(), DataSize::bytes(4707));
+    }
+
+    #[test]
+    fn window_reduction_cap_limits_one_delay_based_reduction() {
+        let run = |cap: f64| {
+            let cfg = ScreamConfig {
+                max_bytes_in_flight_head_room: 100.0,
+                gain_down_factor: 2.0,
+                window_reduction_cap: cap,
+                ..ScreamConfig::default()
+            };
+            let mut n = NetworkControl::new(cfg);
+            n.in_fast_increase = false;
+            n.set_cwnd(DataSize::bytes(8000));
+            n.on_sent(t(0), DataSize::bytes(8000));
+            // qdelay 900 ms against 100 ms: off_target -8, a reduction of
+            // 2 * 8 * 8000 * 1000 / 8000 = 16000 B, more than the window.
+            n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(10));
+            n.queue_delay_mut().on_owd(t(10), TimeDelta::millis(910));
+            n.on_feedback(t(10), fb(8000));
+            n.cwnd()
+        };
+        // Uncapped: down to MIN_CWND; capped at a quarter window: 8000 - 2000.
+        assert_eq!(run(1.0), DataSize::bytes(3000));
+        assert_eq!(run(0.25), DataSize::bytes(6000));
+    }
+
+    #[test]
+    fn pacing_waits_for_the_delay_fraction_when_asked() {
+        let mut cfg = ScreamConfig::default();
+        let mut n = NetworkControl::new(cfg.clone());
+        n.on_rtt(TimeDelta::millis(100));
+        let size = DataSize::bytes(1000);
+        assert!(n.pacing_interval(size) > TimeDelta::ZERO);
+        cfg.pacing_min_qdelay_fraction = 0.05;
+        let mut n = NetworkControl::new(cfg.clone());
+        n.on_rtt(TimeDelta::millis(100));
+        // qdelay_fraction_avg 0: unpaced.
+        assert_eq!(n.pacing_interval(size), TimeDelta::ZERO);
+        // 100 ms of queue for a while: qdelay_fraction_avg above 0.05, paced again.
+        n.queue_delay_mut().on_owd(t(0), TimeDelta::millis(10));
+        n.queue_delay_mut().on_owd(t(1), TimeDelta::millis(110));
+        for i in 0..5 {
+            n.queue_delay_mut()
+                .update(t(1 + i), &cfg, TimeDelta::millis(100));
+        }
+        assert!(n.queue_delay().fraction_avg() > 0.05);
+        assert!(n.pacing_interval(size) > TimeDelta::ZERO);
     }
 
     #[test]

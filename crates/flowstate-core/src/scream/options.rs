@@ -101,5 +101,32 @@ impl ScreamConfig {
         /// The averaging window of the transmitted and acked rates (reference
         /// implementation).
         rate_window_ms: Millis => rate_window;
+        /// No target increase while more than this waits in the RTP queue (0: off, RFC
+        /// 8298; the reference code: 1500).
+        rtp_queue_increase_limit: Bytes => rtp_queue_increase_limit;
+        /// Weight of the previous average of rtp_queue_size in the TX-queue term (0: the
+        /// size itself, RFC 8298; the reference code: 0.5).
+        rtp_queue_size_smoothing: Number => rtp_queue_size_smoothing;
+        /// No target decrease while the encoder's rate is below 0.8 x or above 2 x the
+        /// target (false, RFC 8298; the reference code: true).
+        coder_limited_decrease_guard: Flag => coder_limited_decrease_guard;
+        /// The rate_media cap of the target (true, RFC 8298 section 4.1.3; the reference
+        /// code: false).
+        rate_media_cap: Flag => rate_media_cap;
+        /// No target increase while the target is above this x the throughput (0: off,
+        /// RFC 8298; the reference code: 1.5).
+        increase_max_throughput_ratio: Number => increase_max_throughput_ratio;
+        /// The target's fast increase only while the RTP queue's delay is below this
+        /// (none: always, RFC 8298; the reference code: 100).
+        fast_increase_rtp_queue_delay_max_ms: Millis => fast_increase_rtp_queue_delay_max;
+        /// A delay-based window reduction takes at most this fraction of cwnd (1, RFC
+        /// 8298; the reference code: 0.25).
+        window_reduction_cap: Number => window_reduction_cap;
+        /// Pace only while qdelay_fraction_avg is above this (0: always, RFC 8298
+        /// section 4.1.2.6; the reference code: 0.05).
+        pacing_min_qdelay_fraction: Number => pacing_min_qdelay_fraction;
+        /// The one-way delay from send and receive clocks of this resolution (none:
+        /// exact, RFC 8298; the reference code: 1).
+        owd_clock_resolution_ms: Millis => owd_clock_resolution;
     });
 }

@@ -53,6 +53,8 @@ pub struct MediaRateControl {
     last_adjust: Option<Timestamp>,
     last_discard: Option<Timestamp>,
     was_fast_increase: bool,
+    /// The average of rtp_queue_size in bits (`rtp_queue_size_smoothing`).
+    queue_bits_avg: f64,
 }
 
 impl MediaRateControl {
@@ -63,6 +65,7 @@ impl MediaRateControl {
             last_adjust: None,
             last_discard: None,
             was_fast_increase: true,
+            queue_bits_avg: 0.0,
             cfg,
         }
     }
@@ -147,15 +150,37 @@ impl MediaRateControl {
             let scale = self.scale();
             let current = inp.rate_transmit.max(inp.rate_ack).as_bps();
             let queue_bits = inp.rtp_queue_size.as_bits_f64();
+            // `rtp_queue_size_smoothing` (0 in RFC 8298; the reference code's 0.5 EWMA,
+            // ScreamTx.cpp `Stream::updateTargetBitrate`, `txSizeBitsAvg`).
+            let smoothing = cfg.rtp_queue_size_smoothing;
+            let tx_queue_bits = if smoothing > 0.0 {
+                smoothing * self.queue_bits_avg + (1.0 - smoothing) * queue_bits
+            } else {
+                queue_bits
+            };
+            self.queue_bits_avg = tx_queue_bits;
             let discard_due = self.last_discard.map_or(true, |t| {
                 now.saturating_since(t) > cfg.rtp_queue_discard_interval
             });
             if inp.rtp_queue_delay > cfg.rtp_queue_delay_max && discard_due {
                 action = RateAction::DiscardRtpQueue;
                 self.last_discard = Some(now);
+                self.queue_bits_avg = 0.0;
             }
-            if inp.in_fast_increase {
-                self.target += ramp * interval * scale;
+            // `increase_max_throughput_ratio` (the reference code: no increase while the
+            // target is above 1.5 x the throughput).
+            let ratio = cfg.increase_max_throughput_ratio;
+            let increase_blocked = ratio > 0.0 && self.target > ratio * current;
+            // `fast_increase_rtp_queue_delay_max` (the reference code ramps only while
+            // the RTP queue holds less than 0.1 s).
+            let fast = inp.in_fast_increase
+                && cfg
+                    .fast_increase_rtp_queue_delay_max
+                    .map_or(true, |max| inp.rtp_queue_delay < max);
+            if fast {
+                if !increase_blocked {
+                    self.target += ramp * interval * scale;
+                }
                 self.was_fast_increase = true;
             } else {
                 if self.was_fast_increase {
@@ -169,17 +194,30 @@ impl MediaRateControl {
                     + cfg.low_rate_push * (LOW_RATE_PUSH_KNEE_BPS / self.target.max(1.0)).min(1.0);
                 let mut delta =
                     push * current * (1.0 - cfg.pre_congestion_guard * inp.qdelay_trend)
-                        - cfg.tx_queue_size_factor * queue_bits
+                        - cfg.tx_queue_size_factor * tx_queue_bits
                         - self.target;
                 if delta > 0.0 {
                     delta = (delta * scale).min(ramp * interval);
+                    // `rtp_queue_increase_limit` (the reference code: none while more
+                    // than 12 kbit wait in the RTP queue).
+                    let limit = cfg.rtp_queue_increase_limit;
+                    if increase_blocked || (limit > DataSize::ZERO && inp.rtp_queue_size > limit) {
+                        delta = 0.0;
+                    }
+                } else if cfg.coder_limited_decrease_guard {
+                    // The reference code keeps the target while the encoder, not the
+                    // network, sets the output rate (below 0.8 x or above 2 x target).
+                    let media = inp.rate_media.map_or(0.0, |m| m.as_bps());
+                    if media < 0.8 * self.target || media > 2.0 * self.target {
+                        delta = 0.0;
+                    }
                 }
                 self.target += delta;
                 if current > 0.0 && queue_bits / current > cfg.rtp_qdelay_th.as_secs_f64() {
                     self.target *= cfg.target_rate_scale_rtp_qdelay;
                 }
             }
-            if let Some(media) = inp.rate_media {
+            if let Some(media) = inp.rate_media.filter(|_| cfg.rate_media_cap) {
                 let median = inp.rate_media_median.map_or(0.0, |m| m.as_bps());
                 let limit = current.max(media.as_bps()).max(median)
                     * (2.0 - inp.qdelay_trend_mem.clamp(0.0, 1.0));
@@ -267,6 +305,145 @@ mod tests {
         assert!((target_after(0.05, 1000.0) - 1002.5).abs() < 1e-9);
         // 200 kbit/s: + 0.05 * 50 / 200 * 200 = + 2.5 kbit/s as well.
         assert!((target_after(0.05, 200.0) - 202.5).abs() < 1e-9);
+    }
+
+    /// The target after two congestion-avoidance updates 200 ms apart from
+    /// `kbps`, with `inp` adjusted by `tweak` and the configuration by `cfg`.
+    fn ca_target(kbps: f64, cfg: ScreamConfig, tweak: impl Fn(&mut RateInputs)) -> f64 {
+        let mut r = MediaRateControl::new(ScreamConfig {
+            initial_rate: Bitrate::kbps(kbps),
+            ..cfg
+        });
+        let mut i = inputs();
+        i.in_fast_increase = false;
+        tweak(&mut i);
+        r.update(t(0), &i);
+        r.update(t(200), &i);
+        r.target().as_kbps()
+    }
+
+    #[test]
+    fn rtp_queue_increase_limit_holds_an_increase() {
+        // Throughput 400 kbit/s above a 300 kbit/s target, 2,000 B waiting (16 kbit,
+        // 40 ms at 400 kbit/s; the 0.95 scale-down off for the comparison).
+        let tweak = |i: &mut RateInputs| {
+            i.rate_transmit = Bitrate::kbps(400.0);
+            i.rtp_queue_size = DataSize::bytes(2000);
+        };
+        let base = ScreamConfig {
+            target_rate_scale_rtp_qdelay: 1.0,
+            ..ScreamConfig::default()
+        };
+        // RFC 8298: up by min(400 - 16 - 300, ramp x 0.2 s) = min(84, 150 x 0.2) = 30
+        // kbit/s.
+        assert!((ca_target(300.0, base.clone(), tweak) - 330.0).abs() < 1e-9);
+        let limited = ScreamConfig {
+            rtp_queue_increase_limit: DataSize::bytes(1500),
+            ..base
+        };
+        assert!((ca_target(300.0, limited, tweak) - 300.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rtp_queue_size_smoothing_averages_the_tx_queue_term() {
+        let cfg = ScreamConfig {
+            rtp_queue_size_smoothing: 0.5,
+            target_rate_scale_rtp_qdelay: 1.0,
+            ..ScreamConfig::default()
+        };
+        let mut r = MediaRateControl::new(ScreamConfig {
+            initial_rate: Bitrate::kbps(300.0),
+            ..cfg
+        });
+        let mut i = inputs();
+        i.in_fast_increase = false;
+        i.rate_transmit = Bitrate::kbps(300.0);
+        i.rate_ack = Bitrate::kbps(300.0);
+        r.update(t(0), &i);
+        // 10 kbit waiting at the first update that acts: the average is 0.5 x 0 +
+        // 0.5 x 10 = 5 kbit, so the target falls by 1 x 5 kbit/s, not 10.
+        i.rtp_queue_size = DataSize::bytes(1250);
+        r.update(t(200), &i);
+        assert!(
+            (r.target().as_kbps() - 295.0).abs() < 1e-9,
+            "{}",
+            r.target()
+        );
+    }
+
+    #[test]
+    fn coder_limited_decrease_guard_keeps_the_target() {
+        // Throughput 200 kbit/s below a 300 kbit/s target; the coder at 200 kbit/s
+        // (below 0.8 x target).
+        let tweak = |i: &mut RateInputs| {
+            i.rate_transmit = Bitrate::kbps(200.0);
+            i.rate_ack = Bitrate::kbps(200.0);
+            i.rate_media = Some(Bitrate::kbps(200.0));
+        };
+        let cfg = ScreamConfig {
+            rate_media_cap: false,
+            ..ScreamConfig::default()
+        };
+        assert!((ca_target(300.0, cfg.clone(), tweak) - 200.0).abs() < 1e-9);
+        let guarded = ScreamConfig {
+            coder_limited_decrease_guard: true,
+            ..cfg
+        };
+        assert!((ca_target(300.0, guarded, tweak) - 300.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rate_media_cap_and_the_throughput_ratio() {
+        // Fast increase from 500 kbit/s at 300 kbit/s of throughput, coder at 250:
+        // RFC 8298 caps at max(300, 250) x 2 = 600 kbit/s after +40.
+        let run = |cfg: ScreamConfig| {
+            let mut r = MediaRateControl::new(ScreamConfig {
+                initial_rate: Bitrate::kbps(500.0),
+                ..cfg
+            });
+            let mut i = inputs();
+            i.rate_media = Some(Bitrate::kbps(250.0));
+            r.update(t(0), &i);
+            r.update(t(200), &i);
+            r.target().as_kbps()
+        };
+        let rfc = ScreamConfig::default();
+        assert!((run(rfc.clone()) - 540.0).abs() < 1e-9);
+        let capped_low = |i: &mut RateInputs| i.qdelay_trend_mem = 1.0;
+        // With trend memory 1 the cap is 1 x 300 kbit/s.
+        assert!((ca_target(500.0, rfc.clone(), capped_low) - 300.0).abs() < 1e-9);
+        let no_cap = ScreamConfig {
+            rate_media_cap: false,
+            ..rfc.clone()
+        };
+        assert!((run(no_cap.clone()) - 540.0).abs() < 1e-9);
+        // The reference code's rule instead: no increase above 1.5 x 300 kbit/s.
+        let ratio = ScreamConfig {
+            increase_max_throughput_ratio: 1.5,
+            ..no_cap
+        };
+        assert!((run(ratio) - 500.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fast_increase_only_below_the_rtp_queue_delay_max() {
+        let run = |max: Option<TimeDelta>| {
+            let mut r = MediaRateControl::new(ScreamConfig {
+                initial_rate: Bitrate::kbps(300.0),
+                fast_increase_rtp_queue_delay_max: max,
+                target_rate_scale_rtp_qdelay: 1.0,
+                ..ScreamConfig::default()
+            });
+            let mut i = inputs();
+            i.rtp_queue_delay = TimeDelta::millis(100);
+            r.update(t(0), &i);
+            r.update(t(200), &i);
+            r.target().as_kbps()
+        };
+        // RFC 8298: + min(200, 300 / 2) kbit/s/s x 0.2 s = 30 kbit/s; with the rule the
+        // throughput-steered update runs instead (300 kbit/s of throughput: it stays).
+        assert!((run(None) - 330.0).abs() < 1e-9);
+        assert!((run(Some(TimeDelta::millis(100))) - 300.0).abs() < 1e-9);
     }
 
     #[test]

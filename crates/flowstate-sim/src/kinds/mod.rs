@@ -20,6 +20,7 @@ pub mod rap;
 pub mod rate_options;
 pub mod rtp_video;
 pub mod scream;
+pub mod scream_v2;
 pub mod sctp;
 pub mod tcp;
 pub mod tfrc;
@@ -43,6 +44,7 @@ pub static ALL: &[&KindDef] = &[
     &cbr::KIND,
     &nada::KIND,
     &scream::KIND,
+    &scream_v2::KIND,
     &ledbat::KIND,
     &external::PYTHON,
     &external::ONNX,
@@ -212,6 +214,7 @@ mod tests {
     use super::nada::NadaMediaOverrides;
     use super::rate_options::RateOverrides;
     use super::scream::ScreamMediaOverrides;
+    use super::scream_v2::ScreamV2MediaOverrides;
     use super::window_options::WindowOverrides;
     use crate::overrides::tests::keys_match;
     use crate::units_parse::{Bps, Bytes};
@@ -224,6 +227,7 @@ mod tests {
         keys_match::<CbrOverrides>(CbrOverrides::DEFINITIONS);
         keys_match::<NadaMediaOverrides>(NadaMediaOverrides::DEFINITIONS);
         keys_match::<ScreamMediaOverrides>(ScreamMediaOverrides::DEFINITIONS);
+        keys_match::<ScreamV2MediaOverrides>(ScreamV2MediaOverrides::DEFINITIONS);
         keys_match::<LedbatSourceOverrides>(LedbatSourceOverrides::DEFINITIONS);
     }
 

@@ -62,6 +62,13 @@ overrides! {
         /// The receiver's decode time per frame, ms.
         decode_time_ms: Option<f64> => ["nada"], MS,
             OverrideDefault::Value(|| crate::overrides::ms(flowstate_core::playout::DEFAULT_DECODE_TIME));
+        /// `true`: a frame's packets enter the shaping buffer evenly over the frame
+        /// interval, as cisco/ns3-rmcat's source (syncodecs' shaped packetizer) delivers
+        /// them; unset: all at the capture time.
+        spread_frames: Option<bool> => ["nada"], None, OverrideDefault::Value(|| "false".into());
+        /// Each packet leaves a random fraction in [0, this) of its pacing gap late, as
+        /// cisco/ns3-rmcat's sender's "synthetic oversleep" (0.01); unset: 0, on time.
+        send_oversleep: Option<f64> => ["nada"], None, OverrideDefault::Value(|| "0".into());
     }
 }
 
@@ -86,6 +93,18 @@ pub fn nada_wire(media: &NadaMediaOverrides) -> Result<WireSizes, FieldError> {
         wire.max_packet = DataSize::bytes(size as u64);
     }
     Ok(wire)
+}
+
+/// `send_oversleep`: a fraction in [0, 1). Error: the key and the range.
+pub(crate) fn send_oversleep(v: Option<f64>) -> Result<f64, FieldError> {
+    match v {
+        None => Ok(0.0),
+        Some(f) if f.is_finite() && (0.0..1.0).contains(&f) => Ok(f),
+        Some(f) => Err(FieldError::new(
+            "overrides.send_oversleep",
+            format!("must be a fraction of the pacing gap in [0, 1), e.g. 0.01, got {f}"),
+        )),
+    }
 }
 
 /// A NADA media flow (RFC 8888 feedback).
@@ -138,6 +157,8 @@ pub fn nada_flow(b: &BuildInput<'_>) -> Result<NadaFlow, FieldError> {
     cfg.wire = nada_wire(&media)?;
     cfg.ssrc = b.index as u32 + 1;
     cfg.seed = b.seed;
+    cfg.spread_frames = media.spread_frames.unwrap_or(false);
+    cfg.send_oversleep = send_oversleep(media.send_oversleep)?;
     let start = secs(b.spec.start_secs());
     let mut sender = NadaSender::new(cfg, start);
     if let Some(d) = b.spec.desired_rate {

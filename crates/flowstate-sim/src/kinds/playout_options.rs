@@ -1,4 +1,4 @@
-//! The receiver's frame playout options every video kind (`gcc`, `nada`, `scream`)
+//! The receiver's frame playout options every video kind (`gcc`, `nada`, `scream`, `scream-v2`)
 //! takes under `overrides`: `playout` (`adaptive` or `fixed`), `playout_delay_ms`
 //! (`fixed` only), `reference_chain`, `decode_time_ms` (flowstate-core's `playout`;
 //! docs/ALGORITHMS.md, "Frame playout and freezes"). The model only observes: no

@@ -246,7 +246,7 @@ mod tests {
         );
         assert!(
             e.message.ends_with(
-                "`feedback_interval_ms`, `packet_size`, `playout`, `playout_delay_ms`, `reference_chain`, `decode_time_ms`"
+                "`packet_size`, `spread_frames`, `send_oversleep`, `playout`, `playout_delay_ms`, `reference_chain`, `decode_time_ms`"
             ),
             "{e}"
         );
@@ -263,6 +263,10 @@ mod tests {
             .and_then(|(_, media, _)| super::super::nada::nada_wire(&media))
             .expect_err("a fraction of a byte");
         assert_eq!(e.field, "overrides.packet_size");
+        let e = nada_config(&spec("nada", "send_oversleep = 1.5"))
+            .and_then(|(_, media, _)| super::super::nada::send_oversleep(media.send_oversleep))
+            .expect_err("a whole gap or more");
+        assert_eq!(e.field, "overrides.send_oversleep");
         let e = scream_config(&spec("scream", "beta_loss = 1.5")).expect_err("above 1");
         assert_eq!(e.field, "overrides.beta_loss");
         let e = scream_config(&spec("scream", "fps = 0.5")).expect_err("fps");

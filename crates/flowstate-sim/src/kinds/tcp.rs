@@ -62,6 +62,17 @@ impl ReceiverHooks for TcpReceiver {
     }
 }
 
+/// The receiver: SACK blocks when the sender recovers with them; delayed acks (RFC
+/// 5681 4.2) unless `delayed_ack` is off, then every segment is acked at once.
+fn receiver_config(sack: bool, delayed_ack: bool) -> TcpReceiverConfig {
+    let d = TcpReceiverConfig::default();
+    TcpReceiverConfig {
+        sack,
+        ack_every: if delayed_ack { d.ack_every } else { 1 },
+        ..d
+    }
+}
+
 /// A TCP flow (long-lived greedy unless the scenario says otherwise).
 pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, FieldError> {
     let o = window_overrides(spec)?;
@@ -112,9 +123,21 @@ pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, Fiel
     cfg.source = data_source(spec, greedy, msg, seed);
     Ok(EndpointPairFlow::new(
         Tracked::new(TcpSender::new(cfg)),
-        TcpReceiver::new(TcpReceiverConfig {
-            sack,
-            ..TcpReceiverConfig::default()
-        }),
+        TcpReceiver::new(receiver_config(sack, o.delayed_ack.unwrap_or(true))),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delayed_ack_off_acks_every_segment() {
+        let delayed = receiver_config(true, true);
+        assert_eq!(delayed.ack_every, TcpReceiverConfig::default().ack_every);
+        assert!(delayed.ack_every >= 2 && delayed.sack);
+        let every = receiver_config(false, false);
+        assert_eq!(every.ack_every, 1);
+        assert!(!every.sack);
+    }
 }

@@ -59,6 +59,11 @@ overrides! {
         /// algorithm.
         timestamps: Option<bool> => ["tcp-newreno", "tcp-cubic"], None,
             OverrideDefault::Value(|| "false".into());
+        /// Delayed acks at the receiver (RFC 5681 4.2: an ack for at least every second
+        /// full segment, or after 40 ms); `false`: every segment acked at once (as
+        /// cisco/ns3-rmcat's suites set ns-3's TCP, `DelAckCount` 0).
+        delayed_ack: Option<bool> => ["tcp-newreno", "tcp-cubic"], None,
+            OverrideDefault::Value(|| "true".into());
         /// Linux's RTO (SRTT + max(4 RTTVAR, 200 ms), min 200 ms) instead of RFC 6298's
         /// (min 1 s).
         linux_rto: Option<bool> => ["tcp-newreno", "tcp-cubic"], None,
