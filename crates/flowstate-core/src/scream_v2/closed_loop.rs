@@ -60,6 +60,7 @@ fn run(
         ssrc: 1,
         interval: TimeDelta::millis(25),
         rtp_overhead: crate::endpoint::media::WireSizes::default().rtp_overhead,
+        playout: crate::playout::PlayoutConfig::default(),
     });
     let mut rng = XorShift64::new(7);
     let mut back = VecDeque::new();
