@@ -7,10 +7,16 @@
 //! render time less decode time and render delay ([`RenderTiming`]), its completion,
 //! and the end of the previous decode; it is on screen decode time + render delay
 //! later. Frames before it that are not complete by then are lost (libwebrtc drops
-//! every frame older than the one it decodes). A frame on screen later than its render
-//! time by more than `late_margin` is late; it is still rendered. (libwebrtc's
-//! `FrameDecodeTiming` skips such a frame, `kMaxAllowedFrameDelay` = 5 ms, when a later
-//! frame is already decodable; that skip is not modelled.)
+//! every frame older than the one it decodes).
+//!
+//! A frame whose decode would start more than `late_margin` after its latest decode
+//! start (render time less decode time and render delay) while a later frame the
+//! decoder can take is already complete is skipped, not decoded: libwebrtc's
+//! `FrameDecodeTiming::OnFrameBufferUpdated` (`video/frame_decode_timing.cc`) fast-
+//! forwards past it when its wait is below -`kMaxAllowedFrameDelay` (5 ms) and it is
+//! not the last decodable frame, and the receive statistics count it in
+//! `framesDropped`. A late frame that is the last decodable one is decoded and
+//! rendered late (its lateness is in the frame delay).
 //!
 //! The buffer is driven by the packets' arrivals: [`FrameBuffer::advance`] releases
 //! every frame whose decode starts at or before `now`, so a frame whose decode start is
@@ -30,8 +36,6 @@ pub struct RenderedFrame {
     pub completed_at: Timestamp,
     /// When it was on screen.
     pub rendered_at: Timestamp,
-    /// On screen more than the late margin after its render time.
-    pub late: bool,
 }
 
 impl RenderedFrame {
@@ -63,6 +67,8 @@ pub struct FrameBuffer {
     /// decodable; recomputed only when `waiting` changes (`stale`).
     next: Option<(usize, Timestamp)>,
     stale: bool,
+    /// The ids of the frames skipped for lateness, in order.
+    skipped: Vec<u64>,
 }
 
 impl FrameBuffer {
@@ -77,7 +83,24 @@ impl FrameBuffer {
             last_render: Timestamp::ZERO,
             next: None,
             stale: false,
+            skipped: Vec::new(),
         }
+    }
+
+    /// The ids of the frames skipped because they were late while a later frame was
+    /// ready (ascending).
+    pub fn skipped(&self) -> &[u64] {
+        &self.skipped
+    }
+
+    /// Whether a frame after the one at `at` that the decoder could take next is
+    /// complete by `by`.
+    fn later_frame_ready(&self, at: usize, by: Timestamp) -> bool {
+        let mut chain = self.chain.clone();
+        chain.on_decoded(self.waiting[at].frame.id);
+        self.waiting[at + 1..]
+            .iter()
+            .any(|w| w.frame.completed_at <= by && chain.decodable(w.frame.id, w.frame.keyframe))
     }
 
     /// Frames below this id are decoded or lost.
@@ -154,12 +177,23 @@ impl FrameBuffer {
             if start > now {
                 return;
             }
+            let latest_start = Timestamp::from_micros(
+                self.waiting[at]
+                    .render_time
+                    .as_micros()
+                    .saturating_sub(lead.as_micros().max(0) as u64),
+            );
+            let skip = start > latest_start + self.late_margin && self.later_frame_ready(at, start);
             let w = self.waiting[at];
             let id = w.frame.id;
             self.waiting.drain(..=at);
             self.stale = true;
             self.next_id = id + 1;
             self.chain.on_decoded(id);
+            if skip {
+                self.skipped.push(id);
+                continue;
+            }
             self.decoder_free_at = start + self.timing.config().decode_time;
             self.timing.on_decode(
                 w.frame.capture_time,
@@ -175,7 +209,6 @@ impl FrameBuffer {
                 capture_time: w.frame.capture_time,
                 completed_at: w.frame.completed_at,
                 rendered_at: on_screen,
-                late: on_screen > w.render_time + self.late_margin,
             });
         }
     }
@@ -231,24 +264,34 @@ mod tests {
         let out = run(&mut b, &[frame(0, 30), frame(1, 70), frame(2, 90)], 1000);
         let at: Vec<_> = out.iter().map(|r| r.rendered_at).collect();
         assert_eq!(at, [ms(100), ms(133), ms(166)]);
-        assert!(out.iter().all(|r| !r.late));
+        assert!(b.skipped().is_empty());
         assert_eq!(out[1].delay(), TimeDelta::millis(100));
     }
 
     #[test]
-    fn a_late_frame_is_rendered_when_ready_and_counted_late_past_the_margin() {
+    fn a_late_frame_with_nothing_after_it_is_rendered_late() {
         let mut b = fixed(false);
-        // Frame 1 complete at 130 ms: decode 130..135, on screen at 145, 12 ms after
-        // 133: late. Frame 2 complete at 158: on screen 173, 7 ms after 166: late; a
-        // frame 5 ms after (complete at 156) is not.
+        // Frame 1 (render time 133, latest decode start 118) complete at 130 and alone:
+        // decoded 130..135, on screen at 145.
         let out = run(&mut b, &[frame(0, 30), frame(1, 130), frame(2, 158)], 1000);
         assert_eq!(out[1].rendered_at, ms(145));
-        assert!(out[1].late);
-        assert!(out[2].late);
+        assert_eq!(out.len(), 3);
+        assert!(b.skipped().is_empty());
+    }
+
+    #[test]
+    fn a_late_frame_is_skipped_when_a_later_one_is_ready_past_the_margin() {
+        // Frame 1's latest decode start is 118 ms; it completes at 124 (6 ms past it,
+        // beyond the 5 ms margin) with frame 2 already complete: skipped, never rendered.
         let mut b = fixed(false);
-        let out = run(&mut b, &[frame(0, 30), frame(1, 40), frame(2, 156)], 1000);
-        assert_eq!(out[2].rendered_at, ms(171));
-        assert!(!out[2].late, "exactly at the margin is not late");
+        let out = run(&mut b, &[frame(0, 30), frame(2, 90), frame(1, 124)], 1000);
+        assert_eq!(out.iter().map(|r| r.id).collect::<Vec<_>>(), [0, 2]);
+        assert_eq!(b.skipped(), [1]);
+        // 5 ms past it (exactly at the margin): decoded and rendered.
+        let mut b = fixed(false);
+        let out = run(&mut b, &[frame(0, 30), frame(2, 90), frame(1, 123)], 1000);
+        assert_eq!(out.iter().map(|r| r.id).collect::<Vec<_>>(), [0, 1, 2]);
+        assert!(b.skipped().is_empty());
     }
 
     #[test]

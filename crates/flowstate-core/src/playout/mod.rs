@@ -53,7 +53,8 @@ pub struct PlayoutConfig {
     pub render_delay: TimeDelta,
     /// The adaptive mode's floor on the target delay.
     pub min_playout_delay: TimeDelta,
-    /// A frame on screen later than its render time by more than this is late.
+    /// A frame whose decode would start later than its latest decode start by more
+    /// than this is skipped when a later frame is ready ([`buffer`]).
     pub late_margin: TimeDelta,
 }
 
@@ -137,7 +138,9 @@ impl FramePlayout {
     /// Whether frame `id`, not rendered, is lost as of now: it is not after the last
     /// complete frame (still on its way) and not waiting, decodable, for its decode.
     pub fn is_lost(&self, id: u64, waiting: &[u64]) -> bool {
-        self.last_completed.is_some_and(|l| id <= l) && waiting.binary_search(&id).is_err()
+        self.last_completed.is_some_and(|l| id <= l)
+            && waiting.binary_search(&id).is_err()
+            && self.buffer.skipped().binary_search(&id).is_err()
     }
 
     /// The figures over `[start, end)` against the sender's log.
@@ -146,6 +149,7 @@ impl FramePlayout {
         video_stats(
             encoder,
             &self.rendered,
+            self.buffer.skipped(),
             |id| self.is_lost(id, &waiting),
             start,
             end,

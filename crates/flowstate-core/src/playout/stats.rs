@@ -10,8 +10,9 @@
 //!   waiting for its decode time when the run ends, is neither rendered nor lost);
 //! - `frames_rendered`, `fps`: frames on screen in the window (by their render time),
 //!   per second of the window;
-//! - `frames_late`: of those, the ones on screen past their render time by more than the
-//!   late margin (they are also in `frames_rendered`);
+//! - `frames_late`: frames encoded in the window that the receiver skipped, complete
+//!   but late while a later frame was ready ([`super::buffer`]; libwebrtc counts them in
+//!   `framesDropped`); they are in neither `frames_rendered` nor `frames_lost`;
 //! - `frame_delay_ms`: capture to screen of the frames rendered in the window: mean and
 //!   the 50th, 95th and 99th percentiles (linear interpolation between the closest
 //!   ranks, numpy's default);
@@ -87,25 +88,30 @@ pub fn intervals(rendered: &[RenderedFrame]) -> impl Iterator<Item = (&RenderedF
 }
 
 /// The figures over `[start, end)`; `lost(id)`: frame `id`, never rendered, is lost
-/// (not still on its way or waiting for its decode time).
+/// (not still on its way or waiting for its decode time); `skipped`: the ids of the
+/// frames skipped for lateness, ascending.
 pub fn video_stats(
     encoder: &EncoderLog,
     rendered: &[RenderedFrame],
+    skipped: &[u64],
     lost: impl Fn(u64) -> bool,
     start: Timestamp,
     end: Timestamp,
 ) -> VideoStats {
     let encoded = encoder.encoded_in(start, end);
     let is_rendered = |id: u64| rendered.binary_search_by_key(&id, |r| r.id).is_ok();
+    let is_skipped = |id: u64| skipped.binary_search(&id).is_ok();
     let frames_lost = encoded
         .iter()
-        .filter(|&&(id, _)| !is_rendered(id) && lost(id))
+        .filter(|&&(id, _)| !is_rendered(id) && !is_skipped(id) && lost(id))
         .count() as u64;
+    let frames_late = encoded.iter().filter(|&&(id, _)| is_skipped(id)).count() as u64;
     let in_window = |t: Timestamp| t >= start && t < end;
     let mut s = VideoStats {
         frames_encoded: encoded.len() as u64,
         frames_dropped_encoder: encoder.dropped_in(start, end),
         frames_lost,
+        frames_late,
         ..VideoStats::default()
     };
     let mut delays = Vec::new();
@@ -115,7 +121,6 @@ pub fn video_stats(
             continue;
         }
         s.frames_rendered += 1;
-        s.frames_late += u64::from(r.late);
         delays.push(r.delay().as_millis_f64());
         match interval {
             Interval::Freeze(d) => {
@@ -148,13 +153,12 @@ mod tests {
         Timestamp::from_millis(v)
     }
 
-    fn rendered(id: u64, at_ms: u64, late: bool) -> RenderedFrame {
+    fn rendered(id: u64, at_ms: u64) -> RenderedFrame {
         RenderedFrame {
             id,
             capture_time: ms(id * 100),
             completed_at: ms(at_ms),
             rendered_at: ms(at_ms),
-            late,
         }
     }
 
@@ -174,14 +178,15 @@ mod tests {
             enc.on_encoded(id, ms(id * 100));
         }
         enc.on_dropped(ms(1050));
-        // Frames 0..=9 and 15..=19 rendered 50 ms after capture (frame 12 late);
-        // 10..=14 lost: a gap of 600 ms after 9 intervals of 100: a freeze.
-        let mut r: Vec<_> = (0..10).map(|i| rendered(i, i * 100 + 50, false)).collect();
-        r.extend((15..20).map(|i| rendered(i, i * 100 + 50, false)));
-        let s = video_stats(&enc, &r, |_| true, ms(0), ms(2000));
+        // Frames 0..=9 and 15..=19 rendered 50 ms after capture; 10..=14 not: 12
+        // skipped for lateness, the others lost; a gap of 600 ms after 9 intervals of
+        // 100: a freeze.
+        let mut r: Vec<_> = (0..10).map(|i| rendered(i, i * 100 + 50)).collect();
+        r.extend((15..20).map(|i| rendered(i, i * 100 + 50)));
+        let s = video_stats(&enc, &r, &[12], |_| true, ms(0), ms(2000));
         assert_eq!(s.frames_encoded, 20);
         assert_eq!(s.frames_rendered, 15);
-        assert_eq!(s.frames_lost, 5);
+        assert_eq!((s.frames_lost, s.frames_late), (4, 1));
         assert_eq!(s.frames_dropped_encoder, 1);
         assert_eq!((s.freezes, s.pauses), (1, 0));
         assert!((s.freeze_duration_s - 0.6).abs() < 1e-9);
@@ -189,7 +194,7 @@ mod tests {
         assert!((s.fps - 7.5).abs() < 1e-9);
         assert_eq!(s.frame_delay_ms.p50, Some(50.0));
         // A frame not yet finished is not lost; the window cuts by capture and render.
-        let s = video_stats(&enc, &r, |id| id < 12, ms(1000), ms(2000));
+        let s = video_stats(&enc, &r, &[], |id| id < 12, ms(1000), ms(2000));
         assert_eq!(
             (s.frames_encoded, s.frames_lost, s.frames_rendered),
             (10, 2, 5)
