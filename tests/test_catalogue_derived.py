@@ -182,3 +182,18 @@ def test_columns_and_rows_give_the_same_bins():
     assert by_cols.flows["a"][2].queuing_delay_ms is None
     assert by_cols.flows["b"][2].rtt_ms == 30.0
     assert by_cols.flows["a"][0].send_rate_mbps is None  # a column the run lacks
+
+
+def test_min_and_max_target_read_the_controllers_target_not_the_throughput():
+    cols = series({"media": [0.1, 0.2, 0.3, 0.4], "data": [1.0] * 4})
+    # Targets at each bin's close; the window flow has none (an empty cell).
+    cols["target_mbps"] = [0.30, None, 0.55, None, 0.60, None, float("nan"), None]
+    for s in (cols, derived.Series.from_simulator(cols), [dict(zip(cols, row)) for row in zip(*cols.values())]):
+        assert derived.min_target(s, "media") == pytest.approx(0.30)
+        assert derived.min_target(s, "media", 1.0) == pytest.approx(0.55)
+        assert derived.max_target(s, "media", 0.0, 2.0) == pytest.approx(0.55)
+        assert derived.max_target(s, "media") == pytest.approx(0.60)
+        assert derived.min_target(s, "data") is None
+        assert derived.max_target(s, "media", 3.0) is None
+    spec = derived.make_spec("t", "min_target", {"flow": "media", "from": "1s", "to": "3s"})
+    assert derived.compute(spec, cols) == pytest.approx(0.55)
