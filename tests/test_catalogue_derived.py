@@ -197,3 +197,19 @@ def test_min_and_max_target_read_the_controllers_target_not_the_throughput():
         assert derived.max_target(s, "media", 3.0) is None
     spec = derived.make_spec("t", "min_target", {"flow": "media", "from": "1s", "to": "3s"})
     assert derived.compute(spec, cols) == pytest.approx(0.55)
+
+
+def test_ce_fraction_reads_the_summarys_marks_of_ecn_capable_flows():
+    summary = {"flows": [
+        {"name": "video", "sent_packets": 400, "ce_marks": 100},
+        {"name": "sctp", "sent_packets": 300},
+        {"name": "idle", "sent_packets": 0, "ce_marks": 0},
+    ]}
+    s = derived.Series(series({"video": [1.0]}), summary=summary)
+    assert derived.ce_fraction(s, "video") == pytest.approx(0.25)
+    # Not-ECT (no ce_marks), nothing sent, an unknown flow: no value.
+    assert derived.ce_fraction(s, "sctp") is None
+    assert derived.ce_fraction(s, "idle") is None
+    assert derived.ce_fraction(s, "nope") is None
+    spec = derived.make_spec("v", "ce_fraction", {"flow": "video"})
+    assert derived.compute(spec, s) == pytest.approx(0.25)

@@ -482,6 +482,17 @@ def sbd_regroups(series: Any) -> Optional[float]:
     return None if value is None else float(value)
 
 
+def ce_fraction(series: Any, flow: str) -> Optional[float]:
+    """The part of ``flow``'s packets that reached the receiver CE-marked, over the whole
+    run: summary.json ``ce_marks`` / ``sent_packets``; None for a flow that sent no
+    ECN-capable packets (no ``ce_marks``) or none at all."""
+    flows = _as_series(series).summary.get("flows") or []
+    entry = next((f for f in flows if f.get("name") == flow), None)
+    if entry is None or entry.get("ce_marks") is None or not entry.get("sent_packets"):
+        return None
+    return float(entry["ce_marks"]) / float(entry["sent_packets"])
+
+
 # --- specs: name -> (function, argument parsers) ------------------------------------
 
 # Argument name in experiment.toml -> (Python parameter, parser, required).
@@ -528,6 +539,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Optional[float]], dict[str, _Arg]]] = {
         {"a": ("a", _name, True), "b": ("b", _name, True), **_WINDOW},
     ),
     "sbd_regroups": (sbd_regroups, {}),
+    "ce_fraction": (ce_fraction, {"flow": ("flow", _name, True)}),
     "gcc_utility": (
         gcc_utility,
         {
