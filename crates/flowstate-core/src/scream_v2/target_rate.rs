@@ -59,7 +59,8 @@ pub fn window_for_rate(
     let rtt = srtt.max(MIN_RTT);
     let scaled = if cfg.draft_media_rate {
         let mss = cfg.mss.as_bytes() as f64;
-        let media_scale = mss / (mss + cfg.packet_overhead.as_bytes() as f64) * media.divisor_scale();
+        let media_scale =
+            mss / (mss + cfg.packet_overhead.as_bytes() as f64) * media.divisor_scale();
         (rate * (1.0 / media_scale)) * rtt
     } else {
         rate * (rtt + hold)
