@@ -182,3 +182,34 @@ def test_columns_and_rows_give_the_same_bins():
     assert by_cols.flows["a"][2].queuing_delay_ms is None
     assert by_cols.flows["b"][2].rtt_ms == 30.0
     assert by_cols.flows["a"][0].send_rate_mbps is None  # a column the run lacks
+
+
+def test_min_and_max_target_read_the_controllers_target_not_the_throughput():
+    cols = series({"media": [0.1, 0.2, 0.3, 0.4], "data": [1.0] * 4})
+    # Targets at each bin's close; the window flow has none (an empty cell).
+    cols["target_mbps"] = [0.30, None, 0.55, None, 0.60, None, float("nan"), None]
+    for s in (cols, derived.Series.from_simulator(cols), [dict(zip(cols, row)) for row in zip(*cols.values())]):
+        assert derived.min_target(s, "media") == pytest.approx(0.30)
+        assert derived.min_target(s, "media", 1.0) == pytest.approx(0.55)
+        assert derived.max_target(s, "media", 0.0, 2.0) == pytest.approx(0.55)
+        assert derived.max_target(s, "media") == pytest.approx(0.60)
+        assert derived.min_target(s, "data") is None
+        assert derived.max_target(s, "media", 3.0) is None
+    spec = derived.make_spec("t", "min_target", {"flow": "media", "from": "1s", "to": "3s"})
+    assert derived.compute(spec, cols) == pytest.approx(0.55)
+
+
+def test_ce_fraction_reads_the_summarys_marks_of_ecn_capable_flows():
+    summary = {"flows": [
+        {"name": "video", "sent_packets": 400, "ce_marks": 100},
+        {"name": "sctp", "sent_packets": 300},
+        {"name": "idle", "sent_packets": 0, "ce_marks": 0},
+    ]}
+    s = derived.Series(series({"video": [1.0]}), summary=summary)
+    assert derived.ce_fraction(s, "video") == pytest.approx(0.25)
+    # Not-ECT (no ce_marks), nothing sent, an unknown flow: no value.
+    assert derived.ce_fraction(s, "sctp") is None
+    assert derived.ce_fraction(s, "idle") is None
+    assert derived.ce_fraction(s, "nope") is None
+    spec = derived.make_spec("v", "ce_fraction", {"flow": "video"})
+    assert derived.compute(spec, s) == pytest.approx(0.25)

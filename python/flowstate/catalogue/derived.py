@@ -108,6 +108,7 @@ class Bin:
     rtt_ms: Optional[float]
     capacity_mbps: Optional[float] = None
     send_rate_mbps: Optional[float] = None
+    target_mbps: Optional[float] = None
 
 
 class Series:
@@ -129,6 +130,7 @@ class Series:
                     row.get("rtt_ms"),
                     row.get("capacity_mbps"),
                     row.get("send_rate_mbps"),
+                    row.get("target_mbps"),
                 )
         self._finish()
 
@@ -140,7 +142,9 @@ class Series:
         steps = [b - a for a, b in zip(times, times[1:]) if b > a]
         self.bin_s = min(steps) if steps else 0.0
 
-    def _add(self, time_s: Any, flow: Any, throughput: Any, queuing: Any, rtt: Any, capacity: Any, send: Any) -> None:
+    def _add(
+        self, time_s: Any, flow: Any, throughput: Any, queuing: Any, rtt: Any, capacity: Any, send: Any, target: Any
+    ) -> None:
         b = Bin(
             float(time_s),
             _float_or_none(throughput) or 0.0,
@@ -148,6 +152,7 @@ class Series:
             _float_or_none(rtt),
             _float_or_none(capacity),
             _float_or_none(send),
+            _float_or_none(target),
         )
         self.flows.setdefault(str(flow), []).append(b)
 
@@ -162,7 +167,7 @@ class Series:
             missing = [None] * n
             flows = series.flows
             # x == x is False for NaN only: NaN reads as no sample, as in _float_or_none.
-            for t, flow, thr, queuing, rtt, cap, send in zip(
+            for t, flow, thr, queuing, rtt, cap, send, target in zip(
                 columns["time_s"],
                 columns["flow"],
                 columns.get("throughput_mbps", missing),
@@ -170,6 +175,7 @@ class Series:
                 columns.get("rtt_ms", missing),
                 columns.get("capacity_mbps", missing),
                 columns.get("send_rate_mbps", missing),
+                columns.get("target_mbps", missing),
             ):
                 bins = flows.get(flow)
                 if bins is None:
@@ -182,6 +188,7 @@ class Series:
                         rtt if rtt == rtt else None,
                         cap if cap == cap else None,
                         send if send == send else None,
+                        target if target == target else None,
                     )
                 )
             series._finish()
@@ -208,6 +215,7 @@ class Series:
             col("rtt_ms"),
             col("capacity_mbps"),
             col("send_rate_mbps"),
+            col("target_mbps"),
         ):
             add(*row)
 
@@ -273,6 +281,24 @@ def min_rate(series: Any, flow: str, start: float = 0.0, end: Optional[float] = 
 def max_rate(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
     """Highest per-bin throughput (Mbit/s) of ``flow`` in the window."""
     xs = [b.throughput_mbps for b in _as_series(series).window(flow, start, end)]
+    return max(xs) if xs else None
+
+
+def _targets(series: Any, flow: str, start: float, end: Optional[float]) -> list[float]:
+    return [b.target_mbps for b in _as_series(series).window(flow, start, end) if b.target_mbps is not None]
+
+
+def min_target(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Lowest target rate (Mbit/s) of ``flow`` at the close of a bin in the window: the
+    rate controller's own output (timeseries.csv ``target_mbps``), not what the link
+    carried; None for a flow without one (window and fixed-rate flows)."""
+    xs = _targets(series, flow, start, end)
+    return min(xs) if xs else None
+
+
+def max_target(series: Any, flow: str, start: float = 0.0, end: Optional[float] = None) -> Optional[float]:
+    """Highest target rate (Mbit/s) of ``flow`` at the close of a bin in the window."""
+    xs = _targets(series, flow, start, end)
     return max(xs) if xs else None
 
 
@@ -456,6 +482,17 @@ def sbd_regroups(series: Any) -> Optional[float]:
     return None if value is None else float(value)
 
 
+def ce_fraction(series: Any, flow: str) -> Optional[float]:
+    """The part of ``flow``'s packets that reached the receiver CE-marked, over the whole
+    run: summary.json ``ce_marks`` / ``sent_packets``; None for a flow that sent no
+    ECN-capable packets (no ``ce_marks``) or none at all."""
+    flows = _as_series(series).summary.get("flows") or []
+    entry = next((f for f in flows if f.get("name") == flow), None)
+    if entry is None or entry.get("ce_marks") is None or not entry.get("sent_packets"):
+        return None
+    return float(entry["ce_marks"]) / float(entry["sent_packets"])
+
+
 # --- specs: name -> (function, argument parsers) ------------------------------------
 
 # Argument name in experiment.toml -> (Python parameter, parser, required).
@@ -475,6 +512,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., Optional[float]], dict[str, _Arg]]] = {
     "mean_rate": (mean_rate, {"flow": ("flow", _name, True), **_WINDOW}),
     "min_rate": (min_rate, {"flow": ("flow", _name, True), **_WINDOW}),
     "max_rate": (max_rate, {"flow": ("flow", _name, True), **_WINDOW}),
+    "min_target": (min_target, {"flow": ("flow", _name, True), **_WINDOW}),
+    "max_target": (max_target, {"flow": ("flow", _name, True), **_WINDOW}),
     "share": (share, {"flow": ("flow", _name, True), **_WINDOW}),
     "jain": (jain, {**_WINDOW, "flows": ("flows", _names, False)}),
     "mean_queue": (mean_queue, {**_WINDOW, "flow": ("flow", _name, False)}),
@@ -500,6 +539,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Optional[float]], dict[str, _Arg]]] = {
         {"a": ("a", _name, True), "b": ("b", _name, True), **_WINDOW},
     ),
     "sbd_regroups": (sbd_regroups, {}),
+    "ce_fraction": (ce_fraction, {"flow": ("flow", _name, True)}),
     "gcc_utility": (
         gcc_utility,
         {

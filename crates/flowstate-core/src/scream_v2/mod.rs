@@ -130,13 +130,19 @@ impl ScreamV2 {
         &self.media
     }
 
-    /// Coupling: the target becomes `rate` (clamped) and the window what it implies
-    /// at the current RTT, so the next feedback continues from it.
+    /// Coupling: the target becomes `rate` (clamped) and the window the one whose
+    /// target it is at the current RTT ([`target_rate::window_for_rate`]), so the next
+    /// feedback continues from it rather than from a small window's scaled-down rate.
     pub fn set_target_bitrate(&mut self, rate: Bitrate) {
         self.target = rate.max(self.cfg.min_rate).min(self.cfg.max_rate);
         if self.first_feedback_done {
-            let rtt = self.delay.srtt().max(target_rate::MIN_RTT) + self.hold_time;
-            self.window.set_window(self.target * rtt);
+            self.window.set_window(target_rate::window_for_rate(
+                &self.cfg,
+                self.target,
+                self.delay.srtt(),
+                self.hold_time,
+                &self.media,
+            ));
         }
     }
 

@@ -41,6 +41,42 @@ pub fn window_rate(
     (window / (rtt + hold)) * scale
 }
 
+/// The reference window whose [`window_rate`] is `rate`: its inverse, so that a rate
+/// set from outside (coupling) is the target the next feedback starts from. Not in
+/// libwebrtc or the draft, which have no external rate.
+///
+/// x = rate x (s_rtt + hold) (draft: rate x s_rtt / (MSS / (MSS + overhead) x
+/// divisor)) is window x small_window_scale, which is window for window >= 10 MSS,
+/// 1.1 window - MSS between MSS / 0.3 and 10 MSS, and 0.8 window below: continuous
+/// and increasing, inverted piece by piece.
+pub fn window_for_rate(
+    cfg: &ScreamV2Config,
+    rate: Bitrate,
+    srtt: TimeDelta,
+    hold: TimeDelta,
+    media: &MediaRateAdjust,
+) -> DataSize {
+    let rtt = srtt.max(MIN_RTT);
+    let scaled = if cfg.draft_media_rate {
+        let mss = cfg.mss.as_bytes() as f64;
+        let media_scale =
+            mss / (mss + cfg.packet_overhead.as_bytes() as f64) * media.divisor_scale();
+        (rate * (1.0 / media_scale)) * rtt
+    } else {
+        rate * (rtt + hold)
+    };
+    let x = scaled.as_bytes() as f64;
+    let mss = cfg.mss.as_bytes() as f64;
+    let window = if x >= 10.0 * mss {
+        x
+    } else if x >= mss / 0.3 * 0.8 {
+        (x + mss) / 1.1
+    } else {
+        x / 0.8
+    };
+    DataSize::bytes(window.round() as u64)
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct TargetRate {
     drain_start: Option<Timestamp>,
@@ -130,6 +166,27 @@ mod tests {
         );
         // 4 Mbit/s x 1280 / 1300 / 1.2 (the hold time does not count).
         assert!((r.as_mbps() - 4.0 * 1280.0 / 1300.0 / 1.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn window_for_rate_inverts_window_rate_at_every_window_size() {
+        let media = MediaRateAdjust::new(&ScreamV2Config::default());
+        for cfg in [ScreamV2Config::default(), ScreamV2Config::draft()] {
+            let mss = cfg.mss.as_bytes() as f64;
+            let (srtt, hold) = (TimeDelta::millis(100), TimeDelta::millis(12));
+            // From below MSS / 0.3 (scale 0.8) through the 1.1 W - MSS piece to W >= 10 MSS.
+            for kbps in [20.0, 60.0, 150.0, 300.0, 700.0, 1_000.0, 2_500.0, 10_000.0] {
+                let rate = Bitrate::kbps(kbps);
+                let w = window_for_rate(&cfg, rate, srtt, hold, &media);
+                let ratio = (mss / w.as_bytes() as f64).min(1.0);
+                let back = window_rate(&cfg, w, ratio, srtt, hold, &media);
+                // Within the rounding of the window to whole bytes.
+                assert!(
+                    (back.as_bps() / rate.as_bps() - 1.0).abs() < 5e-3,
+                    "{kbps} kbit/s: window {w} gives {back}"
+                );
+            }
+        }
     }
 
     #[test]
