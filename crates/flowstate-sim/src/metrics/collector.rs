@@ -538,6 +538,13 @@ impl Summary {
             mechanism: "none".into(),
             groups_mode: "static".into(),
         });
+        // The fields only some flows have (ECN-capable flows, video flows), so that a
+        // metric path may name them; a flow without one reads null at run time.
+        for flow in &mut summary.flows {
+            flow.ce_marks = Some(0);
+            flow.ecn_responses = Some(0);
+            flow.video = Some(super::VideoSummary::default());
+        }
         // The dumbbell's links (a run with named links has one entry per link).
         summary.links = ["link", "reverse_link"]
             .into_iter()

@@ -35,6 +35,8 @@ fn one_way_delay_and_jitter_in_the_summary() {
     let empty = Summary::template(&["x"]);
     assert_eq!(empty.flows[0].jitter_ms, None);
     assert_eq!(empty.flows[0].one_way_delay_ms.mean, None);
+    // The per-kind fields are in the contract a metric path is checked against.
+    assert!(empty.flows[0].video.is_some() && empty.flows[0].ce_marks.is_some());
 }
 
 #[test]
