@@ -233,19 +233,22 @@ def test_compare_shows_the_video_figures_of_a_real_run_beside_a_simulation(tmp_p
 
 
 def w3c_freeze_rule(render_times_s):
-    """The oracle: W3C webrtc-stats freezeCount / totalFreezesDuration on render times:
-    an interval between two rendered frames is a freeze when it is at least
-    max(3 x avg, avg + 150 ms), avg the mean of the last 30 intervals before it (from the
-    5th interval on, as libwebrtc's kMinFrameSamplesToDetectFreeze); a freeze's duration
-    is the whole interval."""
+    """The oracle: W3C webrtc-stats freezeCount / totalFreezesDuration on render times,
+    with libwebrtc's edges (VideoQualityObserver::OnRenderedFrame): an interval between
+    two rendered frames is a freeze when it is at least max(3 x avg, avg + 150 ms), avg
+    the mean of the last 30 intervals *including* it, from the 5th interval on
+    (kMinFrameSamplesToDetectFreeze); an interval over 5 s is a pause, neither a freeze
+    nor in the average; a freeze's duration is the whole interval."""
     count, total, seen = 0, 0.0, []
     for a, b in zip(render_times_s, render_times_s[1:]):
         gap = b - a
+        if gap > 5.0:
+            continue
+        seen.append(gap)
         if len(seen) >= 5:
             avg = sum(seen[-30:]) / len(seen[-30:])
             if gap >= max(3 * avg, avg + 0.150):
                 count, total = count + 1, total + gap
-        seen.append(gap)
     return count, total
 
 

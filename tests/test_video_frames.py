@@ -57,9 +57,10 @@ def test_the_model_only_observes():
     assert all(strip(r.summary) == strip(plain.summary) for r in runs)
     a, b, c, d = (r.summary["flows"][0]["video"] for r in runs)
     assert a["frames_encoded"] == b["frames_encoded"] == c["frames_encoded"] == d["frames_encoded"]
-    # 60 ms from capture to screen on a 25 ms path with a queue: many more frames late
-    # than with the default 150 ms, and a shorter delay.
-    assert b["frames_late"] > 2 * c["frames_late"]
+    # 60 ms from capture to screen on a 25 ms path with a queue: half the frames miss
+    # it and reach the screen when they can (p50 above 60 + 5 ms decode); the default
+    # 150 ms holds for more than half of them; a shorter delay.
+    assert b["frame_delay_ms"]["p50"] > 65 and b["frame_delay_ms"]["mean"] > 75
     assert b["frame_delay_ms"]["p50"] < c["frame_delay_ms"]["p50"] == pytest.approx(150.0)
     # With the reference chain, a loss stops the video until the next key frame.
     assert d["frames_lost"] > 5 * a["frames_lost"] and d["fps"] < a["fps"] / 2
