@@ -14,6 +14,8 @@ from pathlib import Path
 import real_vs_sim
 from tool_support import TOOLS
 
+ROOT = TOOLS.parent
+
 
 def _tcp_overrides(doc: dict) -> dict:
     (tcp,) = [f for f in doc["flows"] if str(f.get("kind", "")).startswith("tcp")]
@@ -108,3 +110,25 @@ def test_flowstate_run_names_an_output_folder_it_cannot_make(tmp_path: Path):
     with pytest.raises(FlowstateError, match="cannot be an output folder: File name too long"):
         flowstate.run({"duration": "1s", "link": {"capacity": "1Mbps", "delay": "10ms"},
                        "flows": [{"name": "a", "kind": "cbr"}]}, out=too_long)
+
+
+def test_the_stored_real_runs_give_the_published_video_table(tmp_path: Path):
+    """references/chromium-156-video's real side of the video table of
+    docs/investigations/2026-12-frame-level-video.md: the real medians (min-max) of the
+    frame rate, frame delay and freezes, beside the simulator's figures."""
+    refs = ROOT / "references" / "chromium-156-video"
+    out = _cli("--tables-only", "--refs", str(refs), "--out", str(tmp_path / "t"), "--preset", "chromium-m156",
+               "--sctp-preset", "dcsctp", "--full-set", "--kernel-tcp", "--stacks", "chromium",
+               "--only", "p000-fig2", "p000-table5")
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| gcc | ")]
+    assert rows[0].startswith("| gcc | 4.3 (2.2-4.5) | ")  # p000-table5: frames/s
+    assert "| 456 (398-468) | " in rows[0] and "| 13.1 (6.0-13.6) | " in rows[0]
+    assert rows[1].startswith("| gcc | 29.6 (28.5-30.0) | 29.8 ok | 174 (163-193) | ")  # p000-fig2
+
+
+def test_stacks_chromium_leaves_the_own_stack_out(tmp_path: Path):
+    out = _cli("--tables-only", "--refs", str(ROOT / "references" / "chromium-156"), "--out", str(tmp_path / "t"),
+               "--stacks", "chromium", "--only", "p002-fig11")
+    assert out.returncode == 0, out.stderr
+    assert ", chromium: 3 real runs" in out.stdout and ", flowstate:" not in out.stdout
