@@ -8,6 +8,7 @@ SKIPPED with the reason elsewhere (docs/BROWSER.md, "L4S: SCReAM v2 in Chromium"
 from __future__ import annotations
 
 import argparse
+import csv
 import io
 import json
 from pathlib import Path
@@ -205,9 +206,6 @@ def test_real_chromium_scream_v2_through_dual_pi2(tmp_path):
     assert ecn["ect1_received_packets"] > 1000 and ecn["bleached_ect1_packets"] == 0, ecn
     assert flow["ce_marks"] > 0 and ecn["ce_received_packets"] > 0, flow
     # The target reacted: at the ceiling on the big link, under the small link's capacity.
-    rows = [json.loads(x) for x in ()]
-    import csv
-
     with (out / "timeseries.csv").open() as f:
         rows = [r for r in csv.DictReader(f) if r["target_mbps"]]
     big = [float(r["target_mbps"]) for r in rows if 5 <= float(r["time_s"]) < 12]
