@@ -20,12 +20,15 @@ from real_chromium_support import cli, namespaces, require_real_chromium
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "real" / "scream-v2-dual-pi2-30s.toml"
 TRIALS = "WebRTC-RFC8888CongestionControlFeedback/Enabled,offer:true/WebRTC-Bwe-ScreamV2/mode:always/"
-# Bounds from the real runs measured (docs/BROWSER.md, "L4S: SCReAM v2 in Chromium"),
-# with room for a loaded machine: at 10 Mbit/s SCReAM v2's target reaches the 2.5
-# Mbit/s ceiling; on the 1.5 Mbit/s link it stays under the capacity.
-TARGET_AT_10_MBPS_MIN = 2.0
-TARGET_AT_1_5_MBPS_MAX = 1.45
-QUEUING_DELAY_P95_MAX_MS = 30.0
+# Bounds from four real runs (docs/BROWSER.md, "L4S: SCReAM v2 in Chromium"), with room
+# for a loaded machine. Measured: target 1.52-1.53 Mbit/s at 10 Mbit/s (5-12 s; DualPI2
+# marks 8-10 % of the packets even there), 0.68-0.69 on the 1.5 Mbit/s link (17-30 s);
+# 570-597 CE marks; queuing delay p95 4.9 ms in the window; no loss.
+TARGET_AT_10_MBPS_MIN = 1.0
+TARGET_AT_1_5_MBPS_MAX = 1.2  # 0.8 x the capacity
+TARGET_DROP_MAX = 0.75  # the small link's target over the big link's (measured 0.45)
+CE_MARKS_MIN = 100
+QUEUING_DELAY_P95_MAX_MS = 15.0
 
 
 def _plan(flows: list[dict], **extra):
@@ -196,22 +199,29 @@ def test_real_chromium_scream_v2_through_dual_pi2(tmp_path):
     out = tmp_path / "out"
     p = cli("browser", str(SCENARIO), "--out", str(out), "--prefix", "fsl4s", "--no-report", timeout=300)
     assert p.returncode == 0, p.stderr
+    check_l4s_run(out)
+    assert namespaces("fsl4s") == []
+
+
+def check_l4s_run(out: Path) -> None:
+    """What the real run must show: SCReAM v2 engaged, ECT(1) and CE seen, the target
+    under the small link."""
     setup = json.loads((out / "browser.json").read_text())
     assert setup["field_trials"] == TRIALS
-    assert setup["scream_v2_engaged"] == {"video": True}, p.stderr
+    assert setup["scream_v2_engaged"] == {"video": True}, setup
     (flow,) = json.loads((out / "summary.json").read_text())["flows"]
     ecn = flow["ecn"]
     # ECT(1) sent, seen at the bottleneck and at the receiver; CE marked and received.
     assert ecn["ect1_sent_packets"] > 1000 and ecn["ect1_bottleneck_packets"] > 1000, ecn
     assert ecn["ect1_received_packets"] > 1000 and ecn["bleached_ect1_packets"] == 0, ecn
-    assert flow["ce_marks"] > 0 and ecn["ce_received_packets"] > 0, flow
-    # The target reacted: at the ceiling on the big link, under the small link's capacity.
+    assert flow["ce_marks"] > CE_MARKS_MIN and ecn["ce_received_packets"] > CE_MARKS_MIN, flow
+    # The target reacted: well under the big link's on the small link, and under its capacity.
     with (out / "timeseries.csv").open() as f:
         rows = [r for r in csv.DictReader(f) if r["target_mbps"]]
     big = [float(r["target_mbps"]) for r in rows if 5 <= float(r["time_s"]) < 12]
     small = [float(r["target_mbps"]) for r in rows if 17 <= float(r["time_s"]) < 30]
     assert _mean(big) > TARGET_AT_10_MBPS_MIN, big
     assert _mean(small) < TARGET_AT_1_5_MBPS_MAX, small
+    assert _mean(small) < TARGET_DROP_MAX * _mean(big), (big, small)
     assert flow["queuing_delay_ms"]["p95"] < QUEUING_DELAY_P95_MAX_MS, flow
-    assert flow["lost_packets"] == 0 or flow["loss_ratio"] < 0.01, flow
-    assert namespaces("fsl4s") == []
+    assert flow["loss_ratio"] < 0.01, flow

@@ -1,5 +1,5 @@
 """``flowstate browser SCENARIO.toml``: the scenario with real, unmodified Chromium
-(its GCC, libvpx VP8, dcSCTP data channels) and kernel TCP, through the IP-level
+(its GCC or SCReAM v2, libvpx VP8, dcSCTP data channels) and kernel TCP, through the IP-level
 bottleneck between network namespaces (docs/BROWSER.md).
 
 Writes, per run, what ``flowstate run`` writes (summary.json, timeseries.csv, measured
@@ -7,7 +7,8 @@ at the bottleneck: python/flowstate/browser/measure.py) plus the bottleneck's
 per-packet records (bottleneck-forward.csv / -reverse.csv) and captures (.pcap),
 getStats samples, TCP logs and browser.json (versions, set-up, what was ignored);
 with ``--runs K`` each run in run-1 .. run-K and the combined summary (mean and
-spread) on top; then the report.
+spread) on top; then the report. A run whose SCReAM v2 flow never sent ECT(1) is
+repeated (``ENGAGEMENT_RETRIES``), the discarded attempts kept in discarded/.
 
 Needs root, iproute2, /dev/net/tun, and for media or data flows Chromium and the
 Python package playwright (``.venv/bin/pip install 'playwright>=1.40'``, the ``browser`` extra); without them: one
@@ -54,7 +55,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "browser",
         help="run a scenario with real Chromium and kernel TCP through an IP-level bottleneck (root)",
-        description="Run SCENARIO with real, unmodified Chromium (gcc flows: video tracks; sctp flows: data "
+        description="Run SCENARIO with real, unmodified Chromium (gcc and scream-v2 flows: video tracks; sctp flows: data "
         "channels) and kernel TCP (tcp-* flows) between network namespaces, through the IP-level bottleneck "
         "(the scenario's [link]); measure at the bottleneck and write the outputs of 'flowstate run' plus "
         "its records, pcaps and getStats samples.",
