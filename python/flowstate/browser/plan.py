@@ -39,13 +39,13 @@ from flowstate.errors import FlowstateError
 from flowstate.catalogue.derived import DerivedError, parse_rate_mbps, parse_time
 
 REAL_KINDS = ("gcc", "scream-v2", "sctp", "tcp-cubic", "tcp-newreno")
-# The flow kinds that become a video track, and the congestion controller each needs.
+# The flow kinds that become a video track of the sender page.
 VIDEO_KINDS = ("gcc", "scream-v2")
 # Chromium 156's field trials for SCReAM v2 (docs/BROWSER.md, "L4S: SCReAM v2 in
 # Chromium"): RFC 8888 feedback offered and accepted (it also turns on ECN reception),
 # and SCReAM v2 as the controller. "mode:always" rather than "Enabled" (SCReAM v2 only
-# once RFC 8888 is negotiated): with "Enabled" a call stayed on goog_cc in 1 of 12 runs
-# (no ECT(1) at all); "mode:always" with RFC 8888 engaged in every run measured.
+# once RFC 8888 is negotiated): with "Enabled" a call stayed on goog_cc (no ECT(1) at
+# all) in 4 of 9 attempts; "mode:always" with RFC 8888 engaged in all 12 runs measured.
 RFC8888_TRIAL = ("WebRTC-RFC8888CongestionControlFeedback", "Enabled,offer:true")
 SCREAM_V2_TRIAL = ("WebRTC-Bwe-ScreamV2", "mode:always")
 SCREAM_V2_TRIALS = (RFC8888_TRIAL, SCREAM_V2_TRIAL)
@@ -118,8 +118,8 @@ class Plan:
 
     @property
     def scream_v2_videos(self) -> list[FlowPlan]:
-        """The video flows under SCReAM v2, whose run must show ECT(1) (run.py
-        ``engagement``)."""
+        """The video flows under SCReAM v2, whose run must show ECT(1) (ecn_counters.py;
+        command.py repeats a run where it did not)."""
         return [f for f in self.flows if f.kind == "scream-v2"]
 
     @property
