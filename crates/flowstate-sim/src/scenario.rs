@@ -239,6 +239,21 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub measure: MeasureSpec,
+    /// `[browser]`: what `flowstate browser` gives real Chromium; the simulator reads
+    /// nothing from it (docs/BROWSER.md, "L4S: SCReAM v2 in Chromium").
+    pub browser: Option<BrowserSpec>,
+}
+
+/// `[browser]`: settings of the real browsers of `flowstate browser`, which checks them
+/// (python/flowstate/browser/plan.py); a simulation ignores them.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserSpec {
+    /// Chromium field trials, each `"Name/Group"` (the group may carry parameters:
+    /// `"WebRTC-Bwe-ScreamV2/Enabled,MinRefWindow:100"`), given to both browsers in
+    /// `--force-fieldtrials`.
+    #[serde(default)]
+    pub field_trials: Vec<String>,
 }
 
 /// `[parking_lot]`: `hops` identical links in series (RFC 8867's "Wish List" section:
@@ -261,13 +276,14 @@ pub fn hop_name(k: u32) -> String {
 }
 
 /// The top-level keys that hold one table (`[sbd]`), not an array of tables.
-const TABLE_KEYS: [&str; 6] = [
+const TABLE_KEYS: [&str; 7] = [
     "link",
     "reverse_link",
     "coupling",
     "sbd",
     "parking_lot",
     "measure",
+    "browser",
 ];
 
 /// The key of an error at `path` (`sbd[0]`, `sbd[0].n`) when a table was written as an

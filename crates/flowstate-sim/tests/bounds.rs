@@ -231,6 +231,21 @@ fn trace_formats_follow_the_name_rule() {
 }
 
 #[test]
+fn the_browser_table_is_read_and_checked_for_unknown_keys() {
+    let s = common::scenario(&with(
+        "[browser]\nfield_trials = [\"WebRTC-Bwe-ScreamV2/mode:always\"]",
+    ));
+    let trials = s.browser.expect("browser").field_trials;
+    assert_eq!(trials, ["WebRTC-Bwe-ScreamV2/mode:always"]);
+    assert!(common::scenario(BASE).browser.is_none());
+    let m = err(&with("[browser]\nfield_trial = [\"A/B\"]"));
+    assert!(
+        m.starts_with("s.toml: browser.field_trial: unknown field `field_trial`"),
+        "{m}"
+    );
+}
+
+#[test]
 fn coupling_without_mechanism_is_none() {
     let s = common::scenario(&with("[coupling]\ngroups = \"static\""));
     assert_eq!(s.coupling.expect("coupling").mechanism, "none");
@@ -246,6 +261,7 @@ fn an_array_of_tables_where_a_table_belongs_says_so() {
         ),
         ("coupling", "[[coupling]]\nmechanism = \"none\""),
         ("measure", "[[measure]]\nbin = \"1s\""),
+        ("browser", "[[browser]]\nfield_trials = []"),
     ] {
         let m = err(&with(body));
         assert_eq!(

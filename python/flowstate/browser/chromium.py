@@ -59,6 +59,11 @@ CHROMIUM_SWITCHES = (
     "--disable-quic",
 )
 
+#: Chromium's field trials, all in one switch: ``Name/Group/Name2/Group2/``, a trial's
+#: parameters inside its group (``WebRTC-Bwe-ScreamV2/Enabled,MinRefWindow:100/``;
+#: checked on Chromium 156).
+FIELD_TRIALS_SWITCH = "--force-fieldtrials"
+
 #: Chromium's local WebRTC event logging (content_switches.cc kWebRtcLocalEventLogging):
 #: every peer connection's RTC event log goes to a file in the given directory, as with
 #: chrome://webrtc-internals' "create diagnostic event log" (checked headless, Chromium
@@ -156,6 +161,7 @@ class ChromiumCall:
         stats_interval_s: float = 0.2,
         coupling: Optional[dict[str, Any]] = None,
         event_log: bool = False,
+        field_trials: Optional[str] = None,
     ):
         names = [f.name for f in videos] + [f.name for f in datas]
         for i, name in enumerate(names):
@@ -173,6 +179,8 @@ class ChromiumCall:
         self.coupling = coupling
         #: Each browser writes its RTC event log into `event_log_dir` (workdir, role).
         self.event_log = event_log
+        #: ``--force-fieldtrials``' value for both browsers (plan.Plan.force_fieldtrials).
+        self.field_trials = field_trials
         self._playwright: Any = None
         self._browsers: dict[str, _Browser] = {}
         self._pids: dict[str, int] = {}
@@ -255,6 +263,9 @@ class ChromiumCall:
         wrapper = _write_wrapper(self.workdir / f"{role}-chromium.sh", self.chromium,
                                  self.netns[role], pidfile)
         args = [*CHROMIUM_SWITCHES, f"--use-file-for-fake-video-capture={self.clip.resolve()}"]
+        if self.field_trials:
+            # One switch holds every trial (Chromium keeps only the last of a repeated one).
+            args.append(f"{FIELD_TRIALS_SWITCH}={self.field_trials}")
         if self.event_log:
             logs = event_log_dir(self.workdir, role)
             shutil.rmtree(logs, ignore_errors=True)
@@ -350,7 +361,10 @@ class ChromiumCall:
           pli_count, fir_count: outbound-rtp's fields of those names), the capturer's
           (source_frames, source_frames_per_second, source_width, source_height: the
           media-source stats of the track), rtt_s (remote-inbound-rtp roundTripTime
-          for that SSRC, from RTCP), sending (a track is on the sender).
+          for that SSRC, from RTCP), sending (a track is on the sender); with RFC 8888
+          feedback, ECN: packets_sent_with_ect1 (outbound-rtp packetsSentWithEct1),
+          packets_with_bleached_ect1_marking and packets_reported_as_lost
+          (remote-inbound-rtp packetsWithBleachedEct1Marking, packetsReportedAsLost).
         - kind "transport", flow "*": available_outgoing_bitrate_bps and current_rtt_s
           of the selected candidate pair (availableOutgoingBitrate: GCC's target;
           currentRoundTripTime: from STUN consent checks).
@@ -374,7 +388,9 @@ class ChromiumCall:
           jitter_buffer_delay_s, jitter_buffer_target_delay_s,
           jitter_buffer_minimum_delay_s, jitter_buffer_emitted_count,
           total_decode_time_s, total_processing_delay_s, total_assembly_time_s,
-          frames_assembled_from_multiple_packets.
+          frames_assembled_from_multiple_packets; and ECN as received,
+          packets_received_with_ect1 and packets_received_with_ce (inbound-rtp
+          packetsReceivedWithEct1, packetsReceivedWithCe; None without RFC 8888).
 
         The receiver page's render callbacks are fetched at the same time: `frames`.
         """

@@ -1,5 +1,5 @@
 """``flowstate browser SCENARIO.toml``: the scenario with real, unmodified Chromium
-(its GCC, libvpx VP8, dcSCTP data channels) and kernel TCP, through the IP-level
+(its GCC or SCReAM v2, libvpx VP8, dcSCTP data channels) and kernel TCP, through the IP-level
 bottleneck between network namespaces (docs/BROWSER.md).
 
 Writes, per run, what ``flowstate run`` writes (summary.json, timeseries.csv, measured
@@ -7,7 +7,8 @@ at the bottleneck: python/flowstate/browser/measure.py) plus the bottleneck's
 per-packet records (bottleneck-forward.csv / -reverse.csv) and captures (.pcap),
 getStats samples, TCP logs and browser.json (versions, set-up, what was ignored);
 with ``--runs K`` each run in run-1 .. run-K and the combined summary (mean and
-spread) on top; then the report.
+spread) on top; then the report. A run whose SCReAM v2 flow never sent ECT(1) is
+repeated (``ENGAGEMENT_RETRIES``), the discarded attempts kept in discarded/.
 
 Needs root, iproute2, /dev/net/tun, and for media or data flows Chromium and the
 Python package playwright (``.venv/bin/pip install 'playwright>=1.40'``, the ``browser`` extra); without them: one
@@ -33,6 +34,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from flowstate.browser.run import RealRun
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
+#: How often a run whose SCReAM v2 flow never sent ECT(1) (Chromium's call stayed on
+#: goog_cc) is repeated; after that it is kept as measured. Each discarded attempt is
+#: written to discarded/run-K-attempt-J/ and listed in manifest.json and browser.json.
+ENGAGEMENT_RETRIES = 2
+#: Where the discarded attempts go, inside the output folder.
+DISCARDED_DIR = "discarded"
 
 
 class NotAvailable(Exception):
@@ -48,7 +55,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "browser",
         help="run a scenario with real Chromium and kernel TCP through an IP-level bottleneck (root)",
-        description="Run SCENARIO with real, unmodified Chromium (gcc flows: video tracks; sctp flows: data "
+        description="Run SCENARIO with real, unmodified Chromium (gcc and scream-v2 flows: video tracks; sctp flows: data "
         "channels) and kernel TCP (tcp-* flows) between network namespaces, through the IP-level bottleneck "
         "(the scenario's [link]); measure at the bottleneck and write the outputs of 'flowstate run' plus "
         "its records, pcaps and getStats samples.",
@@ -137,6 +144,14 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
                 raise PlanError("--rtc-event-log: the event log is Chromium's; use --stack chromium")
             if not (plan.videos or plan.datas):
                 raise PlanError("--rtc-event-log: the scenario has no gcc or sctp flow, so no browser runs")
+        if args.stack != "chromium":
+            if plan.scream_v2_videos:
+                raise PlanError(
+                    f"flows.{plan.scream_v2_videos[0].name}.kind: 'scream-v2' runs in Chromium only (the testbed has "
+                    "no SCReAM v2 endpoint); use --stack chromium"
+                )
+            if (doc.get("browser") or {}).get("field_trials"):
+                plan.ignored.append("browser.field_trials")
     except PlanError as e:
         print(f"flowstate: error: {args.scenario}: {e}", file=stderr)
         return ExitStatus.BAD_INPUT
@@ -162,7 +177,10 @@ def main(args: argparse.Namespace, stdout: Optional[TextIO] = None, stderr: Opti
         seeds=range(seed0, seed0 + args.runs),
         scenario=doc,
     ) as record:
-        status = _runs(args, plan, text, file, seed0, folder, run_real, stdout, stderr)
+        discarded: list[dict[str, Any]] = []
+        status = _runs(args, plan, text, file, seed0, folder, run_real, stdout, stderr, discarded)
+        if discarded:
+            record.doc["discarded_runs"] = discarded
         record.status = MANIFEST_STATUS.get(status, manifest.FAILED)
     return status
 
@@ -187,25 +205,50 @@ def _runs(
     run_real: Any,
     stdout: TextIO,
     stderr: TextIO,
+    discarded: Optional[list[dict[str, Any]]] = None,
 ) -> ExitStatus:
     """The ``--runs`` runs one after the other into ``folder``, then the combined
-    outputs and the report."""
+    outputs and the report. A run whose SCReAM v2 never engaged is repeated (at most
+    ENGAGEMENT_RETRIES times); each discarded attempt is written and appended to
+    ``discarded``."""
     runs: list["RealRun"] = []
+    discarded = discarded if discarded is not None else []
     for k in range(args.runs):
         say = (lambda s: print(s, file=stderr, flush=True))
         if args.runs > 1:
             say(f"flowstate browser: run {k + 1} of {args.runs}")
-        try:
-            r = run_real(
-                plan, text, file, seed=seed0 + k, stack=args.stack, prefix=args.prefix, chromium=args.chromium, say=say,
-                event_log=getattr(args, "rtc_event_log", False),
+        this_run: list[dict[str, Any]] = []
+        while True:
+            try:
+                r = run_real(
+                    plan, text, file, seed=seed0 + k, stack=args.stack, prefix=args.prefix, chromium=args.chromium,
+                    say=say, event_log=getattr(args, "rtc_event_log", False),
+                )
+            except TopologyError as e:
+                print(f"flowstate: error: {e}", file=stderr)
+                return ExitStatus.BAD_INPUT
+            except Terminated as e:  # during set-up: everything made so far is removed
+                print(f"flowstate: {e} during set-up; nothing was measured", file=stderr)
+                return ExitStatus.TERMINATED
+            if r.interrupted or not r.not_engaged:
+                break
+            attempt = len(this_run) + 1
+            if attempt > ENGAGEMENT_RETRIES:
+                say(
+                    f"flowstate: warning: run {k + 1}: SCReAM v2 did not engage (no ECT(1)) in {attempt} attempts; "
+                    "the last is kept as measured (Chromium's goog_cc)"
+                )
+                break
+            where = f"{DISCARDED_DIR}/{run_dir(k + 1)}-attempt-{attempt}"
+            _write_run(r, folder / where)
+            this_run.append(
+                {"run": k + 1, "attempt": attempt, "seed": seed0 + k, "folder": where,
+                 "reason": f"SCReAM v2 did not engage (no ECT(1) from {', '.join(r.not_engaged)})"}
             )
-        except TopologyError as e:
-            print(f"flowstate: error: {e}", file=stderr)
-            return ExitStatus.BAD_INPUT
-        except Terminated as e:  # during set-up: everything made so far is removed
-            print(f"flowstate: {e} during set-up; nothing was measured", file=stderr)
-            return ExitStatus.TERMINATED
+            say(f"flowstate browser: run {k + 1}: SCReAM v2 did not engage (no ECT(1)); repeated")
+        if this_run:
+            r.setup["discarded_attempts"] = this_run
+            discarded.extend(this_run)
         run_folder = folder / run_dir(k + 1) if args.runs > 1 else folder
         _write_run(r, run_folder)
         runs.append(r)

@@ -264,15 +264,16 @@ const orNull = (v) => (v === undefined ? null : v);
 
 function videoSamples(t, report) {
   const outbound = new Map();      // mid -> outbound-rtp
-  const remoteRtt = new Map();     // ssrc -> remote-inbound-rtp roundTripTime
+  const remote = new Map();        // ssrc -> remote-inbound-rtp (the receiver's RTCP about it)
   report.forEach((s) => {
     if (s.type === "outbound-rtp" && s.kind === "video") outbound.set(s.mid, s);
-    if (s.type === "remote-inbound-rtp") remoteRtt.set(s.ssrc, s.roundTripTime);
+    if (s.type === "remote-inbound-rtp") remote.set(s.ssrc, s);
   });
   const samples = [];
   state.videos.forEach((video, flow) => {
     const s = outbound.get(video.transceiver.mid) || {};
     const source = (s.mediaSourceId && report.get(s.mediaSourceId)) || {};
+    const r = (s.ssrc !== undefined && remote.get(s.ssrc)) || {};
     samples.push({
       t_unix_s: t, flow, kind: "video",
       ssrc: orNull(s.ssrc),
@@ -306,7 +307,13 @@ function videoSamples(t, report) {
       source_frames_per_second: orNull(source.framesPerSecond),
       source_width: orNull(source.width),
       source_height: orNull(source.height),
-      rtt_s: s.ssrc === undefined ? null : orNull(remoteRtt.get(s.ssrc)),
+      rtt_s: orNull(r.roundTripTime),
+      // ECN (Chromium 156 with RFC 8888 feedback; absent otherwise): RTP packets sent
+      // ECT(1), and from the feedback those whose ECT(1) arrived bleached (Not-ECT)
+      // and those reported lost.
+      packets_sent_with_ect1: orNull(s.packetsSentWithEct1),
+      packets_with_bleached_ect1_marking: orNull(r.packetsWithBleachedEct1Marking),
+      packets_reported_as_lost: orNull(r.packetsReportedAsLost),
       sending: video.track !== null,
     });
   });
@@ -383,6 +390,9 @@ async function sampleReceiver() {
         key_frames_decoded: orNull(s.keyFramesDecoded), frames_dropped: orNull(s.framesDropped),
         frames_rendered: orNull(s.framesRendered),
         nack_count: orNull(s.nackCount), pli_count: orNull(s.pliCount),
+        // ECN as received (Chromium 156 once ECN reception is on: RFC 8888 negotiated).
+        packets_received_with_ect1: orNull(s.packetsReceivedWithEct1),
+        packets_received_with_ce: orNull(s.packetsReceivedWithCe),
         // Frame timing and Chromium's own freeze and pause counters (W3C webrtc-stats
         // RTCInboundRtpStreamStats; libwebrtc counts freezes on the frames it hands to
         // the track: video_quality_observer2.cc).

@@ -6,6 +6,14 @@ is made.
 - ``gcc`` -> a video track of the Chromium sender page (its ``video_max_rate`` as the
   sender's ``maxBitrate``; GCC's other overrides and presets have no effect on an
   unmodified browser and are reported as ignored);
+- ``scream-v2`` -> a video track as ``gcc``, with Chromium's own SCReAM v2 as the call's
+  congestion controller and RFC 8888 feedback (the field trials `SCREAM_V2_TRIALS`;
+  every packet ECT(1)); its ``max_rate`` is the sender's ``maxBitrate``; SCReAM v2's
+  other overrides, its ``ecn`` and a preset have no effect (reported as ignored). One
+  peer connection has one congestion controller, so ``gcc`` and ``scream-v2`` flows in
+  one scenario are an error;
+- ``[browser] field_trials`` -> more Chromium field trials for both browsers (each
+  ``"Name/Group"``; one naming a trial the flows set replaces it);
 - ``sctp`` -> a data channel (``source = "greedy"``, or paced at ``desired_rate``);
 - ``tcp-cubic`` / ``tcp-newreno`` -> a kernel TCP connection (``cubic`` / ``reno``);
   ``ecn = "ect0"`` -> classic ECN (RFC 3168) negotiated by the kernel
@@ -23,13 +31,28 @@ is made.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from flowstate.errors import FlowstateError
 from flowstate.catalogue.derived import DerivedError, parse_rate_mbps, parse_time
 
-REAL_KINDS = ("gcc", "sctp", "tcp-cubic", "tcp-newreno")
+REAL_KINDS = ("gcc", "scream-v2", "sctp", "tcp-cubic", "tcp-newreno")
+# The flow kinds that become a video track of the sender page.
+VIDEO_KINDS = ("gcc", "scream-v2")
+# Chromium 156's field trials for SCReAM v2 (docs/BROWSER.md, "L4S: SCReAM v2 in
+# Chromium"): RFC 8888 feedback offered and accepted (it also turns on ECN reception),
+# and SCReAM v2 as the controller. "mode:always" rather than "Enabled" (SCReAM v2 only
+# once RFC 8888 is negotiated): with "Enabled" a call stayed on goog_cc (no ECT(1) at
+# all) in 4 of 9 attempts; "mode:always" with RFC 8888 engaged in all 12 runs measured.
+RFC8888_TRIAL = ("WebRTC-RFC8888CongestionControlFeedback", "Enabled,offer:true")
+SCREAM_V2_TRIAL = ("WebRTC-Bwe-ScreamV2", "mode:always")
+SCREAM_V2_TRIALS = (RFC8888_TRIAL, SCREAM_V2_TRIAL)
+# A field trial's name as Chromium's --force-fieldtrials reads it: "/" separates the
+# names and groups, so neither may hold one; no white space (one command-line switch).
+_TRIAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+_TRIAL_GROUP = re.compile(r"[^/\s]+")
 # Who sends the gcc and sctp flows: real Chromium, or flowstate's testbed endpoints.
 STACKS = ("chromium", "flowstate")
 # Couplings a real run can apply: none, or the Web-API rule as a web application
@@ -55,7 +78,7 @@ class FlowPlan:
     """A scenario flow as the real run carries it."""
 
     name: str
-    kind: str  # "gcc" | "sctp" | "tcp-cubic" | "tcp-newreno"
+    kind: str  # "gcc" | "scream-v2" | "sctp" | "tcp-cubic" | "tcp-newreno"
     priority: float
     start_s: float
     stop_s: float
@@ -66,7 +89,7 @@ class FlowPlan:
 
     @property
     def transport(self) -> str:
-        if self.kind == "gcc":
+        if self.kind in VIDEO_KINDS:
             return "video"
         if self.kind == "sctp":
             return "data"
@@ -89,6 +112,22 @@ class Plan:
     #: ``{"intervalMs": ..., "config": {...}}`` when the sender page runs the Web-API
     #: rule (js/flowstate-coupling), None when uncoupled.
     coupling: Optional[dict[str, Any]] = None
+    #: Chromium field trials for both browsers, name -> group: the flows' (SCReAM v2's)
+    #: and then the scenario's ``[browser] field_trials``.
+    field_trials: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def scream_v2_videos(self) -> list[FlowPlan]:
+        """The video flows under SCReAM v2, whose run must show ECT(1) (ecn_counters.py;
+        command.py repeats a run where it did not)."""
+        return [f for f in self.flows if f.kind == "scream-v2"]
+
+    @property
+    def force_fieldtrials(self) -> Optional[str]:
+        """``--force-fieldtrials``' value (``Name/Group/Name2/Group2/``), None without trials."""
+        if not self.field_trials:
+            return None
+        return "".join(f"{name}/{group}/" for name, group in self.field_trials.items())
 
     @property
     def videos(self) -> list[FlowPlan]:
@@ -262,7 +301,19 @@ def make_plan(
         plan = FlowPlan(name=name, kind=kind, priority=float(f.get("priority", 1.0)), start_s=start, stop_s=stop)
         plan.ecn = str(_name(f.get("ecn", "off")))
         overrides = dict(f.get("overrides") or {})
-        if kind == "gcc":
+        if kind == "scream-v2":
+            written_ecn = plan.ecn if "ecn" in f else "ect1"
+            # Chromium sends ECT(1) whenever SCReAM v2 runs with RFC 8888.
+            plan.ecn = "ect1"
+            if written_ecn != "ect1":
+                ignored.append(f"{where}.ecn")
+            if "max_rate" in overrides:
+                plan.max_rate_bps = _rate_bps(overrides.pop("max_rate"), f"{where}.overrides.max_rate")
+            else:
+                plan.max_rate_bps = 2.5e6  # the simulator's default (docs/SCENARIOS.md)
+            if f.get("preset") is not None:
+                ignored.append(f"{where}.preset")
+        elif kind == "gcc":
             if "video_max_rate" in overrides:
                 plan.max_rate_bps = _rate_bps(overrides.pop("video_max_rate"), f"{where}.overrides.video_max_rate")
             else:
@@ -292,11 +343,12 @@ def make_plan(
                 raise PlanError(f"{where}.source: kernel TCP flows are greedy only, got '{source}'")
             plan.tcp_port = TCP_PORT_BASE + len([x for x in flows if x.transport == "tcp"])
         ignored += [f"{where}.overrides.{k}" for k in overrides]
-        if plan.transport != "tcp" and plan.ecn != "off":
+        if plan.transport != "tcp" and plan.kind != "scream-v2" and plan.ecn != "off":
             ignored.append(f"{where}.ecn")
         flows.append(plan)
     if not flows:
         raise PlanError("flows: no flow to run")
+    trials = _field_trials(flows, doc.get("browser") or {})
     if "links" in doc or "parking_lot" in doc:
         # Named links: one bottleneck per direction, or a one-line error naming the field.
         from flowstate import _native
@@ -321,4 +373,36 @@ def make_plan(
         reverse_delay_s=reverse_delay,
         ignored=ignored,
         coupling=coupling_plan,
+        field_trials=trials,
     )
+
+
+def _field_trials(flows: list[FlowPlan], browser: dict[str, Any]) -> dict[str, str]:
+    """The flows' field trials (SCReAM v2's), then the scenario's own, which replace a
+    trial of the same name. A ``gcc`` and a ``scream-v2`` flow together are an error:
+    they would share the one peer connection, whose one congestion controller cannot be
+    both."""
+    trials: dict[str, str] = {}
+    kinds = {f.kind: f for f in flows if f.transport == "video"}
+    if "gcc" in kinds and "scream-v2" in kinds:
+        raise PlanError(
+            f"flows.{kinds['scream-v2'].name}.kind: 'scream-v2' and flows.{kinds['gcc'].name} ('gcc') would share "
+            "the call's one peer connection, which has one congestion controller; run them in separate scenarios"
+        )
+    if "scream-v2" in kinds:
+        trials.update(SCREAM_V2_TRIALS)
+    written = browser.get("field_trials") or []
+    own: dict[str, str] = {}
+    for i, trial in enumerate(written):
+        where = f"browser.field_trials[{i}]"
+        name, slash, group = str(trial).partition("/")
+        if not (slash and _TRIAL_NAME.fullmatch(name) and _TRIAL_GROUP.fullmatch(group)):
+            raise PlanError(
+                f"{where}: expected \"Name/Group\" (one '/', no white space; e.g. "
+                f"\"WebRTC-Bwe-ScreamV2/Enabled,MinRefWindow:100\"), got {str(trial)!r}"
+            )
+        if name in own:
+            raise PlanError(f"{where}: the trial {name} is already given ({name}/{own[name]}); give each trial once")
+        own[name] = group
+    trials.update(own)
+    return trials

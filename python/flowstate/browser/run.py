@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from flowstate import _native
+from flowstate.browser.ecn_counters import add_ecn
 from flowstate.browser.kernel_tcp import KernelTcp
 from flowstate.browser.measure import Samples, summarize
 from flowstate.browser.plan import STACKS, Plan
@@ -68,6 +69,12 @@ class RealRun:
     event_logs: dict[str, list[bytes]] = field(default_factory=dict)
     #: The receiver page's render callbacks, one per frame, with their flow (frames.csv).
     frames: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def not_engaged(self) -> list[str]:
+        """The SCReAM v2 flows that never showed ECT(1) in this run: Chromium's call
+        stayed on goog_cc (browser.json ``scream_v2_engaged``)."""
+        return [name for name, ok in (self.setup.get("scream_v2_engaged") or {}).items() if not ok]
 
     def raw(self) -> dict[str, Any]:
         """The run as :class:`flowstate.simulation.RunResult` takes it."""
@@ -177,6 +184,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
         "kernel": platform.release(),
         "ignored_fields": plan.ignored,
         "coupling": plan.coupling,
+        "field_trials": plan.force_fieldtrials if stack == "chromium" else None,
         "seed": seed,
     }
     with ExitStack() as stack_:
@@ -293,6 +301,9 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
     forward["flow"] = owners
     frames = frames_with_flows(frames, getstats, ssrcs)
     add_video_quality(summary, series, plan.flows, getstats, frames, ssrcs=ssrcs, t0=t0, window=plan.window)
+    engaged = add_ecn(summary, plan.flows, getstats, ssrcs, forward["records"], owners, offset)
+    if engaged:
+        setup["scream_v2_engaged"] = engaged
     own = setup.get("testbed_summary")
     if own:
         # The testbed's endpoints measure their own RTT (from RTCP feedback / SACKs):
@@ -338,6 +349,8 @@ def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup
 
     setup["chromium"] = chromium_version(chromium)
     say(f"flowstate browser: {setup['chromium']}, connecting")
+    if plan.force_fieldtrials:
+        say(f"flowstate browser: field trials {plan.force_fieldtrials}")
     clip = write_clip(work / "clips")
     call = ChromiumCall(
         videos=[VideoFlow(f.name, f.max_rate_bps, f.priority) for f in plan.videos],
@@ -350,6 +363,7 @@ def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup
         stats_interval_s=STATS_INTERVAL_S,
         coupling=plan.coupling,
         event_log=event_log,
+        field_trials=plan.force_fieldtrials,
     )
     stack_.enter_context(call)
     call.connect()
