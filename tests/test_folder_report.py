@@ -50,7 +50,7 @@ def test_report_of_a_run_folder_has_the_figures_and_no_paper_columns(runs, tmp_p
     assert headings(html) == ["Set-up", "Figures", "Per-point summary"]
     assert "paper" not in html.lower()
     assert sorted(p.name for p in (folder / "figures").iterdir()) == [
-        "1-rate.png", "2-rtt.png", "3-queue.png", "4-rtt_box.png"]
+        "1-rate.png", "2-rtt.png", "3-queue.png", "4-rtt_box.png", "5-frames.png"]
     results = json.loads((folder / "results.json").read_text())
     assert results["source"] == "folder" and results["runs"] == 2
     assert [p["dir"] for p in results["points"]] == ["."]
@@ -104,7 +104,10 @@ def test_compare_writes_side_by_side_table_and_overlaid_figures(runs, tmp_path):
     assert [f for f in results["figures"] if f["kind"] == "rate"][0]["overlay"] is True
     html = (out / "report.html").read_text()
     assert headings(html) == ["Set-up", "Side by side", "Figures", "Per-point summary"]
-    assert len(list((out / "figures").glob("*-bar.png"))) == 5
+    # throughput, share, RTT, queuing delay, aggregate; the video's frame rate, freezes,
+    # frame delay; the frames figure over time
+    assert len(list((out / "figures").glob("*-bar.png"))) == 8
+    assert len(list((out / "figures").glob("*-frames.png"))) == 1
     # One folder is not a comparison; a missing one is a one-line error.
     for args in ([runs / "none"], [runs / "none", tmp_path / "missing"]):
         bad = flowstate_cli("compare", *args, "--out", tmp_path / "x")

@@ -161,12 +161,15 @@ def test_setup_names_points_runs_and_seeds(built):
 
 
 def test_every_figure_is_written_embedded_and_recorded_in_results(built):
-    # table5: its five figures and the RTT bars the report adds (the paper gives RTTs).
-    for which, count in (("table5", 6), ("sweep", 3)):
+    # table5: its five figures, the RTT bars the report adds (the paper gives RTTs) and
+    # the frames figure it adds (a video flow); the sweep: its three (no time series, so
+    # no frames figure).
+    for which, count in (("table5", 7), ("sweep", 3)):
         out, html_path = built[1][which]
         results = json.loads((out / "results.json").read_text())
+        assert (results["figures"][-1]["kind"] == "frames") == (which == "table5")
         if which == "table5":
-            delay = results["figures"][-1]
+            delay = results["figures"][-2]
             assert delay["kind"] == "bar" and delay["title"] == report.DELAY_FIGURE_TITLE
             assert delay["metrics"] == ["flows.gcc.rtt_ms.mean", "flows.sctp.rtt_ms.mean"]
         files = [f["file"] for f in results["figures"]]
@@ -398,6 +401,7 @@ def test_a_point_with_a_video_flow_gets_the_frames_figure_and_the_video_table(tm
                            "rtt_ms": {"mean": 50.0, "p95": 60.0}, "queuing_delay_ms": {"mean": 0.0, "p95": 0.0},
                            "loss_ratio": 0.0, "video": video}],
                 "aggregate": {"throughput_mbps": 1.0, "utilization": 0.5, "jain_index": 1.0}}}],
+        "figures": [{"kind": "rate"}],
     }
     (tmp_path / "results.json").write_text(json.dumps(results))
     (tmp_path / "only").mkdir()
@@ -407,15 +411,17 @@ def test_a_point_with_a_video_flow_gets_the_frames_figure_and_the_video_table(tm
     )
     text = report.build(tmp_path).read_text()
     doc = parse(text)
-    assert doc.errors == [] and len(doc.images) == 1
+    assert doc.errors == [] and len(doc.images) == 2
     row = doc.rows["video"][1]
     assert row[:2] == ["only", "gcc (gcc)"]
     assert row[2:7] == ["29.2", "95.0", "180", "3", "1.50"]
-    assert json.loads((tmp_path / "results.json").read_text())["figures"][0]["kind"] == "frames"
+    assert [f["kind"] for f in json.loads((tmp_path / "results.json").read_text())["figures"]] == ["rate", "frames"]
     # a point without a video flow has neither
     results["points"][0]["summary"]["flows"][0].pop("video")
+    results["figures"] = [{"kind": "rate"}]
     other = tmp_path / "other"
-    other.mkdir()
+    (other / "only").mkdir(parents=True)
     (other / "results.json").write_text(json.dumps(results))
+    (other / "only" / "timeseries.csv").write_text((tmp_path / "only" / "timeseries.csv").read_text())
     doc = parse(report.build(other).read_text())
-    assert "video" not in doc.rows and doc.images == []
+    assert "video" not in doc.rows and len(doc.images) == 1

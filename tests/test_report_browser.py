@@ -76,10 +76,11 @@ def test_chromium_renders_the_tables_and_decodes_every_image(page, tmp_path):
     total = re.search(r'data-images-total="(\d+)"', body.group(1))
     assert loaded and total, f"the load script did not run: {body.group(0)}"
     # Five figures of the entry, plus the RTT / queuing-delay comparison with the
-    # paper's numbers (Table 5 gives GCC's RTT): six, every one decoded.
-    assert int(total.group(1)) == 6 and int(loaded.group(1)) == 6
+    # paper's numbers (Table 5 gives GCC's RTT) and the video's frames: seven, every one
+    # decoded.
+    assert int(total.group(1)) == 7 and int(loaded.group(1)) == 7
     # the tables, as the browser parsed them (it adds <tbody>)
-    for css in ("comparison", "claims", "summary", "aggregate"):
+    for css in ("comparison", "claims", "summary", "aggregate", "video"):
         assert re.search(rf'<table class="{css}">\s*<thead>', dom), css
     comparison = dom.split('<table class="comparison">')[1].split("</table>")[0]
     assert comparison.count("<tr>") == 13

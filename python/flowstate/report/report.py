@@ -237,10 +237,13 @@ def has_video(point: Mapping[str, Any]) -> bool:
 
 def add_frames_figure(results: dict[str, Any]) -> None:
     """Adds the ``frames`` figure (frame rate and frame delay over time, freezes marked)
-    of the points with a video flow, unless the figures have one; overlaid like the
-    other time-series figures (``flowstate compare``). Idempotent."""
+    of the points with a video flow, unless the figures have one, to a report that draws
+    time series (a sweep's has none); overlaid like the other time-series figures
+    (``flowstate compare``). Idempotent."""
     specs = [spec for spec in results["figures"] if isinstance(spec, dict)]
     if any(spec.get("kind") == "frames" for spec in specs):
+        return
+    if not any(spec.get("kind") in ("rate", "rtt", "queue", "rtt_box") for spec in specs):
         return
     points = [str(p["name"]) for p in results["points"] if has_video(p)]
     if not points:

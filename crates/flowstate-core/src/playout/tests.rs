@@ -129,7 +129,10 @@ fn a_retransmission_in_time_renders_its_frame() {
     // packet at 1,070 completes it in time.
     let (p, log) = with_retransmission(30 * FRAME_MS + 80);
     let s = p.stats(&log, ms(0), ms(60 * FRAME_MS + 1000));
-    assert_eq!((s.frames_rendered, s.frames_lost, s.frames_late), (60, 0, 0));
+    assert_eq!(
+        (s.frames_rendered, s.frames_lost, s.frames_late),
+        (60, 0, 0)
+    );
     assert_eq!(p.rendered()[30].rendered_at, ms(30 * FRAME_MS + 100));
 }
 
@@ -139,7 +142,10 @@ fn a_retransmission_past_the_decode_time_with_later_frames_ready_is_skipped_as_l
     // complete: frame 30 is skipped (libwebrtc's framesDropped), neither rendered nor lost.
     let (p, log) = with_retransmission(30 * FRAME_MS + 110);
     let s = p.stats(&log, ms(0), ms(60 * FRAME_MS + 1000));
-    assert_eq!((s.frames_rendered, s.frames_lost, s.frames_late), (59, 0, 1));
+    assert_eq!(
+        (s.frames_rendered, s.frames_lost, s.frames_late),
+        (59, 0, 1)
+    );
     assert_eq!(p.rendered()[30].id, 31);
 }
 
