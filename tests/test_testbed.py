@@ -147,8 +147,9 @@ def test_a_run_folder_gets_results_figures_and_report(tmp_path):
     assert html == tmp_path / "report.html" and html.is_file()
     results = json.loads((tmp_path / "results.json").read_text())
     assert [p["dir"] for p in results["points"]] == ["."]
+    # the time series, and the video's frames (the testbed's receiver has the frame model)
     assert sorted(f.name for f in (tmp_path / "figures").iterdir()) == [
-        "1-rate.png", "2-rtt.png", "3-queue.png", "4-rtt_box.png"]
+        "1-rate.png", "2-rtt.png", "3-queue.png", "4-rtt_box.png", "5-frames.png"]
     assert "data:image/png;base64," in html.read_text()
 
 
