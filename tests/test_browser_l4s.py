@@ -93,9 +93,32 @@ def test_gcc_and_scream_v2_in_one_call_are_refused():
     with pytest.raises(PlanError) as e:
         _plan([{"name": "s", "kind": "scream-v2"}, {"name": "g", "kind": "gcc"}])
     assert str(e.value) == (
-        "flows.s.kind: 'scream-v2' and flows.g ('gcc') would share the call's one peer connection, which has one "
-        "congestion controller; run them in separate scenarios"
+        "flows.s.kind: 'scream-v2' and flows.g ('gcc') would share the call 'call' (one peer connection, one "
+        "congestion controller); give them different groups (flows.s.group = \"l4s\"): two calls on the same path"
     )
+
+
+def test_each_group_is_its_own_call_with_its_own_trials():
+    """A scream-v2 call and a GCC call on one path: only the SCReAM v2 call's browsers get
+    SCReAM v2's trials; the scenario's own go to both; kernel TCP is in no call."""
+    p = _plan(
+        [
+            {"name": "s", "kind": "scream-v2", "group": "l4s"},
+            {"name": "d", "kind": "sctp", "group": "l4s"},
+            {"name": "g", "kind": "gcc", "group": "classic"},
+            {"name": "t", "kind": "tcp-cubic", "cross_traffic": True},
+        ],
+        browser={"field_trials": ["WebRTC-Foo/Bar"]},
+    )
+    calls = {c.group: c for c in p.calls}
+    assert list(calls) == ["l4s", "classic"]
+    assert [f.name for f in calls["l4s"].flows] == ["s", "d"]
+    assert [f.name for f in calls["classic"].flows] == ["g"]
+    assert calls["l4s"].force_fieldtrials == TRIALS + "WebRTC-Foo/Bar/"
+    assert calls["classic"].force_fieldtrials == "WebRTC-Foo/Bar/"
+    # Without groups every video and data flow is in the one call "call", as before.
+    (one,) = _plan([{"name": "v", "kind": "gcc"}, {"name": "d", "kind": "sctp"}]).calls
+    assert (one.group, [f.name for f in one.flows], one.force_fieldtrials) == ("call", ["v", "d"], None)
 
 
 def test_the_simulator_accepts_the_browser_table_and_refuses_unknown_keys(tmp_path):
@@ -225,3 +248,33 @@ def check_l4s_run(out: Path) -> None:
     assert _mean(small) < TARGET_DROP_MAX * _mean(big), (big, small)
     assert flow["queuing_delay_ms"]["p95"] < QUEUING_DELAY_P95_MAX_MS, flow
     assert flow["loss_ratio"] < 0.01, flow
+
+
+TWO_CALLS = ROOT / "scenarios" / "real" / "scream-v2-and-gcc-20s.toml"
+
+
+def test_real_chromium_a_scream_v2_call_and_a_gcc_call_on_one_path(tmp_path):
+    """20 s: two calls, each its own pair of browsers: SCReAM v2 in one (ECT(1)), GCC in
+    the other (no trial, no ECT(1)); both get through, each with its own target; every
+    browser and namespace is gone afterwards."""
+    require_real_chromium()
+    out = tmp_path / "out"
+    p = cli("browser", str(TWO_CALLS), "--out", str(out), "--prefix", "fs2c", "--no-report", timeout=300)
+    assert p.returncode == 0, p.stderr
+    setup = json.loads((out / "browser.json").read_text())
+    assert setup["calls"] == [
+        {"group": "l4s", "flows": ["scream_v2"], "field_trials": TRIALS},
+        {"group": "classic", "flows": ["gcc"], "field_trials": None},
+    ]
+    assert setup["scream_v2_engaged"] == {"scream_v2": True}, setup
+    flows = {f["name"]: f for f in json.loads((out / "summary.json").read_text())["flows"]}
+    assert flows["scream_v2"]["ecn"]["ect1_bottleneck_packets"] > 500, flows["scream_v2"]
+    for name in ("scream_v2", "gcc"):
+        assert flows[name]["throughput_mbps"] > 0.1, flows[name]
+    # Each flow's target is its own call's (two controllers, two targets).
+    with (out / "timeseries.csv").open() as f:
+        rows = [r for r in csv.DictReader(f) if r["target_mbps"] and float(r["time_s"]) >= 8]
+    targets = {name: [float(r["target_mbps"]) for r in rows if r["flow"] == name] for name in flows}
+    assert all(targets.values()), targets
+    assert _mean(targets["scream_v2"]) != _mean(targets["gcc"]), targets
+    assert namespaces("fs2c") == []

@@ -162,6 +162,7 @@ class ChromiumCall:
         coupling: Optional[dict[str, Any]] = None,
         event_log: bool = False,
         field_trials: Optional[str] = None,
+        playwright: Any = None,
     ):
         names = [f.name for f in videos] + [f.name for f in datas]
         for i, name in enumerate(names):
@@ -181,6 +182,9 @@ class ChromiumCall:
         self.event_log = event_log
         #: ``--force-fieldtrials``' value for both browsers (plan.Plan.force_fieldtrials).
         self.field_trials = field_trials
+        #: A started Playwright shared with other calls (calls.CallGroup), which its
+        #: owner stops; None: this call starts its own and stops it on `close`.
+        self._shared_playwright = playwright
         self._playwright: Any = None
         self._browsers: dict[str, _Browser] = {}
         self._pids: dict[str, int] = {}
@@ -214,8 +218,11 @@ class ChromiumCall:
 
     def _connect(self, deadline: float) -> None:
         self._check_inputs()
-        sync_playwright = _import_playwright()
-        self._playwright = sync_playwright().start()
+        if self._shared_playwright is not None:
+            self._playwright = self._shared_playwright
+        else:
+            sync_playwright = _import_playwright()
+            self._playwright = sync_playwright().start()
         page_url = _write_page(self.workdir, coupling_js=_coupling_source() if self.coupling is not None else None)
         for role in ("sender", "receiver"):
             self._launch(role, page_url, deadline)
@@ -449,7 +456,7 @@ class ChromiumCall:
         for pid in launched:
             _kill_group(pid)
         playwright, self._playwright = self._playwright, None
-        if playwright is not None:
+        if playwright is not None and playwright is not self._shared_playwright:
             _forget_abandoned_calls(playwright)
             try:
                 playwright.stop()

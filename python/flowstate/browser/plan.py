@@ -9,10 +9,13 @@ is made.
 - ``scream-v2`` -> a video track as ``gcc``, with Chromium's own SCReAM v2 as the call's
   congestion controller and RFC 8888 feedback (the field trials `SCREAM_V2_TRIALS`;
   every packet ECT(1)); its ``max_rate`` is the sender's ``maxBitrate``; SCReAM v2's
-  other overrides, its ``ecn`` and a preset have no effect (reported as ignored). One
-  peer connection has one congestion controller, so ``gcc`` and ``scream-v2`` flows in
-  one scenario are an error;
-- ``[browser] field_trials`` -> more Chromium field trials for both browsers (each
+  other overrides, its ``ecn`` and a preset have no effect (reported as ignored);
+- each ``group`` of the video and data flows (default ``"call"``) -> one call: one
+  RTCPeerConnection between its own pair of browsers, with one congestion controller
+  and one SCTP association. Two ``gcc`` flows in two groups are two independent GCCs,
+  as two ``gcc`` flows are in the simulator. One peer connection has one congestion
+  controller, so a ``gcc`` and a ``scream-v2`` flow in one group are an error;
+- ``[browser] field_trials`` -> more Chromium field trials for every browser (each
   ``"Name/Group"``; one naming a trial the flows set replaces it);
 - ``sctp`` -> a data channel (``source = "greedy"``, or paced at ``desired_rate``);
 - ``tcp-cubic`` / ``tcp-newreno`` -> a kernel TCP connection (``cubic`` / ``reno``);
@@ -86,6 +89,7 @@ class FlowPlan:
     rate_bps: Optional[float] = None  # a data flow's application rate (None: greedy)
     tcp_port: Optional[int] = None
     ecn: str = "off"  # the scenario's ecn: "off" | "ect0" | "ect1"
+    group: str = "call"  # the call (peer connection) of a video or data flow
 
     @property
     def transport(self) -> str:
@@ -94,6 +98,35 @@ class FlowPlan:
         if self.kind == "sctp":
             return "data"
         return "tcp"
+
+
+@dataclass
+class CallPlan:
+    """One call: the video and data flows of one ``group``, on one peer connection
+    between their own two browsers, and those browsers' field trials."""
+
+    group: str
+    flows: list[FlowPlan]
+    field_trials: dict[str, str]
+
+    @property
+    def videos(self) -> list[FlowPlan]:
+        return [f for f in self.flows if f.transport == "video"]
+
+    @property
+    def datas(self) -> list[FlowPlan]:
+        return [f for f in self.flows if f.transport == "data"]
+
+    @property
+    def force_fieldtrials(self) -> Optional[str]:
+        """``--force-fieldtrials``' value for this call's browsers, None without trials."""
+        return _force_fieldtrials(self.field_trials)
+
+
+def _force_fieldtrials(trials: dict[str, str]) -> Optional[str]:
+    if not trials:
+        return None
+    return "".join(f"{name}/{group}/" for name, group in trials.items())
 
 
 class PlanError(FlowstateError):
@@ -112,9 +145,27 @@ class Plan:
     #: ``{"intervalMs": ..., "config": {...}}`` when the sender page runs the Web-API
     #: rule (js/flowstate-coupling), None when uncoupled.
     coupling: Optional[dict[str, Any]] = None
-    #: Chromium field trials for both browsers, name -> group: the flows' (SCReAM v2's)
-    #: and then the scenario's ``[browser] field_trials``.
+    #: Chromium field trials, name -> group: SCReAM v2's where a call has a scream-v2
+    #: flow, then the scenario's ``[browser] field_trials`` (every call's).
     field_trials: dict[str, str] = field(default_factory=dict)
+    #: The scenario's own ``[browser] field_trials``, given to every call.
+    scenario_trials: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def calls(self) -> list[CallPlan]:
+        """The calls, one per group of video and data flows, in the order of each
+        group's first flow; each with SCReAM v2's trials when it has a scream-v2 flow,
+        then the scenario's."""
+        groups: dict[str, list[FlowPlan]] = {}
+        for f in self.flows:
+            if f.transport != "tcp":
+                groups.setdefault(f.group, []).append(f)
+        calls = []
+        for group, flows in groups.items():
+            trials: dict[str, str] = dict(SCREAM_V2_TRIALS) if any(f.kind == "scream-v2" for f in flows) else {}
+            trials.update(self.scenario_trials)
+            calls.append(CallPlan(group, flows, trials))
+        return calls
 
     @property
     def scream_v2_videos(self) -> list[FlowPlan]:
@@ -124,10 +175,9 @@ class Plan:
 
     @property
     def force_fieldtrials(self) -> Optional[str]:
-        """``--force-fieldtrials``' value (``Name/Group/Name2/Group2/``), None without trials."""
-        if not self.field_trials:
-            return None
-        return "".join(f"{name}/{group}/" for name, group in self.field_trials.items())
+        """``--force-fieldtrials``' value (``Name/Group/Name2/Group2/``) of every trial
+        some call runs with, None without trials (each call's own: `calls`)."""
+        return _force_fieldtrials(self.field_trials)
 
     @property
     def videos(self) -> list[FlowPlan]:
@@ -299,6 +349,7 @@ def make_plan(
         if start >= dur:
             raise PlanError(f"{where}.start: {start:g} s is not before the end of the run ({dur:g} s)")
         plan = FlowPlan(name=name, kind=kind, priority=float(f.get("priority", 1.0)), start_s=start, stop_s=stop)
+        plan.group = str(f.get("group") or "call")
         plan.ecn = str(_name(f.get("ecn", "off")))
         overrides = dict(f.get("overrides") or {})
         if kind == "scream-v2":
@@ -348,7 +399,7 @@ def make_plan(
         flows.append(plan)
     if not flows:
         raise PlanError("flows: no flow to run")
-    trials = _field_trials(flows, doc.get("browser") or {})
+    trials, own_trials = _field_trials(flows, doc.get("browser") or {})
     if "links" in doc or "parking_lot" in doc:
         # Named links: one bottleneck per direction, or a one-line error naming the field.
         from flowstate import _native
@@ -374,23 +425,26 @@ def make_plan(
         ignored=ignored,
         coupling=coupling_plan,
         field_trials=trials,
+        scenario_trials=own_trials,
     )
 
 
-def _field_trials(flows: list[FlowPlan], browser: dict[str, Any]) -> dict[str, str]:
-    """The flows' field trials (SCReAM v2's), then the scenario's own, which replace a
-    trial of the same name. A ``gcc`` and a ``scream-v2`` flow together are an error:
-    they would share the one peer connection, whose one congestion controller cannot be
-    both."""
+def _field_trials(flows: list[FlowPlan], browser: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """Every trial some call runs with (SCReAM v2's where a call has a scream-v2 flow,
+    then the scenario's own, which replace a trial of the same name), and the scenario's
+    own. A ``gcc`` and a ``scream-v2`` flow in one group are an error: they would share
+    the call's one peer connection, whose one congestion controller cannot be both."""
     trials: dict[str, str] = {}
-    kinds = {f.kind: f for f in flows if f.transport == "video"}
-    if "gcc" in kinds and "scream-v2" in kinds:
-        raise PlanError(
-            f"flows.{kinds['scream-v2'].name}.kind: 'scream-v2' and flows.{kinds['gcc'].name} ('gcc') would share "
-            "the call's one peer connection, which has one congestion controller; run them in separate scenarios"
-        )
-    if "scream-v2" in kinds:
-        trials.update(SCREAM_V2_TRIALS)
+    for group in dict.fromkeys(f.group for f in flows if f.transport == "video"):
+        kinds = {f.kind: f for f in flows if f.transport == "video" and f.group == group}
+        if "gcc" in kinds and "scream-v2" in kinds:
+            raise PlanError(
+                f"flows.{kinds['scream-v2'].name}.kind: 'scream-v2' and flows.{kinds['gcc'].name} ('gcc') would share "
+                f"the call '{group}' (one peer connection, one congestion controller); give them different groups "
+                f"(flows.{kinds['scream-v2'].name}.group = \"l4s\"): two calls on the same path"
+            )
+        if "scream-v2" in kinds:
+            trials.update(SCREAM_V2_TRIALS)
     written = browser.get("field_trials") or []
     own: dict[str, str] = {}
     for i, trial in enumerate(written):
@@ -405,4 +459,4 @@ def _field_trials(flows: list[FlowPlan], browser: dict[str, Any]) -> dict[str, s
             raise PlanError(f"{where}: the trial {name} is already given ({name}/{own[name]}); give each trial once")
         own[name] = group
     trials.update(own)
-    return trials
+    return trials, own

@@ -8,6 +8,7 @@ clock, measured at the bottleneck, and everything torn down on every exit path.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -186,6 +187,9 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
         "coupling": plan.coupling,
         "field_trials": plan.force_fieldtrials if stack == "chromium" else None,
         "seed": seed,
+        # The machine's 1-, 5- and 15-minute load averages as the run starts and ends: a
+        # loaded machine distorts a real-time run (docs/BROWSER.md).
+        "loadavg_start": list(os.getloadavg()),
     }
     with ExitStack() as stack_:
         stack_.callback(restore_signal_handlers, install_signal_handlers())
@@ -254,6 +258,7 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
                 interrupted = interrupted or f"browser: {e}"
         stop_emu()
         setup["realtime"] = emu_report.get("realtime")
+        setup["loadavg_end"] = list(os.getloadavg())
         setup["t0_unix_s"] = t0
         setup["ssrcs"] = {str(k): v for k, v in ssrcs.items()}
         if media.testbed is not None:
@@ -264,7 +269,8 @@ def _run(plan, text, file, *, seed, stack, prefix, chromium, work, say, event_lo
     if event_log and media.call is not None:
         from flowstate.browser.chromium import event_logs
 
-        logs = {role: [p.read_bytes() for p in event_logs(work, role)] for role in ("sender", "receiver")}
+        dirs = list(media.call.workdirs.values())
+        logs = {role: [p.read_bytes() for d in dirs for p in event_logs(d, role)] for role in ("sender", "receiver")}
         setup["rtc_event_logs"] = {role: len(v) for role, v in logs.items()}
     _samples_from_getstats(getstats, t0, samples)
     # Retransmissions and probing padding use each video flow's RTX SSRC.
@@ -344,17 +350,22 @@ def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup
         tb = OwnStack(plan, text, file, seed=seed, sender=(n.sender, SENDER_IP), receiver=(n.receiver, RECEIVER_IP))
         stack_.callback(tb.close)
         return _Media(testbed=tb)
-    from flowstate.browser.chromium import ChromiumCall, DataFlow, VideoFlow
+    from flowstate.browser.calls import CallGroup
     from flowstate.browser.y4m import write_clip
 
     setup["chromium"] = chromium_version(chromium)
-    say(f"flowstate browser: {setup['chromium']}, connecting")
-    if plan.force_fieldtrials:
-        say(f"flowstate browser: field trials {plan.force_fieldtrials}")
+    calls = plan.calls
+    say(f"flowstate browser: {setup['chromium']}, connecting" + (f" {len(calls)} calls" if len(calls) > 1 else ""))
+    for c in calls:
+        if c.force_fieldtrials:
+            say(f"flowstate browser: field trials {c.force_fieldtrials}" + (f" (call {c.group})" if len(calls) > 1 else ""))
+    if len(calls) > 1:
+        setup["calls"] = [
+            {"group": c.group, "flows": [f.name for f in c.flows], "field_trials": c.force_fieldtrials} for c in calls
+        ]
     clip = write_clip(work / "clips")
-    call = ChromiumCall(
-        videos=[VideoFlow(f.name, f.max_rate_bps, f.priority) for f in plan.videos],
-        datas=[DataFlow(f.name, f.rate_bps, f.priority) for f in plan.datas],
+    call = CallGroup(
+        calls,
         clip=clip,
         sender_netns=n.sender,
         receiver_netns=n.receiver,
@@ -363,7 +374,6 @@ def _start_media(plan, stack, stack_, n, chromium, work, text, file, seed, setup
         stats_interval_s=STATS_INTERVAL_S,
         coupling=plan.coupling,
         event_log=event_log,
-        field_trials=plan.force_fieldtrials,
     )
     stack_.enter_context(call)
     call.connect()
@@ -400,7 +410,7 @@ def _sleep_until(t: float, media: _Media, *, getstats_sink: list, last_fetch: li
 def _samples_from_getstats(getstats: list[dict[str, Any]], t0: float, samples: Samples) -> None:
     """getStats samples as scenario-time series: video RTT (remote-inbound-rtp
     roundTripTime), GCC's target (the candidate pair's availableOutgoingBitrate, given
-    to every video flow: GCC has one target per transport), data channels' bytes sent
+    to every video flow of its call: GCC has one target per transport), data channels' bytes sent
     and received."""
     videos = sorted({s["flow"] for s in getstats if s.get("kind") == "video"})
     for s in getstats:
@@ -409,7 +419,8 @@ def _samples_from_getstats(getstats: list[dict[str, Any]], t0: float, samples: S
         if kind == "video" and s.get("rtt_s") is not None:
             samples.rtt.setdefault(s["flow"], []).append((t, s["rtt_s"] * 1e3))
         elif kind == "transport" and s.get("available_outgoing_bitrate_bps") is not None:
-            for v in videos:
+            # One target per call: its own video flows' (calls.py), else every video's.
+            for v in s.get("flows") or videos:
                 samples.target.setdefault(v, []).append((t, s["available_outgoing_bitrate_bps"]))
         elif kind == "data":
             if s.get("bytes_sent") is not None:
