@@ -60,11 +60,30 @@ def source_field(folder: Path, summary: dict, runs: int, key: str, field: str) -
     return [run_field(folder / f"run-{k}", field) for k in range(1, runs + 1)]
 
 
+def source_loads(folder: Path, summary: dict, runs: int) -> list:
+    """Each run's load averages as it started and ended (``{"start": [1, 5, 15 min],
+    "end": [...]}``, None where the run did not record them): the summary's ``loadavg``
+    (an earlier pool), else run-*/browser.json."""
+    if isinstance(summary.get("loadavg"), list) and len(summary["loadavg"]) == runs:
+        return list(summary["loadavg"])
+    out = []
+    for k in range(1, runs + 1):
+        try:
+            b = json.loads((folder / f"run-{k}" / "browser.json").read_text())
+        except (OSError, ValueError):
+            out.append(None)
+            continue
+        start, end = b.get("loadavg_start"), b.get("loadavg_end")
+        out.append({"start": start, "end": end} if start is not None else None)
+    return out
+
+
 def pool(out: Path, case: str, sources: list[Path], stack: str = "chromium") -> Path:
     per_run: list[dict] = []
     clips: list[str] = []
     browsers: list[str] = []
     kernels: list[str] = []
+    loads: list = []
     rows: list[dict] = []
     fields: list[str] = []
     first = None
@@ -78,6 +97,7 @@ def pool(out: Path, case: str, sources: list[Path], stack: str = "chromium") -> 
         clips += source_clips(folder, summary, len(runs))
         browsers += source_field(folder, summary, len(runs), "browsers", "chromium")
         kernels += source_field(folder, summary, len(runs), "kernels", "kernel")
+        loads += source_loads(folder, summary, len(runs))
         with open(folder / "timeseries.csv", newline="") as f:
             reader = csv.DictReader(f)
             fields = fields or list(reader.fieldnames or [])
@@ -89,6 +109,8 @@ def pool(out: Path, case: str, sources: list[Path], stack: str = "chromium") -> 
     dest.mkdir(parents=True, exist_ok=True)
     merged = {**first, "runs": len(per_run), "seeds": [r.get("seed") for r in per_run], "per_run": per_run, "clips": clips,
               "browsers": browsers, "kernels": kernels}
+    if any(x is not None for x in loads):
+        merged["loadavg"] = loads
     (dest / "summary.json").write_text(json.dumps(merged, indent=1))
     with open(dest / "timeseries.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
