@@ -110,6 +110,7 @@ pub fn discipline_keys(name: &str) -> &'static [&'static str] {
             "drop_overload",
             "min_backlog",
             "mtu",
+            "pi_both_queues",
         ],
         _ => &[],
     }
@@ -352,6 +353,7 @@ impl Reader<'_> {
         }
         self.boolean("drop_overload", &mut p.drop_overload)?;
         self.size("min_backlog", 0, 1 << 30, &mut p.min_backlog)?;
+        self.boolean("pi_both_queues", &mut p.pi_both_queues)?;
         self.size("mtu", 64, 65_536, &mut p.mtu)
     }
 }

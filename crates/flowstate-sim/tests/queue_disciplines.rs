@@ -411,6 +411,30 @@ fn dual_pi2_step_marks_l4s_packets_from_one_ms_of_sojourn() {
     assert!(drops.is_empty());
 }
 
+/// p' follows the classic head's delay (RFC 9332 A.1), or with `pi_both_queues` the
+/// larger of the two heads' (Linux's `calculate_probability`): an L4S queue alone,
+/// 40 ms deep, drives p' only then.
+#[test]
+fn dual_pi2_base_probability_follows_the_l4s_queue_only_with_pi_both_queues() {
+    let base_after = |pi_both_queues: bool| {
+        let mut q = dual(DualPi2Params {
+            pi_both_queues,
+            step_thresh: TimeDelta::secs(100),
+            ..DualPi2Params::default()
+        });
+        for k in 0..100 {
+            q.enqueue(ms(0), pkt(k, 0, 1000, Ecn::Ect1), RATE)
+                .expect("room");
+        }
+        // One L4S packet out at 40 ms: the PI updates due by then see the L head's age.
+        let mut drops = DropSink::new();
+        q.dequeue(ms(40), &mut drops);
+        q.base_prob()
+    };
+    assert_eq!(base_after(false), 0.0);
+    assert!(base_after(true) > 0.0, "{}", base_after(true));
+}
+
 #[test]
 fn dual_pi2_drops_not_ect_and_marks_ect0_classic_packets_at_p_c() {
     let params = DualPi2Params {

@@ -1,7 +1,11 @@
 //! The SCReAM v2 media sender (crate::scream_v2): a video source whose encoder follows
 //! the target bitrate, a send queue drained by a pacer at the pacing rate and stopped
 //! while the data in flight reaches the send window (libwebrtc's pacer with
-//! ScreamNetworkController's congestion window). Feedback: RFC 8888 reports from a
+//! ScreamNetworkController's congestion window). The pacer is Chromium's by default
+//! (`chromium_pacer`): the media debt of `PacingController` (`gcc::media_debt`), a
+//! packet going while the debt drains within ScreamNetworkController's burst window
+//! (40 ms, 10 ms for 15 s after a reaction to congestion), so a frame leaves in a burst;
+//! without it every packet waits one packet time at the pacing rate. Feedback: RFC 8888 reports from a
 //! [`super::rfc8888::CcfbReceiver`] (libwebrtc's CongestionControlFeedbackGenerator
 //! sends one at most every 25 ms).
 //!
@@ -19,6 +23,7 @@ use super::video::VideoPacketizer;
 use super::{Controller, Endpoint, Transmit};
 use crate::coupling::{Allowance, FlowReport};
 use crate::ecn::Ecn;
+use crate::gcc::media_debt::MediaDebtConfig;
 use crate::scream_v2::{FeedbackSummary, ScreamV2, ScreamV2Config};
 use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
@@ -79,6 +84,9 @@ pub struct ScreamV2Sender {
     in_flight: DataSize,
     next_seq: u64,
     next_send: Timestamp,
+    /// Chromium's pacer: the media debt and when it was last paid off.
+    debt: DataSize,
+    debt_paid_at: Timestamp,
     last_frame: Option<Timestamp>,
     report: Option<FlowReport>,
     last_reported: Option<Bitrate>,
@@ -101,6 +109,8 @@ impl ScreamV2Sender {
             in_flight: DataSize::ZERO,
             next_seq: 0,
             next_send: now,
+            debt: DataSize::ZERO,
+            debt_paid_at: now,
             last_frame: None,
             report: None,
             last_reported: None,
@@ -184,6 +194,22 @@ impl ScreamV2Sender {
             self.queue
                 .extend(packets.into_iter().map(|(p, s)| (p, s, now)));
         }
+    }
+
+    /// Chromium's pacer's rule at `now`: `PacingController`'s media debt with
+    /// ScreamNetworkController's burst window.
+    fn debt_config(&self, now: Timestamp) -> MediaDebtConfig {
+        MediaDebtConfig {
+            burst_interval: self.cc.pacing_window(now),
+            ..MediaDebtConfig::default()
+        }
+    }
+
+    /// `UpdateBudgetWithElapsedTime`: the debt paid off at the pacing rate up to `now`.
+    fn pay_debt(&mut self, now: Timestamp) {
+        let elapsed = now.saturating_since(self.debt_paid_at);
+        self.debt = MediaDebtConfig::default().pay(self.debt, self.cc.pacing_rate(), elapsed);
+        self.debt_paid_at = now;
     }
 
     /// The report as the controller reads it (libwebrtc `ParseScreamFeedback`), and
@@ -305,6 +331,15 @@ impl Endpoint for ScreamV2Sender {
         {
             return None;
         }
+        if self.cfg.scream.chromium_pacer {
+            self.pay_debt(now);
+            if !self
+                .debt_config(now)
+                .may_send(self.debt, self.cc.pacing_rate())
+            {
+                return None;
+            }
+        }
         let (mut p, size, _) = self.queue.pop_front()?;
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -321,8 +356,13 @@ impl Endpoint for ScreamV2Sender {
         );
         self.in_flight += size;
         self.cc.on_packet_sent(self.in_flight);
-        // The pacer: the next packet after this one's time at the pacing rate.
-        self.next_send = self.next_send.max(now) + size / self.cc.pacing_rate();
+        if self.cfg.scream.chromium_pacer {
+            // `UpdateBudgetWithSentData`.
+            self.debt = MediaDebtConfig::default().charge(self.debt, size, self.cc.pacing_rate());
+        } else {
+            // The draft's pacer: the next packet after this one's time at the pacing rate.
+            self.next_send = self.next_send.max(now) + size / self.cc.pacing_rate();
+        }
         self.bytes_sent += size.as_bytes();
         self.packets_sent += 1;
         Some(Transmit { size, message: p })
@@ -330,8 +370,17 @@ impl Endpoint for ScreamV2Sender {
 
     fn poll_timeout(&self) -> Option<Timestamp> {
         let frame = self.video.next_frame_time();
-        let pacer = (!self.queue.is_empty() && self.in_flight < self.cc.send_window())
-            .then_some(self.next_send);
+        let ready = !self.queue.is_empty() && self.in_flight < self.cc.send_window();
+        let pacer = if !ready {
+            None
+        } else if self.cfg.scream.chromium_pacer {
+            // `NextSendTime`: the debt as of its last payment, drained at the pacing rate.
+            self.debt_config(self.debt_paid_at)
+                .wait(self.debt, self.cc.pacing_rate())
+                .map(|w| self.debt_paid_at + w)
+        } else {
+            Some(self.next_send)
+        };
         Some(pacer.map_or(frame, |t| t.min(frame)))
     }
 

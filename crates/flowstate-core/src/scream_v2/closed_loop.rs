@@ -241,13 +241,22 @@ fn the_draft_variant_under_the_same_marks() {
 
 /// An L4S step-marking bottleneck (CE above 1 ms of queue, DualPI2's L4S queue in
 /// spirit) of 1 Mbit/s: the flow fills it with a short queue and follows a halving.
+/// The draft's smooth pacer (`chromium_pacer = false`): one packet time between packets,
+/// so a packet waits behind another only when the rate exceeds the link's.
+fn smooth_paced() -> ScreamV2Config {
+    ScreamV2Config {
+        chromium_pacer: false,
+        ..chromium_like()
+    }
+}
+
 #[test]
 fn fills_a_1mbps_step_marking_link_with_a_short_queue_and_follows_a_halving() {
     let rate = Bitrate::mbps(1.0);
     let link = TestLink::new(rate, TimeDelta::millis(25), rate * TimeDelta::millis(300))
         .mark_above(TimeDelta::millis(1))
         .change_at(Timestamp::from_secs(30), Bitrate::kbps(500.0));
-    let tr = run(link, None, chromium_like(), 50);
+    let tr = run(link, None, smooth_paced(), 50);
     let before = mean_target_mbps(&tr, 15.0, 30.0);
     let after = mean_target_mbps(&tr, 40.0, 50.0);
     let mean_delay = |a: f64, b: f64| {
@@ -265,4 +274,24 @@ fn fills_a_1mbps_step_marking_link_with_a_short_queue_and_follows_a_halving() {
     assert!(after > 0.3 && after < 0.55, "{after}");
     assert!(d1 < 30.0 && d2 < 40.0, "{d1} {d2}");
     assert_eq!(tr.dropped, 0);
+}
+
+/// Chromium's pacer sends a frame in a burst (up to 40 ms of sending; 10 ms within 15 s
+/// of a reaction), and on a link that marks every packet waiting more than 1 ms (DualPI2's
+/// step with Linux's `min_qlen_step = 0`) a burst's later packets are marked even far
+/// below the link's rate: Chromium 156's SCReAM v2 held 0.75 Mbit/s on a 3 Mbit/s
+/// DualPI2 link and 0.66 on 1 Mbit/s (docs/REPRODUCTION.md, "L4S: the model against
+/// Chromium's own SCReAM v2"). The smooth pacer fills the 3 Mbit/s link to the maximum.
+#[test]
+fn chromium_pacer_bursts_are_marked_far_below_a_step_marking_link() {
+    let rate = Bitrate::mbps(3.0);
+    let link = || {
+        TestLink::new(rate, TimeDelta::millis(25), rate * TimeDelta::millis(300))
+            .mark_above(TimeDelta::millis(1))
+    };
+    let bursty = mean_target_mbps(&run(link(), None, chromium_like(), 30), 10.0, 30.0);
+    let smooth = mean_target_mbps(&run(link(), None, smooth_paced(), 30), 10.0, 30.0);
+    eprintln!("3 Mbit/s step-marking link: target {bursty:.3} Mbit/s with Chromium's pacer, {smooth:.3} smooth");
+    assert!(bursty > 0.4 && bursty < 1.2, "{bursty}");
+    assert!(smooth > 2.2, "{smooth}");
 }

@@ -130,6 +130,22 @@ pub struct ScreamV2Config {
     pub max_relaxed_pacing_factor: f64,
     /// RELAXED_PACING_LIMIT_LOW (draft 4.3.2: 0.8).
     pub relaxed_pacing_limit_low: f64,
+    /// Chromium's pacer: libwebrtc's `PacingController` keeps a media debt and lets a
+    /// packet go while the debt drains within the pacer's burst window (the GCC
+    /// sender's `chromium_pacer`, `gcc::media_debt`), the window set by
+    /// `ScreamNetworkController::MaybeCreatePacerConfig`: `pacing_window` once
+    /// `large_bursts_after_congestion` has passed since the last reaction to
+    /// congestion, else `pacing_window_after_congestion`. true (libwebrtc M150);
+    /// false: every packet one packet time at the pacing rate after the previous one
+    /// (the draft's pacer, 4.3.2).
+    pub chromium_pacer: bool,
+    /// The burst window away from congestion (`RtpTransportConfig::
+    /// default_pacing_time_window`, `PacerConfig::kDefaultTimeInterval` 40 ms).
+    pub pacing_window: TimeDelta,
+    /// The burst window after a reaction to congestion (libwebrtc 10 ms).
+    pub pacing_window_after_congestion: TimeDelta,
+    /// AllowLargePacingBurstsAfterCongestionTime (libwebrtc 15 s).
+    pub large_bursts_after_congestion: TimeDelta,
 
     // --- media rate (draft 4.4; libwebrtc ScreamV2::UpdateTargetRate) ---
     /// The draft's media rate control (4.4): the target is further divided by
@@ -194,6 +210,10 @@ impl Default for ScreamV2Config {
             packet_pacing_headroom: 1.5,
             max_relaxed_pacing_factor: 4.0,
             relaxed_pacing_limit_low: 0.8,
+            chromium_pacer: true,
+            pacing_window: TimeDelta::millis(40),
+            pacing_window_after_congestion: TimeDelta::millis(10),
+            large_bursts_after_congestion: TimeDelta::secs(15),
             draft_media_rate: false,
             packet_overhead: DataSize::bytes(20),
             rate_adjust_gain: 1.0 / 16.0,
@@ -221,6 +241,7 @@ impl ScreamV2Config {
             loss_step_filter: false,
             feedback_hold_time_avg_g: 0.0,
             draft_pacing: true,
+            chromium_pacer: false,
             draft_media_rate: true,
             ..ScreamV2Config::default()
         }
@@ -338,6 +359,22 @@ impl ScreamV2Config {
                 self.relaxed_pacing_limit_low
             ));
         }
+        // A zero window paces every packet (libwebrtc: a zero `send_burst_interval_`).
+        for (name, d) in [
+            ("pacing_window_ms", self.pacing_window),
+            (
+                "pacing_window_after_congestion_ms",
+                self.pacing_window_after_congestion,
+            ),
+        ] {
+            if d < TimeDelta::ZERO || d > TimeDelta::secs(1) {
+                return Err(format!("scream_v2.{name} must be in [0, 1000] ms, got {d}"));
+            }
+        }
+        dur(
+            "large_bursts_after_congestion_ms",
+            self.large_bursts_after_congestion,
+        )?;
         frac("rate_adjust_gain", self.rate_adjust_gain)?;
         frac("frame_size_dev_alpha", self.frame_size_dev_alpha)?;
         let rate = |name: &str, r: Bitrate| {

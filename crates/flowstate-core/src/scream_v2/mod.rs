@@ -36,7 +36,7 @@ mod proptests;
 pub use config::ScreamV2Config;
 pub use feedback::FeedbackSummary;
 
-use crate::units::{Bitrate, DataSize, TimeDelta};
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 use l4s_alpha::L4sAlpha;
 use loss::LossFilter;
 use media_rate::MediaRateAdjust;
@@ -90,6 +90,10 @@ impl ScreamV2 {
     /// The pacer's rate.
     pub fn pacing_rate(&self) -> Bitrate {
         pacing::pacing_rate(&self.cfg, self.target)
+    }
+    /// The pacer's burst window at `now` ([`pacing::pacing_window`]).
+    pub fn pacing_window(&self, now: Timestamp) -> TimeDelta {
+        pacing::pacing_window(&self.cfg, now, self.window.last_reaction())
     }
     /// The most data in flight before the sender stops (draft 4.3.1 send window).
     pub fn send_window(&self) -> DataSize {

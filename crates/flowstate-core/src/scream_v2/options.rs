@@ -107,6 +107,18 @@ impl ScreamV2Config {
         max_relaxed_pacing_factor: Number => max_relaxed_pacing_factor;
         /// RELAXED_PACING_LIMIT_LOW (draft 4.3.2; with draft_pacing).
         relaxed_pacing_limit_low: Number => relaxed_pacing_limit_low;
+        /// Chromium's pacer: a media debt drained within a burst window (libwebrtc
+        /// PacingController with ScreamNetworkController's pacer window); false: one packet
+        /// time at the pacing rate between packets (the draft's pacer, 4.3.2).
+        chromium_pacer: Flag => chromium_pacer;
+        /// The pacer's burst window away from congestion (libwebrtc
+        /// default_pacing_time_window, PacerConfig::kDefaultTimeInterval; with chromium_pacer).
+        pacing_window_ms: Millis => pacing_window;
+        /// The burst window within large_bursts_after_congestion_ms of a reaction to
+        /// congestion (libwebrtc ScreamNetworkController 10 ms; with chromium_pacer).
+        pacing_window_after_congestion_ms: Millis => pacing_window_after_congestion;
+        /// AllowLargePacingBurstsAfterCongestionTime (libwebrtc; with chromium_pacer).
+        large_bursts_after_congestion_ms: Millis => large_bursts_after_congestion;
         /// The draft's media rate control (draft 4.4: rate_adjust_factor, frame_size_dev,
         /// packet overhead, 1/1.2); false: libwebrtc's ref_window / (s_rtt + hold time).
         draft_media_rate: Flag => draft_media_rate;

@@ -4,7 +4,7 @@
 //! `draft_pacing`).
 
 use super::ScreamV2Config;
-use crate::units::{Bitrate, DataSize};
+use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// ref_window x (REF_WND_OVERHEAD_MIN + (MAX - MIN) x delay scale), the delay scale
 /// allowed down to 0 (draft 4.3.1 ref_wnd_overhead).
@@ -29,9 +29,37 @@ pub fn pacing_rate(cfg: &ScreamV2Config, target: Bitrate) -> Bitrate {
     pace / scale
 }
 
+/// The pacer's burst window (libwebrtc `ScreamNetworkController::MaybeCreatePacerConfig`):
+/// `pacing_window` once more than `large_bursts_after_congestion` has passed since the
+/// last reaction to congestion (or before any), else `pacing_window_after_congestion`.
+pub fn pacing_window(
+    cfg: &ScreamV2Config,
+    now: Timestamp,
+    last_reaction: Option<Timestamp>,
+) -> TimeDelta {
+    match last_reaction {
+        Some(t) if now.saturating_since(t) <= cfg.large_bursts_after_congestion => {
+            cfg.pacing_window_after_congestion
+        }
+        _ => cfg.pacing_window,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_burst_window_narrows_for_15_s_after_a_reaction() {
+        let cfg = ScreamV2Config::default();
+        let t = Timestamp::from_micros(100_000_000);
+        assert_eq!(pacing_window(&cfg, t, None), TimeDelta::millis(40));
+        assert_eq!(pacing_window(&cfg, t, Some(t)), TimeDelta::millis(10));
+        let later = t + TimeDelta::secs(15);
+        assert_eq!(pacing_window(&cfg, later, Some(t)), TimeDelta::millis(10));
+        let after = later + TimeDelta::millis(1);
+        assert_eq!(pacing_window(&cfg, after, Some(t)), TimeDelta::millis(40));
+    }
 
     #[test]
     fn send_window_spans_the_two_overheads() {

@@ -51,6 +51,11 @@ pub struct DualPi2Params {
     pub min_backlog: u64,
     /// The MTU the scheduler's credit starts from (1514 B).
     pub mtu: u64,
+    /// The delay p' follows: false, the classic queue's head (RFC 9332 appendix A.1,
+    /// `dualpi2_update`); true, the larger of the two heads' (Linux `sch_dualpi2.c`
+    /// `calculate_probability`: `qdelay = max(qdelay_l, qdelay_c)`), so an L4S queue
+    /// alone drives p' too. Default false.
+    pub pi_both_queues: bool,
 }
 
 impl Default for DualPi2Params {
@@ -67,6 +72,7 @@ impl Default for DualPi2Params {
             drop_overload: true,
             min_backlog: 2 * 1514,
             mtu: 1514,
+            pi_both_queues: false,
         }
     }
 }
@@ -129,11 +135,17 @@ impl DualPi2Queue {
     }
 
     /// Every PI update due at or before `now` (RFC 9332 appendix A.1,
-    /// `dualpi2_update`): the classic head's queuing time drives p'.
+    /// `dualpi2_update`): the classic head's queuing time drives p' (with
+    /// `pi_both_queues`, the larger of the two heads', as Linux).
     fn catch_up(&mut self, now: Timestamp) {
         while self.next_update <= now {
             let t = self.next_update;
-            let curq = self.c.front().map_or(TimeDelta::ZERO, |e| t - e.at);
+            let head = |q: &Fifo| q.front().map_or(TimeDelta::ZERO, |e| t - e.at);
+            let curq = if self.params.pi_both_queues {
+                head(&self.c).max(head(&self.l))
+            } else {
+                head(&self.c)
+            };
             self.pi_update(curq);
             self.next_update += self.params.t_update;
         }
