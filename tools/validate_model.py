@@ -42,20 +42,26 @@ ROOT = Path(__file__).resolve().parents[1]
 THROUGHPUT_TOLERANCE = 0.15
 RTT_TOLERANCE = 0.20
 QUEUING_TOLERANCE = 0.20
+# The video source and the receiver's frames (docs/REPRODUCTION.md's frame-level table).
+FPS_TOLERANCE = 0.15
+FRAME_DELAY_TOLERANCE = 0.20
 
 #: The simulator's "today's Chromium" (Chromium 156 / WebRTC M150), the same for every
 #: case: GCC on the `chromium-m156` preset (its components as libwebrtc M150 has them:
-#: probing, ALR, loss-based BWE v2, the pacer's media debt, FEC, the encoder bitrate
-#: adjuster, feedback cadence; docs/ALGORITHMS.md) with the send chain's two options the
-#: preset leaves off: libvpx's frame dropping (`vp8_frame_drop`) and the 1.1 pacing
-#: factor a video stream sets; SCTP on `dcsctp` (Chromium 156's data channels); kernel
+#: probing, ALR, loss-based BWE v2, the pacer's media debt at a video stream's 1.1
+#: pacing factor, FEC, the encoder bitrate adjuster, feedback cadence; docs/ALGORITHMS.md)
+#: with the video source the preset leaves off, libvpx's frame dropping on the test clip
+#: (`vp8_frame_drop`, its frame-size floor fitted to fixed-target runs of the clip, not to
+#: any judged case); SCTP on `dcsctp` (Chromium 156's data channels); kernel
 #: TCP as Linux runs it (SACK, timestamps, its RTO rules, HyStart in CUBIC); SCReAM v2
-#: with the kind's defaults (libwebrtc M150's). Only the rate bounds the browser is
-#: given (`video_max_rate`, `max_rate`) are kept from the scenario.
-GCC_OPTIONS = {"vp8_frame_drop": True, "pacing_factor": 1.1}
+#: with the kind's defaults (libwebrtc M150's, Chromium's pacer included) and the same
+#: video source as GCC's (`vp8_frame_drop`: the encoder is the browser's whatever the
+#: controller). Only the rate bounds the browser is given (`video_max_rate`, `max_rate`)
+#: are kept from the scenario.
+GCC_OPTIONS = {"vp8_frame_drop": True}
 KERNEL_TCP = {"sack": True, "timestamps": True, "linux_rto": True}
 KERNEL_CUBIC = {**KERNEL_TCP, "hystart": True}
-CHROMIUM_MODEL = "gcc: chromium-m156 + vp8_frame_drop + pacing_factor 1.1; sctp: dcsctp; tcp: Linux's defaults; scream-v2: its defaults"
+CHROMIUM_MODEL = "gcc: chromium-m156 + vp8_frame_drop; sctp: dcsctp; tcp: Linux's defaults; scream-v2: its defaults + vp8_frame_drop"
 
 
 def model_doc(doc: dict) -> dict:
@@ -72,7 +78,7 @@ def model_doc(doc: dict) -> dict:
             f["overrides"] = {**overrides, **(KERNEL_CUBIC if kind == "tcp-cubic" else KERNEL_TCP)}
         elif kind == "scream-v2":
             f.pop("preset", None)
-            f["overrides"] = {k: v for k, v in overrides.items() if k == "max_rate"}
+            f["overrides"] = {**{k: v for k, v in overrides.items() if k == "max_rate"}, "vp8_frame_drop": True}
     return doc
 
 
@@ -130,12 +136,16 @@ def spread(values: list) -> Optional[dict]:
 
 
 def flow_figures(f: dict) -> dict:
+    video = f.get("video") if isinstance(f.get("video"), dict) else {}
     return {
         "throughput_mbps": f.get("throughput_mbps"),
         "share": f.get("share"),
         "rtt_mean_ms": (f.get("rtt_ms") or {}).get("mean"),
         "queuing_mean_ms": (f.get("queuing_delay_ms") or {}).get("mean"),
         "queuing_p95_ms": (f.get("queuing_delay_ms") or {}).get("p95"),
+        "fps": video.get("fps"),
+        "frame_delay_mean_ms": (video.get("frame_delay_ms") or {}).get("mean"),
+        "freezes_per_min": video.get("freezes_per_min"),
     }
 
 
@@ -282,7 +292,7 @@ def mark(r: Optional[float], tol: float) -> str:
 def summary_stats(results: dict, role: str, queuing: bool) -> dict:
     rows = [(c, name, f) for c, e in results.items() if e["role"] == role for name, f in e["flows"].items()]
     errs: dict[str, list[float]] = {"throughput": [], "rtt": [], "share": [], "reaction": [], "queuing_mean": [],
-                                     "queuing_p95": []}
+                                     "queuing_p95": [], "fps": [], "frame_delay": []}
     within = 0
     for _, _, f in rows:
         rt = ratio(f["sim"]["throughput_mbps"], f["real"]["throughput_mbps"])
@@ -290,7 +300,10 @@ def summary_stats(results: dict, role: str, queuing: bool) -> dict:
         rs = ratio(f["sim"]["share"], f["real"]["share"])
         rq = ratio(f["sim"]["queuing_mean_ms"], f["real"]["queuing_mean_ms"])
         rp = ratio(f["sim"]["queuing_p95_ms"], f["real"]["queuing_p95_ms"])
-        for k, v in (("throughput", rt), ("rtt", rr), ("share", rs), ("queuing_mean", rq), ("queuing_p95", rp)):
+        rf = ratio(f["sim"]["fps"], f["real"]["fps"])
+        rd = ratio(f["sim"]["frame_delay_mean_ms"], f["real"]["frame_delay_mean_ms"])
+        for k, v in (("throughput", rt), ("rtt", rr), ("share", rs), ("queuing_mean", rq), ("queuing_p95", rp),
+                     ("fps", rf), ("frame_delay", rd)):
             if v is not None:
                 errs[k].append(abs(v - 1))
         ok = rt is not None and abs(rt - 1) <= THROUGHPUT_TOLERANCE + 1e-12
@@ -322,7 +335,8 @@ def tables(s: Set, results: dict, queuing: bool) -> str:
         "throughput within 15 % and mean RTT within 20 %"
     lines = [
         f"Simulator: {CHROMIUM_MODEL}, {next(iter(results.values()))['sim_runs']} seeds per case (mean, min-max); real: "
-        f"median (min-max) over the stored runs in {', '.join(_folders(s))}. `ok`: {what} (sim/real).",
+        f"median (min-max) over the stored runs in {', '.join(_folders(s))}, with the 1-minute load average at the "
+        f"runs' starts where recorded. `ok`: {what} (sim/real).",
         "",
     ]
     for role in ("calibration", "test"):
@@ -345,7 +359,7 @@ def tables(s: Set, results: dict, queuing: bool) -> str:
             e = results[c]
             for name, f in e["flows"].items():
                 r, m = f["real"], f["sim"]
-                row = (f"| {c} | {name} ({f['kind']}) | {e['runs']} | {fmt(r['throughput_mbps'], 2)} "
+                row = (f"| {c} | {name} ({f['kind']}) | {_runs_cell(e)} | {fmt(r['throughput_mbps'], 2)} "
                        f"| {fmt(m['throughput_mbps'], 2, 'mean')} | {mark(ratio(m['throughput_mbps'], r['throughput_mbps']), THROUGHPUT_TOLERANCE)} ")
                 if queuing:
                     row += (f"| {fmt(r['queuing_mean_ms'], 1)} | {fmt(m['queuing_mean_ms'], 1, 'mean')} "
@@ -366,16 +380,40 @@ def tables(s: Set, results: dict, queuing: bool) -> str:
                 goal = "up at" if x["direction"] == "up" else "down at"
                 lines.append(f"| {c} | {x['flow']} | {goal} {x['at_s']:g} s | {fmt(x['real'], 1)} | {fmt(x['sim'], 1, 'mean')} |")
             lines.append("")
+        vids = [(c, name, f) for c in names for name, f in results[c]["flows"].items() if f["real"].get("fps")]
+        if vids:
+            lines.append("| case | video flow | frames/s real | sim | ratio | frame delay mean ms real | sim | ratio "
+                         "| freezes/min real | sim |")
+            lines.append("|---|---|---|---|---|---|---|---|---|---|")
+            for c, name, f in vids:
+                r, m = f["real"], f["sim"]
+                lines.append(
+                    f"| {c} | {name} | {fmt(r['fps'], 1)} | {fmt(m['fps'], 1, 'mean')} "
+                    f"| {mark(ratio(m['fps'], r['fps']), FPS_TOLERANCE)} | {fmt(r['frame_delay_mean_ms'], 0)} "
+                    f"| {fmt(m['frame_delay_mean_ms'], 0, 'mean')} "
+                    f"| {mark(ratio(m['frame_delay_mean_ms'], r['frame_delay_mean_ms']), FRAME_DELAY_TOLERANCE)} "
+                    f"| {fmt(r['freezes_per_min'], 1)} | {fmt(m['freezes_per_min'], 1, 'mean')} |")
+            lines.append("")
         lines.append("| error \\|sim/real - 1\\| | median | p90 | flows or events |")
         lines.append("|---|---|---|---|")
         labels = {"throughput": "throughput", "rtt": "mean RTT", "share": "share", "queuing_mean": "mean queuing delay",
-                  "queuing_p95": "p95 queuing delay", "reaction": "time to react to a capacity change"}
+                  "queuing_p95": "p95 queuing delay", "reaction": "time to react to a capacity change",
+                  "fps": "frames/s at the receiver", "frame_delay": "mean frame delay"}
         for k, label in labels.items():
             d = st["errors"][k]
             if d:
                 lines.append(f"| {label} | {d['median']:.2f} | {d['p90']:.2f} | {d['n']} |")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _runs_cell(e: dict) -> str:
+    """The real runs and, where they recorded it, the range of the 1-minute load average
+    at their starts."""
+    loads = [x for x in e.get("loadavg") or [] if x is not None]
+    if not loads:
+        return str(e["runs"])
+    return f"{e['runs']} (load {min(loads):.1f}-{max(loads):.1f})"
 
 
 def _folders(s: Set) -> list[str]:

@@ -98,6 +98,31 @@ impl Scenario {
                 "at least one [[flows]] entry is required".into(),
             ));
         }
+        // The web-api mode couples what a web page can read and control: a flow of
+        // another kind in a coupling group would run uncoupled without a word.
+        if self
+            .coupling
+            .as_ref()
+            .is_some_and(|c| c.mechanism == crate::web_api::MECHANISM)
+        {
+            if let Some((i, f)) = self.flows.iter().enumerate().find(|(_, f)| {
+                f.group().is_some() && !crate::web_api::FLOW_KINDS.contains(&f.kind.name())
+            }) {
+                return Err(err(
+                    &format!("flows[{i}].group"),
+                    format!(
+                        "coupling mechanism \"{}\" couples only {} flows (what a web page reads and controls); \
+                         the '{}' flow \"{}\" would run uncoupled in group \"{}\": leave it out of the group \
+                         (cross_traffic = true) or choose another mechanism",
+                        crate::web_api::MECHANISM,
+                        crate::web_api::FLOW_KINDS.join(", "),
+                        f.kind.name(),
+                        f.name,
+                        f.group().unwrap_or_default()
+                    ),
+                ));
+            }
+        }
         // Named links (none for the dumbbell), read once for every flow's route.
         let link_names: Vec<String> = self.named_links().into_iter().map(|l| l.0).collect();
         // Each name's first flow (a map: 10,000 flows compared pairwise cost 50 M

@@ -33,15 +33,17 @@ use flowstate_core::coupling::{
 use flowstate_core::endpoint::app_pacing::AppPacing;
 use flowstate_core::endpoint::data_source::SourceKind;
 use flowstate_core::endpoint::media::MediaSender;
+use flowstate_core::endpoint::scream_v2::ScreamV2Sender;
 use flowstate_core::endpoint::sctp::SctpSender;
 use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 
 /// The mechanism name in scenario files.
 pub const MECHANISM: &str = "web-api";
 
-/// The kinds the rule couples: the video (its getStats and maxBitrate) and the data
-/// channel (its buffered amount and the application's pacing).
-pub const FLOW_KINDS: [&str; 2] = ["gcc", "sctp"];
+/// The kinds the rule couples: the video, whatever its congestion controller (its
+/// getStats and maxBitrate: GCC, or SCReAM v2 as Chromium runs it with its field
+/// trial), and the data channel (its buffered amount and the application's pacing).
+pub const FLOW_KINDS: [&str; 3] = ["gcc", "scream-v2", "sctp"];
 
 /// A GCC sender's statistics.
 pub fn media_stats(sender: &MediaSender) -> AppStats {
@@ -50,6 +52,24 @@ pub fn media_stats(sender: &MediaSender) -> AppStats {
         target: sender.target_rate(),
         bytes_sent: sender.bytes_sent(),
         rtt: (rtt != sender.gcc().config().default_rtt).then_some(rtt),
+    }
+}
+
+/// A SCReAM v2 sender's statistics: its target (Chromium's availableOutgoingBitrate
+/// under SCReAM v2), bytes sent and smoothed RTT.
+pub fn scream_v2_stats(sender: &ScreamV2Sender) -> AppStats {
+    AppStats::Media {
+        target: sender.target_bitrate(),
+        bytes_sent: sender.bytes_sent(),
+        rtt: sender.controller().srtt(),
+    }
+}
+
+/// maxBitrate on a SCReAM v2 video: the encoder's cap (the controller's target is
+/// untouched, as GCC's).
+pub fn apply_scream_v2(sender: &mut ScreamV2Sender, now: Timestamp, control: AppControl) {
+    if let AppControl::MaxBitrate(r) = control {
+        sender.set_desired_rate(now, Some(r));
     }
 }
 

@@ -121,3 +121,39 @@ fn options_and_errors() {
     let e = run_toml(&src, "x.toml", Some(1)).unwrap_err().to_string();
     assert!(e.contains("|web-api"), "{e}");
 }
+
+/// A SCReAM v2 video is coupled as a GCC one (its target and maxBitrate): with the data
+/// channel on 4 Mbit/s DualPI2 the pair splits about evenly, where uncoupled the data
+/// channel takes nearly all of it.
+#[test]
+fn a_scream_v2_video_is_coupled_as_a_gcc_one() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/l4s/scream-v2-vs-sctp.toml");
+    let src = std::fs::read_to_string(&path).expect("the scenario");
+    let coupled = run_toml(
+        &with_mechanism(&src, "mechanism = \"web-api\""),
+        "t.toml",
+        Some(1),
+    )
+    .expect("runs")
+    .summary;
+    let alone = run_toml(&src, "t.toml", Some(1)).expect("runs").summary;
+    let (c, a) = (share(&coupled, "scream_v2"), share(&alone, "scream_v2"));
+    assert!(c > 0.35 && c < 0.65, "coupled video share {c}");
+    assert!(a < 0.15, "uncoupled video share {a}");
+}
+
+/// A kind the page cannot read or control, in a web-api group, is an error rather than
+/// an uncoupled flow.
+#[test]
+fn a_kind_the_rule_cannot_couple_is_refused() {
+    let src = format!(
+        "{}\n[[flows]]\nname = \"n\"\nkind = \"nada\"\n",
+        with_mechanism(&base("p000-table5"), "mechanism = \"web-api\"")
+    );
+    let e = run_toml(&src, "t.toml", Some(1))
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(e.contains("flows[2].group: coupling mechanism \"web-api\" couples only gcc, scream-v2, sctp flows"), "{e}");
+}

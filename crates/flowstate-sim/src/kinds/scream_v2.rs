@@ -18,7 +18,7 @@ use flowstate_core::endpoint::rfc8888::CcfbReceiver;
 use flowstate_core::endpoint::scream_v2::{ScreamV2Sender, ScreamV2SenderConfig};
 use flowstate_core::scream_v2::ScreamV2Config;
 use flowstate_core::source::EncoderBounds;
-use flowstate_core::{Bitrate, TimeDelta};
+use flowstate_core::{Bitrate, TimeDelta, Timestamp};
 
 /// The `scream-v2` kind.
 pub static KIND: KindDef = KindDef::new(
@@ -57,6 +57,10 @@ overrides! {
         /// `true`: a perfect codec (frames exactly at the target) instead of the
         /// statistics codec with noise and I-frames.
         perfect_codec: Option<bool> => ["scream-v2"], None, OverrideDefault::Value(|| "false".into());
+        /// `true`: the statistics codec drops frames as libvpx VP8's CBR buffer does in
+        /// Chromium 156, whatever the congestion controller (the gcc override of that
+        /// name; `source::vp8_frame_drop`). Not with `perfect_codec`.
+        vp8_frame_drop: Option<bool> => ["scream-v2"], None, OverrideDefault::Value(|| "false".into());
         /// The receiver's playout rule: `adaptive` (libwebrtc's jitter buffer) or
         /// `fixed` (capture + `playout_delay_ms`); frame figures only.
         playout: Option<crate::kinds::playout_options::PlayoutRule> => ["scream-v2"], None,
@@ -77,6 +81,13 @@ overrides! {
 pub type ScreamV2Flow = EndpointPairFlow<Tracked<ScreamV2Sender>, CcfbReceiver>;
 
 impl SimSender for ScreamV2Sender {
+    /// What getStats shows of the video and the page's maxBitrate (the `web-api` mode).
+    fn web_stats(&self) -> Option<crate::app_stats::AppStats> {
+        Some(crate::web_api::scream_v2_stats(self))
+    }
+    fn web_control(&mut self, now: Timestamp, control: crate::app_stats::AppControl) {
+        crate::web_api::apply_scream_v2(self, now, control);
+    }
     fn encoder_log(&self) -> Option<&flowstate_core::playout::EncoderLog> {
         Some(ScreamV2Sender::encoder_log(self))
     }
@@ -119,7 +130,20 @@ pub fn scream_v2_flow(b: &BuildInput<'_>) -> Result<ScreamV2Flow, FieldError> {
         decode_time_ms: media.decode_time_ms,
     })
     .map_err(|e| e.under("overrides"))?;
-    let source = rmcat_source(media.perfect_codec.unwrap_or(false), scream.max_rate, fps);
+    let perfect = media.perfect_codec.unwrap_or(false);
+    let vp8_drop = media.vp8_frame_drop.unwrap_or(false);
+    if perfect && vp8_drop {
+        return Err(FieldError::new(
+            ".vp8_frame_drop",
+            "cannot be combined with perfect_codec (the perfect codec drops no frame)",
+        )
+        .under("overrides"));
+    }
+    let mut source = rmcat_source(perfect, scream.max_rate, fps);
+    if let flowstate_core::source::VideoSourceConfig::Statistics(c) = &mut source {
+        c.vp8_drop =
+            vp8_drop.then(flowstate_core::source::vp8_frame_drop::Vp8DropConfig::chromium156);
+    }
     let mut cfg = ScreamV2SenderConfig::new(scream, source);
     cfg.ecn = b.spec.ecn_or(DEFAULT_ECN);
     cfg.ssrc = b.index as u32 + 1;
