@@ -185,6 +185,23 @@ def reaction_times(rows: list[dict], flow: str, at: float, direction: str, max_r
     return out
 
 
+def mean_by_run(rows: list[dict], flow: str, column: str, t0: float, t1: float) -> list[float]:
+    """Per run, the mean of ``column`` over the flow's rows in [t0, t1)."""
+    runs: dict[str, list[float]] = {}
+    for r in rows:
+        v = _num(r.get(column))
+        if r["flow"] == flow and v is not None and t0 <= float(r["time_s"]) < t1:
+            runs.setdefault(r["run"], []).append(v)
+    return [statistics.fmean(v) for v in runs.values() if v]
+
+
+def _window(doc: dict) -> tuple[float, float]:
+    from flowstate.catalogue.derived import parse_time
+
+    m = doc.get("measure") or {}
+    return parse_time(m.get("start", 0)), parse_time(m.get("end", doc.get("duration")))
+
+
 def _num(x: Any) -> Optional[float]:
     try:
         v = float(x)
@@ -225,17 +242,25 @@ def judge_case(s: Set, case: Case, sim_runs: int, out: Optional[Path]) -> dict:
     # so a trace path is made absolute from the case's `scenario`.
     _absolute_traces(sim_doc, case)
     r = flowstate.run(sim_doc, seed=1, runs=sim_runs, out=(out / case.name) if out else None)
-    sim_per_run = r.summary.get("per_run") or [r.summary]
+    # Each seed's own summary: the simulator's spread as the real runs' (min-max).
+    sim_per_run = list(r.runs) or [r.summary]
     flows = {}
     for i, f in enumerate(runs[0]["flows"]):
         realv = {k: spread([flow_figures(x["flows"][i])[k] for x in runs]) for k in flow_figures(f)}
         simv = {k: spread([flow_figures(_flow(x, f["name"]))[k] for x in sim_per_run]) for k in flow_figures(f)}
         flows[f["name"]] = {"kind": f["kind"], "real": realv, "sim": simv}
+    # Each video flow's mean target over the window, per run: the controller apart from
+    # the encoder (real: getStats' availableOutgoingBitrate of its call).
+    w0, w1 = _window(doc)
+    real_rows = read_rows(folder / "chromium" / "timeseries.csv")
+    sim_rows = [{k: str(v) for k, v in row.items()} for row in r.timeseries.to_dict("records")]
+    for f in doc["flows"]:
+        if f.get("kind") in ("gcc", "scream-v2") and f["name"] in flows:
+            flows[f["name"]]["real"]["target_mbps"] = spread(mean_by_run(real_rows, f["name"], "target_mbps", w0, w1))
+            flows[f["name"]]["sim"]["target_mbps"] = spread(mean_by_run(sim_rows, f["name"], "target_mbps", w0, w1))
     reactions = []
     events = capacity_events(doc)
     if events:
-        real_rows = read_rows(folder / "chromium" / "timeseries.csv")
-        sim_rows = [{k: str(v) for k, v in row.items()} for row in r.timeseries.to_dict("records")]
         for f in doc["flows"]:
             if f.get("kind") not in ("gcc", "scream-v2"):
                 continue
@@ -292,7 +317,7 @@ def mark(r: Optional[float], tol: float) -> str:
 def summary_stats(results: dict, role: str, queuing: bool) -> dict:
     rows = [(c, name, f) for c, e in results.items() if e["role"] == role for name, f in e["flows"].items()]
     errs: dict[str, list[float]] = {"throughput": [], "rtt": [], "share": [], "reaction": [], "queuing_mean": [],
-                                     "queuing_p95": [], "fps": [], "frame_delay": []}
+                                     "queuing_p95": [], "target": [], "fps": [], "frame_delay": []}
     within = 0
     for _, _, f in rows:
         rt = ratio(f["sim"]["throughput_mbps"], f["real"]["throughput_mbps"])
@@ -300,10 +325,11 @@ def summary_stats(results: dict, role: str, queuing: bool) -> dict:
         rs = ratio(f["sim"]["share"], f["real"]["share"])
         rq = ratio(f["sim"]["queuing_mean_ms"], f["real"]["queuing_mean_ms"])
         rp = ratio(f["sim"]["queuing_p95_ms"], f["real"]["queuing_p95_ms"])
+        rg = ratio(f["sim"].get("target_mbps"), f["real"].get("target_mbps"))
         rf = ratio(f["sim"]["fps"], f["real"]["fps"])
         rd = ratio(f["sim"]["frame_delay_mean_ms"], f["real"]["frame_delay_mean_ms"])
         for k, v in (("throughput", rt), ("rtt", rr), ("share", rs), ("queuing_mean", rq), ("queuing_p95", rp),
-                     ("fps", rf), ("frame_delay", rd)):
+                     ("target", rg), ("fps", rf), ("frame_delay", rd)):
             if v is not None:
                 errs[k].append(abs(v - 1))
         ok = rt is not None and abs(rt - 1) <= THROUGHPUT_TOLERANCE + 1e-12
@@ -380,15 +406,18 @@ def tables(s: Set, results: dict, queuing: bool) -> str:
                 goal = "up at" if x["direction"] == "up" else "down at"
                 lines.append(f"| {c} | {x['flow']} | {goal} {x['at_s']:g} s | {fmt(x['real'], 1)} | {fmt(x['sim'], 1, 'mean')} |")
             lines.append("")
-        vids = [(c, name, f) for c in names for name, f in results[c]["flows"].items() if f["real"].get("fps")]
+        vids = [(c, name, f) for c in names for name, f in results[c]["flows"].items()
+                if f["real"].get("fps") or f["real"].get("target_mbps")]
         if vids:
-            lines.append("| case | video flow | frames/s real | sim | ratio | frame delay mean ms real | sim | ratio "
-                         "| freezes/min real | sim |")
-            lines.append("|---|---|---|---|---|---|---|---|---|---|")
+            lines.append("| case | video flow | target Mbit/s real | sim | ratio | frames/s real | sim | ratio "
+                         "| frame delay mean ms real | sim | ratio | freezes/min real | sim |")
+            lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
             for c, name, f in vids:
                 r, m = f["real"], f["sim"]
                 lines.append(
-                    f"| {c} | {name} | {fmt(r['fps'], 1)} | {fmt(m['fps'], 1, 'mean')} "
+                    f"| {c} | {name} | {fmt(r.get('target_mbps'), 2)} | {fmt(m.get('target_mbps'), 2, 'mean')} "
+                    f"| {mark(ratio(m.get('target_mbps'), r.get('target_mbps')), THROUGHPUT_TOLERANCE)} "
+                    f"| {fmt(r['fps'], 1)} | {fmt(m['fps'], 1, 'mean')} "
                     f"| {mark(ratio(m['fps'], r['fps']), FPS_TOLERANCE)} | {fmt(r['frame_delay_mean_ms'], 0)} "
                     f"| {fmt(m['frame_delay_mean_ms'], 0, 'mean')} "
                     f"| {mark(ratio(m['frame_delay_mean_ms'], r['frame_delay_mean_ms']), FRAME_DELAY_TOLERANCE)} "
@@ -398,7 +427,8 @@ def tables(s: Set, results: dict, queuing: bool) -> str:
         lines.append("|---|---|---|---|")
         labels = {"throughput": "throughput", "rtt": "mean RTT", "share": "share", "queuing_mean": "mean queuing delay",
                   "queuing_p95": "p95 queuing delay", "reaction": "time to react to a capacity change",
-                  "fps": "frames/s at the receiver", "frame_delay": "mean frame delay"}
+                  "target": "the video's target (the controller)", "fps": "frames/s at the receiver",
+                  "frame_delay": "mean frame delay"}
         for k, label in labels.items():
             d = st["errors"][k]
             if d:
