@@ -90,6 +90,10 @@ class Case:
     scenario: Optional[Path] = None  # for `record`: the scenario file to play
     browser_args: tuple[str, ...] = ()
     refs: Optional[Path] = None  # the case's stored runs, when not in the set's `refs`
+    # Flows with the same start, kind and path: which one leads is chance, in Chromium
+    # as in the simulator, so each run's are compared by rank (the leader with the
+    # leader), not by name.
+    exchangeable: tuple[str, ...] = ()
 
 
 @dataclass
@@ -119,7 +123,8 @@ def load_set(path: Path) -> Set:
             raise SetError(f"{where}.name: missing")
         scen = (base / c["scenario"]).resolve() if c.get("scenario") else None
         refs = (ROOT / c["refs"]).resolve() if c.get("refs") else None
-        cases.append(Case(c["name"], c["role"], c.get("title", c["name"]), scen, tuple(c.get("browser_args") or ()), refs))
+        cases.append(Case(c["name"], c["role"], c.get("title", c["name"]), scen, tuple(c.get("browser_args") or ()), refs,
+                          tuple(c.get("exchangeable") or ())))
     if not cases:
         raise SetError(f"{path}: no cases")
     return Set(doc.get("name", path.stem), (ROOT / doc["refs"]).resolve(), cases, doc.get("title", ""))
@@ -245,17 +250,21 @@ def judge_case(s: Set, case: Case, sim_runs: int, out: Optional[Path]) -> dict:
     # Each seed's own summary: the simulator's spread as the real runs' (min-max).
     sim_per_run = list(r.runs) or [r.summary]
     flows = {}
+    ranked = _ranked_names(case.exchangeable)
     for i, f in enumerate(runs[0]["flows"]):
-        realv = {k: spread([flow_figures(x["flows"][i])[k] for x in runs]) for k in flow_figures(f)}
-        simv = {k: spread([flow_figures(_flow(x, f["name"]))[k] for x in sim_per_run]) for k in flow_figures(f)}
-        flows[f["name"]] = {"kind": f["kind"], "real": realv, "sim": simv}
+        name = ranked.get(f["name"], f["name"])
+        realv = {k: spread([flow_figures(_by_rank(x, f["name"], case.exchangeable))[k] for x in runs])
+                 for k in flow_figures(f)}
+        simv = {k: spread([flow_figures(_by_rank(x, f["name"], case.exchangeable))[k] for x in sim_per_run])
+                for k in flow_figures(f)}
+        flows[name] = {"kind": f["kind"], "real": realv, "sim": simv}
     # Each video flow's mean target over the window, per run: the controller apart from
     # the encoder (real: getStats' availableOutgoingBitrate of its call).
     w0, w1 = _window(doc)
     real_rows = read_rows(folder / "chromium" / "timeseries.csv")
     sim_rows = [{k: str(v) for k, v in row.items()} for row in r.timeseries.to_dict("records")]
     for f in doc["flows"]:
-        if f.get("kind") in ("gcc", "scream-v2") and f["name"] in flows:
+        if f.get("kind") in ("gcc", "scream-v2") and f["name"] in flows and f["name"] not in case.exchangeable:
             flows[f["name"]]["real"]["target_mbps"] = spread(mean_by_run(real_rows, f["name"], "target_mbps", w0, w1))
             flows[f["name"]]["sim"]["target_mbps"] = spread(mean_by_run(sim_rows, f["name"], "target_mbps", w0, w1))
     reactions = []
@@ -281,6 +290,20 @@ def judge_case(s: Set, case: Case, sim_runs: int, out: Optional[Path]) -> dict:
 
 def _flow(summary: dict, name: str) -> dict:
     return next(f for f in summary["flows"] if f["name"] == name)
+
+
+def _ranked_names(exchangeable: tuple[str, ...]) -> dict[str, str]:
+    """The table's name of each exchangeable flow: its rank by throughput in a run."""
+    return {n: f"rank {i + 1} of {', '.join(exchangeable)}" for i, n in enumerate(exchangeable)}
+
+
+def _by_rank(summary: dict, name: str, exchangeable: tuple[str, ...]) -> dict:
+    """The flow ``name`` of a run, or for an exchangeable flow the one of its rank: the
+    i-th named flow's place is taken by the i-th largest throughput among them."""
+    if name not in exchangeable:
+        return _flow(summary, name)
+    group = sorted((_flow(summary, n) for n in exchangeable), key=lambda f: -(f.get("throughput_mbps") or 0.0))
+    return group[exchangeable.index(name)]
 
 
 def _absolute_traces(doc: dict, case: Case) -> None:
