@@ -100,14 +100,10 @@ class FlowPlan:
         return "tcp"
 
 
-@dataclass
-class CallPlan:
-    """One call: the video and data flows of one ``group``, on one peer connection
-    between their own two browsers, and those browsers' field trials."""
+class _ByTransport:
+    """The video and data flows of a plan's or a call's ``flows``."""
 
-    group: str
     flows: list[FlowPlan]
-    field_trials: dict[str, str]
 
     @property
     def videos(self) -> list[FlowPlan]:
@@ -116,6 +112,16 @@ class CallPlan:
     @property
     def datas(self) -> list[FlowPlan]:
         return [f for f in self.flows if f.transport == "data"]
+
+
+@dataclass
+class CallPlan(_ByTransport):
+    """One call: the video and data flows of one ``group``, on one peer connection
+    between their own two browsers, and those browsers' field trials."""
+
+    group: str
+    flows: list[FlowPlan]
+    field_trials: dict[str, str]
 
     @property
     def force_fieldtrials(self) -> Optional[str]:
@@ -134,7 +140,7 @@ class PlanError(FlowstateError):
 
 
 @dataclass
-class Plan:
+class Plan(_ByTransport):
     name: str
     duration_s: float
     window: tuple[float, float]
@@ -178,14 +184,6 @@ class Plan:
         """``--force-fieldtrials``' value (``Name/Group/Name2/Group2/``) of every trial
         some call runs with, None without trials (each call's own: `calls`)."""
         return _force_fieldtrials(self.field_trials)
-
-    @property
-    def videos(self) -> list[FlowPlan]:
-        return [f for f in self.flows if f.transport == "video"]
-
-    @property
-    def datas(self) -> list[FlowPlan]:
-        return [f for f in self.flows if f.transport == "data"]
 
     @property
     def tcps(self) -> list[FlowPlan]:
