@@ -268,9 +268,17 @@ def test_real_chromium_a_scream_v2_call_and_a_gcc_call_on_one_path(tmp_path):
     ]
     assert setup["scream_v2_engaged"] == {"scream_v2": True}, setup
     flows = {f["name"]: f for f in json.loads((out / "summary.json").read_text())["flows"]}
-    assert flows["scream_v2"]["ecn"]["ect1_bottleneck_packets"] > 500, flows["scream_v2"]
+    # Every SCReAM v2 packet crossed the bottleneck as ECT(1); GCC's call sent none. The
+    # L4S call is starved next to GCC's in the classic queue (about 0.14-0.2 Mbit/s in
+    # references/chromium-156-l4s/l4s-gcc), so the counts are relative, not absolute.
+    ecn = flows["scream_v2"]["ecn"]
+    assert ecn["ect1_bottleneck_packets"] > 200, flows["scream_v2"]
+    assert ecn["ect1_bottleneck_packets"] >= 0.95 * ecn["ect1_sent_packets"], ecn
+    assert "ecn" not in flows["gcc"] or not flows["gcc"]["ecn"].get("ect1_sent_packets"), flows["gcc"]
+    # Both calls get through: frames rendered and a rate above the encoder's floor.
     for name in ("scream_v2", "gcc"):
-        assert flows[name]["throughput_mbps"] > 0.1, flows[name]
+        assert flows[name]["throughput_mbps"] > 0.05, flows[name]
+        assert flows[name]["video"]["frames_rendered"] > 0, flows[name]
     # Each flow's target is its own call's (two controllers, two targets).
     with (out / "timeseries.csv").open() as f:
         rows = [r for r in csv.DictReader(f) if r["target_mbps"] and float(r["time_s"]) >= 8]
