@@ -1154,6 +1154,60 @@ mod tests {
         assert!(s.congestion_control().in_recovery());
     }
 
+    /// Segments sent after each of `acks` further SACKs once a loss of the first of ten
+    /// segments started recovery (`prr`: RFC 6937, else RFC 6675).
+    fn sent_per_ack_in_recovery(prr: bool, acks: u64) -> Vec<usize> {
+        let mut s = TcpSender::new(TcpSenderConfig {
+            cc: TcpCcKind::NewReno(NewRenoConfig {
+                smss: DataSize::bytes(1000),
+                pipe_recovery: true,
+                prr,
+                ..Default::default()
+            }),
+            source: SourceKind::Greedy {
+                message_size: DataSize::bytes(100_000),
+                buffer_limit: DataSize::bytes(100_000),
+                total: Some(DataSize::bytes(100_000)),
+            },
+            sack: true,
+            ..Default::default()
+        });
+        assert_eq!(drain(&mut s, t(0)).len(), 10);
+        let mut a = ack(0);
+        for end in [2000u64, 3000, 4000] {
+            a.sack = [Some((1000, end)), None, None];
+            s.handle_input(t(50), a);
+        }
+        assert!(s.congestion_control().in_recovery());
+        assert_eq!(drain(&mut s, t(50))[0].seq, 0, "the fast retransmission");
+        (0..acks)
+            .map(|i| {
+                a.sack = [Some((1000, 5000 + 1000 * i)), None, None];
+                s.handle_input(t(51 + i), a);
+                drain(&mut s, t(51 + i)).len()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn prr_sends_during_recovery_as_data_is_delivered_rfc6937() {
+        // RFC 6675: cwnd = ssthresh at once, so nothing leaves until the pipe has
+        // drained below it. PRR: about ssthresh / RecoverFS segments per delivered one
+        // from the first acks on, and no more in all than RFC 6675 allows.
+        let rfc6675 = sent_per_ack_in_recovery(false, 6);
+        let prr = sent_per_ack_in_recovery(true, 6);
+        assert_eq!(rfc6675[..3], [0, 0, 0], "{rfc6675:?}");
+        assert!(prr[..3].iter().sum::<usize>() >= 1, "{prr:?}");
+        assert!(
+            prr.iter().all(|&n| n <= 1),
+            "spread, one at a time: {prr:?}"
+        );
+        assert!(
+            prr.iter().sum::<usize>() <= rfc6675.iter().sum::<usize>() + 1,
+            "{prr:?} {rfc6675:?}"
+        );
+    }
+
     #[test]
     fn karn_no_sample_from_an_ack_covering_a_retransmission_rfc6298_3() {
         let mut s = sender();

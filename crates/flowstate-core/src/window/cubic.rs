@@ -30,6 +30,9 @@ pub struct CubicConfig {
     /// RFC 6675 pipe-based fast recovery for a SACK sender (see
     /// [`super::NewRenoConfig::pipe_recovery`]). Default false.
     pub pipe_recovery: bool,
+    /// Proportional Rate Reduction in recovery (see [`super::NewRenoConfig::prr`]).
+    /// Default false.
+    pub prr: bool,
     /// HyStart as Linux's CUBIC runs it (on by default in kernels 2.6.29 and later),
     /// `None` for RFC 9438's plain slow start (the default here; RFC 9438 4.10 allows
     /// HyStart++ but does not require it).
@@ -52,6 +55,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             initial_rtt: TimeDelta::millis(100),
             pipe_recovery: false,
+            prr: false,
             hystart: None,
             rto_keeps_recovery_ssthresh: true,
         }
@@ -120,7 +124,7 @@ impl Cubic {
         Cubic {
             config: CubicConfig { beta, ..config },
             core: WindowCore::new(smss, iw, config.initial_ssthresh),
-            recovery: TcpRecovery::new(config.pipe_recovery),
+            recovery: TcpRecovery::new(config.pipe_recovery, config.prr),
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
@@ -272,6 +276,11 @@ impl WindowController for Cubic {
         self.recovery.dup_ack(&mut self.core);
     }
 
+    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
+        self.core.on_sent(bytes);
+        self.recovery.on_sent(bytes);
+    }
+
     /// RFC 9438 4.6: ssthresh = max(FlightSize * beta_cubic, 2*SMSS), then NewReno fast
     /// recovery (RFC 6582 3.2) on that ssthresh. Call before removing the lost segment.
     fn on_fast_retransmit(&mut self, _now: Timestamp, recovery_point: u64) -> bool {
@@ -306,7 +315,7 @@ impl WindowController for Cubic {
         }
         self.last_epoch_start = None;
         self.core.cwnd = self.core.mtu;
-        self.recovery.point = None;
+        self.recovery.abandon();
         self.core.settle();
     }
 

@@ -17,6 +17,7 @@ pub mod hystart;
 pub mod ledbat;
 mod ledbat_options;
 pub mod new_reno;
+mod prr;
 pub mod rto;
 pub mod sctp;
 

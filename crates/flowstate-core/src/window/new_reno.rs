@@ -1,6 +1,7 @@
 //! TCP NewReno: slow start and congestion avoidance of RFC 5681 section 3.1 (with
 //! byte counting, RFC 3465) and the fast recovery of RFC 6582 section 3.2.
 
+use super::prr::Prr;
 use super::{AckEvent, WindowController, WindowCore};
 use crate::units::{DataSize, TimeDelta, Timestamp};
 
@@ -27,6 +28,10 @@ pub struct NewRenoConfig {
     /// excludes SACKed and lost segments) instead of RFC 6582's dup-ack inflation and
     /// partial-ack deflation. Default false (RFC 6582).
     pub pipe_recovery: bool,
+    /// With `pipe_recovery`: cwnd during recovery by Proportional Rate Reduction (RFC
+    /// 6937, PRR-SSRB), as Linux and ns-3 recover, instead of RFC 6675's cwnd =
+    /// ssthresh from the start. Default false.
+    pub prr: bool,
     /// A timeout during fast recovery keeps the ssthresh set when recovery began if it
     /// is lower than RFC 5681 equation 4's max(FlightSize / 2, 2*SMSS) (default true,
     /// as Linux's `tcp_enter_loss`, which recomputes ssthresh only outside recovery).
@@ -44,6 +49,7 @@ impl Default for NewRenoConfig {
             initial_ssthresh: INITIAL_SSTHRESH,
             min_ssthresh_segments: 2,
             pipe_recovery: false,
+            prr: false,
             rto_keeps_recovery_ssthresh: true,
         }
     }
@@ -55,11 +61,33 @@ pub(crate) struct TcpRecovery {
     pub point: Option<u64>,
     /// RFC 6675 pipe-based recovery (SACK) instead of RFC 6582's window inflation.
     pub pipe: bool,
+    /// With `pipe`: the window by Proportional Rate Reduction (RFC 6937).
+    prr_enabled: bool,
+    /// The current episode's PRR state (with `prr_enabled`, while in recovery).
+    prr: Option<Prr>,
 }
 
 impl TcpRecovery {
-    pub fn new(pipe: bool) -> Self {
-        TcpRecovery { point: None, pipe }
+    pub fn new(pipe: bool, prr: bool) -> Self {
+        TcpRecovery {
+            point: None,
+            pipe,
+            prr_enabled: pipe && prr,
+            prr: None,
+        }
+    }
+
+    /// Recovery ended by a timeout (no PRR episode left).
+    pub fn abandon(&mut self) {
+        self.point = None;
+        self.prr = None;
+    }
+
+    /// Bytes sent (new or retransmitted): PRR's prr_out.
+    pub fn on_sent(&mut self, bytes: DataSize) {
+        if let Some(p) = self.prr.as_mut() {
+            p.on_sent(bytes);
+        }
     }
 
     /// Step 2: cwnd = ssthresh + 3*SMSS ("inflates" for the three dup acks); RFC 6675
@@ -67,7 +95,14 @@ impl TcpRecovery {
     /// controller's own (RFC 5681 eq. 4 for NewReno, RFC 9438 4.6 for CUBIC).
     pub fn enter(&mut self, core: &mut WindowCore, ssthresh: DataSize, point: u64) {
         core.ssthresh = ssthresh;
-        core.cwnd = if self.pipe {
+        core.cwnd = if self.prr_enabled {
+            // RFC 6937 3.1: RecoverFS = the flight; the window is PRR's from the
+            // first ack (here with nothing delivered yet).
+            let mut prr = Prr::start(core.flight);
+            let cwnd = prr.on_ack(DataSize::ZERO, core.flight, ssthresh, core.mtu);
+            self.prr = Some(prr);
+            cwnd
+        } else if self.pipe {
             ssthresh
         } else {
             ssthresh + core.mtu * 3
@@ -90,6 +125,17 @@ impl TcpRecovery {
         let Some(point) = self.point else {
             return false;
         };
+        if let Some(prr) = self.prr.as_mut() {
+            // RFC 6937 3.1: on every ack during recovery, cwnd = pipe + sndcnt; at its
+            // end cwnd = ssthresh.
+            if ack.cum_ack_advanced && ack.cum_ack >= point {
+                core.cwnd = core.ssthresh;
+                self.abandon();
+            } else {
+                core.cwnd = prr.on_ack(ack.newly_acked, core.flight, core.ssthresh, core.mtu);
+            }
+            return true;
+        }
         if !ack.cum_ack_advanced {
             return true;
         }
@@ -134,7 +180,7 @@ impl NewReno {
         NewReno {
             config,
             core: WindowCore::new(smss, iw, config.initial_ssthresh),
-            recovery: TcpRecovery::new(config.pipe_recovery),
+            recovery: TcpRecovery::new(config.pipe_recovery, config.prr),
             bytes_acked: DataSize::ZERO,
         }
     }
@@ -180,6 +226,11 @@ impl WindowController for NewReno {
         self.recovery.dup_ack(&mut self.core);
     }
 
+    fn on_sent(&mut self, _now: Timestamp, bytes: DataSize) {
+        self.core.on_sent(bytes);
+        self.recovery.on_sent(bytes);
+    }
+
     /// RFC 6582 3.2 step 2: ssthresh = max(FlightSize/2, 2*SMSS), cwnd = ssthresh + 3*SMSS.
     /// Call before removing the lost segment from the flight.
     fn on_fast_retransmit(&mut self, _now: Timestamp, recovery_point: u64) -> bool {
@@ -212,7 +263,7 @@ impl WindowController for NewReno {
             };
         }
         self.core.cwnd = self.core.mtu;
-        self.recovery.point = None;
+        self.recovery.abandon();
         self.bytes_acked = DataSize::ZERO;
         self.core.settle();
     }

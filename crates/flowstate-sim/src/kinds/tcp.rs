@@ -96,9 +96,16 @@ pub fn tcp_flow(spec: &FlowSpec, cubic: bool, seed: u64) -> Result<TcpFlow, Fiel
     };
     // Linux-like loss recovery and RTT sampling (named options, docs/ALGORITHMS.md).
     let sack = o.sack.unwrap_or(false);
+    let prr = o.prr.unwrap_or(false);
+    if prr && !sack {
+        return Err(FieldError::new(
+            "overrides.prr",
+            "prr (RFC 6937) recovers with SACK's pipe: set `sack = true` as well, or drop `prr`",
+        ));
+    }
     match &mut cfg.cc {
-        TcpCcKind::Cubic(c) => c.pipe_recovery = sack,
-        TcpCcKind::NewReno(c) => c.pipe_recovery = sack,
+        TcpCcKind::Cubic(c) => (c.pipe_recovery, c.prr) = (sack, prr),
+        TcpCcKind::NewReno(c) => (c.pipe_recovery, c.prr) = (sack, prr),
         TcpCcKind::Ledbat(_) => {}
     }
     if let Some(keep) = o.rto_keeps_recovery_ssthresh {

@@ -55,6 +55,10 @@ overrides! {
             OverrideDefault::Value(|| SctpSenderConfig::default().cc.reset_pba_on_set_cwnd.to_string());
         /// SACK loss recovery (RFC 2018 + RFC 6675, as Linux).
         sack: Option<bool> => ["tcp-newreno", "tcp-cubic"], None, OverrideDefault::Value(|| "false".into());
+        /// With `sack`: the window in fast recovery by Proportional Rate Reduction (RFC
+        /// 6937, PRR-SSRB), as Linux and ns-3 (its default `TcpPrrRecovery`) recover;
+        /// `false`: RFC 6675's cwnd = ssthresh from the recovery's start.
+        prr: Option<bool> => ["tcp-newreno", "tcp-cubic"], None, OverrideDefault::Value(|| "false".into());
         /// RTT samples as with the timestamps option (RFC 7323, as Linux); `false`: Karn's
         /// algorithm.
         timestamps: Option<bool> => ["tcp-newreno", "tcp-cubic"], None,
