@@ -3,8 +3,8 @@ set-ups: cisco/ns3-rmcat on RFC 8867 5.1-5.8 and EricssonResearch/scream's v1 on
 RFC 8867 cases, figures recorded in references/rmcat/ (how: each file's `figures`).
 
 Every recorded window and flow is compared (tools/reference_parity.py runs ours, with
-how many runs and how exchangeable flows are matched; a few seconds for all). A
-figure may be a range on either side: ours over five seeds where the reference is
+how many runs and how exchangeable flows are matched; about 25 s for all). A
+figure may be a range on either side: ours over twenty seeds where the reference is
 one run; the reference's over its two records where it has two (Ericsson's SCReAM:
 the same code run by two drivers that both fit the set-up's description). Two ranges
 agree when some point of each is within the tolerance. Tolerances, the same for every
@@ -18,9 +18,8 @@ case:
   25 %;
 - loss: within 1 percentage point.
 
-A window whose difference is not removed is an expected failure naming what is known
-of its cause (KNOWN below; "open" where the cause is not yet found); every other
-window must agree.
+Every window agrees. A difference found later is listed in KNOWN with what is known of
+its cause (an expected failure) until it is removed.
 """
 
 from __future__ import annotations
@@ -32,30 +31,7 @@ import reference_parity
 
 # (reference, case, window, flow) -> why it differs. Every entry is exact: the day a
 # listed flow agrees, the test fails saying so, and the entry goes.
-_NADA_RTT = (
-    "open, cause measured: every flow is in the gradual update, whose equilibrium gives "
-    "each flow XREF * RMAX / x_curr, so the split follows each flow's queuing-delay "
-    "estimate. The late flows' base delay is the least one-way delay seen since they "
-    "joined, too high by the smallest queue they met: the reference's queue dips to 9 ms "
-    "at 49.8 s (a 200 ms gap in two senders' output while their r_ref rose), so media4 "
-    "and media5 read 8.5 ms too little (14.5 against 23 ms); ours never falls below "
-    "19.5 ms after 40 s, so media4 reads 16 ms and media5 24 ms too little (media5 at "
-    "RMAX). The reference sender's timing as its code reads (spread_frames, "
-    "send_oversleep = 0.01) is set and makes no such gap; what does is not found"
-)
-_NADA_P95 = (
-    "open: the 95th percentile of the queuing delay differs while the mean agrees "
-    "(5.1 65-80 s: 66 against 49 ms; 5.8 20-40 s: 15 against 43-46 ms). The reference "
-    "sender's timing is set (spread_frames: a frame's packets enter the shaping buffer "
-    "over the frame interval; send_oversleep = 0.01: each leaves 0-1 % of its gap late) "
-    "and does not move it; the cause is not found"
-)
-KNOWN: dict[tuple[str, str, str, str], str] = {
-    **{("ns3-rmcat-nada", "5.5", "100-299", f): _NADA_RTT
-       for f in ["media1", "media2", "media3", "media5"]},
-    **{("ns3-rmcat-nada", c, w, f): _NADA_P95 for c, w, fl in [
-        ("5.1", "65-80", ["media"]), ("5.8", "20-40", ["media1", "media2", "media3"])] for f in fl},
-}
+KNOWN: dict[tuple[str, str, str, str], str] = {}
 
 
 def _cases():

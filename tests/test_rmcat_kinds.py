@@ -56,6 +56,8 @@ def test_every_rfc_constant_is_listed_with_its_default() -> None:
     [
         ("nada", {"kappa": -1.0}, "flows[0].overrides.kappa"),
         ("nada", {"max_rate": "100kbps"}, "flows[0].overrides.max_rate"),
+        ("nada", {"frame_interval_noise": 0.15}, "flows[0].overrides.frame_interval_noise"),
+        ("nada", {"perfect_codec": True, "frame_interval_noise": 2.0}, "flows[0].overrides.frame_interval_noise"),
         ("scream", {"beta_loss": 2.0}, "flows[0].overrides.beta_loss"),
         ("ledbat", {"target_ms": 150.0}, "flows[0].overrides.target_ms"),
         ("ledbat", {"kappa": 0.5}, "flows[0].overrides"),

@@ -207,11 +207,13 @@ impl NadaSender {
         let mut produced = false;
         while let Some(packets) = self.video.poll_frame(now) {
             if self.cfg.spread_frames {
-                // Packet k of n enters the buffer k / (n FPS) after the capture.
-                let n = packets.len().max(1) as f64;
-                let fps = self.cfg.nada.fps;
+                // Packet k of n enters the buffer k / n of the way to the next frame's
+                // capture (syncodecs' `ShapedPacketizer` spreads a frame over the
+                // codec's interval to the next one, noisy or not).
+                let n = packets.len().max(1) as i64;
+                let interval = self.video.next_frame_time().saturating_since(now);
                 for (k, (p, wire)) in packets.into_iter().enumerate() {
-                    let after = TimeDelta::from_secs_f64(k as f64 / (fps * n));
+                    let after = TimeDelta::from_micros(interval.as_micros() * k as i64 / n);
                     self.spreading.push_back((now + after, p, wire));
                 }
             } else {
@@ -471,11 +473,12 @@ mod tests {
         let mut spread = sender_1mbps(|c| c.spread_frames = true);
         spread.handle_timeout(Timestamp::ZERO);
         assert_eq!(held(&spread), 1);
-        // Packet k of n enters k / (30 n) s later: all in before the next frame.
-        let n = 1 + spread.spreading.len();
+        // Packet k of n enters k / n of the frame interval (33,333 us) later: all in
+        // before the next frame.
+        let n = 1 + spread.spreading.len() as i64;
         assert!(n >= 4, "{n}");
         let last = spread.spreading.back().map(|p| p.0);
-        let expected = TimeDelta::from_secs_f64((n - 1) as f64 / (30.0 * n as f64));
+        let expected = TimeDelta::from_micros(33_333 * (n - 1) / n);
         assert_eq!(last, Some(Timestamp::ZERO + expected));
         let sent = drain(&mut spread, 0, 1000);
         let burst_sent = drain(&mut burst, 0, 1000);
@@ -485,6 +488,30 @@ mod tests {
             sent.len(),
             burst_sent.len()
         );
+    }
+
+    #[test]
+    fn spread_frames_follow_a_noisy_interval_to_the_next_frame() {
+        // syncodecs' shaped packetizer: a frame's packets spread over the codec's own
+        // interval to the next frame, however long the noise made it.
+        let mut s = sender_1mbps(|c| {
+            c.spread_frames = true;
+            c.source = VideoSourceConfig::FixedFps {
+                bounds: EncoderBounds::paper000(),
+                interval_noise: 0.15,
+            };
+        });
+        s.handle_timeout(Timestamp::ZERO);
+        let next = s.video.next_frame_time();
+        assert_ne!(
+            next,
+            Timestamp::from_micros(33_333),
+            "the noise moved the next frame"
+        );
+        let n = 1 + s.spreading.len() as i64;
+        let last = s.spreading.back().map(|p| p.0);
+        let expected = TimeDelta::from_micros(next.as_micros() as i64 * (n - 1) / n);
+        assert_eq!(last, Some(Timestamp::ZERO + expected));
     }
 
     #[test]

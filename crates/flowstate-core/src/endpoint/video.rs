@@ -30,10 +30,7 @@ impl VideoPacketizer {
         start: Timestamp,
         seed: u64,
     ) -> Self {
-        let frame_interval = match cfg {
-            VideoSourceConfig::Perfect(b) => b.frame_interval(),
-            VideoSourceConfig::Statistics(c) => c.bounds.frame_interval(),
-        };
+        let frame_interval = cfg.bounds().frame_interval();
         VideoPacketizer {
             source: VideoSource::new(cfg, start, seed),
             frame_interval,

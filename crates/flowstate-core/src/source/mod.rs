@@ -25,7 +25,24 @@ use crate::units::{Bitrate, Timestamp};
 #[derive(Debug, Clone, PartialEq)]
 pub enum VideoSourceConfig {
     Perfect(EncoderBounds),
+    /// The perfect codec's frame sizes with noisy frame intervals (relative Laplace
+    /// scale, [`PerfectCodec::with_interval_noise`]): cisco/syncodecs'
+    /// `SimpleFpsBasedCodec`.
+    FixedFps {
+        bounds: EncoderBounds,
+        interval_noise: f64,
+    },
     Statistics(StatisticsCodecConfig),
+}
+
+impl VideoSourceConfig {
+    /// The source's encoder bounds.
+    pub fn bounds(&self) -> &EncoderBounds {
+        match self {
+            Self::Perfect(b) | Self::FixedFps { bounds: b, .. } => b,
+            Self::Statistics(c) => &c.bounds,
+        }
+    }
 }
 
 impl Default for VideoSourceConfig {
@@ -46,6 +63,15 @@ impl VideoSource {
     pub fn new(cfg: &VideoSourceConfig, start: Timestamp, seed: u64) -> Self {
         match cfg {
             VideoSourceConfig::Perfect(b) => Self::Perfect(PerfectCodec::new(b.clone(), start)),
+            VideoSourceConfig::FixedFps {
+                bounds,
+                interval_noise,
+            } => Self::Perfect(PerfectCodec::with_interval_noise(
+                bounds.clone(),
+                start,
+                *interval_noise,
+                seed,
+            )),
             VideoSourceConfig::Statistics(c) => {
                 Self::Statistics(StatisticsCodec::new(c.clone(), start, seed))
             }

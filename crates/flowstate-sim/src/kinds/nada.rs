@@ -19,6 +19,7 @@ use flowstate_core::endpoint::media::WireSizes;
 use flowstate_core::endpoint::nada::{NadaSender, NadaSenderConfig};
 use flowstate_core::endpoint::rfc8888::CcfbReceiver;
 use flowstate_core::nada::NadaConfig;
+use flowstate_core::source::VideoSourceConfig;
 use flowstate_core::{Bitrate, DataSize, TimeDelta};
 
 /// The `nada` kind.
@@ -69,7 +70,36 @@ overrides! {
         /// Each packet leaves a random fraction in [0, this) of its pacing gap late, as
         /// cisco/ns3-rmcat's sender's "synthetic oversleep" (0.01); unset: 0, on time.
         send_oversleep: Option<f64> => ["nada"], None, OverrideDefault::Value(|| "0".into());
+        /// With `perfect_codec`: each interval to the next frame is (1 / fps) x (1 + L),
+        /// L ~ Laplace(0, this), as cisco/syncodecs' fixed-fps codec draws them (0.15,
+        /// its SCALE_T; `SimpleFpsBasedCodec`, the source of cisco/ns3-rmcat's suites);
+        /// unset: 0, every frame on the frame clock.
+        frame_interval_noise: Option<f64> => ["nada"], None, OverrideDefault::Value(|| "0".into());
     }
+}
+
+/// The largest `frame_interval_noise`: a Laplace scale of one frame interval.
+pub const NADA_MAX_FRAME_INTERVAL_NOISE: f64 = 1.0;
+
+/// `frame_interval_noise` on the perfect codec: a Laplace scale in [0, 1]. Error: the
+/// key, the range, or the codec it needs.
+pub(crate) fn frame_interval_noise(media: &NadaMediaOverrides) -> Result<f64, FieldError> {
+    let Some(b) = media.frame_interval_noise else {
+        return Ok(0.0);
+    };
+    if !(b.is_finite() && (0.0..=NADA_MAX_FRAME_INTERVAL_NOISE).contains(&b)) {
+        return Err(FieldError::new(
+            "overrides.frame_interval_noise",
+            format!("must be a Laplace scale in [0, {NADA_MAX_FRAME_INTERVAL_NOISE}] of the frame interval, e.g. 0.15, got {b}"),
+        ));
+    }
+    if b > 0.0 && !media.perfect_codec.unwrap_or(false) {
+        return Err(FieldError::new(
+            "overrides.frame_interval_noise",
+            "applies to the perfect codec: set `perfect_codec = true` as well (the statistics codec has its own noise)",
+        ));
+    }
+    Ok(b)
 }
 
 /// The largest `packet_size` a `nada` flow takes: an IPv4 packet's limit.
@@ -147,11 +177,18 @@ pub fn nada_flow(b: &BuildInput<'_>) -> Result<NadaFlow, FieldError> {
         decode_time_ms: media.decode_time_ms,
     })
     .map_err(|e| e.under("overrides"))?;
-    let source = rmcat_source(
+    let noise = frame_interval_noise(&media)?;
+    let source = match rmcat_source(
         media.perfect_codec.unwrap_or(false),
         nada.max_rate,
         nada.fps,
-    );
+    ) {
+        VideoSourceConfig::Perfect(bounds) if noise > 0.0 => VideoSourceConfig::FixedFps {
+            bounds,
+            interval_noise: noise,
+        },
+        source => source,
+    };
     let mut cfg = NadaSenderConfig::new(nada, source);
     cfg.ecn = b.spec.ecn();
     cfg.wire = nada_wire(&media)?;

@@ -5,7 +5,6 @@
 use super::sender::MediaSender;
 use crate::endpoint::overhead;
 use crate::gcc::congestion_window;
-use crate::source::VideoSourceConfig;
 use crate::units::{Bitrate, DataSize, Timestamp};
 
 impl MediaSender {
@@ -24,10 +23,7 @@ impl MediaSender {
         if !self.cfg.target_includes_overhead {
             return target;
         }
-        let frame_interval = match &self.cfg.source {
-            VideoSourceConfig::Perfect(b) => b.frame_interval(),
-            VideoSourceConfig::Statistics(c) => c.bounds.frame_interval(),
-        };
+        let frame_interval = self.cfg.source.bounds().frame_interval();
         let wire = &self.cfg.wire;
         // `chromium_fec` models `RtpVideoSender::OnBitrateUpdated` (WebRTC M150), whose
         // overhead rate counts full packets at the target, not packets per frame

@@ -16,7 +16,7 @@ use crate::gcc::probe_estimator::ProbeTag;
 use crate::gcc::{Gcc, GccObservation, PacketTiming};
 use crate::playout::EncoderLog;
 use crate::seq_map::SeqMap;
-use crate::source::{VideoSource, VideoSourceConfig};
+use crate::source::VideoSource;
 use crate::units::{Bitrate, DataSize, TimeDelta, Timestamp};
 
 /// What the sender derives from one transport feedback, in vectors kept from report to
@@ -101,10 +101,7 @@ impl MediaSender {
     }
 
     pub(super) fn bounds(&self) -> &crate::source::EncoderBounds {
-        match &self.cfg.source {
-            VideoSourceConfig::Perfect(b) => b,
-            VideoSourceConfig::Statistics(c) => &c.bounds,
-        }
+        self.cfg.source.bounds()
     }
 
     fn after_gcc(&mut self, now: Timestamp) {

@@ -156,7 +156,8 @@ fn allowance_sets_estimates_and_desired_rate_caps_encoder() {
 fn target_including_overhead_gives_the_encoder_target_less_overhead() {
     let enc = |with: bool| {
         let mut cfg = MediaSenderConfig::new(GccPreset::Chromium.config());
-        cfg.source = VideoSourceConfig::Perfect(crate::source::EncoderBounds::paper000());
+        cfg.source =
+            crate::source::VideoSourceConfig::Perfect(crate::source::EncoderBounds::paper000());
         cfg.target_includes_overhead = with;
         let mut s = MediaSender::new(cfg, Timestamp::ZERO);
         s.apply_allowance(
