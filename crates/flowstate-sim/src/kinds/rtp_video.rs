@@ -246,7 +246,7 @@ mod tests {
         );
         assert!(
             e.message.ends_with(
-                "`packet_size`, `playout`, `playout_delay_ms`, `reference_chain`, `decode_time_ms`, `spread_frames`, `send_oversleep`"
+                "`packet_size`, `playout`, `playout_delay_ms`, `reference_chain`, `decode_time_ms`, `spread_frames`, `send_oversleep`, `frame_interval_noise`"
             ),
             "{e}"
         );
