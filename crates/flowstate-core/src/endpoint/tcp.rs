@@ -1085,10 +1085,16 @@ mod tests {
     }
 
     fn sack_sender() -> TcpSender {
+        sack_sender_with_prr(false)
+    }
+
+    /// A SACK sender recovering by RFC 6675's pipe, with PRR (RFC 6937) if `prr`.
+    fn sack_sender_with_prr(prr: bool) -> TcpSender {
         TcpSender::new(TcpSenderConfig {
             cc: TcpCcKind::NewReno(NewRenoConfig {
                 smss: DataSize::bytes(1000),
                 pipe_recovery: true,
+                prr,
                 ..Default::default()
             }),
             source: SourceKind::Greedy {
@@ -1157,21 +1163,7 @@ mod tests {
     /// Segments sent after each of `acks` further SACKs once a loss of the first of ten
     /// segments started recovery (`prr`: RFC 6937, else RFC 6675).
     fn sent_per_ack_in_recovery(prr: bool, acks: u64) -> Vec<usize> {
-        let mut s = TcpSender::new(TcpSenderConfig {
-            cc: TcpCcKind::NewReno(NewRenoConfig {
-                smss: DataSize::bytes(1000),
-                pipe_recovery: true,
-                prr,
-                ..Default::default()
-            }),
-            source: SourceKind::Greedy {
-                message_size: DataSize::bytes(100_000),
-                buffer_limit: DataSize::bytes(100_000),
-                total: Some(DataSize::bytes(100_000)),
-            },
-            sack: true,
-            ..Default::default()
-        });
+        let mut s = sack_sender_with_prr(prr);
         assert_eq!(drain(&mut s, t(0)).len(), 10);
         let mut a = ack(0);
         for end in [2000u64, 3000, 4000] {
